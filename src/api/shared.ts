@@ -1,0 +1,62 @@
+// Types shared by the operator.kyma-project.io/v1beta2 kinds, with upstream field names.
+export const GROUP = 'operator.kyma-project.io';
+export const VERSION = 'v1beta2';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Upstream's state names; '' is what a fresh object carries before its first reconcile. */
+export const STATES = ['Processing', 'Deleting', 'Ready', 'Error', 'Warning', 'Unmanaged'] as const;
+export type State = (typeof STATES)[number] | '';
+
+export const DEFAULT_CHANNEL = 'regular';
+
+export const LABELS = {
+  managedBy: `${GROUP}/managed-by`,
+  kymaName: `${GROUP}/kyma-name`,
+  moduleName: `${GROUP}/module-name`,
+  skipReconciliation: `${GROUP}/skip-reconciliation`,
+} as const;
+
+export const KYMA_FINALIZER = `${GROUP}/Kyma`;
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+}
+
+export interface LastOperation {
+  operation: string;
+  lastUpdateTime?: string;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
+/** A reference to an object by kind and name, as in upstream's TrackingObject. */
+export interface TrackingObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; generation?: number };
+}
+
+/** Group/version/kind plus name: identifies a workload or an applied object. */
+export interface ObjectRef {
+  group: string;
+  version: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}

@@ -1,0 +1,120 @@
+// A small Kubernetes REST client for objects of any kind, sent and received as plain JSON.
+// client-node's generic object API re-serialises known kinds through its typed models,
+// which drops keys such as `x-kubernetes-validations`; this client never rewrites a body.
+// Paths are found through API discovery (cached per group/version); connections are kept
+// alive and shared.
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+export const FIELD_MANAGER = 'klm-temporal';
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export class KubeApiError extends Error {
+  constructor(readonly status: number, readonly reason: string, message: string) {
+    super(message);
+    this.name = 'KubeApiError';
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof KubeApiError && err.status === 404;
+}
+
+export class KubeClient {
+  private readonly discovery = new Map<string, Promise<ApiResource[]>>();
+
+  private constructor(
+    readonly server: string,
+    private readonly options: https.RequestOptions,
+    private readonly agent: https.Agent,
+  ) {}
+
+  static async fromKubeConfig(kc: KubeConfig): Promise<KubeClient> {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    const options: https.RequestOptions = {};
+    await kc.applyToHTTPSOptions(options);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized });
+    return new KubeClient(cluster.server.replace(/\/$/, ''), options, agent);
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const url = new URL(this.server + path);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
+    if (payload) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = String(payload.length);
+    }
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = https.request(url, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+    const json = text ? (JSON.parse(text) as unknown) : undefined;
+    if (status >= 400) {
+      const s = json as { message?: string; reason?: string } | undefined;
+      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`);
+    }
+    return json as T;
+  }
+
+  private resources(apiVersion: string): Promise<ApiResource[]> {
+    let r = this.discovery.get(apiVersion);
+    if (!r) {
+      const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      r = this.request<{ resources: ApiResource[] }>('GET', base).then((l) => l.resources.filter((x) => !x.name.includes('/')));
+      // A failed lookup (for example a CRD not served yet) is not cached.
+      r.catch(() => this.discovery.delete(apiVersion));
+      this.discovery.set(apiVersion, r);
+    }
+    return r;
+  }
+
+  /** The REST path of a kind (collection), or of one object when `name` is given. */
+  async path(apiVersion: string, kind: string, namespace?: string, name?: string): Promise<string> {
+    let resource = (await this.resources(apiVersion)).find((x) => x.kind === kind);
+    if (!resource) {
+      this.discovery.delete(apiVersion);
+      resource = (await this.resources(apiVersion)).find((x) => x.kind === kind);
+    }
+    if (!resource) throw new KubeApiError(404, 'NotFound', `the API server does not serve kind ${kind} in ${apiVersion}`);
+    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const ns = resource.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? 'default')}` : '';
+    return `${base}${ns}/${resource.name}${name ? `/${encodeURIComponent(name)}` : ''}`;
+  }
+
+  /** Server-side apply with force under this project's field manager. */
+  async apply<T extends KubeObject>(obj: T, subresource = ''): Promise<T> {
+    const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+    const q = `?fieldManager=${FIELD_MANAGER}&force=true`;
+    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
+  }
+
+  async get<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {
+    try {
+      return await this.request<T>('GET', await this.path(apiVersion, kind, namespace, name));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+}

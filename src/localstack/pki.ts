@@ -1,0 +1,51 @@
+// A throw-away PKI for the local API server: a CA, the server's serving certificate,
+// an admin client certificate (group system:masters) and the service-account key pair.
+// Generated with the openssl CLI, which Debian ships on every machine of this kind.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+
+export interface Pki {
+  caCert: string;
+  caKey: string;
+  serverCert: string;
+  serverKey: string;
+  adminCert: string;
+  adminKey: string;
+  saPub: string;
+  saKey: string;
+}
+
+async function openssl(args: string[], cwd: string): Promise<void> {
+  await exec('openssl', args, { cwd });
+}
+
+async function issue(dir: string, name: string, subject: string, ext: string): Promise<void> {
+  await writeFile(path.join(dir, `${name}.ext`), ext);
+  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject], dir);
+  await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365', '-out', `${name}.crt`, '-extfile', `${name}.ext`], dir);
+}
+
+export async function generatePki(dir: string): Promise<Pki> {
+  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=klm-local-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  await issue(dir, 'server', '/CN=kube-apiserver', [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    'extendedKeyUsage=serverAuth',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.0.0.1',
+    '',
+  ].join('\n'));
+  await issue(dir, 'admin', '/O=system:masters/CN=klm-admin', ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
+  await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], dir);
+  await openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
+  const p = (f: string) => path.join(dir, f);
+  return {
+    caCert: p('ca.crt'), caKey: p('ca.key'),
+    serverCert: p('server.crt'), serverKey: p('server.key'),
+    adminCert: p('admin.crt'), adminKey: p('admin.key'),
+    saPub: p('sa.pub'), saKey: p('sa.key'),
+  };
+}

@@ -1,0 +1,107 @@
+// The local control plane: etcd + kube-apiserver (+ controller-manager, scheduler and kwok
+// in the full profile), the Temporal dev server and an OCI registry, each on free loopback
+// ports in its own directory. Used by the tests' global setup and by `klm up`.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { installCrds } from '../k8s/crds';
+import { kubeConfigFromFile } from '../k8s/kubeconfig';
+import { KubeClient } from '../k8s/rest-client';
+import { startEtcd } from './etcd';
+import { KWOK_NODE, startKwok } from './kwok';
+import { startApiServer, startControllerManager, startScheduler } from './kube';
+import { log } from './log';
+import { generatePki } from './pki';
+import type { ManagedProcess } from './process';
+import { startRegistry } from './registry';
+import { startTemporal } from './temporal';
+import { ensureTools, type Profile, type ToolPaths } from './tools';
+
+/** Everything a client needs to reach the stack; serialisable (written to stack.json). */
+export interface StackInfo {
+  profile: Profile;
+  dir: string;
+  kubeconfig: string;
+  kubeApiUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  temporalUiUrl?: string;
+  registryHost: string;
+  tools: ToolPaths;
+}
+
+export interface Stack {
+  info: StackInfo;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  profile?: Profile;
+  /** Serve the Temporal Web UI (the main command does; tests need not). */
+  temporalUi?: boolean;
+  /** Working directory for data and logs; a fresh temp dir by default, removed on stop. */
+  dir?: string;
+}
+
+async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const t = Date.now();
+  const r = await fn();
+  log('stack', `${what} ready in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+  return r;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const profile = opts.profile ?? 'full';
+  const tools = await ensureTools(profile);
+  const ownDir = !opts.dir;
+  const dir = opts.dir ?? (await mkdtemp(path.join(tmpdir(), 'klm-stack-')));
+  await mkdir(dir, { recursive: true });
+  // Started in tiers (storage, API server, its clients); stopped tier by tier in reverse, so
+  // that nothing loses its backend while it is still shutting down.
+  const tiers: ManagedProcess[][] = [];
+  const stop = async () => {
+    for (const tier of tiers.reverse()) await Promise.all(tier.map((p) => p.stop()));
+    if (ownDir && process.env.KLM_KEEP_STACK_DIR !== '1') await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    log('stack', `starting the ${profile} local stack in ${dir}`);
+    const pkiDir = path.join(dir, 'pki');
+    await mkdir(pkiDir);
+    const [pki, etcd, temporal, registry] = await Promise.all([
+      generatePki(pkiDir),
+      timed('etcd', () => startEtcd(tools.etcd, dir)),
+      timed('temporal', () => startTemporal(tools.temporal, dir, { ui: opts.temporalUi ?? false })),
+      timed('registry', () => startRegistry(tools.registry, dir)),
+    ]);
+    tiers.push([etcd.process, temporal.process, registry.process]);
+    const api = await timed('kube-apiserver', () => startApiServer(tools.kubeApiserver, dir, etcd.url, pki));
+    tiers.push([api.process]);
+    const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(api.kubeconfig));
+    await timed('CRDs', () => installCrds(kube));
+    if (profile === 'full') {
+      const [cm, sched, kwok] = await Promise.all([
+        timed('kube-controller-manager', () => startControllerManager(tools.kubeControllerManager, dir, api, pki)),
+        timed('kube-scheduler', () => startScheduler(tools.kubeScheduler, dir, api)),
+        timed('kwok', () => startKwok(tools.kwok, dir, api.kubeconfig)),
+      ]);
+      tiers.push([cm, sched, kwok]);
+      await kube.apply(KWOK_NODE);
+    }
+    const info: StackInfo = {
+      profile,
+      dir,
+      kubeconfig: api.kubeconfig,
+      kubeApiUrl: api.url,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
+      temporalUiUrl: temporal.uiUrl,
+      registryHost: registry.host,
+      tools,
+    };
+    await writeFile(path.join(dir, 'stack.json'), JSON.stringify(info, null, 2));
+    return { info, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+// The Temporal dev server (`temporal server start-dev`, Web UI included) on loopback ports,
+// persisted in a SQLite file, with the project's search attributes registered.
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../api/search-attributes';
+import { missingSearchAttributes } from '../temporal/search-attributes';
+import { freePorts } from './ports';
+import { startProcess, waitUntil, type ManagedProcess } from './process';
+
+export interface TemporalServer {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  process: ManagedProcess;
+}
+
+export async function startTemporal(binary: string, dir: string, opts: { ui: boolean }): Promise<TemporalServer> {
+  const [grpc, ui, http, metrics] = await freePorts(4);
+  const namespace = 'default';
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(grpc),
+    '--http-port', String(http),
+    '--metrics-port', String(metrics),
+    '--db-filename', path.join(dir, 'temporal.sqlite'),
+    '--namespace', namespace,
+    '--log-level', 'warn',
+    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, t]) => ['--search-attribute', `${k}=${t}`]),
+    ...(opts.ui ? ['--ui-ip', '127.0.0.1', '--ui-port', String(ui), '--ui-disable-news-fetch'] : ['--headless']),
+  ];
+  const proc = startProcess('temporal', binary, args, { logFile: path.join(dir, 'temporal.log') });
+  const address = `127.0.0.1:${grpc}`;
+  await waitUntil(proc, 'serving with the search attributes registered', async () => {
+    const conn = await Connection.connect({ address, connectTimeout: 1000 });
+    try {
+      return (await missingSearchAttributes(conn, namespace)).length === 0;
+    } finally {
+      await conn.close();
+    }
+  });
+  return { address, namespace, uiUrl: opts.ui ? `http://127.0.0.1:${ui}` : undefined, process: proc };
+}

@@ -1,0 +1,52 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { OciError, OciRegistryClient, sha256Digest } from '../../src/oci/registry-client';
+import { stackInfo, uniqueName } from '../support/stack';
+
+function client(): OciRegistryClient {
+  return new OciRegistryClient(stackInfo().registryHost);
+}
+
+async function failure(p: Promise<unknown>): Promise<OciError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(OciError);
+  return err as OciError;
+}
+
+describe('the OCI registry client against the local registry', () => {
+  it('pushes a blob and pulls it back with its sha256 verified', async () => {
+    const repo = `modules/${uniqueName('blob')}`;
+    const data = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sample\n');
+    const digest = await client().pushBlob(repo, data);
+    expect(digest).toBe(sha256Digest(data));
+    expect((await client().pullBlob(repo, digest)).equals(data)).toBe(true);
+  });
+
+  it('refuses to upload a blob under a digest that does not match its content', async () => {
+    const repo = `modules/${uniqueName('blob')}`;
+    const wrong = sha256Digest(Buffer.from('something else'));
+    const err = await failure(client().pushBlob(repo, Buffer.from('real content'), wrong));
+    expect(err.reason).toBe('DigestMismatch');
+    expect((await failure(client().pullBlob(repo, wrong))).reason).toBe('BlobNotFound');
+  });
+
+  it('refuses a blob whose stored content no longer matches its digest', async () => {
+    const repo = `modules/${uniqueName('blob')}`;
+    const data = Buffer.from('kind: Namespace\n');
+    const digest = await client().pushBlob(repo, data);
+    // Tamper with the registry's storage behind its back.
+    const hex = digest.slice('sha256:'.length);
+    const file = path.join(stackInfo().dir, 'registry-data', 'docker/registry/v2/blobs/sha256', hex.slice(0, 2), hex, 'data');
+    expect((await readFile(file)).equals(data)).toBe(true);
+    await writeFile(file, 'kind: Tampered\n');
+    const err = await failure(client().pullBlob(repo, digest));
+    expect(err.reason).toBe('DigestMismatch');
+    expect(err.message).toContain(digest);
+  });
+
+  it('reports a missing blob as BlobNotFound', async () => {
+    const err = await failure(client().pullBlob(`modules/${uniqueName('none')}`, sha256Digest(Buffer.from('absent'))));
+    expect(err.reason).toBe('BlobNotFound');
+  });
+});

@@ -1,0 +1,46 @@
+// Clients for the shared local stack that test/global-setup.ts started.
+import { inject } from 'vitest';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
+import type { StackInfo } from '../../src/localstack/stack';
+
+export function stackInfo(): StackInfo {
+  return inject('stack');
+}
+
+export function kube(): { kc: KubeConfig; api: KubernetesObjectApi } {
+  const kc = kubeConfigFromFile(stackInfo().kubeconfig);
+  return { kc, api: KubernetesObjectApi.makeApiClient(kc) };
+}
+
+/** A name unique within the run, so that test files never collide on the shared cluster. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** The API server's message from a failed request (client-node puts the Status in the body). */
+export async function rejection(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { body?: unknown; message?: string };
+    if (typeof e.body === 'string') {
+      try {
+        return (JSON.parse(e.body) as { message?: string }).message ?? e.body;
+      } catch {
+        return e.body;
+      }
+    }
+    return e.message ?? String(err);
+  }
+  throw new Error('expected the API server to reject the request, but it was accepted');
+}
+
+/**
+ * Creates a custom resource typed with our API types, which carry timestamps as the JSON
+ * strings the API server sends where client-node's models expect Date.
+ */
+export async function createObject<T extends { apiVersion: string; kind: string }>(api: KubernetesObjectApi, obj: T): Promise<T> {
+  const created: KubernetesObject = await api.create(obj);
+  return created as unknown as T;
+}
