@@ -1,4 +1,4 @@
-import type { Condition, LastOperation, ObjectMeta, State, TrackingObject } from './shared';
+import type { Condition, ConditionInput, LastOperation, ObjectMeta, State, TrackingObject } from './shared';
 
 export type CustomResourcePolicy = 'CreateAndDelete' | 'Ignore';
 
@@ -48,3 +48,6 @@ export interface Kyma {
   spec: KymaSpec;
   status?: KymaStatus;
 }
+
+/** Kyma status as the workflow computes it: conditions without times (the writer adds them). */
+export type KymaStatusInput = Omit<KymaStatus, 'conditions'> & { conditions?: ConditionInput[] };

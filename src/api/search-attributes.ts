@@ -1,5 +1,7 @@
 // The custom search attributes every Kyma workflow carries, so that the Temporal UI and
 // visibility queries list clusters by name, namespace, state, channel and modules.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
 export const SEARCH_ATTRIBUTES = {
   KymaName: 'Keyword',
   KymaNamespace: 'Keyword',
@@ -9,3 +11,11 @@ export const SEARCH_ATTRIBUTES = {
 } as const;
 
 export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
+
+export const SA = {
+  KymaName: defineSearchAttributeKey('KymaName', SearchAttributeType.KEYWORD),
+  KymaNamespace: defineSearchAttributeKey('KymaNamespace', SearchAttributeType.KEYWORD),
+  KymaState: defineSearchAttributeKey('KymaState', SearchAttributeType.KEYWORD),
+  Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
+  Modules: defineSearchAttributeKey('Modules', SearchAttributeType.KEYWORD_LIST),
+};

@@ -45,6 +45,9 @@ export interface Condition {
   lastTransitionTime: string;
 }
 
+/** A condition as a status writer receives it; the writer stamps times and generation. */
+export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+
 /** A reference to an object by kind and name, as in upstream's TrackingObject. */
 export interface TrackingObject {
   apiVersion?: string;

@@ -15,6 +15,11 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject & { metadata: { resourceVersion?: string; code?: number }; code?: number };
+}
+
 interface ApiResource {
   name: string;
   kind: string;
@@ -89,6 +94,12 @@ export class KubeClient {
     return r;
   }
 
+  /** Whether a kind is namespaced, per discovery. */
+  async isNamespaced(apiVersion: string, kind: string): Promise<boolean> {
+    const p = await this.path(apiVersion, kind, 'x');
+    return p.includes('/namespaces/x/');
+  }
+
   /** The REST path of a kind (collection), or of one object when `name` is given. */
   async path(apiVersion: string, kind: string, namespace?: string, name?: string): Promise<string> {
     let resource = (await this.resources(apiVersion)).find((x) => x.kind === kind);
@@ -107,6 +118,78 @@ export class KubeClient {
     const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
     const q = `?fieldManager=${FIELD_MANAGER}&force=true`;
     return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
+  }
+
+  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    const p = opts.namespace ? await this.path(apiVersion, kind, opts.namespace) : await this.clusterWidePath(apiVersion, kind);
+    const q = opts.labelSelector ? `?labelSelector=${encodeURIComponent(opts.labelSelector)}` : '';
+    const l = await this.request<{ items: T[]; metadata: { resourceVersion: string } }>('GET', p + q);
+    for (const item of l.items) {
+      item.apiVersion = apiVersion;
+      item.kind = kind;
+    }
+    return { items: l.items, resourceVersion: l.metadata.resourceVersion };
+  }
+
+  /** The path listing a kind across all namespaces. */
+  async clusterWidePath(apiVersion: string, kind: string): Promise<string> {
+    const p = await this.path(apiVersion, kind, '');
+    return p.replace(/\/namespaces\/\//, '/');
+  }
+
+  async create<T extends KubeObject>(obj: T): Promise<T> {
+    return await this.request<T>('POST', await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace), obj);
+  }
+
+  async delete(apiVersion: string, kind: string, name: string, namespace?: string, propagationPolicy = 'Background'): Promise<boolean> {
+    try {
+      await this.request('DELETE', await this.path(apiVersion, kind, namespace, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Merge-patches an object (or its status with subresource 'status'). */
+  async mergePatch<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, patch: unknown, subresource = ''): Promise<T> {
+    const p = await this.path(apiVersion, kind, namespace, name);
+    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}`, patch, 'application/merge-patch+json');
+  }
+
+  /**
+   * Opens a watch stream at `path` and calls `onEvent` per event until the server closes it
+   * (resolves) or it fails (rejects). `abort` ends it early.
+   */
+  watch(path: string, query: Record<string, string>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries({ ...query, watch: '1', allowWatchBookmarks: 'true' })) url.searchParams.set(k, v);
+    const headers = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
+    return new Promise<void>((resolve, reject) => {
+      const req = https.request(url, { method: 'GET', headers, agent: this.agent, signal }, (res) => {
+        if ((res.statusCode ?? 0) >= 400) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => reject(new KubeApiError(res.statusCode ?? 0, 'WatchFailed', Buffer.concat(chunks).toString('utf8').slice(0, 500))));
+          return;
+        }
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (line) onEvent(JSON.parse(line) as WatchEvent);
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      });
+      req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+      req.end();
+    });
   }
 
   async get<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {

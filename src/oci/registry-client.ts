@@ -55,6 +55,28 @@ export class OciRegistryClient {
     return digest;
   }
 
+  /** Uploads an image manifest under a tag; returns its digest. */
+  async pushManifest(repository: string, reference: string, manifest: unknown, mediaType = 'application/vnd.oci.image.manifest.v1+json'): Promise<string> {
+    const body = Buffer.from(JSON.stringify(manifest));
+    const res = await this.request(`${this.base}/v2/${repository}/manifests/${reference}`, { method: 'PUT', headers: { 'content-type': mediaType }, body }, `uploading manifest ${repository}:${reference}`);
+    const text = await res.text();
+    if (res.status !== 201) throw new OciError('RegistryError', `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    return sha256Digest(body);
+  }
+
+  /** Downloads an image manifest by tag or digest (a digest is verified). */
+  async getManifest<T>(repository: string, reference: string): Promise<T> {
+    const accept = 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json';
+    const res = await this.request(`${this.base}/v2/${repository}/manifests/${reference}`, { headers: { accept } }, `fetching manifest ${repository}:${reference}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status === 404) throw new OciError('BlobNotFound', `manifest ${repository}:${reference} not found in ${this.base}`);
+    if (!res.ok) throw new OciError('RegistryError', `fetching manifest ${repository}:${reference}: HTTP ${res.status}`);
+    if (DIGEST.test(reference) && sha256Digest(body) !== reference) {
+      throw new OciError('DigestMismatch', `manifest ${repository}@${reference} hashes to ${sha256Digest(body)}; refusing it`);
+    }
+    return JSON.parse(body.toString('utf8')) as T;
+  }
+
   /** Downloads a blob and verifies its sha256 while it streams; throws DigestMismatch otherwise. */
   async pullBlob(repository: string, digest: string): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);

@@ -1,0 +1,70 @@
+// A sample module manager that acts like a real operator on its CR's status: on a new or
+// changed resource it reports Processing, then the state the resource asks for in
+// `spec.simulateState` (Ready unless told otherwise) with `spec.simulateMessage`. kwok pods
+// run no code, so this process stands in for the managers of the sample modules.
+import { Informer } from '../../src/k8s/informer';
+import type { KubeClient, KubeObject } from '../../src/k8s/rest-client';
+
+interface SampleCr extends KubeObject {
+  metadata: KubeObject['metadata'] & { generation?: number };
+  spec?: { simulateState?: string; simulateMessage?: string };
+  status?: { state?: string; message?: string; observedGeneration?: number };
+}
+
+export interface SampleManagerOptions {
+  client: KubeClient;
+  kinds: { apiVersion: string; kind: string }[];
+  /** Time spent in Processing before the final state, as a reconcile would take. */
+  processingMs?: number;
+}
+
+export class SampleManager {
+  private readonly informers: Informer[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly o: SampleManagerOptions) {}
+
+  /** Starts watching; a kind whose CRD is not installed yet is picked up once it is. */
+  start(): void {
+    for (const { apiVersion, kind } of this.o.kinds) {
+      const inf = new Informer(this.o.client, {
+        apiVersion,
+        kind,
+        relistMs: 60_000,
+        onEvent: (type, obj) => {
+          if (type !== 'DELETED') this.reconcile(obj);
+        },
+      });
+      this.informers.push(inf);
+      void inf.start();
+    }
+  }
+
+  stop(): void {
+    for (const i of this.informers) i.stop();
+    for (const t of this.timers) clearTimeout(t);
+  }
+
+  private reconcile(cr: SampleCr): void {
+    const generation = cr.metadata.generation ?? 0;
+    const want = cr.spec?.simulateState ?? 'Ready';
+    const message = cr.spec?.simulateMessage ?? (want === 'Ready' ? 'reconciled' : `simulated ${want}`);
+    if (cr.status?.observedGeneration === generation && cr.status.state === want && cr.status.message === message) return;
+    if (cr.status?.observedGeneration !== generation && cr.status?.state !== 'Processing') {
+      void this.setStatus(cr, { state: 'Processing', message: 'reconciling', observedGeneration: cr.status?.observedGeneration });
+    }
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      void this.setStatus(cr, { state: want, message, observedGeneration: generation });
+    }, this.o.processingMs ?? 200);
+    this.timers.add(t);
+  }
+
+  private async setStatus(cr: SampleCr, status: SampleCr['status']): Promise<void> {
+    try {
+      await this.o.client.mergePatch(cr.apiVersion, cr.kind, cr.metadata.name, cr.metadata.namespace, { status }, 'status');
+    } catch {
+      // Deleted meanwhile, or a conflict: the next event reconciles again.
+    }
+  }
+}

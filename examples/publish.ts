@@ -1,0 +1,135 @@
+// Publishes module versions the way modulectl does: the raw manifest as a layer (a tar with
+// one YAML file, or plain YAML), an OCM component descriptor at
+// component-descriptors/<component>:<version> whose raw-manifest resource is a localBlob of
+// that artifact, and in the control plane a ModuleTemplate per version and a
+// ModuleReleaseMeta per module.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import { API_VERSION } from '../src/api/shared';
+import type { KubeClient, KubeObject } from '../src/k8s/rest-client';
+import { OciRegistryClient } from '../src/oci/registry-client';
+import { tarOneFile } from '../src/oci/tar';
+
+export const MODULES_DIR = fileURLToPath(new URL('./modules/', import.meta.url));
+
+export interface ModuleVersion {
+  name: string;
+  component: string;
+  version: string;
+  manifest: string;
+  defaultCR?: Record<string, unknown>;
+  /** 'registry': the ModuleTemplate names the component; 'inline': it carries the whole descriptor. */
+  descriptor: 'registry' | 'inline';
+  layer: 'tar' | 'yaml';
+}
+
+interface ModuleFile {
+  name: string;
+  component: string;
+  descriptor?: 'registry' | 'inline';
+  layer?: 'tar' | 'yaml';
+  defaultCR?: Record<string, unknown>;
+  channels: Record<string, string>;
+}
+
+/** The sample modules under examples/modules: every version, and each module's channels. */
+export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: ModuleVersion[]; channels: Record<string, Record<string, string>> }> {
+  const versions: ModuleVersion[] = [];
+  const channels: Record<string, Record<string, string>> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    const meta = parse(await readFile(path.join(dir, name, 'module.yaml'), 'utf8')) as ModuleFile;
+    channels[meta.name] = meta.channels;
+    for (const v of (await readdir(path.join(dir, name))).filter((f) => /^\d+\.\d+\.\d+/.test(f)).sort()) {
+      versions.push({
+        name: meta.name,
+        component: meta.component,
+        version: v,
+        manifest: await readFile(path.join(dir, name, v, 'manifest.yaml'), 'utf8'),
+        defaultCR: meta.defaultCR,
+        descriptor: meta.descriptor ?? 'registry',
+        layer: meta.layer ?? 'tar',
+      });
+    }
+  }
+  return { versions, channels };
+}
+
+const DESCRIPTOR_MEDIA_TYPE = 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar';
+const CONFIG_MEDIA_TYPE = 'application/vnd.ocm.software.component.config.v1+json';
+
+/** Pushes one version to the registry; returns its full OCM descriptor. */
+export async function pushModuleVersion(registryHost: string, m: ModuleVersion): Promise<Record<string, unknown>> {
+  const oci = new OciRegistryClient(registryHost);
+  const repository = `component-descriptors/${m.component}`;
+  const layer = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);
+  const layerMediaType = m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml';
+  const layerDigest = await oci.pushBlob(repository, layer);
+  const descriptor = {
+    meta: { schemaVersion: 'v2' },
+    component: {
+      name: m.component,
+      version: m.version,
+      provider: 'kyma-project.io',
+      repositoryContexts: [{ type: 'OCIRegistry', baseUrl: registryHost, componentNameMapping: 'urlPath' }],
+      resources: [{ name: 'raw-manifest', type: 'directory', version: m.version, relation: 'local', access: { type: 'localBlob', localReference: layerDigest, mediaType: layerMediaType } }],
+      sources: [],
+      componentReferences: [],
+    },
+  };
+  const descriptorLayer = tarOneFile('component-descriptor.yaml', Buffer.from(stringify(descriptor)));
+  const descriptorDigest = await oci.pushBlob(repository, descriptorLayer);
+  const config = Buffer.from(JSON.stringify({ componentDescriptorLayer: { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length } }));
+  const configDigest = await oci.pushBlob(repository, config);
+  await oci.pushManifest(repository, m.version, {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { mediaType: CONFIG_MEDIA_TYPE, digest: configDigest, size: config.length },
+    layers: [
+      { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length },
+      { mediaType: layerMediaType, digest: layerDigest, size: layer.length },
+    ],
+  });
+  return descriptor;
+}
+
+export function moduleTemplate(m: ModuleVersion, namespace: string, descriptor: Record<string, unknown>, registryHost: string): KubeObject {
+  const reference = { component: { name: m.component, version: m.version, repositoryContexts: [{ type: 'OCIRegistry', baseUrl: registryHost }] } };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ModuleTemplate',
+    metadata: { name: `${m.name}-${m.version}`, namespace },
+    spec: {
+      moduleName: m.name,
+      version: m.version,
+      descriptor: m.descriptor === 'inline' ? descriptor : reference,
+      ...(m.defaultCR ? { data: m.defaultCR } : {}),
+    },
+  };
+}
+
+export function moduleReleaseMeta(name: string, component: string, namespace: string, channels: Record<string, string>): KubeObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ModuleReleaseMeta',
+    metadata: { name, namespace },
+    spec: { moduleName: name, ocmComponentName: component, channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })) },
+  };
+}
+
+/** Publishes every sample module version and creates their templates and release metas. */
+export async function publishSamples(kcp: KubeClient, registryHost: string, namespace: string): Promise<string[]> {
+  const { versions, channels } = await loadSamples();
+  const published: string[] = [];
+  for (const m of versions) {
+    const descriptor = await pushModuleVersion(registryHost, m);
+    await kcp.apply(moduleTemplate(m, namespace, descriptor, registryHost));
+    published.push(`${m.name}-${m.version}`);
+  }
+  for (const [name, ch] of Object.entries(channels)) {
+    const component = versions.find((v) => v.name === name)!.component;
+    await kcp.apply(moduleReleaseMeta(name, component, namespace, ch));
+  }
+  return published;
+}

@@ -1,0 +1,32 @@
+// All activities, built over the worker's shared dependencies.
+import type { KubeClient } from '../k8s/rest-client';
+import { TargetClusters } from '../k8s/target-cluster';
+import { applyActivities } from './apply';
+import { BlobCache } from './blob-cache';
+import { defaultCrActivities } from './default-cr';
+import { fetchActivities } from './fetch';
+import { kcpActivities } from './kcp';
+import { readinessActivities } from './readiness';
+import { renderActivities } from './render';
+
+export interface ActivityDeps {
+  /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
+  kcp: KubeClient;
+  /** Directory of the content-addressed blob cache. */
+  cacheDir: string;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  const cache = new BlobCache(deps.cacheDir);
+  const targets = new TargetClusters(deps.kcp);
+  return {
+    ...kcpActivities(deps.kcp, cache),
+    ...fetchActivities(deps.kcp, cache),
+    ...renderActivities(cache),
+    ...applyActivities(targets, cache),
+    ...defaultCrActivities(deps.kcp, targets),
+    ...readinessActivities(targets),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

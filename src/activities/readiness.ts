@@ -1,0 +1,68 @@
+// Readiness: a module is Ready when its manager workload is available and its default CR
+// reports .status.state Ready (no default CR: the workload alone decides). The CR's
+// Processing, Error and Warning pass through with its message.
+import type { ObjectRef } from '../api/shared';
+import type { KubeObject } from '../k8s/rest-client';
+import type { TargetClusters } from '../k8s/target-cluster';
+import type { DefaultCrRef, KymaRef, Readiness } from '../workflows/types';
+
+interface Workload extends KubeObject {
+  metadata: KubeObject['metadata'] & { generation?: number };
+  spec?: { replicas?: number };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    updatedReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    conditions?: { type: string; status: string; message?: string }[];
+  };
+}
+
+interface ModuleCr extends KubeObject {
+  status?: { state?: string; message?: string; conditions?: { type: string; status: string; message?: string }[] };
+}
+
+function workloadAvailable(w: Workload): { ok: boolean; detail: string } {
+  const s = w.status ?? {};
+  const want = w.spec?.replicas ?? 1;
+  const current = (s.observedGeneration ?? 0) >= (w.metadata.generation ?? 0);
+  if (w.kind === 'StatefulSet') {
+    const ok = current && (s.readyReplicas ?? 0) >= want && s.currentRevision === s.updateRevision;
+    return { ok, detail: `${s.readyReplicas ?? 0}/${want} ready` };
+  }
+  const available = s.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ?? false;
+  const ok = current && available && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want;
+  return { ok, detail: `${s.availableReplicas ?? 0}/${want} available` };
+}
+
+const PASSED_THROUGH = new Set(['Processing', 'Error', 'Warning', 'Deleting']);
+
+export function readinessActivities(targets: TargetClusters) {
+  return {
+    async checkReadiness(ref: KymaRef, manager: ObjectRef | undefined, cr: DefaultCrRef | undefined): Promise<Readiness> {
+      const client = await targets.clientFor(ref.namespace, ref.name);
+      if (manager) {
+        const apiVersion = manager.group ? `${manager.group}/${manager.version}` : manager.version;
+        const w = await client.get<Workload>(apiVersion, manager.kind, manager.name, manager.namespace);
+        const what = `${manager.kind} ${manager.namespace ? `${manager.namespace}/` : ''}${manager.name}`;
+        if (!w) return { state: 'Processing', reason: 'ManagerMissing', message: `manager ${what} does not exist` };
+        const { ok, detail } = workloadAvailable(w);
+        if (!ok) return { state: 'Processing', reason: 'ManagerNotAvailable', message: `waiting for manager ${what} to become available (${detail})` };
+      }
+      if (!cr) return { state: 'Ready', reason: 'Ready', message: 'module is ready' };
+      const obj = await client.get<ModuleCr>(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+      const what = `${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name}`;
+      if (!obj) return { state: 'Processing', reason: 'ResourceMissing', message: `default resource ${what} does not exist` };
+      const state = obj.status?.state;
+      const message = obj.status?.message ?? obj.status?.conditions?.find((c) => c.status !== 'True')?.message;
+      if (state === 'Ready') return { state: 'Ready', reason: 'Ready', message: 'module is ready' };
+      if (state && PASSED_THROUGH.has(state)) {
+        return { state: state as Readiness['state'], reason: `Resource${state}`, message: `${what} is ${state}${message ? `: ${message}` : ''}` };
+      }
+      return { state: 'Processing', reason: 'ResourceNotReady', message: `waiting for ${what} to report a state` };
+    },
+  };
+}

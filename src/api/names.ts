@@ -1,0 +1,34 @@
+// Deterministic names and ids derived from a Kyma and a module (pure: used by workflows too).
+export function manifestName(kyma: string, module: string): string {
+  return `${kyma}-${module}`;
+}
+
+export function kymaWorkflowId(namespace: string, name: string): string {
+  return `kyma/${namespace}/${name}`;
+}
+
+export function moduleWorkflowId(namespace: string, kyma: string, module: string): string {
+  return `${kymaWorkflowId(namespace, kyma)}/module/${module}`;
+}
+
+/** The annotation that ties an object in a target cluster back to its Kyma and module. */
+export const OWNED_BY_ANNOTATION = 'operator.kyma-project.io/owned-by';
+
+export function ownedBy(namespace: string, kyma: string, module: string): string {
+  return `${namespace}/${kyma}/${module}`;
+}
+
+export function parseOwnedBy(value: string | undefined): { namespace: string; kyma: string; module: string } | undefined {
+  const parts = value?.split('/');
+  if (parts?.length !== 3 || parts.some((p) => !p)) return undefined;
+  return { namespace: parts[0]!, kyma: parts[1]!, module: parts[2]! };
+}
+
+/**
+ * The namespace for a Kyma's namespaced objects that name none. "{kyma}" in the setting
+ * becomes the Kyma's name, so that several Kymas can share one target cluster (tests,
+ * benchmarks) without sharing their modules' namespaced objects.
+ */
+export function defaultNamespaceFor(setting: string, kyma: string): string {
+  return setting.replaceAll('{kyma}', kyma);
+}

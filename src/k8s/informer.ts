@@ -1,0 +1,129 @@
+// List+watch with a local cache, as controllers do: an initial list, then a watch from its
+// resourceVersion; the server ends each watch after `watchTimeoutSeconds` (which bounds how
+// long a silently stale watch can last) and we resume from the last seen version; a 410
+// Gone, an error, or the periodic relist lists again and emits only the differences.
+import { KubeApiError, type KubeClient, type KubeObject, type WatchEvent } from './rest-client';
+
+export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface InformerOptions {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  labelSelector?: string;
+  /** Full relist period; catches anything a watch may have missed. */
+  relistMs?: number;
+  watchTimeoutSeconds?: number;
+  onEvent(type: InformerEventType, obj: KubeObject): void;
+  onError?(err: unknown): void;
+}
+
+function key(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+}
+
+function rv(o: KubeObject): string | undefined {
+  return (o.metadata as { resourceVersion?: string }).resourceVersion;
+}
+
+export class Informer {
+  private readonly cache = new Map<string, KubeObject>();
+  private readonly abort = new AbortController();
+  private resourceVersion = '';
+  private synced!: Promise<void>;
+
+  constructor(private readonly client: KubeClient, private readonly opts: InformerOptions) {}
+
+  /** Starts listing and watching; resolves once the first list has been delivered. */
+  start(): Promise<void> {
+    let markSynced!: () => void;
+    this.synced = new Promise((r) => (markSynced = r));
+    void this.run(markSynced);
+    return this.synced;
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  list(): KubeObject[] {
+    return [...this.cache.values()];
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.cache.get(`${namespace ?? ''}/${name}`);
+  }
+
+  private async relist(): Promise<void> {
+    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector });
+    const seen = new Set<string>();
+    for (const item of items) {
+      const k = key(item);
+      seen.add(k);
+      const old = this.cache.get(k);
+      this.cache.set(k, item);
+      if (!old) this.opts.onEvent('ADDED', item);
+      else if (rv(old) !== rv(item)) this.opts.onEvent('MODIFIED', item);
+    }
+    for (const [k, old] of this.cache) {
+      if (!seen.has(k)) {
+        this.cache.delete(k);
+        this.opts.onEvent('DELETED', old);
+      }
+    }
+    this.resourceVersion = resourceVersion;
+  }
+
+  private handle(e: WatchEvent): 'relist' | undefined {
+    if (e.type === 'ERROR') return 'relist';
+    const obj = e.object;
+    if (rv(obj)) this.resourceVersion = rv(obj)!;
+    if (e.type === 'BOOKMARK') return undefined;
+    obj.apiVersion = this.opts.apiVersion;
+    obj.kind = this.opts.kind;
+    if (e.type === 'DELETED') this.cache.delete(key(obj));
+    else this.cache.set(key(obj), obj);
+    this.opts.onEvent(e.type, obj);
+    return undefined;
+  }
+
+  private async run(markSynced: () => void): Promise<void> {
+    const signal = this.abort.signal;
+    const relistMs = this.opts.relistMs ?? 5 * 60_000;
+    let backoff = 250;
+    let needList = true;
+    let lastList = 0;
+    while (!signal.aborted) {
+      try {
+        if (needList || Date.now() - lastList > relistMs) {
+          await this.relist();
+          lastList = Date.now();
+          needList = false;
+          markSynced();
+        }
+        const path = this.opts.namespace
+          ? await this.client.path(this.opts.apiVersion, this.opts.kind, this.opts.namespace)
+          : await this.client.clusterWidePath(this.opts.apiVersion, this.opts.kind);
+        const query: Record<string, string> = {
+          resourceVersion: this.resourceVersion,
+          timeoutSeconds: String(Math.min(this.opts.watchTimeoutSeconds ?? 300, Math.ceil(relistMs / 1000))),
+        };
+        if (this.opts.labelSelector) query.labelSelector = this.opts.labelSelector;
+        await this.client.watch(path, query, (e) => {
+          if (this.handle(e) === 'relist') needList = true;
+        }, signal);
+        backoff = 250;
+      } catch (err) {
+        if (signal.aborted) return;
+        needList = true;
+        if (!(err instanceof KubeApiError && err.status === 410)) this.opts.onError?.(err);
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Which cluster a Kyma's modules go to: the control plane itself, unless a Secret in the
+// Kyma's namespace labelled operator.kyma-project.io/kyma-name=<kyma> holds a kubeconfig
+// (key "config", as upstream), in which case that remote cluster. The kubeconfig is read
+// here, inside activities and the bridge, and never leaves this process.
+import { LABELS } from '../api/shared';
+import { kubeConfigFromString } from './kubeconfig';
+import { KubeClient, type KubeObject } from './rest-client';
+
+interface Secret extends KubeObject {
+  data?: Record<string, string>;
+  metadata: KubeObject['metadata'] & { uid?: string; resourceVersion?: string };
+}
+
+export class TargetClusterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetClusterError';
+  }
+}
+
+/** A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). */
+export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> {
+  const data = (secret as Secret).data ?? {};
+  const encoded = data.config ?? data.kubeconfig ?? data.value;
+  if (!encoded) throw new TargetClusterError(`Secret ${secret.metadata.namespace}/${secret.metadata.name} holds no kubeconfig under the key "config"`);
+  return await KubeClient.fromKubeConfig(kubeConfigFromString(Buffer.from(encoded, 'base64').toString('utf8')));
+}
+
+export class TargetClusters {
+  private readonly clients = new Map<string, Promise<KubeClient>>();
+
+  constructor(readonly controlPlane: KubeClient) {}
+
+  /** The kubeconfig Secret of a Kyma, if it has one. */
+  async secretOf(namespace: string, kyma: string): Promise<Secret | undefined> {
+    const { items } = await this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` });
+    return items[0];
+  }
+
+  /** A client for the Kyma's target cluster (cached per Secret version). */
+  async clientFor(namespace: string, kyma: string): Promise<KubeClient> {
+    const secret = await this.secretOf(namespace, kyma);
+    if (!secret) return this.controlPlane;
+    const key = `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      client = clientFromSecret(secret);
+      client.catch(() => this.clients.delete(key));
+      this.clients.set(key, client);
+    }
+    return await client;
+  }
+}

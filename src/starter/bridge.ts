@@ -1,0 +1,147 @@
+// The bridge: stateless routing from Kubernetes watches to Temporal signals. It decides
+// nothing. Kyma events start or poke the Kyma's workflow (signalWithStart); ModuleTemplate
+// and ModuleReleaseMeta events poke every Kyma workflow of their namespace; events on
+// module CRs and manager workloads in target clusters poke the owning module workflow.
+import type { Client } from '@temporalio/client';
+import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy } from '../api/names';
+import { SA } from '../api/search-attributes';
+import { API_VERSION, LABELS } from '../api/shared';
+import { Informer } from '../k8s/informer';
+import type { KubeClient, KubeObject } from '../k8s/rest-client';
+import { clientFromSecret } from '../k8s/target-cluster';
+import type { kymaWorkflow } from '../workflows/kyma-workflow';
+import { kymaChanged, resourceChanged, templatesChanged } from '../workflows/signals';
+import type { ReconcileSettings } from '../workflows/types';
+import { Signaller } from './signaller';
+
+const MANAGED = `${LABELS.managedBy}=klm-temporal`;
+const CONTROL_PLANE = 'control-plane';
+
+export interface BridgeOptions {
+  kcp: KubeClient;
+  temporal: Client;
+  taskQueue: string;
+  settings: ReconcileSettings;
+  relistMs?: number;
+  log?: (msg: string) => void;
+}
+
+/** The watches on one target cluster: manager workloads plus each module CR kind seen. */
+class TargetWatches {
+  private readonly informers = new Map<string, Informer>();
+
+  constructor(readonly client: KubeClient, private readonly onEvent: (obj: KubeObject) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+    this.ensure('apps/v1', 'Deployment');
+    this.ensure('apps/v1', 'StatefulSet');
+  }
+
+  ensure(apiVersion: string, kind: string): void {
+    const key = `${apiVersion}/${kind}`;
+    if (this.informers.has(key)) return;
+    const inf = new Informer(this.client, { apiVersion, kind, labelSelector: MANAGED, relistMs: this.relistMs, onEvent: (_t, o) => this.onEvent(o), onError: this.onError });
+    this.informers.set(key, inf);
+    void inf.start();
+  }
+
+  stop(): void {
+    for (const i of this.informers.values()) i.stop();
+  }
+}
+
+export class Bridge {
+  private readonly signaller: Signaller;
+  private readonly informers: Informer[] = [];
+  private readonly targets = new Map<string, TargetWatches>();
+  private kymas!: Informer;
+  private secrets!: Informer;
+
+  constructor(private readonly o: BridgeOptions) {
+    this.signaller = new Signaller(o.temporal, (err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
+  }
+
+  get stats(): { sent: number; failed: number } {
+    return { sent: this.signaller.sent, failed: this.signaller.failed };
+  }
+
+  async start(): Promise<void> {
+    const { kcp } = this.o;
+    const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
+    this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: () => undefined, onError });
+    await this.secrets.start();
+    this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(k), onError });
+    const templates = (t: string, o: KubeObject) => this.onTemplates(o.metadata.namespace ?? '');
+    const manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(m), onError });
+    this.informers.push(
+      this.secrets,
+      this.kymas,
+      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: templates, onError }),
+      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: templates, onError }),
+      manifests,
+    );
+    await Promise.all(this.informers.slice(1).map((i) => i.start()));
+  }
+
+  async stop(): Promise<void> {
+    for (const i of this.informers) i.stop();
+    for (const t of this.targets.values()) t.stop();
+    await this.signaller.idle();
+  }
+
+  private onKyma(k: KubeObject): void {
+    const ns = k.metadata.namespace!;
+    const name = k.metadata.name;
+    const workflowId = kymaWorkflowId(ns, name);
+    const { temporal, taskQueue, settings } = this.o;
+    this.signaller.submit(`${workflowId}#kymaChanged`, () =>
+      temporal.workflow.signalWithStart<typeof kymaWorkflow, []>('kymaWorkflow', {
+        workflowId,
+        taskQueue,
+        args: [{ kyma: { namespace: ns, name }, settings }],
+        signal: kymaChanged,
+        signalArgs: [],
+        typedSearchAttributes: [
+          { key: SA.KymaName, value: name },
+          { key: SA.KymaNamespace, value: ns },
+        ],
+      }),
+    );
+  }
+
+  private onTemplates(namespace: string): void {
+    for (const k of this.kymas?.list() ?? []) {
+      if (k.metadata.namespace !== namespace) continue;
+      const workflowId = kymaWorkflowId(namespace, k.metadata.name);
+      this.signaller.submit(`${workflowId}#templatesChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged));
+    }
+  }
+
+  /** Makes sure the Manifest's target cluster is watched for its CR kind. */
+  private onManifest(m: KubeObject): void {
+    const kyma = (m.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName];
+    const resource = (m.spec as { resource?: { apiVersion?: string; kind?: string } | null } | undefined)?.resource;
+    if (!kyma) return;
+    void this.targetFor(m.metadata.namespace!, kyma).then(
+      (t) => resource?.apiVersion && resource.kind && t.ensure(resource.apiVersion, resource.kind),
+      (err: unknown) => this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}`),
+    );
+  }
+
+  private async targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
+    const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && (s.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName] === kyma);
+    const key = secret ? `${namespace}/${secret.metadata.name}/${(secret.metadata as { resourceVersion?: string }).resourceVersion}` : CONTROL_PLANE;
+    let t = this.targets.get(key);
+    if (!t) {
+      const client = secret ? await clientFromSecret(secret) : this.o.kcp;
+      t = this.targets.get(key) ?? new TargetWatches(client, (o) => this.onTargetObject(o), this.o.relistMs);
+      this.targets.set(key, t);
+    }
+    return t;
+  }
+
+  private onTargetObject(o: KubeObject): void {
+    const owner = parseOwnedBy((o.metadata as { annotations?: Record<string, string> }).annotations?.[OWNED_BY_ANNOTATION]);
+    if (!owner) return;
+    const workflowId = moduleWorkflowId(owner.namespace, owner.kyma, owner.module);
+    this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+  }
+}

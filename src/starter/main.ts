@@ -1,0 +1,29 @@
+// Bridge process: `tsx src/starter/main.ts`. Configuration from the environment.
+import { Client, Connection } from '@temporalio/client';
+import { configFromEnv } from '../workers/config';
+import { controlPlaneClient } from '../k8s/control-plane';
+import { Bridge } from './bridge';
+
+async function main(): Promise<void> {
+  const config = configFromEnv();
+  const connection = await Connection.connect({ address: config.temporalAddress });
+  const bridge = new Bridge({
+    kcp: await controlPlaneClient(config.kubeconfig),
+    temporal: new Client({ connection, namespace: config.temporalNamespace }),
+    taskQueue: config.taskQueue,
+    settings: config.settings,
+    log: (m) => console.error(`bridge: ${m}`),
+  });
+  await bridge.start();
+  console.log(`bridge: routing events to task queue ${config.taskQueue}`);
+  await new Promise<void>((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve());
+  });
+  await bridge.stop();
+  await connection.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(`bridge: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});

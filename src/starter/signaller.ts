@@ -1,0 +1,50 @@
+// Sends signals without storms: at most one call in flight per workflow and signal; events
+// that arrive meanwhile collapse into one more call after it. A signal to a workflow that
+// does not exist (any more) is dropped, except for signalWithStart, which creates it.
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+
+type Send = () => Promise<unknown>;
+
+export class Signaller {
+  private readonly inFlight = new Map<string, { again?: Send }>();
+  sent = 0;
+  failed = 0;
+
+  constructor(readonly client: Client, private readonly onError: (err: unknown, key: string) => void) {}
+
+  /** Queues `send` under `key` (workflow id + signal name). */
+  submit(key: string, send: Send): void {
+    const slot = this.inFlight.get(key);
+    if (slot) {
+      slot.again = send;
+      return;
+    }
+    this.inFlight.set(key, {});
+    void this.drain(key, send);
+  }
+
+  private async drain(key: string, send: Send): Promise<void> {
+    let next: Send | undefined = send;
+    while (next) {
+      try {
+        await next();
+        this.sent++;
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) {
+          this.failed++;
+          this.onError(err, key);
+        }
+      }
+      const slot = this.inFlight.get(key)!;
+      next = slot.again;
+      slot.again = undefined;
+    }
+    this.inFlight.delete(key);
+  }
+
+  /** Resolves once nothing is in flight (for orderly shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size) await new Promise((r) => setTimeout(r, 20));
+  }
+}

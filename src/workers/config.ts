@@ -1,0 +1,42 @@
+// Worker and bridge configuration, from the environment.
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_SETTINGS, type ReconcileSettings } from '../workflows/types';
+
+export interface KlmConfig {
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  /** Control-plane kubeconfig file; unset: in-cluster or ~/.kube/config. */
+  kubeconfig?: string;
+  /** Worker-local content-addressed cache of layers and rendered manifests. */
+  blobCacheDir: string;
+  settings: ReconcileSettings;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "500ms", "30s", "10m", "1h" or plain milliseconds. */
+export function durationMs(value: string | undefined, fallback: number): number {
+  if (!value) return fallback;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new Error(`not a duration: "${value}" (use e.g. 500ms, 30s, 10m, 1h)`);
+  return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
+  const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
+  return {
+    temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: env.KLM_TASK_QUEUE ?? 'klm',
+    kubeconfig: env.KUBECONFIG,
+    blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
+    settings: {
+      driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
+      crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
+      defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
+      maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
+    },
+  };
+}

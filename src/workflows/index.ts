@@ -1,0 +1,3 @@
+// The workflow bundle's entry point: every workflow type the worker runs.
+export { kymaWorkflow } from './kyma-workflow';
+export { moduleWorkflow } from './module-workflow';

@@ -1,0 +1,157 @@
+// ModuleWorkflow: one per Kyma × module. Fetch → render → apply → default CR → readiness,
+// then wait for a change (new desired version, a watch event on the module's CR or manager,
+// or the slow drift timer) and go again. Failures become the module's status, not crashes.
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { defaultNamespaceFor, kymaWorkflowId, manifestName } from '../api/names';
+import { API_VERSION } from '../api/shared';
+import { desiredModule, moduleReport, resourceChanged } from './signals';
+import type { FetchedModule, KymaRef, ModuleReport, Readiness, ReconcileSettings, RenderedRef, ResolvedModule } from './types';
+import { shouldContinueAsNew } from './util';
+
+export interface Installed {
+  version: string;
+  templateGeneration: number;
+  fetched: FetchedModule;
+  rendered: RenderedRef;
+}
+
+export interface ModuleWorkflowInput {
+  kyma: KymaRef;
+  uid: string;
+  module: ResolvedModule;
+  settings: ReconcileSettings;
+  installed?: Installed;
+}
+
+const kcp = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** Plain state: what is wanted, what is installed, what was last reported. No I/O here. */
+export class ModuleState {
+  desired: ResolvedModule;
+  installed?: Installed;
+  pokes = 0;
+  private lastReport = '';
+
+  constructor(private readonly kyma: KymaRef, input: ModuleWorkflowInput) {
+    this.desired = input.module;
+    this.installed = input.installed;
+  }
+
+  needsInstall(): boolean {
+    const i = this.installed;
+    return !i || i.version !== this.desired.version || i.templateGeneration !== this.desired.template.generation;
+  }
+
+  /** The default CR this module manages (CreateAndDelete), if its template has one. */
+  managedCr() {
+    return this.desired.customResourcePolicy === 'CreateAndDelete' ? this.installed?.fetched.defaultCr : undefined;
+  }
+
+  report(r: Readiness): ModuleReport {
+    const d = this.desired;
+    const cr = this.managedCr();
+    return {
+      reason: r.reason,
+      status: {
+        name: d.name,
+        ...(d.channel ? { channel: d.channel } : {}),
+        version: this.installed?.version ?? d.version,
+        state: r.state,
+        message: r.message,
+        ...(d.fqdn ? { fqdn: d.fqdn } : {}),
+        template: { apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation } },
+        manifest: { apiVersion: API_VERSION, kind: 'Manifest', metadata: { name: manifestName(this.kyma.name, d.name), namespace: this.kyma.namespace } },
+        ...(cr ? { resource: { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace ?? '' } } } : {}),
+      },
+    };
+  }
+
+  /** True when the report differs from the last one published. */
+  changed(report: ModuleReport): boolean {
+    const key = JSON.stringify(report);
+    if (key === this.lastReport) return false;
+    this.lastReport = key;
+    return true;
+  }
+}
+
+function failureOf(err: unknown): Readiness {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return { state: 'Error', reason: cause.type ?? 'Failed', message: cause.message };
+  return { state: 'Error', reason: 'Failed', message: cause instanceof Error ? cause.message : String(cause) };
+}
+
+export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
+  const { kyma, uid, settings } = input;
+  const st = new ModuleState(kyma, input);
+  const install = proxyActivities<Activities>({
+    startToCloseTimeout: settings.crdEstablishedTimeoutMs + 60_000,
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
+  setHandler(desiredModule, (m) => {
+    st.desired = m;
+  });
+  setHandler(resourceChanged, () => {
+    st.pokes++;
+  });
+  const parent = getExternalWorkflowHandle(kymaWorkflowId(kyma.namespace, kyma.name));
+  const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
+
+  async function installDesired(): Promise<Readiness | undefined> {
+    const desired = st.desired;
+    try {
+      const fetched = await install.fetchLayer(desired, defaultNamespace);
+      const rendered = await install.renderLayer(fetched.layer, {
+        kymaNamespace: kyma.namespace,
+        kymaName: kyma.name,
+        module: desired.name,
+        defaultNamespace,
+        manager: fetched.manager,
+      });
+      await install.applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
+      if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
+        await install.ensureDefaultCr(kyma, desired, defaultNamespace);
+      }
+      st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
+      return undefined;
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  let forceApply = false;
+  for (;;) {
+    // Taken before any activity runs: a signal that arrives while they run is not lost.
+    const desired = st.desired;
+    const pokes = st.pokes;
+    const applying = forceApply || st.needsInstall();
+    forceApply = false;
+    const failure = applying ? await installDesired() : undefined;
+    let readiness = failure;
+    if (!readiness) {
+      readiness = await kcp.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr());
+      // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
+      if (!applying && (readiness.reason === 'ManagerMissing' || readiness.reason === 'ResourceMissing')) {
+        forceApply = true;
+        continue;
+      }
+    }
+    const report = st.report(readiness);
+    if (st.changed(report)) {
+      await kcp.syncManifest(kyma, uid, desired, { state: readiness.state, reason: readiness.reason, message: readiness.message }, st.installed?.rendered ?? null, st.managedCr() ?? null);
+      await parent.signal(moduleReport, report);
+    }
+
+    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired, settings.driftIntervalMs);
+    // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
+    if (!changed || failure) forceApply = true;
+    if (shouldContinueAsNew(settings)) {
+      await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed });
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// Runs the product against the shared stack, in this process: worker, bridge and the sample
+// module manager, with the sample modules published into a namespace of the test's own.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { SampleManager } from '../../examples/manager/sample-manager';
+import { publishSamples } from '../../examples/publish';
+import type { Kyma } from '../../src/api/kyma';
+import { kymaWorkflowId } from '../../src/api/names';
+import { API_VERSION } from '../../src/api/shared';
+import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
+import { KubeClient, type KubeObject } from '../../src/k8s/rest-client';
+import { Bridge } from '../../src/starter/bridge';
+import { createKlmWorker, WORKFLOWS_PATH } from '../../src/workers/worker';
+import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/workflows/types';
+import { stackInfo, uniqueName } from './stack';
+
+let bundle: Promise<{ code: string }> | undefined;
+let runtimeQuiet = false;
+
+export const SAMPLE_KINDS = [
+  { apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter' },
+  { apiVersion: 'counter.example.io/v1alpha1', kind: 'Counter' },
+];
+
+export interface Klm {
+  namespace: string;
+  taskQueue: string;
+  kube: KubeClient;
+  client: Client;
+  bridge: Bridge;
+  worker: Worker;
+  manager: SampleManager;
+  stop(): Promise<void>;
+}
+
+/** Starts worker, bridge and sample manager for one test file. */
+export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean } = {}): Promise<Klm> {
+  const info = stackInfo();
+  if (!runtimeQuiet) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeQuiet = true;
+  }
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
+  const namespace = uniqueName('t');
+  await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await publishSamples(kube, info.registryHost, namespace);
+  const taskQueue = uniqueName('klm');
+  // Every Kyma of the tests targets the one local cluster: give each its own namespace.
+  const settings: ReconcileSettings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}-system', driftIntervalMs: 5 * 60_000, crdEstablishedTimeoutMs: 20_000, ...opts.settings };
+  const connection = await Connection.connect({ address: info.temporalAddress });
+  const client = new Client({ connection, namespace: info.temporalNamespace });
+  const native = await NativeConnection.connect({ address: info.temporalAddress });
+  const worker = await createKlmWorker({
+    connection: native,
+    namespace: info.temporalNamespace,
+    taskQueue,
+    kcp: kube,
+    blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+    workflowBundle: await bundle,
+  });
+  const running = worker.run();
+  const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000 });
+  await bridge.start();
+  const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
+  manager.start();
+  return {
+    namespace,
+    taskQueue,
+    kube,
+    client,
+    bridge,
+    worker,
+    manager,
+    async stop() {
+      manager.stop();
+      await bridge.stop();
+      worker.shutdown();
+      await running;
+      await native.close();
+      await connection.close();
+    },
+  };
+}
+
+export function kymaObject(namespace: string, name: string, spec: Kyma['spec']): KubeObject {
+  return { apiVersion: API_VERSION, kind: 'Kyma', metadata: { name, namespace }, spec };
+}
+
+export async function getKyma(klm: Klm, name: string): Promise<Kyma | undefined> {
+  return await klm.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm.namespace);
+}
+
+/** Polls until `check` returns a value (the Kyma's status converging, say); fails with the last state seen. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function kymaInState(klm: Klm, name: string, state: string, timeoutMs?: number): Promise<Kyma> {
+  let seen: Kyma | undefined;
+  try {
+    return await eventually(`Kyma ${name} to be ${state}`, async () => {
+      seen = await getKyma(klm, name);
+      return seen?.status?.state === state ? seen : undefined;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nlast status: ${JSON.stringify(seen?.status, null, 1)}`);
+  }
+}
+
+export { kymaWorkflowId };
