@@ -76,13 +76,17 @@ export function applyActivities(targets: TargetClusters, cache: BlobCache) {
       const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
       const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
       const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
-      await inBatches(crds, (o) => applyOne(client, o));
+      const step = (o: KubeObject) => {
+        heartbeat();
+        return applyOne(client, o);
+      };
+      await inBatches(crds, step);
       await waitEstablished(client, crds.map((c) => c.metadata.name), crdTimeoutMs);
-      await inBatches(namespaces, (o) => applyOne(client, o));
+      await inBatches(namespaces, step);
       const own = new Set(namespaces.map((n) => n.metadata.name));
       const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
       await inBatches(referenced, (n) => ensureNamespace(client, n));
-      await inBatches(rest, (o) => applyOne(client, o));
+      await inBatches(rest, step);
       return { applied: objects.length };
     },
   };

@@ -1,7 +1,7 @@
 // Fetch: from the ModuleTemplate's OCM descriptor (inline, or pulled from the registry) to
 // the raw-manifest layer, pulled over the OCI Distribution API, verified by sha256 and kept
 // in the worker's content-addressed cache. Returns only where the layer is and its digest.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION } from '../api/shared';
 import type { KubeClient, KubeObject } from '../k8s/rest-client';
@@ -40,10 +40,12 @@ export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
         if (!template) throw ApplicationFailure.nonRetryable(`${where} no longer exists`, 'TemplateNotFound');
         const loc = componentLocation(template.spec.descriptor, where);
         const client = new OciRegistryClient(loc.registry);
+        heartbeat();
         const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
+        heartbeat();
         const res = rawManifestResource(descriptor, loc, where);
         const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
-        const blob = (await cache.get(res.digest)) ?? (await layerClient.pullBlob(res.repository, res.digest));
+        const blob = (await cache.get(res.digest)) ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
         // Refuse a malformed layer here, before anything is applied.
         extractSingleYaml(blob, `raw-manifest layer ${res.digest} of ${where}`);
         await cache.put(blob);

@@ -78,7 +78,7 @@ export class OciRegistryClient {
   }
 
   /** Downloads a blob and verifies its sha256 while it streams; throws DigestMismatch otherwise. */
-  async pullBlob(repository: string, digest: string): Promise<Buffer> {
+  async pullBlob(repository: string, digest: string, onChunk?: () => void): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);
     const res = await this.request(`${this.base}/v2/${repository}/blobs/${digest}`, {}, `fetching ${digest} from ${repository}`);
     if (res.status === 404) {
@@ -91,6 +91,7 @@ export class OciRegistryClient {
     for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
       hash.update(chunk);
       chunks.push(Buffer.from(chunk));
+      onChunk?.();
     }
     const actual = `sha256:${hash.digest('hex')}`;
     if (actual !== digest) {

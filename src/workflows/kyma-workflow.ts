@@ -30,7 +30,7 @@ export interface KymaWorkflowInput {
 }
 
 const kcp = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 

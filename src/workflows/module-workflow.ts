@@ -24,10 +24,11 @@ export interface ModuleWorkflowInput {
   installed?: Installed;
 }
 
-const kcp = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
+/** Short reads and writes (render and default CR too): a lost worker is noticed within 30s. */
+const kcp = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+/** Fetch downloads a layer, which may take long; it heartbeats, so a lost worker is noticed in 15s. */
+const { fetchLayer } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: RETRY });
 
 /** Plain state: what is wanted, what is installed, what was last reported. No I/O here. */
 export class ModuleState {
@@ -88,10 +89,12 @@ function failureOf(err: unknown): Readiness {
 export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
   const { kyma, uid, settings } = input;
   const st = new ModuleState(kyma, input);
-  const install = proxyActivities<Activities>({
+  // Apply heartbeats while it works, so that a lost worker is noticed within 10s even
+  // though the whole apply may take up to the CRD timeout.
+  const { applyRendered } = proxyActivities<Activities>({
     startToCloseTimeout: settings.crdEstablishedTimeoutMs + 60_000,
-    heartbeatTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+    heartbeatTimeout: '10 seconds',
+    retry: RETRY,
   });
   setHandler(desiredModule, (m) => {
     st.desired = m;
@@ -105,17 +108,17 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   async function installDesired(): Promise<Readiness | undefined> {
     const desired = st.desired;
     try {
-      const fetched = await install.fetchLayer(desired, defaultNamespace);
-      const rendered = await install.renderLayer(fetched.layer, {
+      const fetched = await fetchLayer(desired, defaultNamespace);
+      const rendered = await kcp.renderLayer(fetched.layer, {
         kymaNamespace: kyma.namespace,
         kymaName: kyma.name,
         module: desired.name,
         defaultNamespace,
         manager: fetched.manager,
       });
-      await install.applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
+      await applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
       if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
-        await install.ensureDefaultCr(kyma, desired, defaultNamespace);
+        await kcp.ensureDefaultCr(kyma, desired, defaultNamespace);
       }
       st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
       return undefined;

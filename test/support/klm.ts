@@ -31,7 +31,8 @@ export interface Klm {
   kube: KubeClient;
   client: Client;
   bridge: Bridge;
-  worker: Worker;
+  /** Absent when the test runs the worker as a process of its own. */
+  worker?: Worker;
   manager: SampleManager;
   stop(): Promise<void>;
 }
@@ -43,7 +44,7 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeQuiet = true;
   }
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  if (opts.worker !== false) bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -54,15 +55,15 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
   const connection = await Connection.connect({ address: info.temporalAddress });
   const client = new Client({ connection, namespace: info.temporalNamespace });
   const native = await NativeConnection.connect({ address: info.temporalAddress });
-  const worker = await createKlmWorker({
+  const worker = opts.worker === false ? undefined : await createKlmWorker({
     connection: native,
     namespace: info.temporalNamespace,
     taskQueue,
     kcp: kube,
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
-    workflowBundle: await bundle,
+    workflowBundle: await bundle!,
   });
-  const running = worker.run();
+  const running = worker?.run();
   const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000 });
   await bridge.start();
   const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
@@ -78,7 +79,7 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
     async stop() {
       manager.stop();
       await bridge.stop();
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await native.close();
       await connection.close();
