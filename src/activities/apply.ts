@@ -4,6 +4,7 @@
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { KubeApiError, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
+import { targetClient } from './target';
 import type { ApplyResult, KymaRef, RenderedRef } from '../workflows/types';
 import type { BlobCache } from './blob-cache';
 import { loadRendered } from './render';
@@ -71,7 +72,7 @@ export async function ensureNamespace(client: KubeClient, name: string): Promise
 export function applyActivities(targets: TargetClusters, cache: BlobCache) {
   return {
     async applyRendered(ref: KymaRef, rendered: RenderedRef, crdTimeoutMs: number): Promise<ApplyResult> {
-      const client = await targets.clientFor(ref.namespace, ref.name);
+      const client = await targetClient(targets, ref);
       const objects = await loadRendered(cache, rendered);
       const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
       const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');

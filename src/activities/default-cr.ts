@@ -6,6 +6,7 @@ import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
 import { API_VERSION, LABELS } from '../api/shared';
 import { KubeApiError, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
+import { targetClient } from './target';
 import type { KymaRef, ResolvedModule } from '../workflows/types';
 import { applyFailure, ensureNamespace } from './apply';
 import { MANAGED_BY } from './render';
@@ -19,7 +20,7 @@ export function defaultCrActivities(kcp: KubeClient, targets: TargetClusters) {
       if (!template) throw ApplicationFailure.nonRetryable(`ModuleTemplate ${namespace}/${name} no longer exists`, 'TemplateNotFound');
       const data = structuredClone(template.spec.data) as KubeObject | undefined;
       if (!data) return false;
-      const client = await targets.clientFor(ref.namespace, ref.name);
+      const client = await targetClient(targets, ref);
       const meta = data.metadata as KubeObject['metadata'] & { labels?: Record<string, string>; annotations?: Record<string, string> };
       if (await client.isNamespaced(data.apiVersion, data.kind)) {
         meta.namespace ??= defaultNamespace;

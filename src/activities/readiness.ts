@@ -4,6 +4,7 @@
 import type { ObjectRef } from '../api/shared';
 import type { KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
+import { targetClient } from './target';
 import type { DefaultCrRef, KymaRef, Readiness } from '../workflows/types';
 
 interface Workload extends KubeObject {
@@ -43,7 +44,7 @@ const PASSED_THROUGH = new Set(['Processing', 'Error', 'Warning', 'Deleting']);
 export function readinessActivities(targets: TargetClusters) {
   return {
     async checkReadiness(ref: KymaRef, manager: ObjectRef | undefined, cr: DefaultCrRef | undefined): Promise<Readiness> {
-      const client = await targets.clientFor(ref.namespace, ref.name);
+      const client = await targetClient(targets, ref);
       if (manager) {
         const apiVersion = manager.group ? `${manager.group}/${manager.version}` : manager.version;
         const w = await client.get<Workload>(apiVersion, manager.kind, manager.name, manager.namespace);

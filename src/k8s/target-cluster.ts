@@ -21,9 +21,17 @@ export class TargetClusterError extends Error {
 /** A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). */
 export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> {
   const data = (secret as Secret).data ?? {};
+  const where = `Secret ${secret.metadata.namespace}/${secret.metadata.name}`;
   const encoded = data.config ?? data.kubeconfig ?? data.value;
-  if (!encoded) throw new TargetClusterError(`Secret ${secret.metadata.namespace}/${secret.metadata.name} holds no kubeconfig under the key "config"`);
-  return await KubeClient.fromKubeConfig(kubeConfigFromString(Buffer.from(encoded, 'base64').toString('utf8')));
+  if (!encoded) throw new TargetClusterError(`${where} holds no kubeconfig under the key "config"`);
+  let kc;
+  try {
+    kc = kubeConfigFromString(Buffer.from(encoded, 'base64').toString('utf8'));
+  } catch (err) {
+    throw new TargetClusterError(`${where} does not hold a valid kubeconfig: ${(err as Error).message}`);
+  }
+  if (!kc.getCurrentCluster()) throw new TargetClusterError(`${where}: its kubeconfig has no current cluster`);
+  return await KubeClient.fromKubeConfig(kc);
 }
 
 export class TargetClusters {

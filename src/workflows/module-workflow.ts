@@ -25,10 +25,13 @@ export interface ModuleWorkflowInput {
 }
 
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
-/** Short reads and writes (render and default CR too): a lost worker is noticed within 30s. */
+/** Install steps give up after a few attempts: the module then shows the error, and retries later. */
+const INSTALL_RETRY = { ...RETRY, maximumAttempts: 5 } as const;
+/** Short reads and writes: a lost worker is noticed within 30s. */
 const kcp = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+const step = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: INSTALL_RETRY });
 /** Fetch downloads a layer, which may take long; it heartbeats, so a lost worker is noticed in 15s. */
-const { fetchLayer } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: RETRY });
+const { fetchLayer } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: INSTALL_RETRY });
 
 /** Plain state: what is wanted, what is installed, what was last reported. No I/O here. */
 export class ModuleState {
@@ -94,7 +97,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   const { applyRendered } = proxyActivities<Activities>({
     startToCloseTimeout: settings.crdEstablishedTimeoutMs + 60_000,
     heartbeatTimeout: '10 seconds',
-    retry: RETRY,
+    retry: INSTALL_RETRY,
   });
   setHandler(desiredModule, (m) => {
     st.desired = m;
@@ -109,7 +112,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     const desired = st.desired;
     try {
       const fetched = await fetchLayer(desired, defaultNamespace);
-      const rendered = await kcp.renderLayer(fetched.layer, {
+      const rendered = await step.renderLayer(fetched.layer, {
         kymaNamespace: kyma.namespace,
         kymaName: kyma.name,
         module: desired.name,
@@ -118,7 +121,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       });
       await applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
       if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
-        await kcp.ensureDefaultCr(kyma, desired, defaultNamespace);
+        await step.ensureDefaultCr(kyma, desired, defaultNamespace);
       }
       st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
       return undefined;
@@ -137,7 +140,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     const failure = applying ? await installDesired() : undefined;
     let readiness = failure;
     if (!readiness) {
-      readiness = await kcp.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr());
+      readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr()).catch(failureOf);
       // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
       if (!applying && (readiness.reason === 'ManagerMissing' || readiness.reason === 'ResourceMissing')) {
         forceApply = true;
