@@ -1,0 +1,47 @@
+// Records workflow histories for the replay tests. Runs only with KLM_RECORD_HISTORIES=1:
+//   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
+// then commit test/replay/histories/. Each recording covers one scenario's command sequence.
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
+import { kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
+  let klm: Klm;
+  beforeAll(async () => {
+    klm = await startKlm();
+  });
+  afterAll(async () => {
+    await klm?.stop();
+  });
+
+  /** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads). */
+  async function save(workflowId: string, file: string): Promise<void> {
+    const { tools, temporalAddress, temporalNamespace } = stackInfo();
+    const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
+    await writeFile(`${DIR}${file}.json`, json);
+  }
+
+  it('install, CR error and recovery, channel switch, resolution failure', async () => {
+    const name = uniqueName('kyma');
+    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await kymaInState(klm, name, 'Ready');
+    const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
+    await klm.kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
+    await kymaInState(klm, name, 'Error');
+    await klm.kube.mergePatch(...cr, { spec: { simulateState: null } });
+    await kymaInState(klm, name, 'Ready');
+    await klm.kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm.namespace, { spec: { channel: 'fast' } });
+    await kymaInState(klm, name, 'Ready');
+    await klm.kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm.namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
+    await kymaInState(klm, name, 'Error');
+    await save(kymaWorkflowId(klm.namespace, name), 'kyma-workflow');
+    await save(moduleWorkflowId(klm.namespace, name, 'greeter'), 'module-workflow-greeter');
+    await save(moduleWorkflowId(klm.namespace, name, 'counter'), 'module-workflow-counter');
+  });
+});
