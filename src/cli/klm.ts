@@ -1,62 +1,24 @@
 // klm: the operator's command line.
-//   klm up                      start the local stack (Kubernetes, Temporal + UI, registry)
+//   klm up                      the local stack (Kubernetes, Temporal + UI, registry), worker,
+//                               bridge, sample modules and a sample fleet
 //   klm up --kubeconfig F --temporal-address H:P
-//                               use an existing cluster and Temporal instead
+//                               worker and bridge against an existing cluster and Temporal
 //   klm tools [--profile P]     build the local servers into the cache and print their paths
 import { parseArgs } from 'node:util';
-import { Connection } from '@temporalio/client';
-import { installCrds } from '../k8s/crds';
-import { kubeConfigFromFile } from '../k8s/kubeconfig';
-import { KubeClient } from '../k8s/rest-client';
-import { startStack } from '../localstack/stack';
 import { ensureTools, type Profile } from '../localstack/tools';
-import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { configFromEnv } from '../workers/config';
+import { up } from './up';
 
 const USAGE = `usage:
-  klm up [--profile full|minimal] [--dir DIR]
+  klm up [--profile full|minimal] [--dir DIR] [--fleet N]
   klm up --kubeconfig FILE --temporal-address HOST:PORT [--temporal-namespace NS]
-  klm tools [--profile full|minimal]`;
+  klm tools [--profile full|minimal]
+Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
+KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
 
 function profileOf(v: string | undefined): Profile {
   if (v === undefined || v === 'full' || v === 'minimal') return v ?? 'full';
   throw new Error(`unknown profile "${v}": use full or minimal`);
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve(s));
-  });
-}
-
-async function up(values: { profile?: string; dir?: string; kubeconfig?: string; 'temporal-address'?: string; 'temporal-namespace'?: string }): Promise<void> {
-  if (values.kubeconfig || values['temporal-address']) {
-    if (!values.kubeconfig || !values['temporal-address']) throw new Error('--kubeconfig and --temporal-address go together');
-    const crds = await installCrds(await KubeClient.fromKubeConfig(kubeConfigFromFile(values.kubeconfig)));
-    console.log(`CRDs installed: ${crds.join(', ')}`);
-    const namespace = values['temporal-namespace'] ?? 'default';
-    const connection = await Connection.connect({ address: values['temporal-address'] });
-    try {
-      await ensureSearchAttributes(connection, namespace);
-    } finally {
-      await connection.close();
-    }
-    console.log(`Temporal at ${values['temporal-address']} (namespace ${namespace}) has the Kyma search attributes.`);
-    return;
-  }
-  const stack = await startStack({ profile: profileOf(values.profile), temporalUi: true, dir: values.dir });
-  const { info } = stack;
-  console.log('');
-  console.log('The local control plane is up.');
-  console.log(`  Temporal UI:      ${info.temporalUiUrl}`);
-  console.log(`  Temporal address: ${info.temporalAddress} (namespace ${info.temporalNamespace})`);
-  console.log(`  kubeconfig:       ${info.kubeconfig}`);
-  console.log(`  kubectl:          ${info.tools.kubectl} --kubeconfig ${info.kubeconfig} get kymas -A`);
-  console.log(`  OCI registry:     ${info.registryHost}`);
-  console.log(`  logs and data:    ${info.dir}`);
-  console.log('Press Ctrl-C to stop.');
-  const signal = await waitForSignal();
-  console.log(`\n${signal}: stopping the local stack ...`);
-  await stack.stop();
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -66,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       profile: { type: 'string' },
       dir: { type: 'string' },
+      fleet: { type: 'string' },
       kubeconfig: { type: 'string' },
       'temporal-address': { type: 'string' },
       'temporal-namespace': { type: 'string' },
@@ -79,9 +42,21 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   switch (command) {
-    case 'up':
-      await up(values);
+    case 'up': {
+      const external = values.kubeconfig || values['temporal-address'];
+      if (external && (!values.kubeconfig || !values['temporal-address'])) throw new Error('--kubeconfig and --temporal-address go together');
+      const env = values['temporal-namespace'] ? { ...process.env, TEMPORAL_NAMESPACE: values['temporal-namespace'] } : process.env;
+      const fleetSize = Number(values.fleet ?? 5);
+      if (!Number.isInteger(fleetSize) || fleetSize < 0) throw new Error(`--fleet needs a whole number, not "${values.fleet}"`);
+      await up({
+        config: configFromEnv(env),
+        profile: profileOf(values.profile),
+        dir: values.dir,
+        external: external ? { kubeconfig: values.kubeconfig!, temporalAddress: values['temporal-address']! } : undefined,
+        fleetSize,
+      });
       return;
+    }
     case 'tools': {
       const tools = await ensureTools(profileOf(values.profile));
       if (!values.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);

@@ -1,8 +1,10 @@
 // Starts a server process that cannot outlive us. Each server runs under a small bash
 // watchdog that holds the read end of a pipe from this Node process: when we close it
 // (stop()) or when we die for any reason, SIGKILL included, the watchdog sees end-of-file
-// and terminates the server (TERM, then KILL after a grace period). Only processes we
-// started are ever signalled.
+// and terminates the server (TERM, then KILL after a grace period). Each watchdog runs in a
+// session of its own, so that Ctrl-C or a signal to our process group does not kill servers
+// out of order (an API server whose etcd is gone never finishes shutting down). Only
+// processes we started are ever signalled.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 
@@ -33,7 +35,7 @@ export function startProcess(name: string, command: string, args: string[], opts
   const out = openSync(opts.logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('bash', ['-c', WATCHDOG, name, command, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', out, out] });
+    child = spawn('bash', ['-c', WATCHDOG, name, command, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', out, out], detached: true });
   } finally {
     closeSync(out);
   }
@@ -69,7 +71,14 @@ export function startProcess(name: string, command: string, args: string[], opts
       child.ref();
       child.stdin?.end();
       const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
-      if ((await Promise.race([exited, timer])) === 'timeout') child.kill('SIGKILL');
+      if ((await Promise.race([exited, timer])) === 'timeout' && child.pid) {
+        // The watchdog's own grace period passed too: kill its whole process group.
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
     },
   };
   return proc;

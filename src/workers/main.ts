@@ -14,8 +14,8 @@ async function main(): Promise<void> {
     kcp: await controlPlaneClient(config.kubeconfig),
     blobCacheDir: config.blobCacheDir,
   });
-  for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => worker.shutdown());
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);
+  // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
 }

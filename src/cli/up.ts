@@ -1,0 +1,137 @@
+// `klm up`: the main job. Runs the worker and the bridge against a control plane and a
+// Temporal server: the local stack with sample modules and a sample fleet (default), or a
+// given kubeconfig and Temporal address.
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { SampleManager } from '../../examples/manager/sample-manager';
+import { publishSamples } from '../../examples/publish';
+import type { Kyma } from '../api/kyma';
+import { API_VERSION } from '../api/shared';
+import { installCrds } from '../k8s/crds';
+import { controlPlaneClient } from '../k8s/control-plane';
+import { KubeClient, type KubeObject } from '../k8s/rest-client';
+import { kubeConfigFromFile } from '../k8s/kubeconfig';
+import { startStack } from '../localstack/stack';
+import type { Profile } from '../localstack/tools';
+import { Bridge } from '../starter/bridge';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
+import type { KlmConfig } from '../workers/config';
+import { createKlmWorker } from '../workers/worker';
+
+export interface UpOptions {
+  config: KlmConfig;
+  profile: Profile;
+  dir?: string;
+  /** Use this control plane and Temporal instead of starting the local stack. */
+  external?: { kubeconfig: string; temporalAddress: string };
+  fleetSize: number;
+}
+
+const SAMPLE_NAMESPACE = 'kcp-system';
+
+/** The sample fleet: Kymas on different channels and module sets. */
+export function sampleFleet(size: number): KubeObject[] {
+  const shapes: Kyma['spec'][] = [
+    { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] },
+    { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'counter' }] },
+    { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }] },
+    { channel: 'regular', modules: [{ name: 'counter', customResourcePolicy: 'Ignore' }] },
+    { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }, { name: 'counter' }] },
+  ];
+  return Array.from({ length: size }, (_, i) => ({
+    apiVersion: API_VERSION,
+    kind: 'Kyma',
+    metadata: { name: `sample-${i + 1}`, namespace: SAMPLE_NAMESPACE },
+    spec: shapes[i % shapes.length]!,
+  }));
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve(s));
+  });
+}
+
+/** Prints the fleet's states whenever they change, until stopped. */
+function watchFleet(kcp: KubeClient): () => void {
+  let last = '';
+  const timer = setInterval(() => {
+    void kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma').then(({ items }) => {
+      const lines = items.map((k) => {
+        const mods = (k.status?.modules ?? []).map((m) => `${m.name}@${m.version ?? '?'}=${m.state}`).join(' ');
+        return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}`;
+      });
+      const text = lines.join('\n');
+      if (text !== last) {
+        last = text;
+        console.log(`[${new Date().toISOString().slice(11, 19)}] Kymas:\n${text}`);
+      }
+    }, () => undefined);
+  }, 1000);
+  return () => clearInterval(timer);
+}
+
+export async function up(o: UpOptions): Promise<void> {
+  // This command stops the worker itself on Ctrl-C, after the bridge.
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
+  const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
+  const temporalAddress = o.external?.temporalAddress ?? stack!.info.temporalAddress;
+  const namespace = o.config.temporalNamespace;
+  const kcp = o.external ? await controlPlaneClient(kubeconfig) : await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
+  const stops: (() => Promise<void> | void)[] = [];
+  try {
+    if (o.external) await installCrds(kcp);
+    const connection = await Connection.connect({ address: temporalAddress });
+    stops.push(() => connection.close());
+    await ensureSearchAttributes(connection, namespace);
+    // Every sample Kyma targets the one local cluster: give each its own namespace.
+    const settings = stack ? { ...o.config.settings, defaultNamespace: '{kyma}-system' } : o.config.settings;
+
+    const native = await NativeConnection.connect({ address: temporalAddress });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir });
+    const running = worker.run();
+    stops.push(async () => {
+      worker.shutdown();
+      await running;
+      await native.close();
+    });
+    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, log: (m) => console.error(`bridge: ${m}`) });
+    await bridge.start();
+    stops.push(() => bridge.stop());
+
+    if (stack) {
+      await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SAMPLE_NAMESPACE } });
+      const published = await publishSamples(kcp, stack.info.registryHost, SAMPLE_NAMESPACE);
+      console.log(`Published sample modules: ${published.join(', ')}`);
+      const manager = new SampleManager({ client: kcp, kinds: [{ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter' }, { apiVersion: 'counter.example.io/v1alpha1', kind: 'Counter' }] });
+      manager.start();
+      stops.push(() => manager.stop());
+      for (const k of sampleFleet(o.fleetSize)) await kcp.apply(k);
+      stops.push(watchFleet(kcp));
+    }
+
+    console.log('');
+    console.log('klm is running.');
+    if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
+    console.log(`  Temporal address: ${temporalAddress} (namespace ${namespace}, task queue ${o.config.taskQueue})`);
+    console.log(`  kubeconfig:       ${kubeconfig}`);
+    if (stack) {
+      console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
+      console.log(`  OCI registry:     ${stack.info.registryHost}`);
+      console.log(`  logs and data:    ${stack.info.dir}`);
+    }
+    console.log('Press Ctrl-C to stop.');
+    const signal = await waitForSignal();
+    console.log(`\n${signal}: stopping ...`);
+  } finally {
+    for (const s of stops.reverse()) {
+      try {
+        await s();
+      } catch (err) {
+        console.error(`while stopping: ${(err as Error).message}`);
+      }
+    }
+    await stack?.stop();
+  }
+}
