@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
 import { LABELS } from '../../src/api/shared';
 import { moduleWorkflowId } from '../../src/api/names';
 import { eventually, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
-import { uniqueName } from '../support/stack';
 import { readFile } from 'node:fs/promises';
-import { stackInfo } from '../support/stack';
+import { stackInfo, uniqueName } from '../support/stack';
 
 describe('with a fast drift timer', () => {
   let klm: Klm;
@@ -96,5 +96,40 @@ describe('a Kyma with a kubeconfig Secret', () => {
     await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     const kyma = await kymaInState(klm, name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain(`Secret ${klm.namespace}/${name}-kubeconfig holds no kubeconfig under the key "config"`);
+  });
+});
+
+describe('a module whose CRD never becomes Established', () => {
+  let klm: Klm;
+  beforeAll(async () => {
+    klm = await startKlm({ settings: { crdEstablishedTimeoutMs: 3000 } });
+  });
+  afterAll(async () => {
+    await klm?.stop();
+  });
+
+  it('goes Error "CRD not established" after the configured timeout', async () => {
+    const { versions } = await loadSamples();
+    const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
+    // A second CRD in greeter's group that claims greeter's singular name: the API server
+    // never accepts its names, so it is never Established.
+    const clash = [
+      'apiVersion: apiextensions.k8s.io/v1',
+      'kind: CustomResourceDefinition',
+      'metadata: {name: clashes.greeter.example.io}',
+      'spec:',
+      '  group: greeter.example.io',
+      '  names: {kind: Clash, plural: clashes, singular: greeter, listKind: ClashList}',
+      '  scope: Namespaced',
+      '  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]',
+    ].join('\n');
+    const m = { ...greeter, name: 'clash', component: `kyma-project.io/module/clash-${klm.namespace}`, manifest: `${greeter.manifest}\n---\n${clash}\n`, defaultCR: undefined };
+    const descriptor = await pushModuleVersion(stackInfo().registryHost, m);
+    await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor, stackInfo().registryHost));
+    await klm.kube.apply(moduleReleaseMeta('clash', m.component, klm.namespace, { regular: '1.0.0' }));
+    const name = uniqueName('kyma');
+    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
+    const kyma = await kymaInState(klm, name, 'Error');
+    expect(kyma.status?.modules?.[0]?.message).toContain('CRD not established within 3s: clashes.greeter.example.io');
   });
 });
