@@ -77,15 +77,22 @@ export async function startApiServer(binary: string, dir: string, etcdUrl: strin
   return { url, kubeconfig, process: proc };
 }
 
-export async function startControllerManager(binary: string, dir: string, api: ApiServer, pki: Pki): Promise<ManagedProcess> {
-  const port = await freePort();
-  const proc = startProcess('kube-controller-manager', binary, [
+/** Flags the controller-manager and the scheduler share: the API server, loopback serving. */
+function componentFlags(api: ApiServer, port: number): string[] {
+  return [
     `--kubeconfig=${api.kubeconfig}`,
     `--authentication-kubeconfig=${api.kubeconfig}`,
     `--authorization-kubeconfig=${api.kubeconfig}`,
     '--bind-address=127.0.0.1',
     `--secure-port=${port}`,
     '--leader-elect=false',
+  ];
+}
+
+export async function startControllerManager(binary: string, dir: string, api: ApiServer, pki: Pki): Promise<ManagedProcess> {
+  const port = await freePort();
+  const proc = startProcess('kube-controller-manager', binary, [
+    ...componentFlags(api, port),
     `--service-account-private-key-file=${pki.saKey}`,
     `--root-ca-file=${pki.caCert}`,
     '--use-service-account-credentials=false',
@@ -98,15 +105,7 @@ export async function startControllerManager(binary: string, dir: string, api: A
 
 export async function startScheduler(binary: string, dir: string, api: ApiServer): Promise<ManagedProcess> {
   const port = await freePort();
-  const proc = startProcess('kube-scheduler', binary, [
-    `--kubeconfig=${api.kubeconfig}`,
-    `--authentication-kubeconfig=${api.kubeconfig}`,
-    `--authorization-kubeconfig=${api.kubeconfig}`,
-    '--bind-address=127.0.0.1',
-    `--secure-port=${port}`,
-    '--leader-elect=false',
-    '--v=0',
-  ], { logFile: path.join(dir, 'kube-scheduler.log') });
+  const proc = startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') });
   await waitUntil(proc, 'healthy', async () => (await selfSignedHealth(port)) === 200);
   return proc;
 }

@@ -1,34 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
 import { LABELS } from '../../src/api/shared';
 import { moduleWorkflowId } from '../../src/api/names';
-import { eventually, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('with a fast drift timer', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm({ settings: { driftIntervalMs: 1500 } });
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm({ settings: { driftIntervalMs: 1500 } });
 
   it('re-applies on the drift timer without changing anything in the API server', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
     const ns = `${name}-system`;
     const read = async () => (await Promise.all([
-      klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', ns),
-      klm.kube.get('v1', 'ServiceAccount', 'greeter-manager', ns),
-      klm.kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'greeters.greeter.example.io'),
+      klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns),
+      klm().kube.get('v1', 'ServiceAccount', 'greeter-manager', ns),
+      klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'greeters.greeter.example.io'),
     ])).map((o) => o?.metadata.resourceVersion);
     const before = await read();
     expect(before.every(Boolean)).toBe(true);
     // Several drift cycles re-apply the same objects ...
-    const handle = klm.client.workflow.getHandle(moduleWorkflowId(klm.namespace, name, 'greeter'));
+    const handle = klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, 'greeter'));
     const startedEvents = async () => (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'applyRendered').length ?? 0;
     const applies = await startedEvents();
     await eventually('two more applies', async () => (await startedEvents()) >= applies + 2 || undefined, 30_000);
@@ -39,74 +33,56 @@ describe('with a fast drift timer', () => {
 });
 
 describe('with a low history limit', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm({ settings: { driftIntervalMs: 1500, maxHistoryEvents: 60 } });
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm({ settings: { driftIntervalMs: 1500, maxHistoryEvents: 60 } });
 
   it('continues as new once history passes the limit and stays Ready', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
-    await kymaInState(klm, name, 'Ready');
-    const id = moduleWorkflowId(klm.namespace, name, 'counter');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const id = moduleWorkflowId(klm().namespace, name, 'counter');
     const continued = await eventually('a continued-as-new run', async () => {
       const runs: string[] = [];
-      for await (const wf of klm.client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'` })) runs.push(wf.runId);
+      for await (const wf of klm().client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'` })) runs.push(wf.runId);
       return runs.length ? runs : undefined;
     }, 60_000);
     expect(continued.length).toBeGreaterThan(0);
-    const desc = await klm.client.workflow.getHandle(id).describe();
+    const desc = await klm().client.workflow.getHandle(id).describe();
     expect(desc.status.name).toBe('RUNNING');
     expect(desc.runId).not.toBe(continued[0]);
-    await kymaInState(klm, name, 'Ready');
+    await kymaInState(klm(), name, 'Ready');
   });
 });
 
 describe('a Kyma with a kubeconfig Secret', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   it('installs into the cluster the Secret names', async () => {
     const name = uniqueName('kyma');
     // The local stack has one API server: the Secret points at it, through the same path a
     // remote cluster takes (the activity reads the Secret, builds a client from it).
     const kubeconfig = await readFile(stackInfo().kubeconfig);
-    await klm.kube.create({
+    await klm().kube.create({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: `${name}-kubeconfig`, namespace: klm.namespace, labels: { [LABELS.kymaName]: name } },
+      metadata: { name: `${name}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } },
       data: { config: kubeconfig.toString('base64') },
     });
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    await kymaInState(klm, name, 'Ready');
-    expect(await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
   });
 
   it('goes Error with a clear message when the Secret holds no kubeconfig', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: klm.namespace, labels: { [LABELS.kymaName]: name } }, data: { other: 'eA==' } });
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    const kyma = await kymaInState(klm, name, 'Error');
-    expect(kyma.status?.modules?.[0]?.message).toContain(`Secret ${klm.namespace}/${name}-kubeconfig holds no kubeconfig under the key "config"`);
+    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } }, data: { other: 'eA==' } });
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    const kyma = await kymaInState(klm(), name, 'Error');
+    expect(kyma.status?.modules?.[0]?.message).toContain(`Secret ${klm().namespace}/${name}-kubeconfig holds no kubeconfig under the key "config"`);
   });
 });
 
 describe('a module whose CRD never becomes Established', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm({ settings: { crdEstablishedTimeoutMs: 3000 } });
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm({ settings: { crdEstablishedTimeoutMs: 3000 } });
 
   it('goes Error "CRD not established" after the configured timeout', async () => {
     const { versions } = await loadSamples();
@@ -123,13 +99,13 @@ describe('a module whose CRD never becomes Established', () => {
       '  scope: Namespaced',
       '  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]',
     ].join('\n');
-    const m = { ...greeter, name: 'clash', component: `kyma-project.io/module/clash-${klm.namespace}`, manifest: `${greeter.manifest}\n---\n${clash}\n`, defaultCR: undefined };
+    const m = { ...greeter, name: 'clash', component: `kyma-project.io/module/clash-${klm().namespace}`, manifest: `${greeter.manifest}\n---\n${clash}\n`, defaultCR: undefined };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, m);
-    await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor, stackInfo().registryHost));
-    await klm.kube.apply(moduleReleaseMeta('clash', m.component, klm.namespace, { regular: '1.0.0' }));
+    await klm().kube.apply(moduleTemplate(m, klm().namespace, descriptor, stackInfo().registryHost));
+    await klm().kube.apply(moduleReleaseMeta('clash', m.component, klm().namespace, { regular: '1.0.0' }));
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
-    const kyma = await kymaInState(klm, name, 'Error');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
+    const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain('CRD not established within 3s: clashes.greeter.example.io');
   });
 });

@@ -1,28 +1,22 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { API_VERSION } from '../../src/api/shared';
 import type { KubeObject } from '../../src/k8s/rest-client';
 import { tarOneFile } from '../../src/oci/tar';
-import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, startKlm, type Klm } from '../support/klm';
+import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('core reconcile', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   it('installs a Kyma with two modules until it is Ready', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
-    const kyma = await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    const kyma = await kymaInState(klm(), name, 'Ready');
 
     expect(kyma.status?.activeChannel).toBe('regular');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
@@ -32,87 +26,75 @@ describe('core reconcile', () => {
     expect(kyma.status?.conditions?.find((c) => c.type === 'Modules')).toMatchObject({ status: 'True' });
 
     for (const module of ['greeter', 'counter']) {
-      const manifest = await klm.kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, module), klm.namespace);
+      const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, module), klm().namespace);
       expect(manifest?.status?.state).toBe('Ready');
       expect(manifest?.status?.synced?.map((s) => s.kind)).toContain('Deployment');
-      const deployment = await klm.kube.get('apps/v1', 'Deployment', `${module}-manager`, `${name}-system`);
+      const deployment = await klm().kube.get('apps/v1', 'Deployment', `${module}-manager`, `${name}-system`);
       expect(deployment).toBeDefined();
     }
 
-    const handle = klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, name));
+    const handle = klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     const found = await eventually('the workflow to be listed as Ready', async () => {
       const ids: string[] = [];
-      for await (const wf of klm.client.workflow.list({ query: `KymaName = '${name}' AND KymaState = 'Ready'` })) ids.push(wf.workflowId);
+      for await (const wf of klm().client.workflow.list({ query: `KymaName = '${name}' AND KymaState = 'Ready'` })) ids.push(wf.workflowId);
       return ids.length ? ids : undefined;
     });
-    expect(found).toEqual([kymaWorkflowId(klm.namespace, name)]);
+    expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
   });
 });
 
 describe('module resolution', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   it("uses a module's own channel over the Kyma's", async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }, { name: 'counter' }] }));
-    const kyma = await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }, { name: 'counter' }] }));
+    const kyma = await kymaInState(klm(), name, 'Ready');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
     expect(modules.greeter).toMatchObject({ channel: 'fast', version: '1.1.0', template: { metadata: { name: 'greeter-1.1.0' } } });
     expect(modules.counter).toMatchObject({ channel: 'regular', version: '1.0.0' });
     // 1.1.0 ships a ConfigMap that 1.0.0 does not.
-    expect(await klm.kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
+    expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
   });
 
   it('honours a version pin regardless of channels', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }] }));
-    const kyma = await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }] }));
+    const kyma = await kymaInState(klm(), name, 'Ready');
     expect(kyma.status?.modules?.[0]).toMatchObject({ name: 'greeter', version: '1.0.0', template: { metadata: { name: 'greeter-1.0.0' } } });
-    expect(await klm.kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeUndefined();
+    expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeUndefined();
   });
 
   it('reports an unknown module, an unknown channel and a missing template precisely, and keeps the other modules Ready', async () => {
-    await klm.kube.apply(moduleReleaseMeta('ghost', 'kyma-project.io/module/ghost', klm.namespace, { regular: '9.9.9' }));
+    await klm().kube.apply(moduleReleaseMeta('ghost', 'kyma-project.io/module/ghost', klm().namespace, { regular: '9.9.9' }));
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, {
+    await klm().kube.create(kymaObject(klm().namespace, name, {
       channel: 'regular',
       modules: [{ name: 'nosuch' }, { name: 'greeter', channel: 'nightly' }, { name: 'ghost' }, { name: 'counter' }],
     }));
-    const kyma = await kymaInState(klm, name, 'Error');
+    const kyma = await kymaInState(klm(), name, 'Error');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
-    expect(modules.nosuch).toMatchObject({ state: 'Error', message: `module "nosuch" is unknown: no ModuleReleaseMeta "nosuch" in namespace "${klm.namespace}"` });
+    expect(modules.nosuch).toMatchObject({ state: 'Error', message: `module "nosuch" is unknown: no ModuleReleaseMeta "nosuch" in namespace "${klm().namespace}"` });
     expect(modules.greeter).toMatchObject({
       state: 'Error',
-      message: `module "greeter" has no version for channel "nightly" in ModuleReleaseMeta ${klm.namespace}/greeter (channels: regular, fast)`,
+      message: `module "greeter" has no version for channel "nightly" in ModuleReleaseMeta ${klm().namespace}/greeter (channels: regular, fast)`,
     });
-    expect(modules.ghost).toMatchObject({ state: 'Warning', message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm.namespace}" for version 9.9.9 of channel "regular"` });
-    await eventually('counter to be Ready', async () => ((await getKyma(klm, name))?.status?.modules?.find((m) => m.name === 'counter')?.state === 'Ready' ? true : undefined));
+    expect(modules.ghost).toMatchObject({ state: 'Warning', message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm().namespace}" for version 9.9.9 of channel "regular"` });
+    await eventually('counter to be Ready', async () => ((await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === 'counter')?.state === 'Ready' ? true : undefined));
   });
 });
 
 describe('a tampered registry blob', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   it('puts the module in Error with a digest reason and applies nothing', async () => {
     const { versions } = await loadSamples();
     const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
-    const broken = { ...greeter, name: 'broken', component: `kyma-project.io/module/broken-${klm.namespace}`, manifest: greeter.manifest.replaceAll('greeter-manager', 'broken-manager') };
+    const broken = { ...greeter, name: 'broken', component: `kyma-project.io/module/broken-${klm().namespace}`, manifest: greeter.manifest.replaceAll('greeter-manager', 'broken-manager') };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, broken);
-    await klm.kube.apply(moduleTemplate(broken, klm.namespace, descriptor, stackInfo().registryHost));
-    await klm.kube.apply(moduleReleaseMeta('broken', broken.component, klm.namespace, { regular: '1.0.0' }));
+    await klm().kube.apply(moduleTemplate(broken, klm().namespace, descriptor, stackInfo().registryHost));
+    await klm().kube.apply(moduleReleaseMeta('broken', broken.component, klm().namespace, { regular: '1.0.0' }));
     // Swap the layer's content in the registry's storage.
     const access = (descriptor.component as { resources: { access: { localReference: string } }[] }).resources[0]!.access;
     const hex = access.localReference.slice('sha256:'.length);
@@ -120,51 +102,45 @@ describe('a tampered registry blob', () => {
     await writeFile(file, tarOneFile('raw-manifest.yaml', Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: injected\n')));
 
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'broken' }] }));
-    const kyma = await kymaInState(klm, name, 'Error');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'broken' }] }));
+    const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain(`should have digest ${access.localReference}`);
-    const manifest = await klm.kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, 'broken'), klm.namespace);
+    const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, 'broken'), klm().namespace);
     expect(manifest?.status?.conditions?.[0]).toMatchObject({ reason: 'DigestMismatch', status: 'False' });
-    expect(await klm.kube.get('v1', 'ConfigMap', 'injected', `${name}-system`)).toBeUndefined();
-    expect(await klm.kube.get('apps/v1', 'Deployment', 'broken-manager', `${name}-system`)).toBeUndefined();
+    expect(await klm().kube.get('v1', 'ConfigMap', 'injected', `${name}-system`)).toBeUndefined();
+    expect(await klm().kube.get('apps/v1', 'Deployment', 'broken-manager', `${name}-system`)).toBeUndefined();
   });
 });
 
 describe('following the module', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   it("follows the module CR's state to Error and back, long before the drift timer", async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
-    await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await kymaInState(klm(), name, 'Ready');
     const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
     const started = Date.now();
-    await klm.kube.mergePatch(...cr, { spec: { simulateState: 'Error', simulateMessage: 'backend unreachable' } });
-    const failed = await kymaInState(klm, name, 'Error', 30_000);
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error', simulateMessage: 'backend unreachable' } });
+    const failed = await kymaInState(klm(), name, 'Error', 30_000);
     expect(failed.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Error', message: `Greeter ${name}-system/default is Error: backend unreachable` });
-    await klm.kube.mergePatch(...cr, { spec: { simulateState: null, simulateMessage: null } });
-    await kymaInState(klm, name, 'Ready', 30_000);
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: null, simulateMessage: null } });
+    await kymaInState(klm(), name, 'Ready', 30_000);
     // The drift timer is 5 minutes here: only watch events can explain this.
     expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it('restores a manager Deployment deleted by hand', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    await kymaInState(klm, name, 'Ready');
-    const before = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
-    await klm.kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const before = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
+    await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
     const after = await eventually('the Deployment to come back', async () => {
-      const d = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
+      const d = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
       return d && (d.metadata as { uid?: string }).uid !== (before?.metadata as { uid?: string }).uid ? d : undefined;
     }, 30_000);
     expect(after.metadata.name).toBe('greeter-manager');
-    await kymaInState(klm, name, 'Ready', 30_000);
+    await kymaInState(klm(), name, 'Ready', 30_000);
   });
 });

@@ -4,21 +4,15 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
-import { kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { kymaInState, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
 
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
-  let klm: Klm;
-  beforeAll(async () => {
-    klm = await startKlm();
-  });
-  afterAll(async () => {
-    await klm?.stop();
-  });
+  const klm = useKlm();
 
   /** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads). */
   async function save(workflowId: string, file: string): Promise<void> {
@@ -29,19 +23,19 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
 
   it('install, CR error and recovery, channel switch, resolution failure', async () => {
     const name = uniqueName('kyma');
-    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
-    await kymaInState(klm, name, 'Ready');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await kymaInState(klm(), name, 'Ready');
     const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
-    await klm.kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
-    await kymaInState(klm, name, 'Error');
-    await klm.kube.mergePatch(...cr, { spec: { simulateState: null } });
-    await kymaInState(klm, name, 'Ready');
-    await klm.kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm.namespace, { spec: { channel: 'fast' } });
-    await kymaInState(klm, name, 'Ready');
-    await klm.kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm.namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
-    await kymaInState(klm, name, 'Error');
-    await save(kymaWorkflowId(klm.namespace, name), 'kyma-workflow');
-    await save(moduleWorkflowId(klm.namespace, name, 'greeter'), 'module-workflow-greeter');
-    await save(moduleWorkflowId(klm.namespace, name, 'counter'), 'module-workflow-counter');
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
+    await kymaInState(klm(), name, 'Error');
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { channel: 'fast' } });
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
+    await kymaInState(klm(), name, 'Error');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow');
+    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-greeter');
+    await save(moduleWorkflowId(klm().namespace, name, 'counter'), 'module-workflow-counter');
   });
 });

@@ -1,6 +1,7 @@
 // Runs the product against the shared stack, in this process: worker, bridge and the sample
 // module manager, with the sample modules published into a namespace of the test's own.
 import { mkdtemp } from 'node:fs/promises';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -85,6 +86,18 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
       await connection.close();
     },
   };
+}
+
+/** Runs the product for the enclosing describe block; call the returned function in tests. */
+export function useKlm(opts: Parameters<typeof startKlm>[0] = {}): () => Klm {
+  let klm: Klm | undefined;
+  beforeAll(async () => {
+    klm = await startKlm(opts);
+  });
+  afterAll(async () => {
+    await klm?.stop();
+  });
+  return () => klm!;
 }
 
 export function kymaObject(namespace: string, name: string, spec: Kyma['spec']): KubeObject {
