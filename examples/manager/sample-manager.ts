@@ -26,18 +26,21 @@ export class SampleManager {
 
   /** Starts watching; a kind whose CRD is not installed yet is picked up once it is. */
   start(): void {
-    for (const { apiVersion, kind } of this.o.kinds) {
-      const inf = new Informer(this.o.client, {
-        apiVersion,
-        kind,
-        relistMs: 60_000,
-        onEvent: (type, obj) => {
-          if (type !== 'DELETED') this.reconcile(obj);
-        },
-      });
-      this.informers.push(inf);
-      void inf.start();
-    }
+    for (const { apiVersion, kind } of this.o.kinds) this.watch(apiVersion, kind);
+  }
+
+  /** Manages one more kind. */
+  watch(apiVersion: string, kind: string): void {
+    const inf = new Informer(this.o.client, {
+      apiVersion,
+      kind,
+      relistMs: 60_000,
+      onEvent: (type, obj) => {
+        if (type !== 'DELETED') this.reconcile(obj);
+      },
+    });
+    this.informers.push(inf);
+    void inf.start();
   }
 
   stop(): void {

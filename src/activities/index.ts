@@ -4,6 +4,7 @@ import { TargetClusters } from '../k8s/target-cluster';
 import { applyActivities } from './apply';
 import { BlobCache } from './blob-cache';
 import { defaultCrActivities } from './default-cr';
+import { deleteActivities } from './delete';
 import { fetchActivities } from './fetch';
 import { kcpActivities } from './kcp';
 import { readinessActivities } from './readiness';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...applyActivities(targets, cache),
     ...defaultCrActivities(deps.kcp, targets),
     ...readinessActivities(targets),
+    ...deleteActivities(targets, cache),
   };
 }
 

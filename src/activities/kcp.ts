@@ -6,12 +6,12 @@ import type { Kyma, KymaStatusInput, ModuleStatus } from '../api/kyma';
 import type { InventoryEntry, Manifest, ManifestStatus } from '../api/manifest';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, DEFAULT_CHANNEL, LABELS, type Condition, type ConditionInput, type State } from '../api/shared';
+import { API_VERSION, DEFAULT_CHANNEL, KYMA_FINALIZER, LABELS, type Condition, type ConditionInput, type State } from '../api/shared';
 import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { DefaultCrRef, KymaRef, KymaSnapshot, Readiness, RenderedRef, Resolution, ResolvedModule } from '../workflows/types';
 import type { BlobCache } from './blob-cache';
 import { loadRendered, MANAGED_BY } from './render';
-import { manifestName } from '../api/names';
+import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
 
 export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
   async function readKyma(ref: KymaRef): Promise<Kyma | undefined> {
@@ -28,6 +28,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
         generation: kyma.metadata.generation ?? 0,
         channel: kyma.spec.channel,
         deleting: Boolean(kyma.metadata.deletionTimestamp),
+        finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
         modules: (kyma.spec.modules ?? []).map((m) => ({
           name: m.name,
           channel: m.channel,
@@ -47,6 +48,46 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
       return await Promise.all(snapshot.modules.map((m) => resolveOne(kcp, ref.namespace, snapshot.channel, m)));
     },
 
+    /** Adds the Kyma finalizer (so that deletion waits for the modules' removal). */
+    async addKymaFinalizer(ref: KymaRef, uid: string): Promise<void> {
+      const kyma = await readKyma(ref);
+      if (!kyma || kyma.metadata.uid !== uid || kyma.metadata.deletionTimestamp) return;
+      const finalizers = kyma.metadata.finalizers ?? [];
+      if (finalizers.includes(KYMA_FINALIZER)) return;
+      await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { finalizers: [...finalizers, KYMA_FINALIZER], resourceVersion: kyma.metadata.resourceVersion } });
+    },
+
+    /** Drops the Kyma finalizer: the last step of a Kyma's deletion. */
+    async removeKymaFinalizer(ref: KymaRef, uid: string): Promise<void> {
+      const kyma = await readKyma(ref);
+      if (!kyma || kyma.metadata.uid !== uid) return;
+      const finalizers = kyma.metadata.finalizers ?? [];
+      if (!finalizers.includes(KYMA_FINALIZER)) return;
+      await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { finalizers: finalizers.filter((f) => f !== KYMA_FINALIZER), resourceVersion: kyma.metadata.resourceVersion } });
+    },
+
+    /** A Kubernetes Event on the Kyma, for each lifecycle step. */
+    async recordKymaEvent(ref: KymaRef, uid: string, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+      const now = new Date().toISOString();
+      await kcp.create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${ref.name}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 8)}`, namespace: ref.namespace },
+        involvedObject: { apiVersion: API_VERSION, kind: 'Kyma', name: ref.name, namespace: ref.namespace, uid },
+        type,
+        reason,
+        message: message.slice(0, 1024),
+        source: { component: MANAGED_BY },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      });
+    },
+
+    async deleteManifest(ref: KymaRef, module: string): Promise<void> {
+      await kcp.delete(API_VERSION, 'Manifest', manifestName(ref.name, module), ref.namespace);
+    },
+
     /** The one writer of Kyma status. Skips the write when the Kyma was re-created (uid). */
     async writeKymaStatus(ref: KymaRef, uid: string, status: KymaStatusInput): Promise<void> {
       const kyma = await readKyma(ref);
@@ -59,7 +100,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
     },
 
     /** The one writer of Manifests: spec by server-side apply, then status with the inventory. */
-    async syncManifest(ref: KymaRef, uid: string, module: ResolvedModule, result: Readiness, rendered: RenderedRef | null, resource: DefaultCrRef | null): Promise<void> {
+    async syncManifest(ref: KymaRef, uid: string, module: ResolvedModule, result: Readiness, rendered: RenderedRef | null, resource: DefaultCrRef | null, resourceKind: string | null): Promise<void> {
       const name = manifestName(ref.name, module.name);
       const now = new Date().toISOString();
       const objects = rendered ? await loadRendered(cache, rendered) : [];
@@ -70,6 +111,8 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
           name,
           namespace: ref.namespace,
           labels: { [LABELS.kymaName]: ref.name, [LABELS.moduleName]: module.name, [LABELS.managedBy]: MANAGED_BY },
+          // The bridge routes events on CRs of this kind (blockers of removal, too) by it.
+          ...(resourceKind ? { annotations: { [RESOURCE_KIND_ANNOTATION]: resourceKind } } : {}),
           ownerReferences: [{ apiVersion: API_VERSION, kind: 'Kyma', name: ref.name, uid, controller: true, blockOwnerDeletion: false }],
         },
         spec: {

@@ -32,3 +32,6 @@ export function parseOwnedBy(value: string | undefined): { namespace: string; ky
 export function defaultNamespaceFor(setting: string, kyma: string): string {
   return setting.replaceAll('{kyma}', kyma);
 }
+
+/** On a Manifest: the module's CR kind as `<apiVersion>/<kind>`, whatever the CR policy. */
+export const RESOURCE_KIND_ANNOTATION = 'operator.kyma-project.io/resource-kind';

@@ -74,12 +74,18 @@ export class KubeClient {
       req.on('error', reject);
       req.end(payload);
     });
-    const json = text ? (JSON.parse(text) as unknown) : undefined;
     if (status >= 400) {
-      const s = json as { message?: string; reason?: string } | undefined;
+      // Errors are usually a JSON Status, but a path that is not served answers in plain text.
+      let s: { message?: string; reason?: string } | undefined;
+      try {
+        s = JSON.parse(text) as typeof s;
+      } catch {
+        s = { message: `${method} ${path}: HTTP ${status} ${text.trim().slice(0, 200)}` };
+      }
+      if (status === 404) this.discovery.clear();
       throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`);
     }
-    return json as T;
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   private resources(apiVersion: string): Promise<ApiResource[]> {

@@ -3,10 +3,10 @@
 // and ModuleReleaseMeta events poke every Kyma workflow of their namespace; events on
 // module CRs and manager workloads in target clusters poke the owning module workflow.
 import type { Client } from '@temporalio/client';
-import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy } from '../api/names';
+import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS } from '../api/shared';
-import { Informer } from '../k8s/informer';
+import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient, KubeObject } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import type { kymaWorkflow } from '../workflows/kyma-workflow';
@@ -26,19 +26,33 @@ export interface BridgeOptions {
   log?: (msg: string) => void;
 }
 
-/** The watches on one target cluster: manager workloads plus each module CR kind seen. */
+/**
+ * The watches on one target cluster: manager workloads (ours, by label) and every object of
+ * each module CR kind (the user's too: those block a module's removal).
+ */
 class TargetWatches {
   private readonly informers = new Map<string, Informer>();
+  /** Module workflows per CR kind, for objects that carry no owner annotation. */
+  readonly subscribers = new Map<string, Set<string>>();
 
-  constructor(readonly client: KubeClient, private readonly onEvent: (obj: KubeObject) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
-    this.ensure('apps/v1', 'Deployment');
-    this.ensure('apps/v1', 'StatefulSet');
+  constructor(readonly client: KubeClient, private readonly onEvent: (obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+    this.watch('apps/v1', 'Deployment', MANAGED);
+    this.watch('apps/v1', 'StatefulSet', MANAGED);
   }
 
-  ensure(apiVersion: string, kind: string): void {
+  subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean): void {
+    const key = `${apiVersion}/${kind}`;
+    const set = this.subscribers.get(key) ?? new Set<string>();
+    if (on) set.add(workflowId);
+    else set.delete(workflowId);
+    this.subscribers.set(key, set);
+    if (on) this.watch(apiVersion, kind);
+  }
+
+  private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const inf = new Informer(this.client, { apiVersion, kind, labelSelector: MANAGED, relistMs: this.relistMs, onEvent: (_t, o) => this.onEvent(o), onError: this.onError });
+    const inf = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (_t, o) => this.onEvent(o, this), onError: this.onError });
     this.informers.set(key, inf);
     void inf.start();
   }
@@ -68,9 +82,9 @@ export class Bridge {
     const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
     this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: () => undefined, onError });
     await this.secrets.start();
-    this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(k), onError });
+    this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
     const templates = (t: string, o: KubeObject) => this.onTemplates(o.metadata.namespace ?? '');
-    const manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(m), onError });
+    const manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError });
     this.informers.push(
       this.secrets,
       this.kymas,
@@ -87,11 +101,16 @@ export class Bridge {
     await this.signaller.idle();
   }
 
-  private onKyma(k: KubeObject): void {
+  private onKyma(type: InformerEventType, k: KubeObject): void {
     const ns = k.metadata.namespace!;
     const name = k.metadata.name;
     const workflowId = kymaWorkflowId(ns, name);
     const { temporal, taskQueue, settings } = this.o;
+    if (type === 'DELETED') {
+      // Gone for good (our finalizer was dropped): poke, never start.
+      this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.getHandle(workflowId).signal(kymaChanged));
+      return;
+    }
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
       temporal.workflow.signalWithStart<typeof kymaWorkflow, []>('kymaWorkflow', {
         workflowId,
@@ -115,13 +134,17 @@ export class Bridge {
     }
   }
 
-  /** Makes sure the Manifest's target cluster is watched for its CR kind. */
-  private onManifest(m: KubeObject): void {
-    const kyma = (m.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName];
-    const resource = (m.spec as { resource?: { apiVersion?: string; kind?: string } | null } | undefined)?.resource;
-    if (!kyma) return;
+  /** Makes sure the Manifest's target cluster is watched for its CR kind, and who listens. */
+  private onManifest(type: InformerEventType, m: KubeObject): void {
+    const meta = m.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> };
+    const kyma = meta.labels?.[LABELS.kymaName];
+    const module = meta.labels?.[LABELS.moduleName];
+    const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
+    if (!kyma || !module || !resourceKind) return;
+    const slash = resourceKind.lastIndexOf('/');
+    const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
     void this.targetFor(m.metadata.namespace!, kyma).then(
-      (t) => resource?.apiVersion && resource.kind && t.ensure(resource.apiVersion, resource.kind),
+      (t) => t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED'),
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}`),
     );
   }
@@ -132,16 +155,17 @@ export class Bridge {
     let t = this.targets.get(key);
     if (!t) {
       const client = secret ? await clientFromSecret(secret) : this.o.kcp;
-      t = this.targets.get(key) ?? new TargetWatches(client, (o) => this.onTargetObject(o), this.o.relistMs);
+      t = this.targets.get(key) ?? new TargetWatches(client, (o, tw) => this.onTargetObject(o, tw), this.o.relistMs);
       this.targets.set(key, t);
     }
     return t;
   }
 
-  private onTargetObject(o: KubeObject): void {
+  private onTargetObject(o: KubeObject, t: TargetWatches): void {
     const owner = parseOwnedBy((o.metadata as { annotations?: Record<string, string> }).annotations?.[OWNED_BY_ANNOTATION]);
-    if (!owner) return;
-    const workflowId = moduleWorkflowId(owner.namespace, owner.kyma, owner.module);
-    this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+    const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
+    for (const workflowId of ids) {
+      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+    }
   }
 }

@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -18,7 +19,7 @@ import { moduleWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
 import type { State } from '../api/shared';
 import { moduleWorkflow } from './module-workflow';
-import { desiredModule, kymaChanged, moduleReport, templatesChanged } from './signals';
+import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged } from './signals';
 import type { KymaRef, KymaSnapshot, ModuleReport, ReconcileSettings, Resolution, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
 
@@ -26,7 +27,7 @@ export interface KymaWorkflowInput {
   kyma: KymaRef;
   settings: ReconcileSettings;
   /** Carried across continue-as-new. */
-  carried?: { uid: string; desired: Record<string, ResolvedModule>; reports: Record<string, ModuleReport> };
+  carried?: { uid: string; desired: Record<string, ResolvedModule>; reports: Record<string, ModuleReport>; removing?: Record<string, true> };
 }
 
 const kcp = proxyActivities<Activities>({
@@ -50,14 +51,30 @@ export class KymaState {
   desired: Record<string, ResolvedModule> = {};
   failures: Record<string, ModuleStatus> = {};
   reports: Record<string, ModuleReport> = {};
+  /** Modules told to remove themselves, until they report back. */
+  removing: Record<string, true> = {};
   needsResolve = true;
   statusDirty = true;
   private lastStatus = '';
+
+  /** Module workflows to tell to go: those no longer in the spec, or all when the Kyma is deleted. */
+  toRemove(): string[] {
+    const wanted = new Set(this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []).map((m) => m.name));
+    return Object.keys(this.desired).filter((n) => !wanted.has(n) && !this.removing[n]);
+  }
+
+  removed(name: string): void {
+    delete this.desired[name];
+    delete this.reports[name];
+    delete this.removing[name];
+    this.statusDirty = true;
+  }
 
   apply(resolutions: Resolution[]): { start: ResolvedModule[]; update: ResolvedModule[] } {
     const start: ResolvedModule[] = [];
     const update: ResolvedModule[] = [];
     this.failures = {};
+    if (this.snapshot?.deleting) return { start, update };
     for (const r of resolutions) {
       if (!r.ok) {
         this.failures[r.status.name] = r.status;
@@ -73,20 +90,27 @@ export class KymaState {
   }
 
   moduleStatuses(): ModuleStatus[] {
-    return (this.snapshot?.modules ?? []).map((m) => {
+    const inSpec = new Set((this.snapshot?.modules ?? []).map((m) => m.name));
+    // Modules on their way out keep their entry (Deleting) until they are gone.
+    const leaving = Object.keys(this.removing).filter((n) => !inSpec.has(n) || this.snapshot?.deleting).map((n): ModuleStatus => {
+      const last = this.reports[n]?.status;
+      return last?.state === 'Deleting' ? last : { ...(last ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' };
+    });
+    const current = (this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? [])).map((m) => {
       const failure = this.failures[m.name];
       if (failure) return failure;
       const report = this.reports[m.name];
       if (report) return report.status;
       const d = this.desired[m.name];
-      return { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) };
+      return { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) } satisfies ModuleStatus;
     });
+    return [...current, ...leaving];
   }
 
   /** The Kyma status to write, or undefined when it is what was written last. */
   status(): KymaStatusInput | undefined {
     const modules = this.moduleStatuses();
-    const state = aggregateState(modules);
+    const state = this.snapshot?.deleting ? 'Deleting' : aggregateState(modules);
     const notReady = modules.filter((m) => m.state !== 'Ready' && m.state !== 'Unmanaged');
     const message = notReady.length === 0 ? 'all modules are ready' : notReady.map((m) => `${m.name}: ${m.message ?? m.state}`).join('; ');
     const status: KymaStatusInput = {
@@ -94,7 +118,7 @@ export class KymaState {
       activeChannel: this.snapshot?.channel,
       modules,
       conditions: [{ type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady.length === 0 ? 'Ready' : 'NotReady', message }],
-      lastOperation: { operation: state === 'Ready' ? 'kyma is ready' : message },
+      lastOperation: { operation: state === 'Ready' ? 'kyma is ready' : state === 'Deleting' ? `deleting: ${message}` : message },
     };
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return undefined;
@@ -110,6 +134,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     st.uid = input.carried.uid;
     st.desired = input.carried.desired;
     st.reports = input.carried.reports;
+    st.removing = input.carried.removing ?? {};
   }
   setHandler(kymaChanged, () => {
     st.needsResolve = true;
@@ -121,9 +146,14 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     st.reports[r.status.name] = r;
     st.statusDirty = true;
   });
+  setHandler(moduleRemoved, (name) => {
+    st.removed(name);
+  });
+  const event = (type: 'Normal' | 'Warning', reason: string, message: string) => kcp.recordKymaEvent(kyma, st.uid, type, reason, message);
 
   async function startModule(m: ResolvedModule): Promise<void> {
     const workflowId = moduleWorkflowId(kyma.namespace, kyma.name, m.name);
+    if (patched('kyma-events')) await event('Normal', 'ModuleInstalling', `installing module ${m.name} ${m.version} (channel ${m.channel || 'pinned'})`);
     try {
       await startChild(moduleWorkflow, {
         workflowId,
@@ -147,12 +177,29 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         await continueAsNew<typeof kymaWorkflow>({ kyma, settings });
       }
       st.uid = snapshot.uid;
+      const wasDeleting = st.snapshot?.deleting;
       st.snapshot = snapshot;
-      const { start, update } = st.apply(await kcp.resolveModules(kyma, snapshot));
+      if (!snapshot.deleting && !snapshot.finalized && patched('kyma-finalizer')) await kcp.addKymaFinalizer(kyma, st.uid);
+      if (snapshot.deleting && !wasDeleting) await event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules');
+      const { start, update } = st.apply(snapshot.deleting ? [] : await kcp.resolveModules(kyma, snapshot));
+      const remove = st.toRemove();
+      for (const n of remove) st.removing[n] = true;
       await Promise.all([
         ...start.map(startModule),
         ...update.map((m) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, m.name)).signal(desiredModule, m)),
+        ...remove.map(async (n) => {
+          await getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, n)).signal(removeModule);
+          await event('Normal', 'ModuleRemoving', `removing module ${n}`);
+        }),
       ]);
+    }
+    if (st.snapshot?.deleting && Object.keys(st.desired).length === 0) {
+      // Every module is gone: the remote clean-up (nothing to do until remote runtimes are
+      // synced), then the finalizer goes and this workflow ends.
+      await kcp.writeKymaStatus(kyma, st.uid, { ...(st.status() ?? {}), state: 'Deleting', modules: [], lastOperation: { operation: 'all modules removed; removing the finalizer' } });
+      await event('Normal', 'Deleted', 'all modules removed; dropping the finalizer');
+      await kcp.removeKymaFinalizer(kyma, st.uid);
+      return;
     }
     if (st.statusDirty) {
       st.statusDirty = false;
@@ -169,7 +216,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     const resolved = await condition(() => st.needsResolve || st.statusDirty, settings.driftIntervalMs);
     if (!resolved) st.needsResolve = true;
     if (shouldContinueAsNew(settings)) {
-      await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: { uid: st.uid, desired: st.desired, reports: st.reports } });
+      await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: { uid: st.uid, desired: st.desired, reports: st.reports, removing: st.removing } });
     }
   }
 }

@@ -1,11 +1,12 @@
 // ModuleWorkflow: one per Kyma × module. Fetch → render → apply → default CR → readiness,
 // then wait for a change (new desired version, a watch event on the module's CR or manager,
 // or the slow drift timer) and go again. Failures become the module's status, not crashes.
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { lt } from 'semver';
 import type { Activities } from '../activities';
 import { defaultNamespaceFor, kymaWorkflowId, manifestName } from '../api/names';
 import { API_VERSION } from '../api/shared';
-import { desiredModule, moduleReport, resourceChanged } from './signals';
+import { desiredModule, moduleRemoved, moduleReport, removeModule, resourceChanged } from './signals';
 import type { FetchedModule, KymaRef, ModuleReport, Readiness, ReconcileSettings, RenderedRef, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
 
@@ -22,6 +23,8 @@ export interface ModuleWorkflowInput {
   module: ResolvedModule;
   settings: ReconcileSettings;
   installed?: Installed;
+  /** Carried across continue-as-new once removal has begun. */
+  removing?: boolean;
 }
 
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
@@ -38,11 +41,24 @@ export class ModuleState {
   desired: ResolvedModule;
   installed?: Installed;
   pokes = 0;
+  removing = false;
   private lastReport = '';
 
   constructor(private readonly kyma: KymaRef, input: ModuleWorkflowInput) {
     this.desired = input.module;
     this.installed = input.installed;
+    this.removing = input.removing ?? false;
+  }
+
+  /** A desired version lower than the installed one is refused: modules never downgrade. */
+  downgrade(): Readiness | undefined {
+    const i = this.installed;
+    if (!i || !lt(this.desired.version, i.version)) return undefined;
+    return {
+      state: 'Warning',
+      reason: 'DowngradeRefused',
+      message: `version ${this.desired.version} is lower than the installed ${i.version}; keeping ${i.version} (modules are never downgraded)`,
+    };
   }
 
   needsInstall(): boolean {
@@ -105,6 +121,9 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   setHandler(resourceChanged, () => {
     st.pokes++;
   });
+  setHandler(removeModule, () => {
+    st.removing = true;
+  });
   const parent = getExternalWorkflowHandle(kymaWorkflowId(kyma.namespace, kyma.name));
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
 
@@ -119,9 +138,18 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         defaultNamespace,
         manager: fetched.manager,
       });
+      const previous = st.installed;
+      const upgrade = previous && previous.version !== desired.version && patched('upgrade-prune');
+      if (upgrade) {
+        await publish({ state: 'Processing', reason: 'Upgrading', message: `upgrading from ${previous.version} to ${desired.version}` }, previous);
+      }
       await applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
       if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
         await step.ensureDefaultCr(kyma, desired, defaultNamespace);
+      }
+      // What the previous version had and this one has not goes, in the safe order.
+      if (previous && previous.rendered.digest !== rendered.digest && patched('upgrade-prune')) {
+        await step.pruneObjects(kyma, desired.name, previous.rendered, rendered);
       }
       st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
       return undefined;
@@ -130,14 +158,55 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     }
   }
 
+  /** Writes the Manifest and tells the parent, when the report changed. */
+  async function publish(r: Readiness, installed = st.installed): Promise<void> {
+    const report = st.report(r);
+    if (!st.changed(report)) return;
+    const cr = installed?.fetched.defaultCr;
+    await kcp.syncManifest(kyma, uid, st.desired, { state: r.state, reason: r.reason, message: r.message }, installed?.rendered ?? null, st.managedCr() ?? null, cr ? `${cr.apiVersion}/${cr.kind}` : null);
+    await parent.signal(moduleReport, report);
+  }
+
+  /** Blocking deletion, as upstream: wait while other CRs of the module's kind exist. */
+  async function removeSelf(): Promise<void> {
+    const installed = st.installed;
+    const cr = installed?.fetched.defaultCr;
+    const ownsDefault = st.desired.customResourcePolicy === 'CreateAndDelete';
+    if (installed && cr) {
+      for (;;) {
+        const pokes = st.pokes;
+        const blockers = await kcp.findBlockingResources(kyma, cr, ownsDefault);
+        if (blockers.count === 0) break;
+        const more = blockers.count > blockers.first.length ? ` and ${blockers.count - blockers.first.length} more` : '';
+        await publish({ state: 'Deleting', reason: 'DeletionBlocked', message: `deletion blocked by ${blockers.count} ${cr.kind} resource(s): ${blockers.first.join(', ')}${more}; delete them to continue` });
+        await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
+      }
+      // Only the default CR is left: delete it, and wait until it is really gone, while the
+      // manager still runs to process its finalizers.
+      while (ownsDefault) {
+        const pokes = st.pokes;
+        const finalizers = await kcp.deleteDefaultCr(kyma, cr);
+        if (finalizers === null) break;
+        await publish({ state: 'Deleting', reason: 'WaitingForResource', message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})` });
+        await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
+      }
+      await publish({ state: 'Deleting', reason: 'DeletingObjects', message: `deleting the objects of ${st.desired.name} ${installed.version}` });
+      await kcp.deleteModuleObjects(kyma, st.desired.name, installed.rendered);
+    }
+    await kcp.deleteManifest(kyma, st.desired.name);
+    await parent.signal(moduleRemoved, st.desired.name);
+  }
+
   let forceApply = false;
   for (;;) {
+    if (st.removing) return await removeSelf();
     // Taken before any activity runs: a signal that arrives while they run is not lost.
     const desired = st.desired;
     const pokes = st.pokes;
-    const applying = forceApply || st.needsInstall();
+    const downgrade = st.downgrade();
+    const applying = !downgrade && (forceApply || st.needsInstall());
     forceApply = false;
-    const failure = applying ? await installDesired() : undefined;
+    const failure = downgrade ?? (applying ? await installDesired() : undefined);
     let readiness = failure;
     if (!readiness) {
       readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr()).catch(failureOf);
@@ -147,17 +216,13 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         continue;
       }
     }
-    const report = st.report(readiness);
-    if (st.changed(report)) {
-      await kcp.syncManifest(kyma, uid, desired, { state: readiness.state, reason: readiness.reason, message: readiness.message }, st.installed?.rendered ?? null, st.managedCr() ?? null);
-      await parent.signal(moduleReport, report);
-    }
+    await publish(readiness);
 
-    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired, settings.driftIntervalMs);
+    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing, settings.driftIntervalMs);
     // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
-    if (!changed || failure) forceApply = true;
+    if (!changed || (failure && !downgrade)) forceApply = true;
     if (shouldContinueAsNew(settings)) {
-      await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed });
+      await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed, removing: st.removing || undefined });
     }
   }
 }

@@ -12,3 +12,7 @@ export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 export const desiredModule = defineSignal<[ResolvedModule]>('desiredModule');
 /** Bridge → module workflow: the module's CR or manager workload changed in the target cluster. */
 export const resourceChanged = defineSignal('resourceChanged');
+/** Kyma workflow → module workflow: the module left the spec (or the Kyma is deleted). */
+export const removeModule = defineSignal('removeModule');
+/** Module workflow → Kyma workflow: the module is removed; drop its status entry. */
+export const moduleRemoved = defineSignal<[string]>('moduleRemoved');

@@ -32,6 +32,8 @@ export interface KymaSnapshot {
   channel: string;
   modules: { name: string; channel?: string; version?: string; customResourcePolicy: CustomResourcePolicy; managed: boolean }[];
   deleting: boolean;
+  /** Whether the Kyma carries our finalizer (absent in histories recorded before it existed). */
+  finalized?: boolean;
 }
 
 /** A module whose ModuleTemplate was found: what the module workflow installs. */

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import type { Manifest } from '../../src/api/manifest';
+import { manifestName } from '../../src/api/names';
+import { API_VERSION, KYMA_FINALIZER } from '../../src/api/shared';
+import type { KubeObject } from '../../src/k8s/rest-client';
+import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
+import { testModule } from '../support/modules';
+import { uniqueName } from '../support/stack';
+
+const CONFIG_MAP = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata: {a: b}`;
+
+async function moduleStatus(klm: Klm, kyma: string, module: string) {
+  return (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
+}
+
+async function moduleInState(klm: Klm, kyma: string, module: string, state: string, version?: string) {
+  return await eventually(`${module} to be ${state}${version ? ` at ${version}` : ''}`, async () => {
+    const m = await moduleStatus(klm, kyma, module);
+    return m?.state === state && (!version || m.version === version) ? m : undefined;
+  });
+}
+
+describe('upgrades', () => {
+  const klm = useKlm();
+
+  it('upgrades by channel switch', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.publish('1.1.0', CONFIG_MAP('added-in-110'));
+    await mod.channels({ regular: '1.0.0', fast: '1.1.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await moduleInState(klm(), name, mod.name, 'Ready', '1.0.0');
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { channel: 'fast' } });
+    const m = await moduleInState(klm(), name, mod.name, 'Ready', '1.1.0');
+    expect(m.template?.metadata?.name).toBe(`${mod.name}-1.1.0`);
+    expect(await klm().kube.get('v1', 'ConfigMap', 'added-in-110', `${name}-system`)).toBeDefined();
+    const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace);
+    expect(manifest?.spec.version).toBe('1.1.0');
+  });
+
+  it('refuses a downgrade and keeps the newer version', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.publish('1.1.0', CONFIG_MAP('only-in-110'));
+    await mod.channels({ regular: '1.0.0', fast: '1.1.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'fast', modules: [{ name: mod.name }] }));
+    await moduleInState(klm(), name, mod.name, 'Ready', '1.1.0');
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { channel: 'regular' } });
+    const m = await moduleInState(klm(), name, mod.name, 'Warning');
+    expect(m.version).toBe('1.1.0');
+    expect(m.message).toBe('version 1.0.0 is lower than the installed 1.1.0; keeping 1.1.0 (modules are never downgraded)');
+    expect(await klm().kube.get('v1', 'ConfigMap', 'only-in-110', `${name}-system`)).toBeDefined();
+  });
+
+  it('upgrades through a ModuleReleaseMeta change and prunes what the new version dropped', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0', CONFIG_MAP('dropped-in-200'));
+    await mod.publish('2.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await moduleInState(klm(), name, mod.name, 'Ready', '1.0.0');
+    const defaultCr = await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`);
+    expect(await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)).toBeDefined();
+    await mod.channels({ regular: '2.0.0' });
+    await moduleInState(klm(), name, mod.name, 'Ready', '2.0.0');
+    await eventually('the dropped ConfigMap to be pruned', async () => (await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)) === undefined || undefined);
+    // The default CR was not re-created or re-applied.
+    const after = await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`);
+    expect((after?.metadata as { uid?: string }).uid).toBe((defaultCr?.metadata as { uid?: string }).uid);
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeDefined();
+  });
+});
+
+describe('module removal', () => {
+  const klm = useKlm();
+
+  async function installed(policy: 'CreateAndDelete' | 'Ignore' = 'CreateAndDelete', scope?: 'Cluster') {
+    const mod = await testModule(klm(), { scope });
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }, { name: mod.name, customResourcePolicy: policy }] }));
+    await kymaInState(klm(), name, 'Ready');
+    return { mod, name, ns: `${name}-system` };
+  }
+
+  async function removeFromSpec(name: string) {
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
+  }
+
+  async function gone(name: string, mod: { name: string }) {
+    await eventually('the module to leave the status', async () => {
+      const k = await getKyma(klm(), name);
+      return k?.status?.state === 'Ready' && !k.status.modules?.some((m) => m.name === mod.name) ? true : undefined;
+    });
+    expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeUndefined();
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeUndefined();
+  }
+
+  it('removes a module with only its default CR left (CreateAndDelete)', async () => {
+    const { mod, name, ns } = await installed();
+    expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns)).toBeDefined();
+    await removeFromSpec(name);
+    await gone(name, mod);
+    expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns)).toBeUndefined();
+    expect(await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`)).toBeUndefined();
+  });
+
+  it('removes a module under Ignore, where no default CR was created', async () => {
+    const { mod, name, ns } = await installed('Ignore');
+    expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns)).toBeUndefined();
+    await removeFromSpec(name);
+    await gone(name, mod);
+  });
+
+  it('is blocked by a CR in another namespace until the user deletes it', async () => {
+    const { mod, name } = await installed();
+    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'users-own', namespace: klm().namespace }, spec: {} });
+    await removeFromSpec(name);
+    const m = await moduleInState(klm(), name, mod.name, 'Deleting');
+    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${klm().namespace}/users-own`) || undefined);
+    expect(m.state).toBe('Deleting');
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeDefined();
+    await klm().kube.delete(mod.apiVersion, mod.kind, 'users-own', klm().namespace);
+    await gone(name, mod);
+  });
+
+  it('is blocked by a cluster-scoped CR until the user deletes it', async () => {
+    const { mod, name } = await installed('CreateAndDelete', 'Cluster');
+    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: `${name}-extra` }, spec: {} });
+    await removeFromSpec(name);
+    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${name}-extra`) || undefined);
+    await klm().kube.delete(mod.apiVersion, mod.kind, `${name}-extra`);
+    await gone(name, mod);
+  });
+
+  it('under Ignore, is blocked by every CR of the kind, the default one too', async () => {
+    const { mod, name, ns } = await installed('Ignore');
+    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} });
+    await removeFromSpec(name);
+    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`${mod.kind} ${ns}/default`) || undefined);
+    await klm().kube.delete(mod.apiVersion, mod.kind, 'default', ns);
+    await gone(name, mod);
+  });
+
+  it('waits for a default CR with a finalizer of its own until it is really gone', async () => {
+    const { mod, name, ns } = await installed();
+    await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, { metadata: { finalizers: ['example.io/cleanup'] } });
+    await removeFromSpec(name);
+    await eventually('the wait message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes('finalizers: example.io/cleanup') || undefined);
+    // The manager must still be running while its CR is finalized.
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns)).toBeDefined();
+    await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, { metadata: { finalizers: null } });
+    await gone(name, mod);
+  });
+});
+
+describe('Kyma deletion', () => {
+  const klm = useKlm();
+
+  it('removes every module, then the finalizer', async () => {
+    // Modules of its own: the samples' kinds have CRs of other Kymas on this shared cluster,
+    // which would (rightly) block their removal.
+    const [mod, other] = [await testModule(klm()), await testModule(klm())];
+    for (const m of [mod, other]) {
+      await m.publish('1.0.0');
+      await m.channels({ regular: '1.0.0' });
+    }
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }));
+    const kyma = await kymaInState(klm(), name, 'Ready');
+    expect(kyma.metadata.finalizers).toContain(KYMA_FINALIZER);
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
+    expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`)).toBeUndefined();
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeUndefined();
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${other.name}-manager`, `${name}-system`)).toBeUndefined();
+    for (const m of [mod.name, other.name]) expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, m), klm().namespace)).toBeUndefined();
+    const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
+    const reasons = events.items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { reason?: string }).reason);
+    expect(reasons).toEqual(expect.arrayContaining(['ModuleInstalling', 'Deleting', 'ModuleRemoving', 'Deleted']));
+  });
+});

@@ -1,0 +1,54 @@
+// Modules of a test's own: the greeter sample under a fresh name, kind and API group, so that
+// removing or upgrading it touches nothing another test (or Kyma) on the shared cluster uses.
+import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
+import type { Klm } from './klm';
+import { stackInfo } from './stack';
+
+export interface TestModule {
+  name: string;
+  apiVersion: string;
+  kind: string;
+  component: string;
+  /** Publishes a version; `extra` YAML documents are appended to greeter 1.0.0's manifest. */
+  publish(version: string, extra?: string): Promise<void>;
+  /** Creates or replaces the module's ModuleReleaseMeta. */
+  channels(channels: Record<string, string>): Promise<void>;
+}
+
+function letters(n: number): string {
+  return Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+}
+
+export async function testModule(klm: Klm, opts: { scope?: 'Namespaced' | 'Cluster' } = {}): Promise<TestModule> {
+  const name = `mod${letters(8)}`;
+  const kind = name[0]!.toUpperCase() + name.slice(1);
+  const group = `${name}.example.io`;
+  const { versions } = await loadSamples();
+  const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
+  let manifest = greeter.manifest.replaceAll('greeter.example.io', group).replaceAll('Greeter', kind).replaceAll('greeter', name);
+  if (opts.scope === 'Cluster') manifest = manifest.replace('scope: Namespaced', 'scope: Cluster');
+  const component = `kyma-project.io/module/${name}`;
+  klm.manager.watch(`${group}/v1alpha1`, kind);
+  const registry = stackInfo().registryHost;
+  return {
+    name,
+    kind,
+    component,
+    apiVersion: `${group}/v1alpha1`,
+    async publish(version, extra) {
+      const m = {
+        ...greeter,
+        name,
+        component,
+        version,
+        manifest: extra ? `${manifest}\n---\n${extra}\n` : manifest,
+        defaultCR: { apiVersion: `${group}/v1alpha1`, kind, metadata: { name: 'default' }, spec: {} },
+      };
+      const descriptor = await pushModuleVersion(registry, m);
+      await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor, registry));
+    },
+    async channels(channels) {
+      await klm.kube.apply(moduleReleaseMeta(name, component, klm.namespace, channels));
+    },
+  };
+}
