@@ -6,7 +6,8 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
-import { kymaInState, kymaObject, useKlm } from '../support/klm';
+import { eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
@@ -37,5 +38,29 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow');
     await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-greeter');
     await save(moduleWorkflowId(klm().namespace, name, 'counter'), 'module-workflow-counter');
+  });
+
+  it('upgrade with prune, blocked removal, Kyma deletion', async () => {
+    const [mod, other] = [await testModule(klm()), await testModule(klm())];
+    await mod.publish('1.0.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pruned\n');
+    await mod.publish('2.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    await other.publish('1.0.0');
+    await other.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await mod.channels({ regular: '2.0.0' });
+    await eventually('the upgrade', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.version === '2.0.0' && m.state === 'Ready'));
+    await klm().kube.create({ apiVersion: other.apiVersion, kind: other.kind, metadata: { name: 'blocker', namespace: klm().namespace }, spec: {} });
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: mod.name }] } });
+    await eventually('the removal to be blocked', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === other.name && m.state === 'Deleting' && m.message?.includes('blocker')));
+    await klm().kube.delete(other.apiVersion, other.kind, 'blocker', klm().namespace);
+    await eventually('the removal', async () => !(await getKyma(klm(), name))?.status?.modules?.some((m) => m.name === other.name) || undefined);
+    await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-deletion');
+    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-upgrade-deletion');
+    await save(moduleWorkflowId(klm().namespace, name, other.name), 'module-workflow-blocked-removal');
   });
 });
