@@ -3,6 +3,7 @@
 // objects in a safe order (ordinary objects first; workloads, services, service accounts,
 // RBAC, namespaces and CRDs last). Only objects still annotated as this module's are deleted.
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
+import { LABELS } from '../api/shared';
 import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import type { DefaultCrRef, KymaRef, RenderedRef } from '../workflows/types';
@@ -67,6 +68,23 @@ export function deleteActivities(targets: TargetClusters, cache: BlobCache) {
     async deleteModuleObjects(ref: KymaRef, module: string, rendered: RenderedRef): Promise<number> {
       const client = await targetClient(targets, ref);
       return await deleteInOrder(client, await loadRendered(cache, rendered), ownedBy(ref.namespace, ref.name, module));
+    },
+
+    /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
+    async releaseModuleObjects(ref: KymaRef, module: string, rendered: RenderedRef, cr: DefaultCrRef | null): Promise<number> {
+      const client = await targetClient(targets, ref);
+      const owner = ownedBy(ref.namespace, ref.name, module);
+      const objects: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] = [...(await loadRendered(cache, rendered))];
+      if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace } });
+      let released = 0;
+      await Promise.all(objects.map(async (o) => {
+        const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch(() => undefined);
+        const meta = live?.metadata as { annotations?: Record<string, string>; labels?: Record<string, string> } | undefined;
+        if (!meta || meta.annotations?.[OWNED_BY_ANNOTATION] !== owner || !meta.labels?.[LABELS.managedBy]) return;
+        await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
+        released++;
+      }));
+      return released;
     },
 
     /** Custom resources of the module's kind, in all namespaces, that block its removal. */

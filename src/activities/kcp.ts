@@ -29,6 +29,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
         channel: kyma.spec.channel,
         deleting: Boolean(kyma.metadata.deletionTimestamp),
         finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
+        paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
         modules: (kyma.spec.modules ?? []).map((m) => ({
           name: m.name,
           channel: m.channel,

@@ -19,7 +19,7 @@ import { moduleWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
 import type { State } from '../api/shared';
 import { moduleWorkflow } from './module-workflow';
-import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged } from './signals';
+import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from './signals';
 import type { KymaRef, KymaSnapshot, ModuleReport, ReconcileSettings, Resolution, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
 
@@ -57,10 +57,16 @@ export class KymaState {
   statusDirty = true;
   private lastStatus = '';
 
-  /** Module workflows to tell to go: those no longer in the spec, or all when the Kyma is deleted. */
-  toRemove(): string[] {
-    const wanted = new Set(this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []).map((m) => m.name));
-    return Object.keys(this.desired).filter((n) => !wanted.has(n) && !this.removing[n]);
+  /**
+   * Module workflows to tell to go: those no longer in the spec (or all, when the Kyma is
+   * deleted) are removed; those with managed: false are released (their objects stay).
+   */
+  toRelease(): { remove: string[]; unmanage: string[] } {
+    const modules = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
+    const wanted = new Set(modules.map((m) => m.name));
+    const unmanaged = new Set(modules.filter((m) => !m.managed).map((m) => m.name));
+    const running = Object.keys(this.desired).filter((n) => !this.removing[n]);
+    return { remove: running.filter((n) => !wanted.has(n)), unmanage: running.filter((n) => unmanaged.has(n)) };
   }
 
   removed(name: string): void {
@@ -75,7 +81,9 @@ export class KymaState {
     const update: ResolvedModule[] = [];
     this.failures = {};
     if (this.snapshot?.deleting) return { start, update };
+    const unmanaged = new Set((this.snapshot?.modules ?? []).filter((m) => !m.managed).map((m) => m.name));
     for (const r of resolutions) {
+      if (unmanaged.has(r.ok ? r.module.name : r.status.name)) continue;
       if (!r.ok) {
         this.failures[r.status.name] = r.status;
         continue;
@@ -96,7 +104,8 @@ export class KymaState {
       const last = this.reports[n]?.status;
       return last?.state === 'Deleting' ? last : { ...(last ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' };
     });
-    const current = (this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? [])).map((m) => {
+    const current = (this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? [])).map((m): ModuleStatus => {
+      if (!m.managed) return { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' };
       const failure = this.failures[m.name];
       if (failure) return failure;
       const report = this.reports[m.name];
@@ -179,17 +188,26 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       st.uid = snapshot.uid;
       const wasDeleting = st.snapshot?.deleting;
       st.snapshot = snapshot;
+      if (snapshot.paused && !snapshot.deleting) {
+        // skip-reconciliation: wait for the next change of the Kyma, no timer (deletion still goes ahead).
+        await condition(() => st.needsResolve);
+        continue;
+      }
       if (!snapshot.deleting && !snapshot.finalized && patched('kyma-finalizer')) await kcp.addKymaFinalizer(kyma, st.uid);
       if (snapshot.deleting && !wasDeleting) await event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules');
       const { start, update } = st.apply(snapshot.deleting ? [] : await kcp.resolveModules(kyma, snapshot));
-      const remove = st.toRemove();
-      for (const n of remove) st.removing[n] = true;
+      const { remove, unmanage } = st.toRelease();
+      for (const n of [...remove, ...unmanage]) st.removing[n] = true;
       await Promise.all([
         ...start.map(startModule),
         ...update.map((m) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, m.name)).signal(desiredModule, m)),
         ...remove.map(async (n) => {
           await getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, n)).signal(removeModule);
           await event('Normal', 'ModuleRemoving', `removing module ${n}`);
+        }),
+        ...unmanage.map(async (n) => {
+          await getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, n)).signal(unmanageModule);
+          await event('Normal', 'ModuleUnmanaged', `module ${n} is no longer managed: its objects keep running, unlabelled`);
         }),
       ]);
     }

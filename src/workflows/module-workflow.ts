@@ -6,7 +6,7 @@ import { lt } from 'semver';
 import type { Activities } from '../activities';
 import { defaultNamespaceFor, kymaWorkflowId, manifestName } from '../api/names';
 import { API_VERSION } from '../api/shared';
-import { desiredModule, moduleRemoved, moduleReport, removeModule, resourceChanged } from './signals';
+import { desiredModule, moduleRemoved, moduleReport, removeModule, resourceChanged, unmanageModule } from './signals';
 import type { FetchedModule, KymaRef, ModuleReport, Readiness, ReconcileSettings, RenderedRef, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
 
@@ -23,8 +23,9 @@ export interface ModuleWorkflowInput {
   module: ResolvedModule;
   settings: ReconcileSettings;
   installed?: Installed;
-  /** Carried across continue-as-new once removal has begun. */
+  /** Carried across continue-as-new once removal (or release) has begun. */
   removing?: boolean;
+  unmanaging?: boolean;
 }
 
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
@@ -42,12 +43,14 @@ export class ModuleState {
   installed?: Installed;
   pokes = 0;
   removing = false;
+  unmanaging = false;
   private lastReport = '';
 
   constructor(private readonly kyma: KymaRef, input: ModuleWorkflowInput) {
     this.desired = input.module;
     this.installed = input.installed;
     this.removing = input.removing ?? false;
+    this.unmanaging = input.unmanaging ?? false;
   }
 
   /** A desired version lower than the installed one is refused: modules never downgrade. */
@@ -124,6 +127,9 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   setHandler(removeModule, () => {
     st.removing = true;
   });
+  setHandler(unmanageModule, () => {
+    st.unmanaging = true;
+  });
   const parent = getExternalWorkflowHandle(kymaWorkflowId(kyma.namespace, kyma.name));
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
 
@@ -197,9 +203,17 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     await parent.signal(moduleRemoved, st.desired.name);
   }
 
+  /** managed: false: the objects stay and keep running, without our label; the Manifest goes. */
+  async function releaseSelf(): Promise<void> {
+    if (st.installed) await kcp.releaseModuleObjects(kyma, st.desired.name, st.installed.rendered, st.managedCr() ?? null);
+    await kcp.deleteManifest(kyma, st.desired.name);
+    await parent.signal(moduleRemoved, st.desired.name);
+  }
+
   let forceApply = false;
   for (;;) {
     if (st.removing) return await removeSelf();
+    if (st.unmanaging) return await releaseSelf();
     // Taken before any activity runs: a signal that arrives while they run is not lost.
     const desired = st.desired;
     const pokes = st.pokes;
@@ -218,11 +232,11 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     }
     await publish(readiness);
 
-    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing, settings.driftIntervalMs);
+    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing || st.unmanaging, settings.driftIntervalMs);
     // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
     if (!changed || (failure && !downgrade)) forceApply = true;
     if (shouldContinueAsNew(settings)) {
-      await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed, removing: st.removing || undefined });
+      await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed, removing: st.removing || undefined, unmanaging: st.unmanaging || undefined });
     }
   }
 }

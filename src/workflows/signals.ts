@@ -16,3 +16,5 @@ export const resourceChanged = defineSignal('resourceChanged');
 export const removeModule = defineSignal('removeModule');
 /** Module workflow → Kyma workflow: the module is removed; drop its status entry. */
 export const moduleRemoved = defineSignal<[string]>('moduleRemoved');
+/** Kyma workflow → module workflow: managed became false; release the objects and end. */
+export const unmanageModule = defineSignal('unmanageModule');

@@ -34,6 +34,8 @@ export interface KymaSnapshot {
   deleting: boolean;
   /** Whether the Kyma carries our finalizer (absent in histories recorded before it existed). */
   finalized?: boolean;
+  /** The skip-reconciliation label is set: the workflow waits for a signal. */
+  paused?: boolean;
 }
 
 /** A module whose ModuleTemplate was found: what the module workflow installs. */

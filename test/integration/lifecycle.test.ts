@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
-import { API_VERSION, KYMA_FINALIZER } from '../../src/api/shared';
+import type { Kyma } from '../../src/api/kyma';
+import { API_VERSION, KYMA_FINALIZER, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/k8s/rest-client';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
@@ -182,5 +183,66 @@ describe('Kyma deletion', () => {
     const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
     const reasons = events.items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { reason?: string }).reason);
     expect(reasons).toEqual(expect.arrayContaining(['ModuleInstalling', 'Deleting', 'ModuleRemoving', 'Deleted']));
+  });
+});
+
+describe('unmanaged and paused', () => {
+  const klm = useKlm();
+
+  async function setModules(name: string, modules: Kyma['spec']['modules']) {
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules } });
+  }
+
+  it('unmanage leaves the objects running without the label; managing again adopts them', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    const ns = `${name}-system`;
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const before = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
+    await setModules(name, [{ name: mod.name, managed: false }]);
+    await moduleInState(klm(), name, mod.name, 'Unmanaged');
+    await eventually('the Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)) === undefined || undefined);
+    await eventually('the label to go', async () => {
+      const d = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
+      return d && !(d.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy] ? d : undefined;
+    });
+    const cr = await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns);
+    expect((cr?.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy]).toBeUndefined();
+    expect((await getKyma(klm(), name))?.status?.state).toBe('Ready');
+
+    await setModules(name, [{ name: mod.name, managed: true }]);
+    await moduleInState(klm(), name, mod.name, 'Ready');
+    const after = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
+    expect((after?.metadata as { uid?: string }).uid).toBe((before?.metadata as { uid?: string }).uid);
+    expect((after?.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy]).toBe('klm-temporal');
+  });
+
+  it('skip-reconciliation pauses the Kyma and removing it resumes at once; deletion goes ahead while paused', async () => {
+    // Modules of its own: deleting must not be blocked by other Kymas' CRs on the shared cluster.
+    const [first, second] = [await testModule(klm()), await testModule(klm())];
+    for (const m of [first, second]) {
+      await m.publish('1.0.0');
+      await m.channels({ regular: '1.0.0' });
+    }
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: first.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await new Promise((r) => setTimeout(r, 500));
+    await setModules(name, [{ name: first.name }, { name: second.name }]);
+    // Paused: the new module is not picked up.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await getKyma(klm(), name))?.status?.modules?.map((m) => m.name)).toEqual([first.name]);
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: null } } });
+    await moduleInState(klm(), name, second.name, 'Ready');
+
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await new Promise((r) => setTimeout(r, 500));
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the paused Kyma to be deleted', async () => (await getKyma(klm(), name)) === undefined || undefined);
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${second.name}-manager`, `${name}-system`)).toBeUndefined();
   });
 });
