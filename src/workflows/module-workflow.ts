@@ -44,6 +44,9 @@ export class ModuleState {
   pokes = 0;
   removing = false;
   unmanaging = false;
+  /** Workflow time since when the manager has been unavailable. */
+  unavailableSince?: number;
+  reportedTimeout = false;
   private lastReport = '';
 
   constructor(private readonly kyma: KymaRef, input: ModuleWorkflowInput) {
@@ -62,6 +65,21 @@ export class ModuleState {
       reason: 'DowngradeRefused',
       message: `version ${this.desired.version} is lower than the installed ${i.version}; keeping ${i.version} (modules are never downgraded)`,
     };
+  }
+
+  /**
+   * A manager unavailable for longer than the timeout turns Processing into Error (with the
+   * reason), until it becomes available. Returns the readiness and when to look again.
+   */
+  dependencyTimeout(r: Readiness, now: number, timeoutMs: number | undefined): { readiness: Readiness; recheckInMs?: number } {
+    if (r.reason !== 'ManagerNotAvailable' || !timeoutMs) {
+      this.unavailableSince = undefined;
+      return { readiness: r };
+    }
+    this.unavailableSince ??= now;
+    const left = this.unavailableSince + timeoutMs - now;
+    if (left > 0) return { readiness: r, recheckInMs: left };
+    return { readiness: { state: 'Error', reason: 'ManagerNotAvailableTimeout', message: `${r.message}: still not available after ${Math.round(timeoutMs / 1000)}s` } };
   }
 
   needsInstall(): boolean {
@@ -222,6 +240,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     forceApply = false;
     const failure = downgrade ?? (applying ? await installDesired() : undefined);
     let readiness = failure;
+    let recheckInMs: number | undefined;
     if (!readiness) {
       readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr()).catch(failureOf);
       // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
@@ -229,12 +248,21 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         forceApply = true;
         continue;
       }
+      if (settings.managerAvailableTimeoutMs && patched('manager-timeout')) {
+        ({ readiness, recheckInMs } = st.dependencyTimeout(readiness, Date.now(), settings.managerAvailableTimeoutMs));
+        const timedOut = readiness.reason === 'ManagerNotAvailableTimeout';
+        if (timedOut && !st.reportedTimeout) await kcp.recordKymaEvent(kyma, uid, 'Warning', 'DependencyTimeout', `module ${desired.name}: ${readiness.message}`);
+        st.reportedTimeout = timedOut;
+      }
     }
     await publish(readiness);
 
-    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing || st.unmanaging, settings.driftIntervalMs);
+    // A pending dependency deadline is a durable timer too, shorter than the drift timer.
+    const waitMs = Math.min(settings.driftIntervalMs, recheckInMs ?? Infinity);
+    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing || st.unmanaging, waitMs);
+    const deadline = !changed && recheckInMs !== undefined && recheckInMs < settings.driftIntervalMs;
     // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
-    if (!changed || (failure && !downgrade)) forceApply = true;
+    if ((!changed && !deadline) || (failure && !downgrade)) forceApply = true;
     if (shouldContinueAsNew(settings)) {
       await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed, removing: st.removing || undefined, unmanaging: st.unmanaging || undefined });
     }

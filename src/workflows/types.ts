@@ -13,6 +13,8 @@ export interface ReconcileSettings {
   driftIntervalMs: number;
   /** How long a module's CRDs may take to become Established. */
   crdEstablishedTimeoutMs: number;
+  /** How long a module's manager may stay unavailable before the module goes Error (it keeps recovering). */
+  managerAvailableTimeoutMs?: number;
   /** Namespace for namespaced objects that name none; "{kyma}" becomes the Kyma's name. */
   defaultNamespace: string;
   /** Continue-as-new once history has this many events (0: only when Temporal suggests it). */
@@ -22,6 +24,7 @@ export interface ReconcileSettings {
 export const DEFAULT_SETTINGS: ReconcileSettings = {
   driftIntervalMs: 10 * 60_000,
   crdEstablishedTimeoutMs: 2 * 60_000,
+  managerAvailableTimeoutMs: 5 * 60_000,
   defaultNamespace: 'kyma-system',
   maxHistoryEvents: 0,
 };

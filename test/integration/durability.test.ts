@@ -5,6 +5,8 @@ import { moduleWorkflowId } from '../../src/api/names';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
+import { testModule } from '../support/modules';
+import { KWOK_NODE } from '../../src/localstack/kwok';
 
 describe('with a fast drift timer', () => {
   const klm = useKlm({ settings: { driftIntervalMs: 1500 } });
@@ -107,5 +109,25 @@ describe('a module whose CRD never becomes Established', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
     const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain('CRD not established within 3s: clashes.greeter.example.io');
+  });
+});
+
+describe('a module whose manager cannot become available', () => {
+  const klm = useKlm({ settings: { managerAvailableTimeoutMs: 3000 } });
+
+  it('goes Error after the dependency timeout, then Ready once the dependency appears', async () => {
+    const mod = await testModule(klm());
+    const label = `pool-${mod.name}`;
+    // The manager only fits on a node that does not exist yet.
+    await mod.publish('1.0.0', '', (manifest) => manifest.replace('      serviceAccountName:', `      nodeSelector: {pool: ${label}}\n      serviceAccountName:`));
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    const failed = await kymaInState(klm(), name, 'Error', 30_000);
+    expect(failed.status?.modules?.[0]?.message).toMatch(/waiting for manager Deployment .* to become available .*: still not available after 3s/);
+    const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
+    expect(events.items.some((e) => (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'DependencyTimeout' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)).toBe(true);
+    await klm().kube.create({ ...KWOK_NODE, metadata: { ...KWOK_NODE.metadata, name: `node-${mod.name}`, labels: { ...KWOK_NODE.metadata.labels, pool: label, 'kubernetes.io/hostname': `node-${mod.name}` } } });
+    await kymaInState(klm(), name, 'Ready', 60_000);
   });
 });

@@ -9,8 +9,8 @@ export interface TestModule {
   apiVersion: string;
   kind: string;
   component: string;
-  /** Publishes a version; `extra` YAML documents are appended to greeter 1.0.0's manifest. */
-  publish(version: string, extra?: string): Promise<void>;
+  /** Publishes a version; `extra` YAML documents are appended to greeter 1.0.0's manifest, which `edit` may change. */
+  publish(version: string, extra?: string, edit?: (manifest: string) => string): Promise<void>;
   /** Creates or replaces the module's ModuleReleaseMeta. */
   channels(channels: Record<string, string>): Promise<void>;
 }
@@ -35,13 +35,13 @@ export async function testModule(klm: Klm, opts: { scope?: 'Namespaced' | 'Clust
     kind,
     component,
     apiVersion: `${group}/v1alpha1`,
-    async publish(version, extra) {
+    async publish(version, extra, edit = (x: string) => x) {
       const m = {
         ...greeter,
         name,
         component,
         version,
-        manifest: extra ? `${manifest}\n---\n${extra}\n` : manifest,
+        manifest: edit(extra ? `${manifest}\n---\n${extra}\n` : manifest),
         defaultCR: { apiVersion: `${group}/v1alpha1`, kind, metadata: { name: 'default' }, spec: {} },
       };
       const descriptor = await pushModuleVersion(registry, m);
