@@ -30,6 +30,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
         deleting: Boolean(kyma.metadata.deletionTimestamp),
         finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
+        remote: (await kcp.list('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` })).items.length > 0,
         modules: (kyma.spec.modules ?? []).map((m) => ({
           name: m.name,
           channel: m.channel,

@@ -27,7 +27,7 @@ export interface KymaWorkflowInput {
   kyma: KymaRef;
   settings: ReconcileSettings;
   /** Carried across continue-as-new. */
-  carried?: { uid: string; desired: Record<string, ResolvedModule>; reports: Record<string, ModuleReport>; removing?: Record<string, true> };
+  carried?: { uid: string; desired: Record<string, ResolvedModule>; reports: Record<string, ModuleReport>; removing?: Record<string, true>; remote?: boolean };
 }
 
 const kcp = proxyActivities<Activities>({
@@ -51,6 +51,8 @@ export class KymaState {
   desired: Record<string, ResolvedModule> = {};
   failures: Record<string, ModuleStatus> = {};
   reports: Record<string, ModuleReport> = {};
+  /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
+  remote = false;
   /** Modules told to remove themselves, until they report back. */
   removing: Record<string, true> = {};
   needsResolve = true;
@@ -144,6 +146,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     st.desired = input.carried.desired;
     st.reports = input.carried.reports;
     st.removing = input.carried.removing ?? {};
+    st.remote = input.carried.remote ?? false;
   }
   setHandler(kymaChanged, () => {
     st.needsResolve = true;
@@ -187,6 +190,18 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       }
       st.uid = snapshot.uid;
       const wasDeleting = st.snapshot?.deleting;
+      if (snapshot.deleting && st.remote && !snapshot.remote) {
+        // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
+        // module workflows, and let the Kyma go rather than hang forever.
+        await event('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer');
+        for (const n of Object.keys(st.desired)) {
+          await getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, n)).cancel();
+          await kcp.deleteManifest(kyma, n);
+        }
+        await kcp.removeKymaFinalizer(kyma, st.uid);
+        return;
+      }
+      st.remote ||= snapshot.remote ?? false;
       st.snapshot = snapshot;
       if (snapshot.paused && !snapshot.deleting) {
         // skip-reconciliation: wait for the next change of the Kyma, no timer (deletion still goes ahead).
@@ -234,7 +249,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     const resolved = await condition(() => st.needsResolve || st.statusDirty, settings.driftIntervalMs);
     if (!resolved) st.needsResolve = true;
     if (shouldContinueAsNew(settings)) {
-      await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: { uid: st.uid, desired: st.desired, reports: st.reports, removing: st.removing } });
+      await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: { uid: st.uid, desired: st.desired, reports: st.reports, removing: st.removing, remote: st.remote } });
     }
   }
 }

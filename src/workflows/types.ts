@@ -39,6 +39,8 @@ export interface KymaSnapshot {
   finalized?: boolean;
   /** The skip-reconciliation label is set: the workflow waits for a signal. */
   paused?: boolean;
+  /** A kubeconfig Secret names the target cluster (else it is the control plane). */
+  remote?: boolean;
 }
 
 /** A module whose ModuleTemplate was found: what the module workflow installs. */

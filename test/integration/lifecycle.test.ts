@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
@@ -6,7 +7,7 @@ import { API_VERSION, KYMA_FINALIZER, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/k8s/rest-client';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
-import { uniqueName } from '../support/stack';
+import { stackInfo, uniqueName } from '../support/stack';
 
 const CONFIG_MAP = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata: {a: b}`;
 
@@ -244,5 +245,32 @@ describe('unmanaged and paused', () => {
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the paused Kyma to be deleted', async () => (await getKyma(klm(), name)) === undefined || undefined);
     expect(await klm().kube.get('apps/v1', 'Deployment', `${second.name}-manager`, `${name}-system`)).toBeUndefined();
+  });
+});
+
+describe('Kyma deletion after its target Secret is gone', () => {
+  const klm = useKlm();
+
+  it('drops the finalizer with a clear Event instead of hanging', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    const secret = `${name}-kubeconfig`;
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } },
+      data: { config: (await readFile(stackInfo().kubeconfig)).toString('base64') },
+    });
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.delete('v1', 'Secret', secret, klm().namespace);
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
+    const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
+    const gone = events.items.find((e) => (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'TargetClusterGone' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === name);
+    expect((gone as { type?: string; message?: string } | undefined)?.message).toContain('the kubeconfig Secret of this Kyma is gone');
+    expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeUndefined();
   });
 });
