@@ -3,7 +3,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { manifestName } from '../../src/api/names';
+import { API_VERSION } from '../../src/api/shared';
+import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 // node itself (with tsx as a loader), so that SIGKILL hits the worker and not a wrapper.
@@ -58,6 +61,70 @@ describe('a worker killed mid-install', () => {
     for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}' AND ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'` })) {
       bad.push(`${wf.workflowId}: ${wf.status.name}`);
     }
+    expect(bad).toEqual([]);
+  }, 300_000);
+});
+
+describe('a worker killed mid-lifecycle', () => {
+  let klm: Klm;
+  let worker: ChildProcess | undefined;
+  let cacheDir: string;
+  beforeAll(async () => {
+    klm = await startKlm({ worker: false });
+    cacheDir = await mkdtemp(path.join(tmpdir(), 'klm-blobs-'));
+    worker = startWorkerProcess(klm, cacheDir);
+  });
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await klm?.stop();
+  });
+
+  async function restartWorker(): Promise<void> {
+    worker!.kill('SIGKILL');
+    await new Promise((r) => worker!.once('exit', r));
+    worker = startWorkerProcess(klm, cacheDir);
+  }
+
+  it('finishes a blocked deletion after SIGKILL and a restart, leaving nothing behind', async () => {
+    const mod = await testModule(klm);
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm, name, 'Ready', 120_000);
+    await klm.kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'blocker', namespace: klm.namespace }, spec: {} });
+    await klm.kube.mergePatch(API_VERSION, 'Kyma', name, klm.namespace, { spec: { modules: [] } });
+    await eventually('the blocked removal', async () => (await getKyma(klm, name))?.status?.modules?.find((m) => m.state === 'Deleting' && m.message?.includes('blocker')), 60_000);
+    await restartWorker();
+    await klm.kube.delete(mod.apiVersion, mod.kind, 'blocker', klm.namespace);
+    await eventually('the module to be removed', async () => {
+      const k = await getKyma(klm, name);
+      return k?.status?.state === 'Ready' && (k.status.modules ?? []).length === 0 ? k : undefined;
+    }, 120_000);
+    const ns = `${name}-system`;
+    expect(await klm.kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns)).toBeUndefined();
+    expect(await klm.kube.get('v1', 'ServiceAccount', `${mod.name}-manager`, ns)).toBeUndefined();
+    expect(await klm.kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`)).toBeUndefined();
+    expect(await klm.kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm.namespace)).toBeUndefined();
+  }, 300_000);
+
+  it('finishes an upgrade after SIGKILL and a restart, with what the new version dropped pruned', async () => {
+    const mod = await testModule(klm);
+    await mod.publish('1.0.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dropped\n');
+    await mod.publish('2.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    const ns = `${name}-system`;
+    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm, name, 'Ready', 120_000);
+    await mod.channels({ regular: '2.0.0' });
+    await eventually('the upgrade to start', async () => (await getKyma(klm, name))?.status?.modules?.find((m) => m.message?.startsWith('upgrading from 1.0.0 to 2.0.0') || m.version === '2.0.0'), 60_000);
+    await restartWorker();
+    await eventually('2.0.0 to be Ready', async () => (await getKyma(klm, name))?.status?.modules?.find((m) => m.version === '2.0.0' && m.state === 'Ready'), 120_000);
+    await eventually('the dropped ConfigMap to be pruned', async () => (await klm.kube.get('v1', 'ConfigMap', 'dropped', ns)) === undefined || undefined, 60_000);
+    expect((await klm.kube.list(mod.apiVersion, mod.kind)).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual([`${ns}/default`]);
+    const bad: string[] = [];
+    for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}' AND ExecutionStatus = 'Failed'` })) bad.push(wf.workflowId);
     expect(bad).toEqual([]);
   }, 300_000);
 });
