@@ -26,7 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...renderActivities(cache),
     ...applyActivities(targets, cache),
     ...defaultCrActivities(deps.kcp, targets),
-    ...readinessActivities(targets),
+    ...readinessActivities(deps.kcp, targets),
     ...deleteActivities(targets, cache),
   };
 }

@@ -1,8 +1,9 @@
 // Readiness: a module is Ready when its manager workload is available and its default CR
 // reports .status.state Ready (no default CR: the workload alone decides). The CR's
 // Processing, Error and Warning pass through with its message.
-import type { ObjectRef } from '../api/shared';
-import type { KubeObject } from '../k8s/rest-client';
+import { manifestName } from '../api/names';
+import { API_VERSION, LABELS, type ObjectRef } from '../api/shared';
+import type { KubeClient, KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { targetClient } from './target';
 import type { DefaultCrRef, KymaRef, Readiness } from '../workflows/types';
@@ -41,9 +42,20 @@ function workloadAvailable(w: Workload): { ok: boolean; detail: string } {
 
 const PASSED_THROUGH = new Set(['Processing', 'Error', 'Warning', 'Deleting']);
 
-export function readinessActivities(targets: TargetClusters) {
+export function readinessActivities(kcp: KubeClient, targets: TargetClusters) {
+  /** Whether the module's Manifest carries skip-reconciliation=true (its workflow then waits). */
+  async function manifestPaused(ref: KymaRef, module: string): Promise<boolean> {
+    const m = await kcp.get(API_VERSION, 'Manifest', manifestName(ref.name, module), ref.namespace);
+    return (m?.metadata as { labels?: Record<string, string> } | undefined)?.labels?.[LABELS.skipReconciliation] === 'true';
+  }
+
   return {
-    async checkReadiness(ref: KymaRef, manager: ObjectRef | undefined, cr: DefaultCrRef | undefined): Promise<Readiness> {
+    manifestPaused,
+
+    async checkReadiness(ref: KymaRef, manager: ObjectRef | undefined, cr: DefaultCrRef | undefined, module?: string): Promise<Readiness> {
+      if (module && (await manifestPaused(ref, module))) {
+        return { state: 'Processing', reason: 'Paused', message: `reconciliation paused by the ${LABELS.skipReconciliation} label on the Manifest` };
+      }
       const client = await targetClient(targets, ref);
       if (manager) {
         const apiVersion = manager.group ? `${manager.group}/${manager.version}` : manager.version;

@@ -66,6 +66,8 @@ export class Bridge {
   private readonly signaller: Signaller;
   private readonly informers: Informer[] = [];
   private readonly targets = new Map<string, TargetWatches>();
+  /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
+  private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
   private secrets!: Informer;
 
@@ -140,9 +142,16 @@ export class Bridge {
     const kyma = meta.labels?.[LABELS.kymaName];
     const module = meta.labels?.[LABELS.moduleName];
     const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
-    if (!kyma || !module || !resourceKind) return;
-    const slash = resourceKind.lastIndexOf('/');
+    if (!kyma || !module) return;
     const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
+    const paused = meta.labels?.[LABELS.skipReconciliation] === 'true';
+    if (type === 'DELETED') this.manifestPaused.delete(workflowId);
+    else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
+      this.manifestPaused.set(workflowId, paused);
+      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+    }
+    if (!resourceKind) return;
+    const slash = resourceKind.lastIndexOf('/');
     void this.targetFor(m.metadata.namespace!, kyma).then(
       (t) => t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED'),
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}`),

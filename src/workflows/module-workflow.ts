@@ -44,6 +44,7 @@ export class ModuleState {
   pokes = 0;
   removing = false;
   unmanaging = false;
+  paused = false;
   /** Workflow time since when the manager has been unavailable. */
   unavailableSince?: number;
   reportedTimeout = false;
@@ -166,6 +167,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       const upgrade = previous && previous.version !== desired.version && patched('upgrade-prune');
       if (upgrade) {
         await publish({ state: 'Processing', reason: 'Upgrading', message: `upgrading from ${previous.version} to ${desired.version}` }, previous);
+        if (patched('lifecycle-events')) await event('Normal', 'ModuleUpgrading', `module ${desired.name}: upgrading from ${previous.version} to ${desired.version}`);
       }
       await applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
       if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
@@ -191,18 +193,25 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     await parent.signal(moduleReport, report);
   }
 
+  const event = (type: 'Normal' | 'Warning', reason: string, message: string) => kcp.recordKymaEvent(kyma, uid, type, reason, message);
+
   /** Blocking deletion, as upstream: wait while other CRs of the module's kind exist. */
   async function removeSelf(): Promise<void> {
     const installed = st.installed;
     const cr = installed?.fetched.defaultCr;
     const ownsDefault = st.desired.customResourcePolicy === 'CreateAndDelete';
+    const events = patched('lifecycle-events');
     if (installed && cr) {
+      let blockedBefore = false;
       for (;;) {
         const pokes = st.pokes;
         const blockers = await kcp.findBlockingResources(kyma, cr, ownsDefault);
         if (blockers.count === 0) break;
         const more = blockers.count > blockers.first.length ? ` and ${blockers.count - blockers.first.length} more` : '';
-        await publish({ state: 'Deleting', reason: 'DeletionBlocked', message: `deletion blocked by ${blockers.count} ${cr.kind} resource(s): ${blockers.first.join(', ')}${more}; delete them to continue` });
+        const message = `deletion blocked by ${blockers.count} ${cr.kind} resource(s): ${blockers.first.join(', ')}${more}; delete them to continue`;
+        await publish({ state: 'Deleting', reason: 'DeletionBlocked', message });
+        if (events && !blockedBefore) await event('Warning', 'DeletionBlocked', `module ${st.desired.name}: ${message}`);
+        blockedBefore = true;
         await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
       }
       // Only the default CR is left: delete it, and wait until it is really gone, while the
@@ -215,9 +224,11 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
       }
       await publish({ state: 'Deleting', reason: 'DeletingObjects', message: `deleting the objects of ${st.desired.name} ${installed.version}` });
+      if (events) await event('Normal', 'DeletingObjects', `module ${st.desired.name}: default resource gone, deleting its objects`);
       await kcp.deleteModuleObjects(kyma, st.desired.name, installed.rendered);
     }
     await kcp.deleteManifest(kyma, st.desired.name);
+    if (events) await event('Normal', 'ModuleRemoved', `module ${st.desired.name} removed`);
     await parent.signal(moduleRemoved, st.desired.name);
   }
 
@@ -229,9 +240,18 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   }
 
   let forceApply = false;
+  let desiredBefore = st.desired;
   for (;;) {
     if (st.removing) return await removeSelf();
     if (st.unmanaging) return await releaseSelf();
+    if (st.paused) {
+      // skip-reconciliation on the Manifest: wait for a change (no timer), then look again.
+      const pokes = st.pokes;
+      await condition(() => st.pokes !== pokes || st.removing || st.unmanaging || st.desired !== desiredBefore);
+      desiredBefore = st.desired;
+      if (!st.removing && !st.unmanaging) st.paused = await kcp.manifestPaused(kyma, st.desired.name);
+      continue;
+    }
     // Taken before any activity runs: a signal that arrives while they run is not lost.
     const desired = st.desired;
     const pokes = st.pokes;
@@ -242,7 +262,11 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     let readiness = failure;
     let recheckInMs: number | undefined;
     if (!readiness) {
-      readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr()).catch(failureOf);
+      readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr(), st.desired.name).catch(failureOf);
+      if (readiness.reason === 'Paused') {
+        st.paused = true;
+        continue;
+      }
       // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
       if (!applying && (readiness.reason === 'ManagerMissing' || readiness.reason === 'ResourceMissing')) {
         forceApply = true;

@@ -274,3 +274,22 @@ describe('Kyma deletion after its target Secret is gone', () => {
     expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeUndefined();
   });
 });
+
+describe('a paused Manifest', () => {
+  const klm = useKlm();
+
+  it('skip-reconciliation on the Manifest stops its module workflow; removing it resumes', async () => {
+    const name = uniqueName('kyma');
+    const ns = `${name}-system`;
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await new Promise((r) => setTimeout(r, 1000));
+    // Paused: a manager deleted by hand stays gone.
+    await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', ns);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)).toBeUndefined();
+    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: null } } });
+    await eventually('the manager to come back', async () => klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns), 30_000);
+  });
+});
