@@ -63,4 +63,30 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-upgrade-deletion');
     await save(moduleWorkflowId(klm().namespace, name, other.name), 'module-workflow-blocked-removal');
   });
+
+  it('unmanage and manage again, Manifest pause, skip-reconciliation on the Kyma', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    const kymaPatch = (patch: unknown) => klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
+    const moduleState = async (state: string) => eventually(`${mod.name} ${state}`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.state === state));
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await kymaPatch({ spec: { modules: [{ name: mod.name, managed: false }] } });
+    await moduleState('Unmanaged');
+    await eventually('the first module workflow to end', async () => (await klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, mod.name)).describe()).status.name === 'COMPLETED' || undefined);
+    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-unmanaged');
+    await kymaPatch({ spec: { modules: [{ name: mod.name, managed: true }] } });
+    await moduleState('Ready');
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Manifest', `${name}-${mod.name}`, klm().namespace, { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } });
+    await new Promise((r) => setTimeout(r, 1500));
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Manifest', `${name}-${mod.name}`, klm().namespace, { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
+    await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } });
+    await new Promise((r) => setTimeout(r, 1500));
+    await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
+    await kymaInState(klm(), name, 'Ready');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-unmanage-pause');
+    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-paused');
+  });
 });
