@@ -274,11 +274,12 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       }
       if (settings.managerAvailableTimeoutMs && patched('manager-timeout')) {
         ({ readiness, recheckInMs } = st.dependencyTimeout(readiness, Date.now(), settings.managerAvailableTimeoutMs));
-        const timedOut = readiness.reason === 'ManagerNotAvailableTimeout';
-        if (timedOut && !st.reportedTimeout) await kcp.recordKymaEvent(kyma, uid, 'Warning', 'DependencyTimeout', `module ${desired.name}: ${readiness.message}`);
-        st.reportedTimeout = timedOut;
       }
     }
+    // A dependency timeout (CRDs not established, manager not available) is worth one Event.
+    const timedOut = readiness.reason === 'ManagerNotAvailableTimeout' || readiness.reason === 'CrdNotEstablished';
+    if (timedOut && !st.reportedTimeout && patched('manager-timeout')) await event('Warning', 'DependencyTimeout', `module ${desired.name}: ${readiness.message}`);
+    st.reportedTimeout = timedOut;
     await publish(readiness);
 
     // A pending dependency deadline is a durable timer too, shorter than the drift timer.

@@ -109,6 +109,7 @@ describe('a module whose CRD never becomes Established', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
     const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain('CRD not established within 3s: clashes.greeter.example.io');
+    await eventually('a DependencyTimeout Event', async () => (await klm().kube.list('v1', 'Event', { namespace: klm().namespace })).items.find((e) => (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'DependencyTimeout' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === name));
   });
 });
 
