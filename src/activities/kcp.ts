@@ -9,6 +9,7 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, DEFAULT_CHANNEL, KYMA_FINALIZER, LABELS, type Condition, type ConditionInput, type State } from '../api/shared';
 import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { DefaultCrRef, KymaRef, KymaSnapshot, Readiness, RenderedRef, Resolution, ResolvedModule } from '../workflows/types';
+import { recordKymaState, recordModuleState } from '../workers/metrics';
 import type { BlobCache } from './blob-cache';
 import { loadRendered, MANAGED_BY } from './render';
 import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
@@ -99,6 +100,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
       await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
         status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
       }, 'status');
+      recordKymaState(ref.namespace, ref.name, status.state ?? '');
     },
 
     /** The one writer of Manifests: spec by server-side apply, then status with the inventory. */
@@ -139,6 +141,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
         ...(rendered ? { synced } : {}),
       };
       await kcp.mergePatch(API_VERSION, 'Manifest', name, ref.namespace, { status }, 'status');
+      recordModuleState(ref.namespace, ref.name, module.name, result.state);
     },
   };
 }

@@ -16,6 +16,7 @@ import type { Profile } from '../localstack/tools';
 import { Bridge } from '../starter/bridge';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import type { KlmConfig } from '../workers/config';
+import { serveMetrics } from '../workers/metrics';
 import { createKlmWorker } from '../workers/worker';
 
 export interface UpOptions {
@@ -96,6 +97,8 @@ export async function up(o: UpOptions): Promise<void> {
       await running;
       await native.close();
     });
+    const metrics = await serveMetrics(o.config.metricsPort);
+    stops.push(() => metrics.close());
     const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, log: (m) => console.error(`bridge: ${m}`) });
     await bridge.start();
     stops.push(() => bridge.stop());
@@ -116,6 +119,7 @@ export async function up(o: UpOptions): Promise<void> {
     if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
     console.log(`  Temporal address: ${temporalAddress} (namespace ${namespace}, task queue ${o.config.taskQueue})`);
     console.log(`  kubeconfig:       ${kubeconfig}`);
+    console.log(`  metrics:          http://127.0.0.1:${metrics.port}/metrics (dashboard: deploy/grafana/klm-dashboard.json)`);
     if (stack) {
       console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
       console.log(`  OCI registry:     ${stack.info.registryHost}`);

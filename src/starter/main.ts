@@ -1,11 +1,13 @@
 // Bridge process: `tsx src/starter/main.ts`. Configuration from the environment.
 import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../workers/config';
+import { serveMetrics } from '../workers/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { Bridge } from './bridge';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
+  if (config.metricsPort) console.log(`bridge: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
   const connection = await Connection.connect({ address: config.temporalAddress });
   const bridge = new Bridge({
     kcp: await controlPlaneClient(config.kubeconfig),

@@ -3,6 +3,7 @@
 // does not exist (any more) is dropped, except for signalWithStart, which creates it.
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { signalLatency, signalsSent } from '../workers/metrics';
 
 type Send = () => Promise<unknown>;
 
@@ -25,16 +26,24 @@ export class Signaller {
   }
 
   private async drain(key: string, send: Send): Promise<void> {
+    const signal = key.slice(key.lastIndexOf('#') + 1);
     let next: Send | undefined = send;
     while (next) {
+      const end = signalLatency.startTimer({ signal });
       try {
         await next();
         this.sent++;
+        signalsSent.inc({ signal, outcome: 'ok' });
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) {
+        if (err instanceof WorkflowNotFoundError) {
+          signalsSent.inc({ signal, outcome: 'no-workflow' });
+        } else {
           this.failed++;
+          signalsSent.inc({ signal, outcome: 'failed' });
           this.onError(err, key);
         }
+      } finally {
+        end();
       }
       const slot = this.inFlight.get(key)!;
       next = slot.again;

@@ -11,6 +11,8 @@ export interface KlmConfig {
   kubeconfig?: string;
   /** Worker-local content-addressed cache of layers and rendered manifests. */
   blobCacheDir: string;
+  /** Port of /metrics (0: none). */
+  metricsPort: number;
   settings: ReconcileSettings;
 }
 
@@ -32,6 +34,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     taskQueue: env.KLM_TASK_QUEUE ?? 'klm',
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
+    metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),

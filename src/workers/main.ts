@@ -1,11 +1,17 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { configFromEnv } from './config';
+import { serveMetrics } from './metrics';
 import { createKlmWorker } from './worker';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
+  // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
+  if (process.env.KLM_SDK_METRICS_ADDRESS) {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } });
+  }
+  if (config.metricsPort) console.log(`worker: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await createKlmWorker({
     connection,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { KubeClient } from '../k8s/rest-client';
+import { activityMetrics } from './metrics';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -23,6 +24,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<Worker> {
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir }),
+    interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxCachedWorkflows: 5000,

@@ -1,0 +1,106 @@
+// Prometheus metrics of the worker and the bridge, with upstream's names where upstream has
+// them (lifecycle_mgr_kyma_state, lifecycle_mgr_module_state, lifecycle_mgr_requeue_reason_total),
+// served on /metrics. The Temporal SDK exports its own metrics on a port of its own (see README).
+import http from 'node:http';
+import type { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { STATES } from '../api/shared';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const kymaState = new Gauge({
+  name: 'lifecycle_mgr_kyma_state',
+  help: 'State of a Kyma: 1 for its current state, 0 for the others',
+  labelNames: ['kyma_name', 'kyma_namespace', 'state'],
+  registers: [registry],
+});
+
+const moduleState = new Gauge({
+  name: 'lifecycle_mgr_module_state',
+  help: 'State of a module of a Kyma: 1 for its current state, 0 for the others',
+  labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'state'],
+  registers: [registry],
+});
+
+/** Upstream counts requeues by reason; here an activity failure is the requeue. */
+const requeues = new Counter({
+  name: 'lifecycle_mgr_requeue_reason_total',
+  help: 'Activity failures by reason: "expected" ones are typed and end the step (the module shows them), "unexpected" ones are retried by Temporal',
+  labelNames: ['requeue_reason', 'requeue_type', 'activity'],
+  registers: [registry],
+});
+
+const activityDuration = new Histogram({
+  name: 'klm_activity_duration_seconds',
+  help: 'Activity execution time by activity type and outcome',
+  labelNames: ['activity', 'outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const signalsSent = new Counter({
+  name: 'klm_bridge_signals_total',
+  help: 'Signals the bridge sent, by signal and outcome',
+  labelNames: ['signal', 'outcome'],
+  registers: [registry],
+});
+
+export const signalLatency = new Histogram({
+  name: 'klm_bridge_signal_latency_seconds',
+  help: 'Time from a watch event to its signal being accepted by Temporal',
+  labelNames: ['signal'],
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+
+function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string): void {
+  for (const s of STATES) g.set({ ...labels, state: s }, s === state ? 1 : 0);
+}
+
+export function recordKymaState(namespace: string, name: string, state: string): void {
+  setOneHot(kymaState, { kyma_name: name, kyma_namespace: namespace }, state);
+}
+
+export function recordModuleState(namespace: string, kyma: string, module: string, state: string): void {
+  setOneHot(moduleState, { kyma_name: kyma, kyma_namespace: namespace, module_name: module }, state);
+}
+
+/** Times every activity and counts its failures by reason. */
+export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
+  inbound: {
+    async execute(input, next) {
+      const activity = ctx.info.activityType;
+      const end = activityDuration.startTimer({ activity });
+      try {
+        const result = await next(input);
+        end({ outcome: 'ok' });
+        return result;
+      } catch (err) {
+        end({ outcome: 'failed' });
+        const typed = err instanceof ApplicationFailure && err.nonRetryable;
+        const reason = err instanceof ApplicationFailure ? (err.type ?? 'Failed') : (err as Error).name || 'Error';
+        requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'expected' : 'unexpected', activity });
+        throw err;
+      }
+    },
+  },
+});
+
+/** Serves /metrics on the port (0: any free one); resolves with the bound port. */
+export async function serveMetrics(port: number, host = '127.0.0.1'): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    void registry.metrics().then((body) => {
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const bound = (server.address() as { port: number }).port;
+  return { port: bound, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
