@@ -1,0 +1,247 @@
+// npm run bench [-- --kymas 1000 --modules 3 --sizes 100,1000 --samples 200 --idle 60 --smoke]
+// Starts the local stack, runs worker, bridge and sample manager in this process, installs N
+// Kymas × M modules and measures; writes bench/results/<date>.json and .md.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { SampleManager } from '../examples/manager/sample-manager';
+import type { Kyma } from '../src/api/kyma';
+import { moduleWorkflowId } from '../src/api/names';
+import { API_VERSION } from '../src/api/shared';
+import { renderObjects } from '../src/activities/render';
+import { inBatches } from '../src/activities/apply';
+import { Informer } from '../src/k8s/informer';
+import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
+import { KubeClient, type KubeObject } from '../src/k8s/rest-client';
+import { startStack } from '../src/localstack/stack';
+import { Bridge } from '../src/starter/bridge';
+import { createKlmWorker } from '../src/workers/worker';
+import { DEFAULT_SETTINGS } from '../src/workflows/types';
+import { benchKyma, publishBenchModules, type BenchModule } from './fleet';
+import { Progress } from './progress';
+import { percentile, renderReport, type BenchReport } from './report';
+
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      kymas: { type: 'string' }, modules: { type: 'string' }, sizes: { type: 'string' },
+      samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' },
+    },
+  });
+  const smoke = values.smoke ?? false;
+  const n = Number(values.kymas ?? (smoke ? 5 : 1000));
+  const m = Number(values.modules ?? (smoke ? 2 : 3));
+  const sizes = (values.sizes ?? (smoke ? `2,${n}` : `100,${n}`)).split(',').map(Number);
+  const samples = Number(values.samples ?? (smoke ? 10 : 200));
+  const idleSeconds = Number(values.idle ?? (smoke ? 5 : 60));
+  const out = values.out ?? RESULTS;
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+
+  const stack = await startStack({ profile: 'full' });
+  const stops: (() => Promise<unknown> | void)[] = [];
+  let peakRss = 0;
+  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
+  stops.push(() => clearInterval(rssTimer));
+  try {
+    const kcp = await KubeClient.fromKubeConfig(kubeConfigFromFile(stack.info.kubeconfig));
+    const ns = 'bench';
+    await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const modules = await publishBenchModules(kcp, stack.info.registryHost, ns, m);
+    const settings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}' };
+    const connection = await Connection.connect({ address: stack.info.temporalAddress });
+    const client = new Client({ connection, namespace: stack.info.temporalNamespace });
+    const native = await NativeConnection.connect({ address: stack.info.temporalAddress });
+    const worker = await createKlmWorker({ connection: native, namespace: 'default', taskQueue: 'bench', kcp, blobCacheDir: path.join(stack.info.dir, 'blobs') });
+    const running = worker.run();
+    stops.push(async () => { worker.shutdown(); await running; await native.close(); await connection.close(); });
+    const bridge = new Bridge({ kcp, temporal: client, taskQueue: 'bench', settings });
+    await bridge.start();
+    stops.push(() => bridge.stop());
+    const manager = new SampleManager({ client: kcp, kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })), processingMs: 0 });
+    manager.start();
+    stops.push(() => manager.stop());
+
+    // Every Kyma state change, timestamped, from a watch of our own.
+    const listeners = new Set<(k: Kyma) => void>();
+    const kymaWatch = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', namespace: ns, onEvent: (_t, o) => listeners.forEach((l) => l(o as unknown as Kyma)) });
+    await kymaWatch.start();
+    stops.push(() => kymaWatch.stop());
+
+    /** Creates `count` Kymas and waits until all are Ready; per-Kyma times in ms. */
+    async function installFleet(prefix: string, count: number): Promise<{ totalMs: number; perKymaMs: number[]; names: string[] }> {
+      const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+      const created = new Map<string, number>();
+      const ready = new Map<string, number>();
+      const progress = new Progress(`${prefix}: Kymas Ready`, count);
+      const done = new Promise<void>((resolve) => {
+        const l = (k: Kyma) => {
+          if (created.has(k.metadata.name) && !ready.has(k.metadata.name) && k.status?.state === 'Ready') {
+            ready.set(k.metadata.name, Date.now());
+            progress.update(ready.size);
+            if (ready.size === count) {
+              listeners.delete(l);
+              resolve();
+            }
+          }
+        };
+        listeners.add(l);
+      });
+      const t0 = Date.now();
+      await inBatches(names, async (name) => {
+        created.set(name, Date.now());
+        await kcp.create(benchKyma(ns, name, modules));
+      }, 16);
+      await done;
+      progress.finish();
+      return { totalMs: Date.now() - t0, perKymaMs: names.map((x) => ready.get(x)! - created.get(x)!), names };
+    }
+
+    const growth: { kymas: number; allReadyMs: number }[] = [];
+    let main!: Awaited<ReturnType<typeof installFleet>>;
+    for (const [i, size] of sizes.entries()) {
+      const r = await installFleet(`k${i}`, size);
+      growth.push({ kymas: size, allReadyMs: r.totalMs });
+      if (size === n) main = r;
+    }
+    main ??= await installFleet('main', n);
+
+    // History events per module install, from a sample of module workflows.
+    const historySample = main.names.slice(0, Math.min(20, main.names.length));
+    const historyLengths = await Promise.all(historySample.flatMap((k) => modules.map(async (mod) => (await client.workflow.getHandle(moduleWorkflowId(ns, k, mod.name)).describe()).historyLength)));
+
+    // Idle cost: CPU of this process (worker, bridge, the idle sample manager) with all Ready.
+    const cpu0 = process.cpuUsage();
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const cpu = process.cpuUsage(cpu0);
+    const idleCpuSecondsPerMinute = ((cpu.user + cpu.system) / 1e6) * (60 / idleSeconds);
+
+    // Status propagation: a module CR changes state → the Kyma's status shows it.
+    const propagation: number[] = [];
+    const target = modules[0]!;
+    const progress = new Progress('status propagation samples', samples);
+    for (let s = 0; s < samples; ) {
+      const offset = s % main.names.length;
+      const batch = main.names.slice(offset, offset + Math.min(50, samples - s));
+      const flip = Math.floor(s / main.names.length) % 2 === 0 ? 'Error' : 'Ready';
+      await Promise.all(batch.map(async (k) => {
+        const seen = new Promise<number>((resolve) => {
+          const l = (ky: Kyma) => {
+            if (ky.metadata.name === k && ky.status?.modules?.find((x) => x.name === target.name)?.state === flip) {
+              listeners.delete(l);
+              resolve(Date.now());
+            }
+          };
+          listeners.add(l);
+        });
+        const t = Date.now();
+        await kcp.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: flip === 'Error' ? 'Error' : null } });
+        propagation.push((await seen) - t);
+      }));
+      s += batch.length;
+      progress.update(s);
+    }
+    progress.finish();
+    await Promise.all(main.names.map((k) => kcp.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } })));
+
+    // Promotion: the regular channel of one module moves to 1.1.0 for the whole fleet.
+    const promoted = modules[1] ?? modules[0]!;
+    const allNames = new Set(main.names);
+    const onNew = new Map<string, number>();
+    const promo = new Progress(`promotion of ${promoted.name} to 1.1.0`, allNames.size);
+    const promotionDone = new Promise<void>((resolve) => {
+      const l = (k: Kyma) => {
+        const st = k.status?.modules?.find((x) => x.name === promoted.name);
+        if (allNames.has(k.metadata.name) && !onNew.has(k.metadata.name) && st?.version === '1.1.0' && st.state === 'Ready') {
+          onNew.set(k.metadata.name, Date.now());
+          promo.update(onNew.size);
+          if (onNew.size === allNames.size) {
+            listeners.delete(l);
+            resolve();
+          }
+        }
+      };
+      listeners.add(l);
+    });
+    const p0 = Date.now();
+    await kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', promoted.name, ns, { spec: { channels: [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }] } });
+    await promotionDone;
+    promo.finish();
+    const promoTimes = [...onNew.values()].map((t) => t - p0);
+
+    // The limit: a plain concurrent loop server-side-applies the same rendered objects.
+    const loopMs = await applyLoop(kcp, modules, main.names.length);
+
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+      kymas: n,
+      modulesPerKyma: m,
+      allReadySeconds: main.totalMs / 1000,
+      perKymaReadySeconds: { p50: percentile(main.perKymaMs, 50) / 1000, p95: percentile(main.perKymaMs, 95) / 1000, p99: percentile(main.perKymaMs, 99) / 1000 },
+      promotion: { firstSeconds: Math.min(...promoTimes) / 1000, lastSeconds: Math.max(...promoTimes) / 1000 },
+      statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
+      idleCpuSecondsPerMinute,
+      historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
+      peakRssMB: peakRss / 1e6,
+      growth: growth.map((g) => ({ kymas: g.kymas, allReadySeconds: g.allReadyMs / 1000 })),
+      loop: { seconds: loopMs / 1000, ratio: main.totalMs / loopMs },
+      shared: 'One machine (2 cores): the API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite), the registry, and this process (worker, bridge, sample manager, the measuring watch) share it. All Kymas target the one local cluster, each with a namespace of its own; no kubeconfig Secrets are used yet.',
+    };
+    await mkdir(out, { recursive: true });
+    const stamp = report.date.replace(/[:.]/g, '-');
+    await writeFile(path.join(out, `${stamp}.json`), JSON.stringify(report, null, 2));
+    await writeFile(path.join(out, `${stamp}.md`), renderReport(report));
+    console.log(renderReport(report));
+    console.log(`written: ${path.join(out, `${stamp}.json`)} and .md`);
+  } finally {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch((e: unknown) => console.error(`stopping: ${(e as Error).message}`));
+    await stack.stop();
+  }
+}
+
+/** Applies what the engine applies (rendered bench modules + default CRs) for `count` fresh namespaces. */
+async function applyLoop(kcp: KubeClient, modules: BenchModule[], count: number): Promise<number> {
+  const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, 'bench'))!));
+  const layers = await Promise.all(docs.map(async (t) => {
+    const { componentLocation, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
+    const { OciRegistryClient } = await import('../src/oci/registry-client');
+    const { extractSingleYaml } = await import('../src/oci/tar');
+    const loc = componentLocation(t.spec.descriptor, 'bench');
+    const oci = new OciRegistryClient(loc.registry);
+    const res = rawManifestResource(await pullDescriptor(oci, loc), loc, 'bench');
+    return extractSingleYaml(await oci.pullBlob(res.repository, res.digest), 'bench');
+  }));
+  const objects: KubeObject[] = [];
+  for (let i = 0; i < count; i++) {
+    const ns = `loop-${i}`;
+    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const [j, yaml] of layers.entries()) {
+      const mod = modules[j]!;
+      objects.push(...renderObjects(yaml, { kymaNamespace: 'bench', kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace'));
+      objects.push({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} });
+    }
+  }
+  const t0 = Date.now();
+  const progress = new Progress('loop baseline: objects applied', objects.length);
+  let doneCount = 0;
+  const first = objects.filter((o) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace');
+  const rest = objects.filter((o) => !first.includes(o));
+  for (const batch of [first, rest]) {
+    await inBatches(batch, async (o) => {
+      await kcp.apply(o);
+      progress.update(++doneCount);
+    }, 64);
+  }
+  progress.finish();
+  return Date.now() - t0;
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(`bench: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../bench/report';
+
+const exec = promisify(execFile);
+
+/** Every leaf of the report that should be a figure. */
+function figures(r: BenchReport): [string, unknown][] {
+  return [
+    ['allReadySeconds', r.allReadySeconds],
+    ['perKymaReadySeconds.p50', r.perKymaReadySeconds.p50],
+    ['perKymaReadySeconds.p95', r.perKymaReadySeconds.p95],
+    ['perKymaReadySeconds.p99', r.perKymaReadySeconds.p99],
+    ['promotion.firstSeconds', r.promotion.firstSeconds],
+    ['promotion.lastSeconds', r.promotion.lastSeconds],
+    ['statusPropagation.p50Seconds', r.statusPropagation.p50Seconds],
+    ['statusPropagation.p95Seconds', r.statusPropagation.p95Seconds],
+    ['idleCpuSecondsPerMinute', r.idleCpuSecondsPerMinute],
+    ['historyEventsPerModuleInstall', r.historyEventsPerModuleInstall],
+    ['peakRssMB', r.peakRssMB],
+    ['loop.seconds', r.loop.seconds],
+    ['loop.ratio', r.loop.ratio],
+    ...r.growth.map((g, i): [string, unknown] => [`growth[${i}].allReadySeconds`, g.allReadySeconds]),
+  ];
+}
+
+describe('npm run bench (smoke mode, N = 5)', () => {
+  it('writes a JSON and a Markdown report in which every figure is a number', async () => {
+    const out = await mkdtemp(path.join(tmpdir(), 'klm-bench-'));
+    await exec(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { env: { ...process.env, KLM_QUIET: '1' }, maxBuffer: 16 * 1024 * 1024 });
+    const files = (await readdir(out)).sort();
+    expect(files.map((f) => path.extname(f))).toEqual(['.json', '.md']);
+    const report = JSON.parse(await readFile(path.join(out, files[0]!), 'utf8')) as BenchReport;
+    expect(report.kymas).toBe(5);
+    expect(report.statusPropagation.samples).toBeGreaterThanOrEqual(10);
+    expect(report.growth.map((g) => g.kymas)).toEqual([2, 5]);
+    for (const [name, value] of figures(report)) {
+      expect(typeof value, name).toBe('number');
+      expect(Number.isFinite(value), name).toBe(true);
+    }
+    const md = await readFile(path.join(out, files[1]!), 'utf8');
+    expect(md).toContain('| all Ready |');
+    expect(md).toContain('What is shared:');
+  }, 300_000);
+});
