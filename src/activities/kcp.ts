@@ -48,7 +48,8 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
      * `<module>-<version>`. A failure becomes that module's status; the others go on.
      */
     async resolveModules(ref: KymaRef, snapshot: KymaSnapshot): Promise<Resolution[]> {
-      return await Promise.all(snapshot.modules.map((m) => resolveOne(kcp, ref.namespace, snapshot.channel, m)));
+      const resolved = await Promise.all(snapshot.modules.map((m) => resolveOne(kcp, ref.namespace, snapshot.channel, m)));
+      return snapshot.remote ? resolved.map((r) => (r.ok ? { ok: true, module: { ...r.module, remote: true } } : r)) : resolved;
     },
 
     /** Adds the Kyma finalizer (so that deletion waits for the modules' removal). */

@@ -7,7 +7,7 @@ import type { KymaRef } from '../workflows/types';
 
 export async function targetClient(targets: TargetClusters, ref: KymaRef): Promise<KubeClient> {
   try {
-    return await targets.clientFor(ref.namespace, ref.name);
+    return await targets.clientFor(ref.namespace, ref.name, ref.remote);
   } catch (err) {
     if (err instanceof TargetClusterError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidKubeconfig');
     throw ApplicationFailure.retryable(`cannot reach the target cluster of Kyma ${ref.namespace}/${ref.name}: ${(err as Error).message}`, 'TargetClusterUnreachable');

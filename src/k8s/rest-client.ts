@@ -81,8 +81,9 @@ export class KubeClient {
         s = JSON.parse(text) as typeof s;
       } catch {
         s = { message: `${method} ${path}: HTTP ${status} ${text.trim().slice(0, 200)}` };
+        // The path itself is not served (a CRD went away): forget what discovery said.
+        if (status === 404) this.discovery.clear();
       }
-      if (status === 404) this.discovery.clear();
       throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`);
     }
     return (text ? JSON.parse(text) : undefined) as T;

@@ -46,8 +46,11 @@ export class TargetClusters {
   }
 
   /** A client for the Kyma's target cluster (cached per Secret version). */
-  async clientFor(namespace: string, kyma: string): Promise<KubeClient> {
+  async clientFor(namespace: string, kyma: string, expectRemote = false): Promise<KubeClient> {
     const secret = await this.secretOf(namespace, kyma);
+    if (!secret && expectRemote) {
+      throw new TargetClusterError(`the kubeconfig Secret of Kyma ${namespace}/${kyma} is gone; refusing to fall back to the control-plane cluster`);
+    }
     if (!secret) return this.controlPlane;
     const key = `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
     let client = this.clients.get(key);

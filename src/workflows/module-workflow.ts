@@ -138,7 +138,8 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     retry: INSTALL_RETRY,
   });
   setHandler(desiredModule, (m) => {
-    st.desired = m;
+    // Once remote, always remote: a vanished Secret must not redirect us to the control plane.
+    st.desired = st.desired.remote && !m.remote ? { ...m, remote: true } : m;
   });
   setHandler(resourceChanged, () => {
     st.pokes++;
@@ -150,6 +151,8 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     st.unmanaging = true;
   });
   const parent = getExternalWorkflowHandle(kymaWorkflowId(kyma.namespace, kyma.name));
+  /** The Kyma as target-cluster activities need it. */
+  const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
 
   async function installDesired(): Promise<Readiness | undefined> {
@@ -169,13 +172,13 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         await publish({ state: 'Processing', reason: 'Upgrading', message: `upgrading from ${previous.version} to ${desired.version}` }, previous);
         if (patched('lifecycle-events')) await event('Normal', 'ModuleUpgrading', `module ${desired.name}: upgrading from ${previous.version} to ${desired.version}`);
       }
-      await applyRendered(kyma, rendered, settings.crdEstablishedTimeoutMs);
+      await applyRendered(target(), rendered, settings.crdEstablishedTimeoutMs);
       if (desired.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
-        await step.ensureDefaultCr(kyma, desired, defaultNamespace);
+        await step.ensureDefaultCr(target(), desired, defaultNamespace);
       }
       // What the previous version had and this one has not goes, in the safe order.
       if (previous && previous.rendered.digest !== rendered.digest && patched('upgrade-prune')) {
-        await step.pruneObjects(kyma, desired.name, previous.rendered, rendered);
+        await step.pruneObjects(target(), desired.name, previous.rendered, rendered);
       }
       st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
       return undefined;
@@ -195,6 +198,21 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
 
   const event = (type: 'Normal' | 'Warning', reason: string, message: string) => kcp.recordKymaEvent(kyma, uid, type, reason, message);
 
+  /** Runs a removal (or release) to its end; a failure shows as Error and is retried on the next change. */
+  async function untilDone(what: string, steps: () => Promise<void>): Promise<void> {
+    for (;;) {
+      const pokes = st.pokes;
+      try {
+        return await steps();
+      } catch (err) {
+        if (!(err instanceof ActivityFailure)) throw err;
+        const f = failureOf(err);
+        await publish({ state: 'Error', reason: f.reason, message: `${what} failed, will retry: ${f.message}` });
+        await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
+      }
+    }
+  }
+
   /** Blocking deletion, as upstream: wait while other CRs of the module's kind exist. */
   async function removeSelf(): Promise<void> {
     const installed = st.installed;
@@ -205,7 +223,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       let blockedBefore = false;
       for (;;) {
         const pokes = st.pokes;
-        const blockers = await kcp.findBlockingResources(kyma, cr, ownsDefault);
+        const blockers = await kcp.findBlockingResources(target(), cr, ownsDefault);
         if (blockers.count === 0) break;
         const more = blockers.count > blockers.first.length ? ` and ${blockers.count - blockers.first.length} more` : '';
         const message = `deletion blocked by ${blockers.count} ${cr.kind} resource(s): ${blockers.first.join(', ')}${more}; delete them to continue`;
@@ -218,14 +236,14 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       // manager still runs to process its finalizers.
       while (ownsDefault) {
         const pokes = st.pokes;
-        const finalizers = await kcp.deleteDefaultCr(kyma, cr);
+        const finalizers = await kcp.deleteDefaultCr(target(), cr);
         if (finalizers === null) break;
         await publish({ state: 'Deleting', reason: 'WaitingForResource', message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})` });
         await condition(() => st.pokes !== pokes, settings.driftIntervalMs);
       }
       await publish({ state: 'Deleting', reason: 'DeletingObjects', message: `deleting the objects of ${st.desired.name} ${installed.version}` });
       if (events) await event('Normal', 'DeletingObjects', `module ${st.desired.name}: default resource gone, deleting its objects`);
-      await kcp.deleteModuleObjects(kyma, st.desired.name, installed.rendered);
+      await kcp.deleteModuleObjects(target(), st.desired.name, installed.rendered);
     }
     await kcp.deleteManifest(kyma, st.desired.name);
     if (events) await event('Normal', 'ModuleRemoved', `module ${st.desired.name} removed`);
@@ -234,7 +252,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
 
   /** managed: false: the objects stay and keep running, without our label; the Manifest goes. */
   async function releaseSelf(): Promise<void> {
-    if (st.installed) await kcp.releaseModuleObjects(kyma, st.desired.name, st.installed.rendered, st.managedCr() ?? null);
+    if (st.installed) await kcp.releaseModuleObjects(target(), st.desired.name, st.installed.rendered, st.managedCr() ?? null);
     await kcp.deleteManifest(kyma, st.desired.name);
     await parent.signal(moduleRemoved, st.desired.name);
   }
@@ -242,8 +260,8 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   let forceApply = false;
   let desiredBefore = st.desired;
   for (;;) {
-    if (st.removing) return await removeSelf();
-    if (st.unmanaging) return await releaseSelf();
+    if (st.removing) return await untilDone('removal', removeSelf);
+    if (st.unmanaging) return await untilDone('unmanaging', releaseSelf);
     if (st.paused) {
       // skip-reconciliation on the Manifest: wait for a change (no timer), then look again.
       const pokes = st.pokes;
@@ -262,7 +280,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     let readiness = failure;
     let recheckInMs: number | undefined;
     if (!readiness) {
-      readiness = await step.checkReadiness(kyma, st.installed!.rendered.manager, st.managedCr(), st.desired.name).catch(failureOf);
+      readiness = await step.checkReadiness(target(), st.installed!.rendered.manager, st.managedCr(), st.desired.name).catch(failureOf);
       if (readiness.reason === 'Paused') {
         st.paused = true;
         continue;

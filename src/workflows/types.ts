@@ -6,6 +6,8 @@ import type { ObjectRef, State } from '../api/shared';
 export interface KymaRef {
   namespace: string;
   name: string;
+  /** For target-cluster activities: the Kyma's modules live in a remote cluster (never fall back). */
+  remote?: boolean;
 }
 
 export interface ReconcileSettings {
@@ -51,6 +53,8 @@ export interface ResolvedModule {
   customResourcePolicy: CustomResourcePolicy;
   template: { name: string; namespace: string; generation: number };
   fqdn?: string;
+  /** A kubeconfig Secret names the target cluster. */
+  remote?: boolean;
 }
 
 export type Resolution = { ok: true; module: ResolvedModule } | { ok: false; status: ModuleStatus };

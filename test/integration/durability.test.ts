@@ -74,6 +74,20 @@ describe('a Kyma with a kubeconfig Secret', () => {
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
   });
 
+  it('never falls back to the control plane when the Secret disappears', async () => {
+    const name = uniqueName('kyma');
+    const secret = `${name}-kubeconfig`;
+    const kubeconfig = await readFile(stackInfo().kubeconfig);
+    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } }, data: { config: kubeconfig.toString('base64') } });
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.delete('v1', 'Secret', secret, klm().namespace);
+    // Something happens in the (formerly) target cluster: the module looks again.
+    await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
+    const kyma = await kymaInState(klm(), name, 'Error');
+    expect(kyma.status?.modules?.[0]?.message).toContain(`the kubeconfig Secret of Kyma ${klm().namespace}/${name} is gone; refusing to fall back to the control-plane cluster`);
+  });
+
   it('goes Error with a clear message when the Secret holds no kubeconfig', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } }, data: { other: 'eA==' } });
