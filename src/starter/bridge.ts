@@ -66,6 +66,8 @@ export class Bridge {
   private readonly signaller: Signaller;
   private readonly informers: Informer[] = [];
   private readonly targets = new Map<string, TargetWatches>();
+  /** What of each Kyma the workflow acts on, as last signalled: status writes alone are not news. */
+  private readonly kymaSeen = new Map<string, string>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
@@ -110,9 +112,16 @@ export class Bridge {
     const { temporal, taskQueue, settings } = this.o;
     if (type === 'DELETED') {
       // Gone for good (our finalizer was dropped): poke, never start.
+      this.kymaSeen.delete(workflowId);
       this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.getHandle(workflowId).signal(kymaChanged));
       return;
     }
+    // The workflow's own status writes come back as events too; only spec (generation),
+    // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
+    const meta = k.metadata as { uid?: string; generation?: number; labels?: unknown; finalizers?: unknown; deletionTimestamp?: string };
+    const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
+    if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
+    this.kymaSeen.set(workflowId, seen);
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
       temporal.workflow.signalWithStart<typeof kymaWorkflow, []>('kymaWorkflow', {
         workflowId,
