@@ -39,10 +39,20 @@ export class TargetClusters {
 
   constructor(readonly controlPlane: KubeClient) {}
 
+  private readonly secrets = new Map<string, { at: number; secret: Promise<Secret | undefined> }>();
+
+  /** How long a Secret lookup is re-used: activities of one install share it, a change shows soon. */
+  static readonly SECRET_TTL_MS = 5000;
+
   /** The kubeconfig Secret of a Kyma, if it has one. */
   async secretOf(namespace: string, kyma: string): Promise<Secret | undefined> {
-    const { items } = await this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` });
-    return items[0];
+    const key = `${namespace}/${kyma}`;
+    const hit = this.secrets.get(key);
+    if (hit && Date.now() - hit.at < TargetClusters.SECRET_TTL_MS) return await hit.secret;
+    const secret = this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` }).then((l) => l.items[0]);
+    secret.catch(() => this.secrets.delete(key));
+    this.secrets.set(key, { at: Date.now(), secret });
+    return await secret;
   }
 
   /** A client for the Kyma's target cluster (cached per Secret version). */

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
 import { testModule } from '../support/modules';
 import { KWOK_NODE } from '../../src/localstack/kwok';
+import { TargetClusters } from '../../src/k8s/target-cluster';
 
 describe('with a fast drift timer', () => {
   const klm = useKlm({ settings: { driftIntervalMs: 1500 } });
@@ -82,7 +83,9 @@ describe('a Kyma with a kubeconfig Secret', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await kymaInState(klm(), name, 'Ready');
     await klm().kube.delete('v1', 'Secret', secret, klm().namespace);
-    // Something happens in the (formerly) target cluster: the module looks again.
+    // Workers re-use a Secret lookup for a few seconds; then something happens in the
+    // (formerly) target cluster and the module looks again.
+    await new Promise((r) => setTimeout(r, TargetClusters.SECRET_TTL_MS + 500));
     await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
     const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain(`the kubeconfig Secret of Kyma ${klm().namespace}/${name} is gone; refusing to fall back to the control-plane cluster`);
