@@ -10,8 +10,6 @@ export const SEARCH_ATTRIBUTES = {
   Modules: 'KeywordList',
 } as const;
 
-export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
-
 export const SA = {
   KymaName: defineSearchAttributeKey('KymaName', SearchAttributeType.KEYWORD),
   KymaNamespace: defineSearchAttributeKey('KymaNamespace', SearchAttributeType.KEYWORD),

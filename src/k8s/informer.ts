@@ -46,16 +46,8 @@ export class Informer {
     this.abort.abort();
   }
 
-  get stopped(): boolean {
-    return this.abort.signal.aborted;
-  }
-
   list(): KubeObject[] {
     return [...this.cache.values()];
-  }
-
-  get(namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.cache.get(`${namespace ?? ''}/${name}`);
   }
 
   private async relist(): Promise<void> {
