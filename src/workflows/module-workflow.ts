@@ -258,15 +258,14 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   }
 
   let forceApply = false;
-  let desiredBefore = st.desired;
   for (;;) {
     if (st.removing) return await untilDone('removal', removeSelf);
     if (st.unmanaging) return await untilDone('unmanaging', releaseSelf);
     if (st.paused) {
       // skip-reconciliation on the Manifest: wait for a change (no timer), then look again.
       const pokes = st.pokes;
-      await condition(() => st.pokes !== pokes || st.removing || st.unmanaging || st.desired !== desiredBefore);
-      desiredBefore = st.desired;
+      const desired = st.desired;
+      await condition(() => st.pokes !== pokes || st.removing || st.unmanaging || st.desired !== desired);
       if (!st.removing && !st.unmanaging) st.paused = await kcp.manifestPaused(kyma, st.desired.name);
       continue;
     }
