@@ -7,7 +7,7 @@ import { API_VERSION } from '../api/shared';
 import type { KubeClient, KubeObject } from '../k8s/rest-client';
 import { componentLocation, DescriptorError, hasResources, pullDescriptor, rawManifestResource } from '../oci/ocm';
 import { OciError, OciRegistryClient } from '../oci/registry-client';
-import { extractSingleYaml, LayerFormatError } from '../oci/tar';
+import { LayerFormatError, readLayer } from '../oci/tar';
 import type { DefaultCrRef, FetchedModule, LayerRef, ResolvedModule } from '../workflows/types';
 import type { BlobCache } from './blob-cache';
 
@@ -47,9 +47,8 @@ export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
         const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
         const blob = (await cache.get(res.digest)) ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
         // Refuse a malformed layer here, before anything is applied.
-        extractSingleYaml(blob, `raw-manifest layer ${res.digest} of ${where}`);
+        const { format } = readLayer(blob, `raw-manifest layer ${res.digest} of ${where}`);
         await cache.put(blob);
-        const format = blob.length > 262 && (blob[0] === 0x1f || blob.toString('latin1', 257, 262) === 'ustar') ? 'tar' : 'yaml';
         const data = template.spec.data as { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } } | undefined;
         let defaultCr: DefaultCrRef | undefined;
         if (data?.apiVersion && data.kind && data.metadata?.name) {

@@ -21,7 +21,7 @@ export function createActivities(deps: ActivityDeps) {
   const cache = new BlobCache(deps.cacheDir);
   const targets = new TargetClusters(deps.kcp);
   return {
-    ...kcpActivities(deps.kcp, cache),
+    ...kcpActivities(deps.kcp, cache, targets),
     ...fetchActivities(deps.kcp, cache),
     ...renderActivities(cache),
     ...applyActivities(targets, cache),

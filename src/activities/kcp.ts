@@ -8,13 +8,14 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, DEFAULT_CHANNEL, KYMA_FINALIZER, LABELS, type Condition, type ConditionInput, type State } from '../api/shared';
 import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client';
+import type { TargetClusters } from '../k8s/target-cluster';
 import type { DefaultCrRef, KymaRef, KymaSnapshot, Readiness, RenderedRef, Resolution, ResolvedModule } from '../workflows/types';
 import { recordKymaState, recordModuleState } from '../workers/metrics';
 import type { BlobCache } from './blob-cache';
 import { loadRendered, MANAGED_BY } from './render';
 import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
 
-export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
+export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: TargetClusters) {
   async function readKyma(ref: KymaRef): Promise<Kyma | undefined> {
     return await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
   }
@@ -31,7 +32,8 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache) {
         deleting: Boolean(kyma.metadata.deletionTimestamp),
         finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
-        remote: (await kcp.list('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` })).items.length > 0,
+        // Looked up afresh: deletion must see a Secret that has just gone.
+        remote: (await targets.secretOf(ref.namespace, ref.name, 0)) !== undefined,
         modules: (kyma.spec.modules ?? []).map((m) => ({
           name: m.name,
           channel: m.channel,

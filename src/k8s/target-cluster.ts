@@ -44,11 +44,11 @@ export class TargetClusters {
   /** How long a Secret lookup is re-used: activities of one install share it, a change shows soon. */
   static readonly SECRET_TTL_MS = 5000;
 
-  /** The kubeconfig Secret of a Kyma, if it has one. */
-  async secretOf(namespace: string, kyma: string): Promise<Secret | undefined> {
+  /** The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used. */
+  async secretOf(namespace: string, kyma: string, maxAgeMs = TargetClusters.SECRET_TTL_MS): Promise<Secret | undefined> {
     const key = `${namespace}/${kyma}`;
     const hit = this.secrets.get(key);
-    if (hit && Date.now() - hit.at < TargetClusters.SECRET_TTL_MS) return await hit.secret;
+    if (hit && Date.now() - hit.at < maxAgeMs) return await hit.secret;
     const secret = this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` }).then((l) => l.items[0]);
     secret.catch(() => this.secrets.delete(key));
     this.secrets.set(key, { at: Date.now(), secret });

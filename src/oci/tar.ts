@@ -86,22 +86,26 @@ function regularFiles(tar: Buffer, where: string): Entry[] {
 }
 
 /**
- * The YAML text of a layer: the blob itself, or the one YAML file in its (gzipped) tar.
- * `pattern` further restricts the file name inside an archive.
+ * The YAML text of a layer, and its shape: the blob itself ('yaml'), or the one YAML file in
+ * its (gzipped) tar ('tar'). `pattern` further restricts the file name inside an archive.
  */
-export function extractSingleYaml(blob: Buffer, where: string, pattern = /\.ya?ml$/): string {
+export function readLayer(blob: Buffer, where: string, pattern = /\.ya?ml$/): { text: string; format: 'yaml' | 'tar' } {
   const buf = blob.length > 2 && blob[0] === 0x1f && blob[1] === 0x8b ? gunzipSync(blob) : blob;
   if (!isTar(buf)) {
     const text = buf.toString('utf8');
     if (text.includes('\uFFFD') || text.includes('\0')) throw new LayerFormatError(`${where}: the layer is neither YAML text nor a tar archive`);
-    return text;
+    return { text, format: 'yaml' };
   }
   const files = regularFiles(buf, where);
   if (files.length !== 1 || !pattern.test(files[0]!.path)) {
     const names = files.map((f) => f.path).join(', ') || 'none';
     throw new LayerFormatError(`${where}: the archive must hold exactly one YAML file, it holds: ${names}`);
   }
-  return files[0]!.data.toString('utf8');
+  return { text: files[0]!.data.toString('utf8'), format: 'tar' };
+}
+
+export function extractSingleYaml(blob: Buffer, where: string, pattern?: RegExp): string {
+  return readLayer(blob, where, pattern).text;
 }
 
 /** Builds a one-file ustar archive (for publishing sample modules and for tests). */
