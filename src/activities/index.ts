@@ -6,9 +6,11 @@ import { BlobCache } from './blob-cache';
 import { defaultCrActivities } from './default-cr';
 import { deleteActivities } from './delete';
 import { fetchActivities } from './fetch';
+import { installActivities } from './install';
 import { kcpActivities } from './kcp';
 import { readinessActivities } from './readiness';
 import { renderActivities } from './render';
+import { reportActivities } from './report';
 
 export interface ActivityDeps {
   /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
@@ -20,7 +22,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const cache = new BlobCache(deps.cacheDir);
   const targets = new TargetClusters(deps.kcp);
-  return {
+  const steps = {
     ...kcpActivities(deps.kcp, cache, targets),
     ...fetchActivities(deps.kcp, cache),
     ...renderActivities(cache),
@@ -29,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...readinessActivities(deps.kcp, targets),
     ...deleteActivities(targets, cache),
   };
+  return { ...steps, ...installActivities(steps), ...reportActivities(steps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -4,40 +4,13 @@
 import { manifestName } from '../api/names';
 import { API_VERSION, LABELS, type ObjectRef } from '../api/shared';
 import type { KubeClient, KubeObject } from '../k8s/rest-client';
+import { workloadAvailable, type Workload } from '../k8s/workload-status';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { targetClient } from './target';
 import type { DefaultCrRef, KymaRef, Readiness } from '../workflows/types';
 
-interface Workload extends KubeObject {
-  metadata: KubeObject['metadata'] & { generation?: number };
-  spec?: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    readyReplicas?: number;
-    availableReplicas?: number;
-    updatedReplicas?: number;
-    currentRevision?: string;
-    updateRevision?: string;
-    conditions?: { type: string; status: string; message?: string }[];
-  };
-}
-
 interface ModuleCr extends KubeObject {
   status?: { state?: string; message?: string; conditions?: { type: string; status: string; message?: string }[] };
-}
-
-function workloadAvailable(w: Workload): { ok: boolean; detail: string } {
-  const s = w.status ?? {};
-  const want = w.spec?.replicas ?? 1;
-  const current = (s.observedGeneration ?? 0) >= (w.metadata.generation ?? 0);
-  if (w.kind === 'StatefulSet') {
-    const ok = current && (s.readyReplicas ?? 0) >= want && s.currentRevision === s.updateRevision;
-    return { ok, detail: `${s.readyReplicas ?? 0}/${want} ready` };
-  }
-  const available = s.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ?? false;
-  const ok = current && available && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want;
-  return { ok, detail: `${s.availableReplicas ?? 0}/${want} available` };
 }
 
 const PASSED_THROUGH = new Set(['Processing', 'Error', 'Warning', 'Deleting']);

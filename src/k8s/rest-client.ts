@@ -51,7 +51,7 @@ export class KubeClient {
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const options: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(options);
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized });
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized });
     return new KubeClient(cluster.server.replace(/\/$/, ''), options, agent);
   }
 

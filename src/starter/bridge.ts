@@ -8,10 +8,11 @@ import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS } from '../api/shared';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient, KubeObject } from '../k8s/rest-client';
-import { clientFromSecret } from '../k8s/target-cluster';
+import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import type { kymaWorkflow } from '../workflows/kyma-workflow';
 import { kymaChanged, resourceChanged, templatesChanged } from '../workflows/signals';
 import type { ReconcileSettings } from '../workflows/types';
+import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
 const MANAGED = `${LABELS.managedBy}=klm-temporal`;
@@ -35,9 +36,30 @@ class TargetWatches {
   /** Module workflows per CR kind, for objects that carry no owner annotation. */
   readonly subscribers = new Map<string, Set<string>>();
 
-  constructor(readonly client: KubeClient, private readonly onEvent: (obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+  /** Readiness fingerprint per object uid, as last seen. */
+  private readonly seen = new Map<string, string>();
+
+  constructor(readonly client: KubeClient, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
+  }
+
+  /**
+   * Whether an event is news to a module workflow: a deletion always is; a fresh object of
+   * ours without status is not (its workflow just applied it); else only a changed
+   * readiness fingerprint is.
+   */
+  changed(type: InformerEventType, o: KubeObject, ours: boolean): boolean {
+    const uid = (o.metadata as { uid?: string }).uid ?? `${o.metadata.namespace}/${o.metadata.name}`;
+    if (type === 'DELETED') {
+      this.seen.delete(uid);
+      return true;
+    }
+    const print = readinessFingerprint(o);
+    const before = this.seen.get(uid);
+    this.seen.set(uid, print);
+    if (before === undefined) return !(ours && withoutStatus(o));
+    return before !== print;
   }
 
   subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean): void {
@@ -52,7 +74,7 @@ class TargetWatches {
   private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const inf = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (_t, o) => this.onEvent(o, this), onError: this.onError });
+    const inf = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
     this.informers.set(key, inf);
     void inf.start();
   }
@@ -169,18 +191,20 @@ export class Bridge {
 
   private async targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
     const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && (s.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName] === kyma);
-    const key = secret ? `${namespace}/${secret.metadata.name}/${(secret.metadata as { resourceVersion?: string }).resourceVersion}` : CONTROL_PLANE;
+    // Kymas whose Secrets hold the same kubeconfig share the watches on that cluster.
+    const key = secret ? kubeconfigKey(secret) : CONTROL_PLANE;
     let t = this.targets.get(key);
     if (!t) {
       const client = secret ? await clientFromSecret(secret) : this.o.kcp;
-      t = this.targets.get(key) ?? new TargetWatches(client, (o, tw) => this.onTargetObject(o, tw), this.o.relistMs);
+      t = this.targets.get(key) ?? new TargetWatches(client, (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
       this.targets.set(key, t);
     }
     return t;
   }
 
-  private onTargetObject(o: KubeObject, t: TargetWatches): void {
+  private onTargetObject(type: InformerEventType, o: KubeObject, t: TargetWatches): void {
     const owner = parseOwnedBy((o.metadata as { annotations?: Record<string, string> }).annotations?.[OWNED_BY_ANNOTATION]);
+    if (!t.changed(type, o, owner !== undefined)) return;
     const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
     for (const workflowId of ids) {
       this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));

@@ -26,7 +26,10 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<Worker> {
     activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    // A workflow task holds its slot while its local activities (API reads and writes) run:
+    // slots are cheap, waiting on them is not.
+    maxConcurrentWorkflowTaskExecutions: 400,
+    maxConcurrentLocalActivityExecutions: 400,
     maxCachedWorkflows: 5000,
   });
 }

@@ -8,6 +8,7 @@ import {
   getExternalWorkflowHandle,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -22,6 +23,7 @@ import { moduleWorkflow } from './module-workflow';
 import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from './signals';
 import type { KymaRef, KymaSnapshot, ModuleReport, ReconcileSettings, Resolution, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
+import { WakeTimer } from './wake-timer';
 
 export interface KymaWorkflowInput {
   kyma: KymaRef;
@@ -30,10 +32,10 @@ export interface KymaWorkflowInput {
   carried?: { uid: string; desired: Record<string, ResolvedModule>; reports: Record<string, ModuleReport>; removing?: Record<string, true>; remote?: boolean };
 }
 
-const kcp = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const KCP_OPTIONS = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
+const remoteKcp = proxyActivities<Activities>(KCP_OPTIONS);
+/** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
+const localKcp = proxyLocalActivities<Activities>(KCP_OPTIONS);
 
 /** Upstream's aggregation: any Error → Error; else Warning; else Processing; else Ready. */
 export function aggregateState(modules: ModuleStatus[]): State {
@@ -140,6 +142,10 @@ export class KymaState {
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
+  // Lean reconcile (see the module workflow): local activities, a drift timer left running.
+  const lean = patched('lean-reconcile');
+  const kcp = lean ? localKcp : remoteKcp;
+  const drift = new WakeTimer();
   const st = new KymaState();
   if (input.carried) {
     st.uid = input.carried.uid;
@@ -246,8 +252,14 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         ]);
       }
     }
-    const resolved = await condition(() => st.needsResolve || st.statusDirty, settings.driftIntervalMs);
-    if (!resolved) st.needsResolve = true;
+    if (lean) {
+      drift.arm(settings.driftIntervalMs);
+      await condition(() => st.needsResolve || st.statusDirty || drift.fired());
+      if (drift.take()) st.needsResolve = true;
+    } else {
+      const resolved = await condition(() => st.needsResolve || st.statusDirty, settings.driftIntervalMs);
+      if (!resolved) st.needsResolve = true;
+    }
     if (shouldContinueAsNew(settings)) {
       await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: { uid: st.uid, desired: st.desired, reports: st.reports, removing: st.removing, remote: st.remote } });
     }

@@ -1,7 +1,7 @@
 // ModuleWorkflow: one per Kyma × module. Fetch → render → apply → default CR → readiness,
 // then wait for a change (new desired version, a watch event on the module's CR or manager,
 // or the slow drift timer) and go again. Failures become the module's status, not crashes.
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import { lt } from 'semver';
 import type { Activities } from '../activities';
 import { defaultNamespaceFor, kymaWorkflowId, manifestName } from '../api/names';
@@ -9,6 +9,7 @@ import { API_VERSION } from '../api/shared';
 import { desiredModule, moduleRemoved, moduleReport, removeModule, resourceChanged, unmanageModule } from './signals';
 import type { FetchedModule, KymaRef, ModuleReport, Readiness, ReconcileSettings, RenderedRef, ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
+import { WakeTimer } from './wake-timer';
 
 export interface Installed {
   version: string;
@@ -36,6 +37,12 @@ const kcp = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', ret
 const step = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: INSTALL_RETRY });
 /** Fetch downloads a layer, which may take long; it heartbeats, so a lost worker is noticed in 15s. */
 const { fetchLayer } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: INSTALL_RETRY });
+/**
+ * Short reads and writes as local activities: one marker in history each, run inside the
+ * workflow task that needs them (no activity task, no extra workflow task).
+ */
+const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+const localStep = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: INSTALL_RETRY });
 
 /** Plain state: what is wanted, what is installed, what was last reported. No I/O here. */
 export class ModuleState {
@@ -130,13 +137,21 @@ function failureOf(err: unknown): Readiness {
 export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
   const { kyma, uid, settings } = input;
   const st = new ModuleState(kyma, input);
+  /**
+   * Lean reconcile: one activity per install, readiness and reports as local activities, the
+   * report to the Kyma workflow sent by that activity, and timers that are not restarted on
+   * every wake-up. Histories from before it replay on the old path.
+   */
+  const lean = patched('lean-reconcile');
   // Apply heartbeats while it works, so that a lost worker is noticed within 10s even
   // though the whole apply may take up to the CRD timeout.
-  const { applyRendered } = proxyActivities<Activities>({
-    startToCloseTimeout: settings.crdEstablishedTimeoutMs + 60_000,
+  const { applyRendered, installModule } = proxyActivities<Activities>({
+    startToCloseTimeout: settings.crdEstablishedTimeoutMs + (lean ? 5 * 60_000 : 60_000),
     heartbeatTimeout: '10 seconds',
     retry: INSTALL_RETRY,
   });
+  const drift = new WakeTimer();
+  const deadline = new WakeTimer();
   setHandler(desiredModule, (m) => {
     // Once remote, always remote: a vanished Secret must not redirect us to the control plane.
     st.desired = st.desired.remote && !m.remote ? { ...m, remote: true } : m;
@@ -158,6 +173,17 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   async function installDesired(): Promise<Readiness | undefined> {
     const desired = st.desired;
     try {
+      if (lean) {
+        const previous = st.installed;
+        if (previous && previous.version !== desired.version) {
+          await publish({ state: 'Processing', reason: 'Upgrading', message: `upgrading from ${previous.version} to ${desired.version}` }, previous);
+          await event('Normal', 'ModuleUpgrading', `module ${desired.name}: upgrading from ${previous.version} to ${desired.version}`);
+        }
+        const params = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: desired.name, defaultNamespace };
+        const { fetched, rendered } = await installModule(target(), desired, params, settings.crdEstablishedTimeoutMs, previous?.rendered ?? null);
+        st.installed = { version: desired.version, templateGeneration: desired.template.generation, fetched, rendered };
+        return undefined;
+      }
       const fetched = await fetchLayer(desired, defaultNamespace);
       const rendered = await step.renderLayer(fetched.layer, {
         kymaNamespace: kyma.namespace,
@@ -192,11 +218,13 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     const report = st.report(r);
     if (!st.changed(report)) return;
     const cr = installed?.fetched.defaultCr;
-    await kcp.syncManifest(kyma, uid, st.desired, { state: r.state, reason: r.reason, message: r.message }, installed?.rendered ?? null, st.managedCr() ?? null, cr ? `${cr.apiVersion}/${cr.kind}` : null);
+    const args = [kyma, uid, st.desired, { state: r.state, reason: r.reason, message: r.message }, installed?.rendered ?? null, st.managedCr() ?? null, cr ? `${cr.apiVersion}/${cr.kind}` : null] as const;
+    if (lean) return await local.publishModuleReport(...args, report);
+    await kcp.syncManifest(...args);
     await parent.signal(moduleReport, report);
   }
 
-  const event = (type: 'Normal' | 'Warning', reason: string, message: string) => kcp.recordKymaEvent(kyma, uid, type, reason, message);
+  const event = (type: 'Normal' | 'Warning', reason: string, message: string) => (lean ? local : kcp).recordKymaEvent(kyma, uid, type, reason, message);
 
   /** Runs a removal (or release) to its end; a failure shows as Error and is retried on the next change. */
   async function untilDone(what: string, steps: () => Promise<void>): Promise<void> {
@@ -279,7 +307,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     let readiness = failure;
     let recheckInMs: number | undefined;
     if (!readiness) {
-      readiness = await step.checkReadiness(target(), st.installed!.rendered.manager, st.managedCr(), st.desired.name).catch(failureOf);
+      readiness = await (lean ? localStep : step).checkReadiness(target(), st.installed!.rendered.manager, st.managedCr(), st.desired.name).catch(failureOf);
       if (readiness.reason === 'Paused') {
         st.paused = true;
         continue;
@@ -289,22 +317,34 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         forceApply = true;
         continue;
       }
-      if (settings.managerAvailableTimeoutMs && patched('manager-timeout')) {
+      if (settings.managerAvailableTimeoutMs && (lean || patched('manager-timeout'))) {
         ({ readiness, recheckInMs } = st.dependencyTimeout(readiness, Date.now(), settings.managerAvailableTimeoutMs));
       }
     }
     // A dependency timeout (CRDs not established, manager not available) is worth one Event.
     const timedOut = readiness.reason === 'ManagerNotAvailableTimeout' || readiness.reason === 'CrdNotEstablished';
-    if (timedOut && !st.reportedTimeout && patched('manager-timeout')) await event('Warning', 'DependencyTimeout', `module ${desired.name}: ${readiness.message}`);
+    if (timedOut && !st.reportedTimeout && (lean || patched('manager-timeout'))) await event('Warning', 'DependencyTimeout', `module ${desired.name}: ${readiness.message}`);
     st.reportedTimeout = timedOut;
     await publish(readiness);
 
-    // A pending dependency deadline is a durable timer too, shorter than the drift timer.
-    const waitMs = Math.min(settings.driftIntervalMs, recheckInMs ?? Infinity);
-    const changed = await condition(() => st.pokes !== pokes || st.desired !== desired || st.removing || st.unmanaging, waitMs);
-    const deadline = !changed && recheckInMs !== undefined && recheckInMs < settings.driftIntervalMs;
-    // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
-    if ((!changed && !deadline) || (failure && !downgrade)) forceApply = true;
+    const wanted = () => st.pokes !== pokes || st.desired !== desired || st.removing || st.unmanaging;
+    if (lean) {
+      // The drift timer runs from one firing to the next; a dependency deadline runs while
+      // the manager stays unavailable. Wake-ups in between leave both alone.
+      drift.arm(settings.driftIntervalMs);
+      if (recheckInMs === undefined) deadline.cancel();
+      else deadline.arm(recheckInMs);
+      await condition(() => wanted() || drift.fired() || deadline.fired());
+      deadline.take();
+      // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
+      if (drift.take() || (failure && !downgrade)) forceApply = true;
+    } else {
+      // A pending dependency deadline is a durable timer too, shorter than the drift timer.
+      const waitMs = Math.min(settings.driftIntervalMs, recheckInMs ?? Infinity);
+      const changed = await condition(wanted, waitMs);
+      const due = !changed && recheckInMs !== undefined && recheckInMs < settings.driftIntervalMs;
+      if ((!changed && !due) || (failure && !downgrade)) forceApply = true;
+    }
     if (shouldContinueAsNew(settings)) {
       await continueAsNew<typeof moduleWorkflow>({ ...input, module: st.desired, installed: st.installed, removing: st.removing || undefined, unmanaging: st.unmanaging || undefined });
     }

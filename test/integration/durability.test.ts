@@ -26,7 +26,7 @@ describe('with a fast drift timer', () => {
     expect(before.every(Boolean)).toBe(true);
     // Several drift cycles re-apply the same objects ...
     const handle = klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, 'greeter'));
-    const startedEvents = async () => (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'applyRendered').length ?? 0;
+    const startedEvents = async () => (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'installModule').length ?? 0;
     const applies = await startedEvents();
     await eventually('two more applies', async () => (await startedEvents()) >= applies + 2 || undefined, 30_000);
     // ... and the API server kept every object as it was.

@@ -28,8 +28,8 @@ describe('Prometheus metrics', () => {
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Ready"} 1`);
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Processing"} 0`);
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${broken}",kyma_namespace="${ns}",state="Error"} 1`);
-      expect(text).toMatch(/lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="expected",activity="applyRendered"\} [1-9]/);
-      expect(text).toMatch(/klm_activity_duration_seconds_count\{activity="applyRendered",outcome="ok"\} [1-9]/);
+      expect(text).toMatch(/lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="expected",activity="installModule"\} [1-9]/);
+      expect(text).toMatch(/klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/);
       expect(text).toMatch(/klm_bridge_signals_total\{signal="kymaChanged",outcome="ok"\} [1-9]/);
       expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="resourceChanged"\} [1-9]/);
     } finally {

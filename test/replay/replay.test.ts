@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../src/workers/worker';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
+const WORKFLOWS_DIR = fileURLToPath(new URL('../../src/workflows/', import.meta.url));
 
 describe('replaying committed histories', async () => {
   const files = (await readdir(DIR)).filter((f) => f.endsWith('.json')).sort();
@@ -22,6 +23,19 @@ describe('replaying committed histories', async () => {
       types.add(h.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '');
     }
     expect([...types].sort()).toEqual(['kymaWorkflow', 'moduleWorkflow']);
+  });
+
+  it('has, for every patched() id in the workflows, a history recorded with it and one from before it', async () => {
+    const source = (await Promise.all((await readdir(WORKFLOWS_DIR)).filter((f) => f.endsWith('.ts')).map((f) => readFile(WORKFLOWS_DIR + f, 'utf8')))).join('\n');
+    const ids = [...new Set([...source.matchAll(/patched\('([\w-]+)'\)/g)].map((m) => m[1]!))].sort();
+    expect(ids).toContain('lean-reconcile');
+    const histories = await Promise.all(files.map((f) => readFile(DIR + f, 'utf8')));
+    // Patch markers carry their id in a base64 JSON payload: {"id":"<patch id>",...}.
+    const marked = (id: string) => histories.filter((h) => h.includes(Buffer.from(`{"id":"${id}"`).toString('base64').slice(0, 16)));
+    for (const id of ids) {
+      expect(marked(id).length, `histories recorded with patch ${id}`).toBeGreaterThan(0);
+      expect(marked(id).length, `histories from before patch ${id}`).toBeLessThan(histories.length);
+    }
   });
 
   it.each(files)('replays %s without nondeterminism', async (f) => {

@@ -1,0 +1,43 @@
+// A durable timer armed once and left running across wake-ups. `condition(fn, timeout)` starts
+// and cancels a timer on every wake-up (two history events each time); a drift timer that
+// fires every interval regardless of the signals in between needs neither.
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+
+export class WakeTimer {
+  private due = false;
+  private scope?: CancellationScope;
+
+  /** Starts the timer unless it is running or has fired and not been taken yet. */
+  arm(ms: number): void {
+    if (this.scope || this.due) return;
+    const scope = new CancellationScope();
+    this.scope = scope;
+    scope.run(() => sleep(ms)).then(
+      () => {
+        if (this.scope !== scope) return;
+        this.scope = undefined;
+        this.due = true;
+      },
+      (err: unknown) => {
+        if (!isCancellation(err)) throw err;
+      },
+    );
+  }
+
+  /** Stops a running timer (one history event); nothing when none runs. */
+  cancel(): void {
+    this.scope?.cancel();
+    this.scope = undefined;
+  }
+
+  /** Whether the timer has fired; true once per firing. */
+  fired(): boolean {
+    return this.due;
+  }
+
+  take(): boolean {
+    const d = this.due;
+    this.due = false;
+    return d;
+  }
+}
