@@ -1,8 +1,9 @@
 // The benchmark's fleet: M bench modules (each a CRD, RBAC, a manager Deployment and a default
-// CR, like the samples) and N Kymas that each want all M. Everything lands in the one local
-// cluster; every Kyma's namespaced objects go to a namespace of its own ("{kyma}").
+// CR, like the samples) and N Kymas that each want all M, each with a kubeconfig Secret for
+// its target cluster. Several Kymas share a cluster; every Kyma's namespaced objects go to a
+// namespace of its own (the default-namespace setting "{kyma}", KLM_DEFAULT_NAMESPACE).
 import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion } from '../examples/publish';
-import { API_VERSION } from '../src/api/shared';
+import { API_VERSION, LABELS } from '../src/api/shared';
 import type { KubeClient, KubeObject } from '../src/k8s/rest-client';
 
 export interface BenchModule {
@@ -46,4 +47,14 @@ export async function publishBenchModules(kcp: KubeClient, registry: string, nam
 
 export function benchKyma(namespace: string, name: string, modules: BenchModule[]): KubeObject {
   return { apiVersion: API_VERSION, kind: 'Kyma', metadata: { name, namespace }, spec: { channel: 'regular', modules: modules.map((m) => ({ name: m.name })) } };
+}
+
+/** The Kyma's kubeconfig Secret, as upstream: labelled with the Kyma's name, key "config". */
+export function kubeconfigSecret(namespace: string, kyma: string, kubeconfig: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `kubeconfig-${kyma}`, namespace, labels: { [LABELS.kymaName]: kyma } },
+    data: { config: Buffer.from(kubeconfig).toString('base64') },
+  } as KubeObject;
 }

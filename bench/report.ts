@@ -4,7 +4,11 @@ export interface BenchReport {
   machine: { cores: number; node: string };
   kymas: number;
   modulesPerKyma: number;
+  /** Clusters the Kymas target through kubeconfig Secrets (0: the control plane itself). */
+  targetClusters: number;
   allReadySeconds: number;
+  /** CPU seconds by process during the main install: where the time went. */
+  installCpu: { process: string; cpuSeconds: number }[];
   perKymaReadySeconds: { p50: number; p95: number; p99: number };
   promotion: { firstSeconds: number; lastSeconds: number };
   statusPropagation: { samples: number; p50Seconds: number; p95Seconds: number };
@@ -29,7 +33,7 @@ export function renderReport(r: BenchReport): string {
   return [
     `# Fleet benchmark, ${r.date}`,
     '',
-    `${r.kymas} Kymas × ${r.modulesPerKyma} modules on ${r.machine.cores} cores (Node ${r.machine.node}).`,
+    `${r.kymas} Kymas × ${r.modulesPerKyma} modules on ${r.machine.cores} cores (Node ${r.machine.node}), ${r.targetClusters ? `targeting ${r.targetClusters} further API server(s) through kubeconfig Secrets` : 'targeting the control-plane cluster'}.`,
     '',
     '| figure | value | target (1000 × 3) |',
     '| --- | --- | --- |',
@@ -41,6 +45,12 @@ export function renderReport(r: BenchReport): string {
     `| history events per module install | ${f(r.historyEventsPerModuleInstall, 1)} | ≤ 30: ${target(r.historyEventsPerModuleInstall <= 30)} |`,
     `| peak RSS of the worker process | ${f(r.peakRssMB, 0)} MB | |`,
     `| plain apply loop over the same objects | ${f(r.loop.seconds, 1)} s; engine / loop = ${f(r.loop.ratio)} | ≤ 3×: ${target(r.loop.ratio <= 3)} |`,
+    '',
+    `CPU seconds by process while the ${r.kymas} Kymas installed (${f(r.allReadySeconds, 1)} s of wall time, ${r.machine.cores} cores: at most ${f(r.allReadySeconds * r.machine.cores, 0)} CPU-s):`,
+    '',
+    '| process | CPU-s | share of the machine |',
+    '| --- | --- | --- |',
+    ...r.installCpu.map((c) => `| ${c.process} | ${f(c.cpuSeconds, 1)} | ${f((100 * c.cpuSeconds) / (r.allReadySeconds * r.machine.cores), 0)} % |`),
     '',
     'Time to all Ready by fleet size:',
     '',

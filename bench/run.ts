@@ -1,7 +1,9 @@
-// npm run bench [-- --kymas 1000 --modules 3 --sizes 100,1000 --samples 200 --idle 60 --smoke]
-// Starts the local stack, runs worker, bridge and sample manager in this process, installs N
-// Kymas × M modules and measures; writes bench/results/<date>.json and .md.
-import { mkdir, writeFile } from 'node:fs/promises';
+// npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --smoke]
+// Starts the local stack with `clusters` further clusters, runs worker, bridge and sample
+// managers in this process, installs N Kymas × M modules (Kyma i on cluster i mod clusters,
+// through a kubeconfig Secret) and measures; writes bench/results/<date>.json and .md.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,7 +22,8 @@ import { startStack } from '../src/localstack/stack';
 import { Bridge } from '../src/starter/bridge';
 import { createKlmWorker } from '../src/workers/worker';
 import { DEFAULT_SETTINGS } from '../src/workflows/types';
-import { benchKyma, publishBenchModules, type BenchModule } from './fleet';
+import { benchKyma, kubeconfigSecret, publishBenchModules, type BenchModule } from './fleet';
+import { cpuByProcess, cpuSince } from './cpu';
 import { Progress } from './progress';
 import { percentile, renderReport, type BenchReport } from './report';
 
@@ -30,7 +33,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       kymas: { type: 'string' }, modules: { type: 'string' }, sizes: { type: 'string' },
-      samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' },
+      samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -40,9 +43,10 @@ async function main(): Promise<void> {
   const samples = Number(values.samples ?? (smoke ? 10 : 200));
   const idleSeconds = Number(values.idle ?? (smoke ? 5 : 60));
   const out = values.out ?? RESULTS;
+  const clusterCount = Number(values.clusters ?? (smoke ? 1 : 2));
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 
-  const stack = await startStack({ profile: 'full' });
+  const stack = await startStack({ profile: 'full', targetClusters: clusterCount });
   const stops: (() => Promise<unknown> | void)[] = [];
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
@@ -62,9 +66,17 @@ async function main(): Promise<void> {
     const bridge = new Bridge({ kcp, temporal: client, taskQueue: 'bench', settings });
     await bridge.start();
     stops.push(() => bridge.stop());
-    const manager = new SampleManager({ client: kcp, kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })), processingMs: 0 });
-    manager.start();
-    stops.push(() => manager.stop());
+    // Where the Kymas' modules go: the further clusters, each through kubeconfig Secrets (or,
+    // with --clusters 0, the control plane itself).
+    const clusters = clusterCount === 0
+      ? [{ client: kcp, kubeconfig: undefined }]
+      : await Promise.all(stack.info.targetClusters.map(async (c) => ({ client: await KubeClient.fromKubeConfig(kubeConfigFromFile(c.kubeconfig)), kubeconfig: await readFile(c.kubeconfig, 'utf8') })));
+    const clusterOf = (kyma: string) => clusters[Number(kyma.slice(kyma.lastIndexOf('-') + 1)) % clusters.length]!;
+    for (const c of clusters) {
+      const manager = new SampleManager({ client: c.client, kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })), processingMs: 0 });
+      manager.start();
+      stops.push(() => manager.stop());
+    }
 
     // Every Kyma state change, timestamped, from a watch of our own.
     const listeners = new Set<(k: Kyma) => void>();
@@ -73,7 +85,7 @@ async function main(): Promise<void> {
     stops.push(() => kymaWatch.stop());
 
     /** Creates `count` Kymas and waits until all are Ready; per-Kyma times in ms. */
-    async function installFleet(prefix: string, count: number): Promise<{ totalMs: number; perKymaMs: number[]; names: string[] }> {
+    async function installFleet(prefix: string, count: number): Promise<{ totalMs: number; perKymaMs: number[]; names: string[]; cpu: ReturnType<typeof cpuSince> }> {
       const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
       const created = new Map<string, number>();
       const ready = new Map<string, number>();
@@ -91,14 +103,18 @@ async function main(): Promise<void> {
         };
         listeners.add(l);
       });
+      const cpu0 = await cpuByProcess();
       const t0 = Date.now();
       await inBatches(names, async (name) => {
         created.set(name, Date.now());
+        const { kubeconfig } = clusterOf(name);
+        if (kubeconfig) await kcp.create(kubeconfigSecret(ns, name, kubeconfig));
         await kcp.create(benchKyma(ns, name, modules));
       }, 16);
       await done;
+      const totalMs = Date.now() - t0;
       progress.finish();
-      return { totalMs: Date.now() - t0, perKymaMs: names.map((x) => ready.get(x)! - created.get(x)!), names };
+      return { totalMs, perKymaMs: names.map((x) => ready.get(x)! - created.get(x)!), names, cpu: cpuSince(cpu0, await cpuByProcess()) };
     }
 
     const growth: { kymas: number; allReadyMs: number }[] = [];
@@ -139,14 +155,14 @@ async function main(): Promise<void> {
           listeners.add(l);
         });
         const t = Date.now();
-        await kcp.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: flip === 'Error' ? 'Error' : null } });
+        await clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: flip === 'Error' ? 'Error' : null } });
         propagation.push((await seen) - t);
       }));
       s += batch.length;
       progress.update(s);
     }
     progress.finish();
-    await Promise.all(main.names.map((k) => kcp.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } })));
+    await Promise.all(main.names.map((k) => clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } })));
 
     // Promotion: the regular channel of one module moves to 1.1.0 for the whole fleet.
     const promoted = modules[1] ?? modules[0]!;
@@ -174,14 +190,17 @@ async function main(): Promise<void> {
     const promoTimes = [...onNew.values()].map((t) => t - p0);
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects.
-    const loopMs = await applyLoop(kcp, modules, main.names.length);
+    const loopMs = await applyLoop(kcp, clusters.map((c) => c.client), modules, main.names.length);
 
+    const cores = cpus().length;
     const report: BenchReport = {
       date: new Date().toISOString(),
-      machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+      machine: { cores, node: process.version },
+      targetClusters: clusterCount,
       kymas: n,
       modulesPerKyma: m,
       allReadySeconds: main.totalMs / 1000,
+      installCpu: main.cpu,
       perKymaReadySeconds: { p50: percentile(main.perKymaMs, 50) / 1000, p95: percentile(main.perKymaMs, 95) / 1000, p99: percentile(main.perKymaMs, 99) / 1000 },
       promotion: { firstSeconds: Math.min(...promoTimes) / 1000, lastSeconds: Math.max(...promoTimes) / 1000 },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
@@ -190,7 +209,9 @@ async function main(): Promise<void> {
       peakRssMB: peakRss / 1e6,
       growth: growth.map((g) => ({ kymas: g.kymas, allReadySeconds: g.allReadyMs / 1000 })),
       loop: { seconds: loopMs / 1000, ratio: main.totalMs / loopMs },
-      shared: 'One machine (2 cores): the API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite), the registry, and this process (worker, bridge, sample manager, the measuring watch) share it. All Kymas target the one local cluster, each with a namespace of its own; no kubeconfig Secrets are used yet.',
+      shared: clusterCount === 0
+        ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, and this process (worker, bridge, sample manager, the measuring watch). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
+        : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, and this process (worker, bridge, a sample manager per cluster, the measuring watch). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; Secrets holding the same kubeconfig share one client and one set of watches in worker and bridge (in production every cluster has its own). Each Kyma's namespaced objects go to a namespace of its own.`,
     };
     await mkdir(out, { recursive: true });
     const stamp = report.date.replace(/[:.]/g, '-');
@@ -204,8 +225,11 @@ async function main(): Promise<void> {
   }
 }
 
-/** Applies what the engine applies (rendered bench modules + default CRs) for `count` fresh namespaces. */
-async function applyLoop(kcp: KubeClient, modules: BenchModule[], count: number): Promise<number> {
+/**
+ * Applies what the engine applies (rendered bench modules + default CRs) for `count` fresh
+ * namespaces, spread over the same clusters as the Kymas.
+ */
+async function applyLoop(kcp: KubeClient, targets: KubeClient[], modules: BenchModule[], count: number): Promise<number> {
   const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, 'bench'))!));
   const layers = await Promise.all(docs.map(async (t) => {
     const { componentLocation, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
@@ -216,24 +240,26 @@ async function applyLoop(kcp: KubeClient, modules: BenchModule[], count: number)
     const res = rawManifestResource(await pullDescriptor(oci, loc), loc, 'bench');
     return extractSingleYaml(await oci.pullBlob(res.repository, res.digest), 'bench');
   }));
-  const objects: KubeObject[] = [];
+  const objects: { client: KubeClient; o: KubeObject }[] = [];
   for (let i = 0; i < count; i++) {
     const ns = `loop-${i}`;
-    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const client = targets[i % targets.length]!;
+    objects.push({ client, o: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
     for (const [j, yaml] of layers.entries()) {
       const mod = modules[j]!;
-      objects.push(...renderObjects(yaml, { kymaNamespace: 'bench', kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace'));
-      objects.push({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} });
+      const rendered = renderObjects(yaml, { kymaNamespace: 'bench', kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace');
+      objects.push(...rendered.map((o) => ({ client, o })));
+      objects.push({ client, o: { apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} } });
     }
   }
   const t0 = Date.now();
   const progress = new Progress('loop baseline: objects applied', objects.length);
   let doneCount = 0;
-  const first = objects.filter((o) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace');
-  const rest = objects.filter((o) => !first.includes(o));
+  const first = objects.filter(({ o }) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace');
+  const rest = objects.filter((x) => !first.includes(x));
   for (const batch of [first, rest]) {
-    await inBatches(batch, async (o) => {
-      await kcp.apply(o);
+    await inBatches(batch, async ({ client, o }) => {
+      await client.apply(o);
       progress.update(++doneCount);
     }, 64);
   }

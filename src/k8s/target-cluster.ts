@@ -2,6 +2,7 @@
 // Kyma's namespace labelled operator.kyma-project.io/kyma-name=<kyma> holds a kubeconfig
 // (key "config", as upstream), in which case that remote cluster. The kubeconfig is read
 // here, inside activities and the bridge, and never leaves this process.
+import { createHash } from 'node:crypto';
 import { LABELS } from '../api/shared';
 import { kubeConfigFromString } from './kubeconfig';
 import { KubeClient, type KubeObject } from './rest-client';
@@ -18,11 +19,24 @@ export class TargetClusterError extends Error {
   }
 }
 
+function encodedKubeconfig(secret: KubeObject): string | undefined {
+  const data = (secret as Secret).data ?? {};
+  return data.config ?? data.kubeconfig ?? data.value;
+}
+
+/**
+ * Which client a Secret's kubeconfig gets: Secrets holding the very same kubeconfig (the same
+ * cluster and credentials) share one client and one set of watches.
+ */
+export function kubeconfigKey(secret: KubeObject): string {
+  const encoded = encodedKubeconfig(secret);
+  return encoded ? createHash('sha256').update(encoded).digest('hex') : `${(secret as Secret).metadata.uid}/${(secret as Secret).metadata.resourceVersion}`;
+}
+
 /** A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). */
 export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> {
-  const data = (secret as Secret).data ?? {};
   const where = `Secret ${secret.metadata.namespace}/${secret.metadata.name}`;
-  const encoded = data.config ?? data.kubeconfig ?? data.value;
+  const encoded = encodedKubeconfig(secret);
   if (!encoded) throw new TargetClusterError(`${where} holds no kubeconfig under the key "config"`);
   let kc;
   try {
@@ -55,14 +69,14 @@ export class TargetClusters {
     return await secret;
   }
 
-  /** A client for the Kyma's target cluster (cached per Secret version). */
+  /** A client for the Kyma's target cluster (cached per kubeconfig). */
   async clientFor(namespace: string, kyma: string, expectRemote = false): Promise<KubeClient> {
     const secret = await this.secretOf(namespace, kyma);
     if (!secret && expectRemote) {
       throw new TargetClusterError(`the kubeconfig Secret of Kyma ${namespace}/${kyma} is gone; refusing to fall back to the control-plane cluster`);
     }
     if (!secret) return this.controlPlane;
-    const key = `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
+    const key = kubeconfigKey(secret);
     let client = this.clients.get(key);
     if (!client) {
       client = clientFromSecret(secret);

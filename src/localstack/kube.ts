@@ -45,11 +45,13 @@ export async function apiGet(url: string, pki: Pki, p: string): Promise<{ status
   });
 }
 
-export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki): Promise<ApiServer> {
+/** An API server on the shared etcd; `etcdPrefix` keeps further clusters' data apart. */
+export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki, etcdPrefix = '/registry'): Promise<ApiServer> {
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   const proc = startProcess('kube-apiserver', binary, [
     `--etcd-servers=${etcdUrl}`,
+    `--etcd-prefix=${etcdPrefix}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
     `--secure-port=${port}`,

@@ -9,9 +9,9 @@ import { kubeConfigFromFile } from '../k8s/kubeconfig';
 import { KubeClient } from '../k8s/rest-client';
 import { startEtcd } from './etcd';
 import { KWOK_NODE, startKwok } from './kwok';
-import { startApiServer, startControllerManager, startScheduler } from './kube';
+import { startApiServer, startControllerManager, startScheduler, type ApiServer } from './kube';
 import { log } from './log';
-import { generatePki } from './pki';
+import { generatePki, type Pki } from './pki';
 import type { ManagedProcess } from './process';
 import { startRegistry } from './registry';
 import { startTemporal } from './temporal';
@@ -28,6 +28,14 @@ export interface StackInfo {
   temporalUiUrl?: string;
   registryHost: string;
   tools: ToolPaths;
+  /** Further clusters (own API server, controllers and kwok; the one etcd): targets for Kymas. */
+  targetClusters: TargetClusterInfo[];
+}
+
+export interface TargetClusterInfo {
+  name: string;
+  kubeconfig: string;
+  kubeApiUrl: string;
 }
 
 export interface Stack {
@@ -41,6 +49,8 @@ export interface StackOptions {
   temporalUi?: boolean;
   /** Working directory for data and logs; a fresh temp dir by default, removed on stop. */
   dir?: string;
+  /** How many further clusters to start as Kyma targets (full profile only). */
+  targetClusters?: number;
 }
 
 async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -48,6 +58,17 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const r = await fn();
   log('stack', `${what} ready in ${((Date.now() - t) / 1000).toFixed(1)}s`);
   return r;
+}
+
+/** What makes Deployments roll out: controller-manager, scheduler, and kwok with its node. */
+async function startWorkloads(tools: ToolPaths, dir: string, api: ApiServer, pki: Pki, kube: KubeClient, label = ''): Promise<ManagedProcess[]> {
+  const procs = await Promise.all([
+    timed(`${label}kube-controller-manager`, () => startControllerManager(tools.kubeControllerManager, dir, api, pki)),
+    timed(`${label}kube-scheduler`, () => startScheduler(tools.kubeScheduler, dir, api)),
+    timed(`${label}kwok`, () => startKwok(tools.kwok, dir, api.kubeconfig)),
+  ]);
+  await kube.apply(KWOK_NODE);
+  return procs;
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
@@ -78,14 +99,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     tiers.push([api.process]);
     const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(api.kubeconfig));
     await timed('CRDs', () => installCrds(kube));
-    if (profile === 'full') {
-      const [cm, sched, kwok] = await Promise.all([
-        timed('kube-controller-manager', () => startControllerManager(tools.kubeControllerManager, dir, api, pki)),
-        timed('kube-scheduler', () => startScheduler(tools.kubeScheduler, dir, api)),
-        timed('kwok', () => startKwok(tools.kwok, dir, api.kubeconfig)),
-      ]);
-      tiers.push([cm, sched, kwok]);
-      await kube.apply(KWOK_NODE);
+    if (profile === 'full') tiers.push(await startWorkloads(tools, dir, api, pki, kube));
+    const targetClusters: TargetClusterInfo[] = [];
+    for (let i = 0; i < (profile === 'full' ? (opts.targetClusters ?? 0) : 0); i++) {
+      const name = `cluster-${i + 1}`;
+      const cdir = path.join(dir, name);
+      await mkdir(cdir);
+      // Its own API server on the shared etcd, under a key prefix of its own.
+      const capi = await timed(`${name} kube-apiserver`, () => startApiServer(tools.kubeApiserver, cdir, etcd.url, pki, `/${name}`));
+      tiers.splice(1, 0, [capi.process]);
+      tiers.push(await startWorkloads(tools, cdir, capi, pki, await KubeClient.fromKubeConfig(kubeConfigFromFile(capi.kubeconfig)), `${name} `));
+      targetClusters.push({ name, kubeconfig: capi.kubeconfig, kubeApiUrl: capi.url });
     }
     const info: StackInfo = {
       profile,
@@ -97,6 +121,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       temporalUiUrl: temporal.uiUrl,
       registryHost: registry.host,
       tools,
+      targetClusters,
     };
     await writeFile(path.join(dir, 'stack.json'), JSON.stringify(info, null, 2));
     return { info, stop };

@@ -25,6 +25,7 @@ function figures(r: BenchReport): [string, unknown][] {
     ['loop.seconds', r.loop.seconds],
     ['loop.ratio', r.loop.ratio],
     ...r.growth.map((g, i): [string, unknown] => [`growth[${i}].allReadySeconds`, g.allReadySeconds]),
+    ...r.installCpu.map((c): [string, unknown] => [`installCpu.${c.process}`, c.cpuSeconds]),
   ];
 }
 
@@ -38,6 +39,8 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     expect(report.kymas).toBe(5);
     expect(report.statusPropagation.samples).toBeGreaterThanOrEqual(10);
     expect(report.growth.map((g) => g.kymas)).toEqual([2, 5]);
+    // The install's CPU is broken down by process, and this process (worker, bridge) is in it.
+    expect(report.installCpu.map((c) => c.process)).toContain('node');
     for (const [name, value] of figures(report)) {
       expect(typeof value, name).toBe('number');
       expect(Number.isFinite(value), name).toBe(true);
