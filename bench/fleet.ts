@@ -56,5 +56,5 @@ export function kubeconfigSecret(namespace: string, kyma: string, kubeconfig: st
     kind: 'Secret',
     metadata: { name: `kubeconfig-${kyma}`, namespace, labels: { [LABELS.kymaName]: kyma } },
     data: { config: Buffer.from(kubeconfig).toString('base64') },
-  } as KubeObject;
+  };
 }
