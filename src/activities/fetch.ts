@@ -30,7 +30,16 @@ export async function ensureLayer(cache: BlobCache, layer: LayerRef): Promise<Bu
   return blob;
 }
 
+/** How many templates' raw-manifest resources a worker remembers. */
+const RESOURCES_KEPT = 1000;
+
 export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
+  /**
+   * The raw-manifest resource a template's component descriptor names, per template uid and
+   * generation: a template that changes gets a new generation, so the descriptor is pulled from
+   * the registry once per template version, not once per Kyma.
+   */
+  const resources = new Map<string, ReturnType<typeof rawManifestResource>>();
   return {
     async fetchLayer(module: ResolvedModule, defaultNamespace: string): Promise<FetchedModule> {
       const { name, namespace } = module.template;
@@ -40,10 +49,17 @@ export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
         if (!template) throw ApplicationFailure.nonRetryable(`${where} no longer exists`, 'TemplateNotFound');
         const loc = componentLocation(template.spec.descriptor, where);
         const client = new OciRegistryClient(loc.registry);
-        heartbeat();
-        const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
-        heartbeat();
-        const res = rawManifestResource(descriptor, loc, where);
+        const meta = template.metadata as { uid?: string; generation?: number };
+        const known = `${meta.uid}/${meta.generation}`;
+        let res = resources.get(known);
+        if (!res) {
+          heartbeat();
+          const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
+          heartbeat();
+          res = rawManifestResource(descriptor, loc, where);
+          if (resources.size >= RESOURCES_KEPT) resources.delete(resources.keys().next().value!);
+          resources.set(known, res);
+        }
         const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
         const blob = (await cache.get(res.digest)) ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
         // Refuse a malformed layer here, before anything is applied.

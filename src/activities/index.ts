@@ -17,11 +17,13 @@ export interface ActivityDeps {
   kcp: KubeClient;
   /** Directory of the content-addressed blob cache. */
   cacheDir: string;
+  /** Target-cluster clients (one per worker, with its Secret watch); a fresh one by default. */
+  targets?: TargetClusters;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const cache = new BlobCache(deps.cacheDir);
-  const targets = new TargetClusters(deps.kcp);
+  const targets = deps.targets ?? new TargetClusters(deps.kcp);
   const steps = {
     ...kcpActivities(deps.kcp, cache, targets),
     ...fetchActivities(deps.kcp, cache),

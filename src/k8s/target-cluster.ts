@@ -4,6 +4,7 @@
 // here, inside activities and the bridge, and never leaves this process.
 import { createHash } from 'node:crypto';
 import { LABELS } from '../api/shared';
+import { Informer } from './informer';
 import { kubeConfigFromString } from './kubeconfig';
 import { KubeClient, type KubeObject } from './rest-client';
 
@@ -50,8 +51,35 @@ export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> 
 
 export class TargetClusters {
   private readonly clients = new Map<string, Promise<KubeClient>>();
+  /** Kubeconfig Secrets by `<namespace>/<kyma>`, kept by a watch once `watchSecrets` ran. */
+  private readonly index = new Map<string, Secret>();
 
   constructor(readonly controlPlane: KubeClient) {}
+
+  /**
+   * Keeps every kubeconfig Secret in memory through one watch, so that the activities of a
+   * thousand remote Kymas do not each LIST Secrets. Only hits are served from it: a Kyma it
+   * does not know (no Secret, or one the watch has not delivered yet) is looked up as before.
+   * Returns the function that stops the watch.
+   */
+  async watchSecrets(): Promise<() => void> {
+    const keyOf = (s: KubeObject) => `${s.metadata.namespace}/${(s.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName]}`;
+    const informer = new Informer(this.controlPlane, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      labelSelector: LABELS.kymaName,
+      onEvent: (type, s) => {
+        const key = keyOf(s);
+        if (type !== 'DELETED') this.index.set(key, s);
+        else if (this.index.get(key)?.metadata.uid === (s as Secret).metadata.uid) this.index.delete(key);
+      },
+    });
+    await informer.start();
+    return () => {
+      informer.stop();
+      this.index.clear();
+    };
+  }
 
   private readonly secrets = new Map<string, { at: number; secret: Promise<Secret | undefined> }>();
 
@@ -61,6 +89,8 @@ export class TargetClusters {
   /** The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used. */
   async secretOf(namespace: string, kyma: string, maxAgeMs = TargetClusters.SECRET_TTL_MS): Promise<Secret | undefined> {
     const key = `${namespace}/${kyma}`;
+    const known = maxAgeMs > 0 ? this.index.get(key) : undefined;
+    if (known) return known;
     const hit = this.secrets.get(key);
     if (hit && Date.now() - hit.at < maxAgeMs) return await hit.secret;
     const secret = this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` }).then((l) => l.items[0]);

@@ -11,7 +11,7 @@ import type { KubeClient, KubeObject } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import type { kymaWorkflow } from '../workflows/kyma-workflow';
 import { kymaChanged, resourceChanged, templatesChanged } from '../workflows/signals';
-import type { ReconcileSettings } from '../workflows/types';
+import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../workflows/types';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
@@ -151,6 +151,7 @@ export class Bridge {
         args: [{ kyma: { namespace: ns, name }, settings }],
         signal: kymaChanged,
         signalArgs: [],
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
         typedSearchAttributes: [
           { key: SA.KymaName, value: name },
           { key: SA.KymaNamespace, value: ns },

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from './metrics';
 
@@ -17,13 +18,22 @@ export interface KlmWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
-export async function createKlmWorker(o: KlmWorkerOptions): Promise<Worker> {
-  return await Worker.create({
+/** The Temporal worker and what lives as long as it runs (the kubeconfig Secret watch). */
+export interface KlmWorker {
+  /** Runs until shutdown; then stops the Secret watch. */
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
+  const targets = new TargetClusters(o.kcp);
+  const stopSecrets = await targets.watchSecrets();
+  const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir }),
+    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
@@ -31,5 +41,18 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<Worker> {
     maxConcurrentWorkflowTaskExecutions: 400,
     maxConcurrentLocalActivityExecutions: 400,
     maxCachedWorkflows: 5000,
+  }).catch((err: unknown) => {
+    stopSecrets();
+    throw err;
   });
+  return {
+    async run() {
+      try {
+        await worker.run();
+      } finally {
+        stopSecrets();
+      }
+    },
+    shutdown: () => worker.shutdown(),
+  };
 }

@@ -21,7 +21,7 @@ import { SA } from '../api/search-attributes';
 import type { State } from '../api/shared';
 import { moduleWorkflow } from './module-workflow';
 import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from './signals';
-import type { KymaRef, KymaSnapshot, ModuleReport, ReconcileSettings, Resolution, ResolvedModule } from './types';
+import { WORKFLOW_TASK_TIMEOUT, type KymaRef, type KymaSnapshot, type ModuleReport, type ReconcileSettings, type Resolution, type ResolvedModule } from './types';
 import { shouldContinueAsNew } from './util';
 import { WakeTimer } from './wake-timer';
 
@@ -178,6 +178,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         args: [{ kyma, uid: st.uid, module: m, settings }],
         // Module workflows outlive a continue-as-new of this one; they are ended explicitly.
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -31,6 +31,14 @@ export const DEFAULT_SETTINGS: ReconcileSettings = {
   maxHistoryEvents: 0,
 };
 
+/**
+ * Workflow task timeout of Kyma and module workflows. Their tasks run local activities (API
+ * reads and writes); under load those take seconds, and a task that outlives the default 10 s
+ * is timed out and run again with all its local activities: work thrown away when it is least
+ * affordable. A lost worker's task is retried after this long.
+ */
+export const WORKFLOW_TASK_TIMEOUT = '30 seconds';
+
 export interface KymaSnapshot {
   uid: string;
   generation: number;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { SampleManager } from '../../examples/manager/sample-manager';
 import { publishSamples } from '../../examples/publish';
 import type { Kyma } from '../../src/api/kyma';
@@ -14,7 +14,7 @@ import { API_VERSION } from '../../src/api/shared';
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
 import { KubeClient, type KubeObject } from '../../src/k8s/rest-client';
 import { Bridge } from '../../src/starter/bridge';
-import { createKlmWorker, WORKFLOWS_PATH } from '../../src/workers/worker';
+import { createKlmWorker, WORKFLOWS_PATH, type KlmWorker } from '../../src/workers/worker';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/workflows/types';
 import { stackInfo, uniqueName } from './stack';
 
@@ -33,7 +33,7 @@ export interface Klm {
   client: Client;
   bridge: Bridge;
   /** Absent when the test runs the worker as a process of its own. */
-  worker?: Worker;
+  worker?: KlmWorker;
   manager: SampleManager;
   stop(): Promise<void>;
 }
