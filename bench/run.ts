@@ -1,4 +1,6 @@
 // npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --smoke]
+//   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
+//   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
 // Starts the local stack with `clusters` further clusters, runs worker, bridge and sample
 // managers in this process, installs N Kymas × M modules (Kyma i on cluster i mod clusters,
 // through a kubeconfig Secret) and measures; writes bench/results/<date>.json and .md.
@@ -18,13 +20,14 @@ import { inBatches } from '../src/activities/apply';
 import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
 import { KubeClient, type KubeObject } from '../src/k8s/rest-client';
-import { startStack } from '../src/localstack/stack';
+import { installCrds } from '../src/k8s/crds';
 import { Bridge } from '../src/starter/bridge';
 import { createKlmWorker } from '../src/workers/worker';
 import { DEFAULT_SETTINGS } from '../src/workflows/types';
 import { benchKyma, kubeconfigSecret, publishBenchModules, type BenchModule } from './fleet';
 import { cpuByProcess, cpuSince } from './cpu';
 import { Progress } from './progress';
+import { benchStack } from './stack';
 import { percentile, renderReport, type BenchReport } from './report';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -34,6 +37,8 @@ async function main(): Promise<void> {
     options: {
       kymas: { type: 'string' }, modules: { type: 'string' }, sizes: { type: 'string' },
       samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
+      kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
+      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -46,31 +51,34 @@ async function main(): Promise<void> {
   const clusterCount = Number(values.clusters ?? (smoke ? 1 : 2));
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 
-  const stack = await startStack({ profile: 'full', targetClusters: clusterCount });
+  const stack = await benchStack(values, clusterCount);
+  // On a given stack, earlier runs' objects may still be there: this run's get a prefix.
+  const run = stack.given ? `r${Date.now().toString(36)}-` : '';
   const stops: (() => Promise<unknown> | void)[] = [];
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
   stops.push(() => clearInterval(rssTimer));
   try {
-    const kcp = await KubeClient.fromKubeConfig(kubeConfigFromFile(stack.info.kubeconfig));
-    const ns = 'bench';
+    const kcp = await KubeClient.fromKubeConfig(kubeConfigFromFile(stack.kubeconfig));
+    if (stack.given) await installCrds(kcp);
+    const ns = `${run}bench`;
     await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const modules = await publishBenchModules(kcp, stack.info.registryHost, ns, m);
+    const modules = await publishBenchModules(kcp, stack.registryHost, ns, m);
     const settings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}' };
-    const connection = await Connection.connect({ address: stack.info.temporalAddress });
-    const client = new Client({ connection, namespace: stack.info.temporalNamespace });
-    const native = await NativeConnection.connect({ address: stack.info.temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace: 'default', taskQueue: 'bench', kcp, blobCacheDir: path.join(stack.info.dir, 'blobs') });
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    const client = new Client({ connection, namespace: stack.temporalNamespace });
+    const native = await NativeConnection.connect({ address: stack.temporalAddress });
+    const worker = await createKlmWorker({ connection: native, namespace: stack.temporalNamespace, taskQueue: `${run}bench`, kcp, blobCacheDir: path.join(stack.dir, 'blobs') });
     const running = worker.run();
     stops.push(async () => { worker.shutdown(); await running; await native.close(); await connection.close(); });
-    const bridge = new Bridge({ kcp, temporal: client, taskQueue: 'bench', settings });
+    const bridge = new Bridge({ kcp, temporal: client, taskQueue: `${run}bench`, settings });
     await bridge.start();
     stops.push(() => bridge.stop());
     // Where the Kymas' modules go: the further clusters, each through kubeconfig Secrets (or,
     // with --clusters 0, the control plane itself).
-    const clusters = clusterCount === 0
+    const clusters = stack.targets.length === 0
       ? [{ client: kcp, kubeconfig: undefined }]
-      : await Promise.all(stack.info.targetClusters.map(async (c) => ({ client: await KubeClient.fromKubeConfig(kubeConfigFromFile(c.kubeconfig)), kubeconfig: await readFile(c.kubeconfig, 'utf8') })));
+      : await Promise.all(stack.targets.map(async (file) => ({ client: await KubeClient.fromKubeConfig(kubeConfigFromFile(file)), kubeconfig: await readFile(file, 'utf8') })));
     const clusterOf = (kyma: string) => clusters[Number(kyma.slice(kyma.lastIndexOf('-') + 1)) % clusters.length]!;
     for (const c of clusters) {
       const manager = new SampleManager({ client: c.client, kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })), processingMs: 0 });
@@ -120,11 +128,11 @@ async function main(): Promise<void> {
     const growth: { kymas: number; allReadyMs: number }[] = [];
     let main!: Awaited<ReturnType<typeof installFleet>>;
     for (const [i, size] of sizes.entries()) {
-      const r = await installFleet(`k${i}`, size);
+      const r = await installFleet(`${run}k${i}`, size);
       growth.push({ kymas: size, allReadyMs: r.totalMs });
       if (size === n) main = r;
     }
-    main ??= await installFleet('main', n);
+    main ??= await installFleet(`${run}main`, n);
 
     // History events per module install, from a sample of module workflows.
     const historySample = main.names.slice(0, Math.min(20, main.names.length));
@@ -190,13 +198,13 @@ async function main(): Promise<void> {
     const promoTimes = [...onNew.values()].map((t) => t - p0);
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects.
-    const loopMs = await applyLoop(kcp, clusters.map((c) => c.client), modules, main.names.length);
+    const loopMs = await applyLoop(kcp, ns, clusters.map((c) => c.client), modules, main.names.length, `${run}loop`);
 
     const cores = cpus().length;
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: { cores, node: process.version },
-      targetClusters: clusterCount,
+      targetClusters: stack.targets.length,
       kymas: n,
       modulesPerKyma: m,
       allReadySeconds: main.totalMs / 1000,
@@ -209,7 +217,9 @@ async function main(): Promise<void> {
       peakRssMB: peakRss / 1e6,
       growth: growth.map((g) => ({ kymas: g.kymas, allReadySeconds: g.allReadyMs / 1000 })),
       loop: { seconds: loopMs / 1000, ratio: main.totalMs / loopMs },
-      shared: clusterCount === 0
+      shared: stack.given
+        ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. This process (${cores} cores) runs worker, bridge, a sample manager per cluster and the measuring watch; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
+        : clusterCount === 0
         ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, and this process (worker, bridge, sample manager, the measuring watch). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
         : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, and this process (worker, bridge, a sample manager per cluster, the measuring watch). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; Secrets holding the same kubeconfig share one client and one set of watches in worker and bridge (in production every cluster has its own). Each Kyma's namespaced objects go to a namespace of its own.`,
     };
@@ -229,8 +239,8 @@ async function main(): Promise<void> {
  * Applies what the engine applies (rendered bench modules + default CRs) for `count` fresh
  * namespaces, spread over the same clusters as the Kymas.
  */
-async function applyLoop(kcp: KubeClient, targets: KubeClient[], modules: BenchModule[], count: number): Promise<number> {
-  const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, 'bench'))!));
+async function applyLoop(kcp: KubeClient, templateNamespace: string, targets: KubeClient[], modules: BenchModule[], count: number, prefix: string): Promise<number> {
+  const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, templateNamespace))!));
   const layers = await Promise.all(docs.map(async (t) => {
     const { componentLocation, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
     const { OciRegistryClient } = await import('../src/oci/registry-client');
@@ -242,12 +252,12 @@ async function applyLoop(kcp: KubeClient, targets: KubeClient[], modules: BenchM
   }));
   const objects: { client: KubeClient; o: KubeObject }[] = [];
   for (let i = 0; i < count; i++) {
-    const ns = `loop-${i}`;
+    const ns = `${prefix}-${i}`;
     const client = targets[i % targets.length]!;
     objects.push({ client, o: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
     for (const [j, yaml] of layers.entries()) {
       const mod = modules[j]!;
-      const rendered = renderObjects(yaml, { kymaNamespace: 'bench', kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace');
+      const rendered = renderObjects(yaml, { kymaNamespace: templateNamespace, kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace');
       objects.push(...rendered.map((o) => ({ client, o })));
       objects.push({ client, o: { apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} } });
     }

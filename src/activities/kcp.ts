@@ -15,7 +15,20 @@ import type { BlobCache } from './blob-cache';
 import { loadRendered, MANAGED_BY } from './render';
 import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
 
+/** How many Manifests a worker remembers its last write of. */
+const MANIFESTS_KEPT = 20_000;
+
+interface WrittenManifest {
+  specKey: string;
+  generation: number;
+  conditions?: Condition[];
+  /** The rendered list whose inventory the status holds. */
+  syncedDigest?: string;
+}
+
 export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: TargetClusters) {
+  /** What this worker last wrote to each Manifest (it is the one writer; see syncManifest). */
+  const written = new Map<string, WrittenManifest>();
   async function readKyma(ref: KymaRef): Promise<Kyma | undefined> {
     return await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
   }
@@ -91,6 +104,7 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: Target
     },
 
     async deleteManifest(ref: KymaRef, module: string): Promise<void> {
+      written.delete(`${ref.namespace}/${manifestName(ref.name, module)}`);
       await kcp.delete(API_VERSION, 'Manifest', manifestName(ref.name, module), ref.namespace);
     },
 
@@ -106,12 +120,16 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: Target
       recordKymaState(ref.namespace, ref.name, status.state ?? '');
     },
 
-    /** The one writer of Manifests: spec by server-side apply, then status with the inventory. */
+    /**
+     * The one writer of Manifests: spec by server-side apply, then status with the inventory.
+     * The spec is applied, and the inventory sent, only when they differ from what this worker
+     * last wrote; a state change alone is one status patch.
+     */
     async syncManifest(ref: KymaRef, uid: string, module: ResolvedModule, result: Readiness, rendered: RenderedRef | null, resource: DefaultCrRef | null, resourceKind: string | null): Promise<void> {
       const name = manifestName(ref.name, module.name);
+      const key = `${ref.namespace}/${name}`;
       const now = new Date().toISOString();
-      const objects = rendered ? await loadRendered(cache, rendered) : [];
-      const applied: Manifest = await kcp.apply<Manifest & KubeObject>({
+      const desired: Manifest & KubeObject = {
         apiVersion: API_VERSION,
         kind: 'Manifest',
         metadata: {
@@ -131,19 +149,31 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: Target
           // The default CR this module manages (the bridge watches its kind).
           resource: resource && { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name: resource.name, ...(resource.namespace ? { namespace: resource.namespace } : {}) } },
         },
-      });
-      const synced: InventoryEntry[] = objects.map((o) => {
-        const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-        return { group: group!, version: version!, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? '' };
-      });
-      const condition = { type: 'Installation', status: result.state === 'Ready' ? 'True' : 'False', reason: result.reason, message: result.message } as const;
-      const status: ManifestStatus = {
-        state: result.state,
-        lastOperation: { operation: result.message, lastUpdateTime: now },
-        conditions: mergeConditions(applied.status?.conditions, [condition], applied.metadata.generation ?? 0, now),
-        ...(rendered ? { synced } : {}),
       };
-      await kcp.mergePatch(API_VERSION, 'Manifest', name, ref.namespace, { status }, 'status');
+      const specKey = JSON.stringify(desired);
+      let last = written.get(key);
+      if (last?.specKey !== specKey) {
+        const applied: Manifest = await kcp.apply<Manifest & KubeObject>(desired);
+        last = { specKey, generation: applied.metadata.generation ?? 0, conditions: applied.status?.conditions };
+      }
+      const condition = { type: 'Installation', status: result.state === 'Ready' ? 'True' : 'False', reason: result.reason, message: result.message } as const;
+      const conditions = mergeConditions(last.conditions, [condition], last.generation, now);
+      const status: ManifestStatus = { state: result.state, lastOperation: { operation: result.message, lastUpdateTime: now }, conditions };
+      if (rendered && rendered.digest !== last.syncedDigest) {
+        status.synced = (await loadRendered(cache, rendered)).map((o): InventoryEntry => {
+          const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+          return { group: group!, version: version!, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? '' };
+        });
+      }
+      try {
+        await kcp.mergePatch(API_VERSION, 'Manifest', name, ref.namespace, { status }, 'status');
+      } catch (err) {
+        // Gone or changed behind our back: the next write starts from the API server again.
+        written.delete(key);
+        throw err;
+      }
+      if (written.size >= MANIFESTS_KEPT && !written.has(key)) written.delete(written.keys().next().value!);
+      written.set(key, { ...last, conditions, syncedDigest: rendered?.digest ?? last.syncedDigest });
       recordModuleState(ref.namespace, ref.name, module.name, result.state);
     },
   };

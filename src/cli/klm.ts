@@ -14,7 +14,7 @@ const USAGE = `usage:
   klm up --kubeconfig FILE --temporal-address HOST:PORT [--temporal-namespace NS]
   klm tools [--profile full|minimal]
 Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
-KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
+KLM_INSTALL_RETRY, KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
 
 function profileOf(v: string | undefined): Profile {
   if (v === undefined || v === 'full' || v === 'minimal') return v ?? 'full';

@@ -39,6 +39,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
       managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs!),
+      installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs!),
       defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },

@@ -55,6 +55,8 @@ export class ModuleState {
   /** Workflow time since when the manager has been unavailable. */
   unavailableSince?: number;
   reportedTimeout = false;
+  /** Install failures in a row (the retry backoff grows with them). */
+  failedInstalls = 0;
   private lastReport = '';
 
   constructor(private readonly kyma: KymaRef, input: ModuleWorkflowInput) {
@@ -88,6 +90,12 @@ export class ModuleState {
     const left = this.unavailableSince + timeoutMs - now;
     if (left > 0) return { readiness: r, recheckInMs: left };
     return { readiness: { state: 'Error', reason: 'ManagerNotAvailableTimeout', message: `${r.message}: still not available after ${Math.round(timeoutMs / 1000)}s` } };
+  }
+
+  /** Backoff after a failed install: the first delay (30 s by default), doubling, at most the drift interval. */
+  retryDelayMs(settings: ReconcileSettings): number {
+    const first = settings.installRetryMs ?? 30_000;
+    return Math.min(settings.driftIntervalMs, first * 2 ** Math.min(10, Math.max(0, this.failedInstalls - 1)));
   }
 
   needsInstall(): boolean {
@@ -147,11 +155,13 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   // though the whole apply may take up to the CRD timeout.
   const { applyRendered, installModule } = proxyActivities<Activities>({
     startToCloseTimeout: settings.crdEstablishedTimeoutMs + (lean ? 5 * 60_000 : 60_000),
-    heartbeatTimeout: '10 seconds',
+    // Under load one API call may take seconds; a lost worker is still noticed within 30 s.
+    heartbeatTimeout: lean ? '30 seconds' : '10 seconds',
     retry: INSTALL_RETRY,
   });
   const drift = new WakeTimer();
   const deadline = new WakeTimer();
+  const retry = new WakeTimer();
   setHandler(desiredModule, (m) => {
     // Once remote, always remote: a vanished Secret must not redirect us to the control plane.
     st.desired = st.desired.remote && !m.remote ? { ...m, remote: true } : m;
@@ -334,8 +344,15 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       drift.arm(settings.driftIntervalMs);
       if (recheckInMs === undefined) deadline.cancel();
       else deadline.arm(recheckInMs);
-      await condition(() => wanted() || drift.fired() || deadline.fired());
+      // A failed install is tried again after a backoff, not only on the next change: a
+      // failure under load must not wait for the drift timer.
+      const installFailed = !!failure && !downgrade;
+      st.failedInstalls = installFailed ? st.failedInstalls + 1 : 0;
+      if (installFailed && patched('install-retry')) retry.arm(st.retryDelayMs(settings));
+      else if (!installFailed) retry.cancel();
+      await condition(() => wanted() || drift.fired() || deadline.fired() || retry.fired());
       deadline.take();
+      retry.take();
       // On the drift timer re-apply (idempotent) so that drift is repaired; after an error, retry.
       if (drift.take() || (failure && !downgrade)) forceApply = true;
     } else {

@@ -17,6 +17,8 @@ export interface ReconcileSettings {
   crdEstablishedTimeoutMs: number;
   /** How long a module's manager may stay unavailable before the module goes Error (it keeps recovering). */
   managerAvailableTimeoutMs?: number;
+  /** First delay before a failed install is tried again (it doubles, up to the drift interval). */
+  installRetryMs?: number;
   /** Namespace for namespaced objects that name none; "{kyma}" becomes the Kyma's name. */
   defaultNamespace: string;
   /** Continue-as-new once history has this many events (0: only when Temporal suggests it). */
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: ReconcileSettings = {
   driftIntervalMs: 10 * 60_000,
   crdEstablishedTimeoutMs: 2 * 60_000,
   managerAvailableTimeoutMs: 5 * 60_000,
+  installRetryMs: 30_000,
   defaultNamespace: 'kyma-system',
   maxHistoryEvents: 0,
 };

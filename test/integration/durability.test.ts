@@ -149,3 +149,21 @@ describe('a module whose manager cannot become available', () => {
     await kymaInState(klm(), name, 'Ready', 60_000);
   });
 });
+
+describe('with a short install retry and the default drift timer', () => {
+  const klm = useKlm({ settings: { installRetryMs: 1000 } });
+
+  it('retries a failed install on its own: a fixed kubeconfig Secret brings the module up without any other change', async () => {
+    const name = uniqueName('kyma');
+    const ns = klm().namespace;
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: ns, labels: { [LABELS.kymaName]: name } } };
+    await klm().kube.create({ ...secret, data: { other: 'eA==' } });
+    await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    const failed = await kymaInState(klm(), name, 'Error');
+    expect(failed.status?.modules?.[0]?.message).toContain('holds no kubeconfig');
+    // Nothing pokes the module workflow when a Secret changes; only its retry timer can notice
+    // (the drift timer is ten minutes away).
+    await klm().kube.apply({ ...secret, data: { config: Buffer.from(await readFile(stackInfo().kubeconfig, 'utf8')).toString('base64') } });
+    await kymaInState(klm(), name, 'Ready', 60_000);
+  });
+});

@@ -2,25 +2,28 @@
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
 // then commit test/replay/histories/. Each recording covers one scenario's command sequence.
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
+import { LABELS } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
 
+/** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads). */
+async function saveHistory(workflowId: string, file: string): Promise<void> {
+  const { tools, temporalAddress, temporalNamespace } = stackInfo();
+  const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
+  await writeFile(`${DIR}${file}.json`, json);
+}
+
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
   const klm = useKlm();
 
-  /** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads). */
-  async function save(workflowId: string, file: string): Promise<void> {
-    const { tools, temporalAddress, temporalNamespace } = stackInfo();
-    const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
-    await writeFile(`${DIR}${file}.json`, json);
-  }
+  const save = saveHistory;
 
   it('install, CR error and recovery, channel switch, resolution failure', async () => {
     const name = uniqueName('kyma');
@@ -88,5 +91,22 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await kymaInState(klm(), name, 'Ready');
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-unmanage-pause');
     await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-paused');
+  });
+});
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories with a short install retry', () => {
+  const klm = useKlm({ settings: { installRetryMs: 1000 } });
+
+  it('a failed install retried on its timer until a fixed Secret lets it through', async () => {
+    const name = uniqueName('kyma');
+    const ns = klm().namespace;
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: ns, labels: { [LABELS.kymaName]: name } } };
+    await klm().kube.create({ ...secret, data: { other: 'eA==' } });
+    await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Error');
+    await new Promise((r) => setTimeout(r, 2500));
+    await klm().kube.apply({ ...secret, data: { config: Buffer.from(await readFile(stackInfo().kubeconfig, 'utf8')).toString('base64') } });
+    await kymaInState(klm(), name, 'Ready', 60_000);
+    await saveHistory(moduleWorkflowId(ns, name, 'greeter'), 'module-workflow-install-retry');
   });
 });
