@@ -99,6 +99,12 @@ export async function startControllerManager(binary: string, dir: string, api: A
     `--root-ca-file=${pki.caCert}`,
     '--use-service-account-credentials=false',
     '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
+    // Defaults (20 QPS, 5 Deployment syncs at a time) would make the simulated cluster's own
+    // rollouts, not the lifecycle manager, the limit of a fleet benchmark.
+    '--kube-api-qps=500',
+    '--kube-api-burst=1000',
+    '--concurrent-deployment-syncs=20',
+    '--concurrent-replicaset-syncs=20',
     '--v=0',
   ], { logFile: path.join(dir, 'kube-controller-manager.log') });
   await waitUntil(proc, 'healthy', async () => (await selfSignedHealth(port)) === 200);
@@ -107,7 +113,7 @@ export async function startControllerManager(binary: string, dir: string, api: A
 
 export async function startScheduler(binary: string, dir: string, api: ApiServer): Promise<ManagedProcess> {
   const port = await freePort();
-  const proc = startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') });
+  const proc = startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--kube-api-qps=500', '--kube-api-burst=1000', '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') });
   await waitUntil(proc, 'healthy', async () => (await selfSignedHealth(port)) === 200);
   return proc;
 }
