@@ -52,6 +52,8 @@ export function renderReport(r: BenchReport): string {
     '| --- | --- | --- |',
     ...r.installCpu.map((c) => `| ${c.process} | ${f(c.cpuSeconds, 1)} | ${f((100 * c.cpuSeconds) / (r.allReadySeconds * r.machine.cores), 0)} % |`),
     '',
+    `Together ${f((100 * r.installCpu.reduce((a, c) => a + c.cpuSeconds, 0)) / (r.allReadySeconds * r.machine.cores), 0)} % of the machine: near 100 % means the install was CPU-bound, and the rows above say who spent it.`,
+    '',
     'Time to all Ready by fleet size:',
     '',
     '| Kymas | all Ready |',

@@ -19,7 +19,7 @@ import { renderObjects } from '../src/activities/render';
 import { inBatches } from '../src/activities/apply';
 import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
-import { KubeClient, type KubeObject } from '../src/k8s/rest-client';
+import { KubeApiError, KubeClient, type KubeObject } from '../src/k8s/rest-client';
 import { installCrds } from '../src/k8s/crds';
 import { Bridge } from '../src/starter/bridge';
 import { createKlmWorker } from '../src/workers/worker';
@@ -262,14 +262,32 @@ async function applyLoop(kcp: KubeClient, templateNamespace: string, targets: Ku
       objects.push({ client, o: { apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} } });
     }
   }
+  // A plain loop applies each distinct object once: the CRDs (and other cluster-scoped objects)
+  // that every Kyma's modules share go to each cluster once.
+  const seen = new Set<string>();
+  const distinct = objects.filter(({ client, o }) => {
+    const key = `${targets.indexOf(client)}/${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const t0 = Date.now();
-  const progress = new Progress('loop baseline: objects applied', objects.length);
+  const progress = new Progress('loop baseline: objects applied', distinct.length);
   let doneCount = 0;
-  const first = objects.filter(({ o }) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace');
-  const rest = objects.filter((x) => !first.includes(x));
-  for (const batch of [first, rest]) {
+  const isFirst = ({ o }: { o: KubeObject }) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace';
+  for (const batch of [distinct.filter(isFirst), distinct.filter((x) => !isFirst(x))]) {
     await inBatches(batch, async ({ client, o }) => {
-      await client.apply(o);
+      // Like the engine's activities, a timeout or a server error is tried again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.apply(o);
+          break;
+        } catch (err) {
+          const status = err instanceof KubeApiError ? err.status : 0;
+          if (attempt >= 5 || (status >= 400 && status < 500 && status !== 409 && status !== 429)) throw err;
+          await new Promise((r) => setTimeout(r, 1000 * attempt));
+        }
+      }
       progress.update(++doneCount);
     }, 64);
   }

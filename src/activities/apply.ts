@@ -1,6 +1,7 @@
 // Apply: server-side apply with a fixed field manager and force. CRDs first, then wait
 // until they are Established (bounded by the configured timeout, then a typed failure);
 // namespaces next; then everything else. Re-applying the same objects changes nothing.
+import { createHash } from 'node:crypto';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { KubeApiError, type KubeClient, type KubeObject } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
@@ -69,7 +70,16 @@ export async function ensureNamespace(client: KubeClient, name: string): Promise
   });
 }
 
+/** How long a CRD this worker applied (and saw Established) on a cluster is not applied again. */
+const CRD_REAPPLY_MS = 60_000;
+
 export function applyActivities(targets: TargetClusters, cache: BlobCache) {
+  /**
+   * CRDs applied per cluster client, by name and content: the Kymas sharing a cluster share its
+   * CRDs, and a thousand of them applying the same CRD at once is what makes API servers time
+   * out. Within a minute the same CRD is not applied again; a changed one is.
+   */
+  const crdsApplied = new WeakMap<KubeClient, Map<string, number>>();
   return {
     async applyRendered(ref: KymaRef, rendered: RenderedRef, crdTimeoutMs: number): Promise<ApplyResult> {
       const client = await targetClient(targets, ref);
@@ -81,8 +91,13 @@ export function applyActivities(targets: TargetClusters, cache: BlobCache) {
         heartbeat();
         return applyOne(client, o);
       };
-      await inBatches(crds, step);
-      await waitEstablished(client, crds.map((c) => c.metadata.name), crdTimeoutMs);
+      const applied = crdsApplied.get(client) ?? new Map<string, number>();
+      crdsApplied.set(client, applied);
+      const keyOf = (o: KubeObject) => `${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
+      const due = crds.filter((o) => (applied.get(keyOf(o)) ?? -Infinity) + CRD_REAPPLY_MS < Date.now());
+      await inBatches(due, step);
+      await waitEstablished(client, due.map((c) => c.metadata.name), crdTimeoutMs);
+      for (const o of due) applied.set(keyOf(o), Date.now());
       await inBatches(namespaces, step);
       const own = new Set(namespaces.map((n) => n.metadata.name));
       const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
