@@ -9,6 +9,7 @@ import { componentLocation, DescriptorError, hasResources, pullDescriptor, rawMa
 import { OciError, OciRegistryClient } from '../oci/registry-client';
 import { LayerFormatError, readLayer } from '../oci/tar';
 import type { DefaultCrRef, FetchedModule, LayerRef, ResolvedModule } from '../workflows/types';
+import { BoundedMap } from './bounded-map';
 import type { BlobCache } from './blob-cache';
 
 /** Typed, non-retryable failures for what a retry cannot fix; the rest is retried. */
@@ -39,7 +40,7 @@ export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
    * generation: a template that changes gets a new generation, so the descriptor is pulled from
    * the registry once per template version, not once per Kyma.
    */
-  const resources = new Map<string, ReturnType<typeof rawManifestResource>>();
+  const resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
   return {
     async fetchLayer(module: ResolvedModule, defaultNamespace: string): Promise<FetchedModule> {
       const { name, namespace } = module.template;
@@ -57,7 +58,6 @@ export function fetchActivities(kcp: KubeClient, cache: BlobCache) {
           const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
           heartbeat();
           res = rawManifestResource(descriptor, loc, where);
-          if (resources.size >= RESOURCES_KEPT) resources.delete(resources.keys().next().value!);
           resources.set(known, res);
         }
         const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);

@@ -11,6 +11,7 @@ import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client
 import type { TargetClusters } from '../k8s/target-cluster';
 import type { DefaultCrRef, KymaRef, KymaSnapshot, Readiness, RenderedRef, Resolution, ResolvedModule } from '../workflows/types';
 import { recordKymaState, recordModuleState } from '../workers/metrics';
+import { BoundedMap } from './bounded-map';
 import type { BlobCache } from './blob-cache';
 import { loadRendered, MANAGED_BY } from './render';
 import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
@@ -28,7 +29,7 @@ interface WrittenManifest {
 
 export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: TargetClusters) {
   /** What this worker last wrote to each Manifest (it is the one writer; see syncManifest). */
-  const written = new Map<string, WrittenManifest>();
+  const written = new BoundedMap<string, WrittenManifest>(MANIFESTS_KEPT);
   async function readKyma(ref: KymaRef): Promise<Kyma | undefined> {
     return await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
   }
@@ -172,7 +173,6 @@ export function kcpActivities(kcp: KubeClient, cache: BlobCache, targets: Target
         written.delete(key);
         throw err;
       }
-      if (written.size >= MANIFESTS_KEPT && !written.has(key)) written.delete(written.keys().next().value!);
       written.set(key, { ...last, conditions, syncedDigest: rendered?.digest ?? last.syncedDigest });
       recordModuleState(ref.namespace, ref.name, module.name, result.state);
     },
