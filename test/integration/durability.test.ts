@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
 import { LABELS } from '../../src/api/shared';
 import { moduleWorkflowId } from '../../src/api/names';
-import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
 import { testModule } from '../support/modules';
@@ -155,15 +155,12 @@ describe('with a short install retry and the default drift timer', () => {
 
   it('retries a failed install on its own: a fixed kubeconfig Secret brings the module up without any other change', async () => {
     const name = uniqueName('kyma');
-    const ns = klm().namespace;
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: ns, labels: { [LABELS.kymaName]: name } } };
-    await klm().kube.create({ ...secret, data: { other: 'eA==' } });
-    await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await createKymaWithBrokenSecret(klm(), name, [{ name: 'greeter' }]);
     const failed = await kymaInState(klm(), name, 'Error');
     expect(failed.status?.modules?.[0]?.message).toContain('holds no kubeconfig');
     // Nothing pokes the module workflow when a Secret changes; only its retry timer can notice
     // (the drift timer is ten minutes away).
-    await klm().kube.apply({ ...secret, data: { config: Buffer.from(await readFile(stackInfo().kubeconfig, 'utf8')).toString('base64') } });
+    await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
   });
 });

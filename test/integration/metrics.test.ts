@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LABELS } from '../../src/api/shared';
 import { serveMetrics } from '../../src/workers/metrics';
-import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { createKymaWithBrokenSecret, eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { uniqueName } from '../support/stack';
 
 describe('Prometheus metrics', () => {
@@ -17,8 +16,7 @@ describe('Prometheus metrics', () => {
       await kymaInState(klm(), name, 'Ready');
       // A Kyma whose target Secret is broken: a typed, expected failure.
       const broken = uniqueName('kyma');
-      await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${broken}-kubeconfig`, namespace: ns, labels: { [LABELS.kymaName]: broken } }, data: { other: 'eA==' } });
-      await klm().kube.create(kymaObject(ns, broken, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+      await createKymaWithBrokenSecret(klm(), broken, [{ name: 'greeter' }]);
       await kymaInState(klm(), broken, 'Error');
 
       const text = await eventually('the module state to be exported', async () => {

@@ -2,12 +2,11 @@
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
 // then commit test/replay/histories/. Each recording covers one scenario's command sequence.
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
-import { LABELS } from '../../src/api/shared';
-import { eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -99,14 +98,11 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
 
   it('a failed install retried on its timer until a fixed Secret lets it through', async () => {
     const name = uniqueName('kyma');
-    const ns = klm().namespace;
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: ns, labels: { [LABELS.kymaName]: name } } };
-    await klm().kube.create({ ...secret, data: { other: 'eA==' } });
-    await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await createKymaWithBrokenSecret(klm(), name, [{ name: 'greeter' }]);
     await kymaInState(klm(), name, 'Error');
     await new Promise((r) => setTimeout(r, 2500));
-    await klm().kube.apply({ ...secret, data: { config: Buffer.from(await readFile(stackInfo().kubeconfig, 'utf8')).toString('base64') } });
+    await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
-    await saveHistory(moduleWorkflowId(ns, name, 'greeter'), 'module-workflow-install-retry');
+    await saveHistory(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-install-retry');
   });
 });

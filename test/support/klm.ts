@@ -1,11 +1,12 @@
 // Runs the product against the shared stack, in this process: worker, bridge and the sample
 // module manager, with the sample modules published into a namespace of the test's own.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { kubeconfigSecret } from '../../bench/fleet';
 import { SampleManager } from '../../examples/manager/sample-manager';
 import { publishSamples } from '../../examples/publish';
 import type { Kyma } from '../../src/api/kyma';
@@ -138,3 +139,14 @@ export async function kymaInState(klm: Klm, name: string, state: string, timeout
 }
 
 export { kymaWorkflowId };
+
+/** A Kyma whose kubeconfig Secret holds no kubeconfig: its installs fail with InvalidKubeconfig. */
+export async function createKymaWithBrokenSecret(klm: Klm, name: string, modules: Kyma['spec']['modules']): Promise<void> {
+  await klm.kube.create({ ...kubeconfigSecret(klm.namespace, name, ''), data: { other: 'eA==' } });
+  await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules }));
+}
+
+/** Puts the local cluster's kubeconfig into that Kyma's Secret. */
+export async function fixKubeconfigSecret(klm: Klm, name: string): Promise<void> {
+  await klm.kube.apply(kubeconfigSecret(klm.namespace, name, await readFile(stackInfo().kubeconfig, 'utf8')));
+}
