@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { freePorts } from './ports';
 import { startProcess, waitUntil, type ManagedProcess } from './process';
+import { supervise } from './supervise';
 
 export interface Etcd {
   url: string;
@@ -13,7 +14,7 @@ export async function startEtcd(binary: string, dir: string): Promise<Etcd> {
   const data = path.join(dir, 'etcd-data');
   await mkdir(data, { recursive: true });
   const url = `http://127.0.0.1:${client}`;
-  const proc = startProcess('etcd', binary, [
+  const spawn = () => startProcess('etcd', binary, [
     '--name=local',
     `--data-dir=${data}`,
     `--listen-client-urls=${url}`,
@@ -26,6 +27,6 @@ export async function startEtcd(binary: string, dir: string): Promise<Etcd> {
     '--quota-backend-bytes=4294967296',
     '--log-level=warn',
   ], { logFile: path.join(dir, 'etcd.log') });
-  await waitUntil(proc, 'healthy', async () => (await fetch(`${url}/health`)).ok);
+  const proc = await supervise(spawn, (p) => waitUntil(p, 'healthy', async () => (await fetch(`${url}/health`)).ok));
   return { url, process: proc };
 }

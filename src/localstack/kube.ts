@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import type { Pki } from './pki';
 import { freePort } from './ports';
 import { startProcess, waitUntil, type ManagedProcess } from './process';
+import { supervise } from './supervise';
 
 export interface ApiServer {
   url: string;
@@ -49,7 +50,7 @@ export async function apiGet(url: string, pki: Pki, p: string): Promise<{ status
 export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki, etcdPrefix = '/registry'): Promise<ApiServer> {
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
-  const proc = startProcess('kube-apiserver', binary, [
+  const spawn = () => startProcess('kube-apiserver', binary, [
     `--etcd-servers=${etcdUrl}`,
     `--etcd-prefix=${etcdPrefix}`,
     '--bind-address=127.0.0.1',
@@ -73,7 +74,7 @@ export async function startApiServer(binary: string, dir: string, etcdUrl: strin
     '--max-mutating-requests-inflight=1000',
     '--v=0',
   ], { logFile: path.join(dir, 'kube-apiserver.log') });
-  await waitUntil(proc, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000);
+  const proc = await supervise(spawn, (p) => waitUntil(p, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000));
   const kubeconfig = path.join(dir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, url, pki);
   return { url, kubeconfig, process: proc };
@@ -93,7 +94,7 @@ function componentFlags(api: ApiServer, port: number): string[] {
 
 export async function startControllerManager(binary: string, dir: string, api: ApiServer, pki: Pki): Promise<ManagedProcess> {
   const port = await freePort();
-  const proc = startProcess('kube-controller-manager', binary, [
+  const spawn = () => startProcess('kube-controller-manager', binary, [
     ...componentFlags(api, port),
     `--service-account-private-key-file=${pki.saKey}`,
     `--root-ca-file=${pki.caCert}`,
@@ -107,15 +108,15 @@ export async function startControllerManager(binary: string, dir: string, api: A
     '--concurrent-replicaset-syncs=20',
     '--v=0',
   ], { logFile: path.join(dir, 'kube-controller-manager.log') });
-  await waitUntil(proc, 'healthy', async () => (await selfSignedHealth(port)) === 200);
-  return proc;
+  return await supervise(spawn, (p) => waitUntil(p, 'healthy', async () => (await selfSignedHealth(port)) === 200));
 }
 
 export async function startScheduler(binary: string, dir: string, api: ApiServer): Promise<ManagedProcess> {
   const port = await freePort();
-  const proc = startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--kube-api-qps=500', '--kube-api-burst=1000', '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') });
-  await waitUntil(proc, 'healthy', async () => (await selfSignedHealth(port)) === 200);
-  return proc;
+  return await supervise(
+    () => startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--kube-api-qps=500', '--kube-api-burst=1000', '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') }),
+    (p) => waitUntil(p, 'healthy', async () => (await selfSignedHealth(port)) === 200),
+  );
 }
 
 /** The controller-manager and scheduler serve /healthz on loopback with a self-signed certificate. */

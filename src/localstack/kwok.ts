@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './ports';
 import { startProcess, waitUntil, type ManagedProcess } from './process';
+import { supervise } from './supervise';
 
 export const KWOK_NODE_NAME = 'kwok-node-0';
 
@@ -180,7 +181,7 @@ export async function startKwok(binary: string, dir: string, kubeconfig: string)
   const config = path.join(dir, 'kwok-stages.yaml');
   await writeFile(config, STAGES);
   const port = await freePort();
-  const proc = startProcess('kwok', binary, [
+  const spawn = () => startProcess('kwok', binary, [
     `--kubeconfig=${kubeconfig}`,
     `--config=${config}`,
     '--manage-all-nodes=true',
@@ -189,6 +190,5 @@ export async function startKwok(binary: string, dir: string, kubeconfig: string)
     '--node-ip=10.1.0.1',
     `--server-address=127.0.0.1:${port}`,
   ], { logFile: path.join(dir, 'kwok.log'), env: { ...process.env, HOME: dir } });
-  await waitUntil(proc, 'serving', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
-  return proc;
+  return await supervise(spawn, (p) => waitUntil(p, 'serving', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok));
 }

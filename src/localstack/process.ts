@@ -4,14 +4,17 @@
 // and terminates the server (TERM, then KILL after a grace period). Each watchdog runs in a
 // session of its own, so that Ctrl-C or a signal to our process group does not kill servers
 // out of order (an API server whose etcd is gone never finishes shutting down). Only
-// processes we started are ever signalled.
+// processes we started are ever signalled. The watchdog writes the server's own pid to a file
+// next to its log (temporal.log: temporal.pid), so that tests can kill the server itself.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 
 const WATCHDOG = `
+pidfile=$1; shift
 exec 3<&0
 "$@" 3<&- </dev/null &
 child=$!
+echo "$child" >"$pidfile"
 { cat >/dev/null <&3; kill -TERM "$child" 2>/dev/null; sleep 8; kill -KILL "$child" 2>/dev/null; } &
 watcher=$!
 exec 3<&-
@@ -26,16 +29,20 @@ export interface ManagedProcess {
   /** Resolves with the exit code once the server has exited. */
   readonly exited: Promise<number | null>;
   hasExited(): boolean;
+  /** The server's own pid (not the watchdog's) while it runs. */
+  pid(): number | undefined;
   /** Last lines of the server's log, for error messages. */
   logTail(lines?: number): string;
   stop(timeoutMs?: number): Promise<void>;
 }
 
 export function startProcess(name: string, command: string, args: string[], opts: { logFile: string; cwd?: string; env?: NodeJS.ProcessEnv }): ManagedProcess {
+  const pidFile = `${opts.logFile.replace(/\.log$/, '')}.pid`;
+  rmSync(pidFile, { force: true });
   const out = openSync(opts.logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('bash', ['-c', WATCHDOG, name, command, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', out, out], detached: true });
+    child = spawn('bash', ['-c', WATCHDOG, name, pidFile, command, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', out, out], detached: true });
   } finally {
     closeSync(out);
   }
@@ -58,6 +65,15 @@ export function startProcess(name: string, command: string, args: string[], opts
     logFile: opts.logFile,
     exited,
     hasExited: () => done,
+    pid() {
+      if (done) return undefined;
+      try {
+        const pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+        return pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     logTail(lines = 30) {
       try {
         return readFileSync(opts.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './ports';
 import { startProcess, waitUntil, type ManagedProcess } from './process';
+import { supervise } from './supervise';
 
 export interface Registry {
   /** host:port, as used in OCI references. */
@@ -31,7 +32,9 @@ export async function startRegistry(binary: string, dir: string): Promise<Regist
   ].join('\n'));
   const host = `127.0.0.1:${port}`;
   const url = `http://${host}`;
-  const proc = startProcess('registry', binary, ['serve', config], { logFile: path.join(dir, 'registry.log') });
-  await waitUntil(proc, 'serving /v2/', async () => (await fetch(`${url}/v2/`)).ok);
+  const proc = await supervise(
+    () => startProcess('registry', binary, ['serve', config], { logFile: path.join(dir, 'registry.log') }),
+    (p) => waitUntil(p, 'serving /v2/', async () => (await fetch(`${url}/v2/`)).ok),
+  );
   return { host, url, process: proc };
 }

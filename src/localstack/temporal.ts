@@ -6,6 +6,7 @@ import { SEARCH_ATTRIBUTES } from '../api/search-attributes';
 import { missingSearchAttributes } from '../temporal/search-attributes';
 import { freePorts } from './ports';
 import { startProcess, waitUntil, type ManagedProcess } from './process';
+import { supervise } from './supervise';
 
 export interface TemporalServer {
   address: string;
@@ -34,15 +35,19 @@ export async function startTemporal(binary: string, dir: string, opts: { ui: boo
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, t]) => ['--search-attribute', `${k}=${t}`]),
     ...(opts.ui ? ['--ui-ip', '127.0.0.1', '--ui-port', String(ui), '--ui-disable-news-fetch'] : ['--headless']),
   ];
-  const proc = startProcess('temporal', binary, args, { logFile: path.join(dir, 'temporal.log') });
   const address = `127.0.0.1:${grpc}`;
-  await waitUntil(proc, 'serving with the search attributes registered', async () => {
-    const conn = await Connection.connect({ address, connectTimeout: 1000 });
-    try {
-      return (await missingSearchAttributes(conn, namespace)).length === 0;
-    } finally {
-      await conn.close();
-    }
-  });
+  // Restarted on the same ports and SQLite file when it dies, so that workflows survive.
+  const proc = await supervise(
+    () => startProcess('temporal', binary, args, { logFile: path.join(dir, 'temporal.log') }),
+    (p) =>
+      waitUntil(p, 'serving with the search attributes registered', async () => {
+        const conn = await Connection.connect({ address, connectTimeout: 1000 });
+        try {
+          return (await missingSearchAttributes(conn, namespace)).length === 0;
+        } finally {
+          await conn.close();
+        }
+      }),
+  );
   return { address, namespace, uiUrl: opts.ui ? `http://127.0.0.1:${ui}` : undefined, process: proc };
 }
