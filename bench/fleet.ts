@@ -2,9 +2,11 @@
 // CR, like the samples) and N Kymas that each want all M, each with a kubeconfig Secret for
 // its target cluster. Several Kymas share a cluster; every Kyma's namespaced objects go to a
 // namespace of its own (the default-namespace setting "{kyma}", KLM_DEFAULT_NAMESPACE).
-import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion } from '../examples/publish';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion } from '../src/publish/module';
+import { loadSamples } from '../src/samples/modules';
 import { API_VERSION, LABELS } from '../src/api/shared';
-import type { KubeClient, KubeObject } from '../src/k8s/rest-client';
+import type { KubeObject } from '../src/api/shared';
+import type { KubeClient } from '../src/k8s/rest-client';
 
 export interface BenchModule {
   name: string;

@@ -1,16 +1,16 @@
-// All activities, built over the worker's shared dependencies.
+// All activities, built over the worker's shared dependencies, by concern: the Kyma, its
+// Manifests and Events in the control plane; installing, checking and removing modules in
+// target clusters.
 import type { KubeClient } from '../k8s/rest-client';
 import { TargetClusters } from '../k8s/target-cluster';
-import { applyActivities } from './apply';
 import { BlobCache } from './blob-cache';
-import { defaultCrActivities } from './default-cr';
-import { deleteActivities } from './delete';
-import { fetchActivities } from './fetch';
-import { installActivities } from './install';
-import { kcpActivities } from './kcp';
+import { eventActivities } from './events';
+import { installActivities } from './install/install';
+import { kymaActivities } from './kyma';
+import { manifestActivities, ManifestWriter } from './manifest';
 import { readinessActivities } from './readiness';
-import { renderActivities } from './render';
 import { reportActivities } from './report';
+import { uninstallActivities } from './uninstall';
 
 export interface ActivityDeps {
   /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
@@ -24,16 +24,17 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const cache = new BlobCache(deps.cacheDir);
   const targets = deps.targets ?? new TargetClusters(deps.kcp);
-  const steps = {
-    ...kcpActivities(deps.kcp, cache, targets),
-    ...fetchActivities(deps.kcp, cache),
-    ...renderActivities(cache),
-    ...applyActivities(targets, cache),
-    ...defaultCrActivities(deps.kcp, targets),
-    ...readinessActivities(deps.kcp, targets),
-    ...deleteActivities(targets, cache),
+  const writer = new ManifestWriter(deps.kcp, cache);
+  const manifests = manifestActivities(deps.kcp, writer);
+  return {
+    ...kymaActivities(deps.kcp, targets),
+    ...eventActivities(deps.kcp),
+    ...manifests,
+    ...reportActivities(writer),
+    ...installActivities(deps.kcp, targets, cache),
+    ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
+    ...uninstallActivities(targets, cache),
   };
-  return { ...steps, ...installActivities(steps), ...reportActivities(steps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,14 +1,21 @@
 // Removing what a module installed: pruning what a new version no longer has, finding the
-// custom resources that block a module's removal, deleting its default CR, and deleting its
+// custom resources that block a module's removal, deleting its default CR, deleting its
 // objects in a safe order (ordinary objects first; workloads, services, service accounts,
-// RBAC, namespaces and CRDs last). Only objects still annotated as this module's are deleted.
+// RBAC, namespaces and CRDs last), and releasing them (managed: false). A namespaced object is
+// touched only while it is still annotated as this Kyma's module's; an object of cluster scope
+// (shared by every installation of the module in the cluster) only while no other
+// installation of the module is left there.
+import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { LABELS } from '../api/shared';
-import { isNotFound, type KubeClient, type KubeObject } from '../k8s/rest-client';
+import { LABELS, type KubeObject } from '../api/shared';
+import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
+import type { KymaRef } from '../contract/kyma';
+import type { Blockers } from '../contract/module';
+import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
-import type { DefaultCrRef, KymaRef, RenderedRef } from '../workflows/types';
+import { describe } from './install/apply';
+import { loadRendered } from './install/render';
 import type { BlobCache } from './blob-cache';
-import { loadRendered } from './render';
 import { targetClient } from './target';
 
 /** Kinds deleted last, in this order; everything else goes first. */
@@ -31,8 +38,47 @@ function key(o: KubeObject): string {
   return `${group}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
+/** Who a module installation is, and whether other installations of the module share its cluster. */
+interface Installation {
+  module: string;
+  owner: string;
+  shared: boolean;
+}
+
+/** Whether a live object is this installation's to delete or release. */
+function ours(live: KubeObject, i: Installation): boolean {
+  const { labels, annotations } = live.metadata;
+  if (labels?.[LABELS.managedBy] !== MANAGED_BY) return false;
+  if (live.metadata.namespace) return annotations?.[OWNED_BY_ANNOTATION] === i.owner;
+  const owner = annotations?.[OWNED_BY_ANNOTATION];
+  return !i.shared && labels[LABELS.moduleName] === i.module && (owner === undefined || owner === i.owner);
+}
+
+/**
+ * How many other installations of the module (other Kymas' modules) live in the cluster, told
+ * by the module's manager workload (or its first namespaced object) labelled as ours with
+ * another owner.
+ */
+async function othersOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, module: string, owner: string): Promise<number> {
+  const m = rendered.manager;
+  const marker = m ? { apiVersion: m.group ? `${m.group}/${m.version}` : m.version, kind: m.kind } : objects.find((o) => o.metadata.namespace);
+  if (!marker) return 0;
+  try {
+    const { items } = await client.list(marker.apiVersion, marker.kind, { labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.moduleName}=${module}` });
+    return new Set(items.map((o) => o.metadata.annotations?.[OWNED_BY_ANNOTATION]).filter((o) => o && o !== owner)).size;
+  } catch (err) {
+    if (isNotFound(err)) return 0; // the kind is not served (any more): nobody has it
+    throw err;
+  }
+}
+
+async function installationOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, ref: KymaRef, module: string): Promise<Installation> {
+  const owner = ownedBy(ref.namespace, ref.name, module);
+  return { module, owner, shared: (await othersOf(client, objects, rendered, module, owner)) > 0 };
+}
+
 /** Deletes objects tier by tier in the safe order; returns how many it deleted. */
-async function deleteInOrder(client: KubeClient, objects: KubeObject[], owner: string): Promise<number> {
+async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<number> {
   let deleted = 0;
   for (let tier = 0; tier <= LAST.length; tier++) {
     await Promise.all(objects.filter((o) => rank(o) === tier).map(async (o) => {
@@ -40,47 +86,64 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], owner: s
         if (isNotFound(err)) return undefined; // kind no longer served
         throw err;
       });
-      const annotations = (live?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
-      // Someone else has applied it since (another Kyma on a shared cluster): not ours to delete.
-      if (!live || annotations?.[OWNED_BY_ANNOTATION] !== owner) return;
+      if (!live || !ours(live, i)) return;
       if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
     }));
   }
   return deleted;
 }
 
-export interface Blockers {
-  count: number;
-  /** The first few, as kind namespace/name. */
-  first: string[];
+/** Deletes what the previous version had and the new one has not. */
+export async function pruneObjects(client: KubeClient, cache: BlobCache, ref: KymaRef, module: string, previous: RenderedRef, next: RenderedRef): Promise<number> {
+  const now = await loadRendered(cache, next);
+  const keep = new Set(now.map(key));
+  const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(key(o)));
+  if (gone.length === 0) return 0;
+  return await deleteInOrder(client, gone, await installationOf(client, now, next, ref, module));
 }
 
-export function deleteActivities(targets: TargetClusters, cache: BlobCache) {
-  return {
-    /** Deletes what the previous version had and the new one has not. */
-    async pruneObjects(ref: KymaRef, module: string, previous: RenderedRef, next: RenderedRef): Promise<number> {
-      const client = await targetClient(targets, ref);
-      const keep = new Set((await loadRendered(cache, next)).map(key));
-      const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(key(o)));
-      return await deleteInOrder(client, gone, ownedBy(ref.namespace, ref.name, module));
-    },
+export interface ModuleObjectsInput {
+  kyma: KymaRef;
+  module: string;
+  rendered: RenderedRef;
+}
 
-    async deleteModuleObjects(ref: KymaRef, module: string, rendered: RenderedRef): Promise<number> {
-      const client = await targetClient(targets, ref);
-      return await deleteInOrder(client, await loadRendered(cache, rendered), ownedBy(ref.namespace, ref.name, module));
+export interface ReleaseInput extends ModuleObjectsInput {
+  /** The default CR the module manages, released with its objects. */
+  cr?: DefaultCrRef;
+}
+
+export interface FindBlockersInput extends ModuleObjectsInput {
+  cr: DefaultCrRef;
+  /** The default CR is the module's own (CreateAndDelete): it does not block. */
+  exceptDefault: boolean;
+}
+
+export interface DeleteDefaultCrInput {
+  kyma: KymaRef;
+  module: string;
+  cr: DefaultCrRef;
+}
+
+export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
+  return {
+    async deleteModuleObjects({ kyma, module, rendered }: ModuleObjectsInput): Promise<number> {
+      const client = await targetClient(targets, kyma);
+      const objects = await loadRendered(cache, rendered);
+      return await deleteInOrder(client, objects, await installationOf(client, objects, rendered, kyma, module));
     },
 
     /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
-    async releaseModuleObjects(ref: KymaRef, module: string, rendered: RenderedRef, cr: DefaultCrRef | null): Promise<number> {
-      const client = await targetClient(targets, ref);
-      const owner = ownedBy(ref.namespace, ref.name, module);
-      const objects: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] = [...(await loadRendered(cache, rendered))];
-      if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace } });
+    async releaseModuleObjects({ kyma, module, rendered, cr }: ReleaseInput): Promise<number> {
+      const client = await targetClient(targets, kyma);
+      const installed = await loadRendered(cache, rendered);
+      const i = await installationOf(client, installed, rendered, kyma, module);
+      const objects: KubeObject[] = [...installed];
+      if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) } });
       let released = 0;
       await Promise.all(objects.map(async (o) => {
         const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch(() => undefined);
-        const meta = live?.metadata as { annotations?: Record<string, string>; labels?: Record<string, string> } | undefined;
-        if (!meta || meta.annotations?.[OWNED_BY_ANNOTATION] !== owner || !meta.labels?.[LABELS.managedBy]) return;
+        if (!live || !ours(live, i)) return;
         await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
         released++;
       }));
@@ -88,29 +151,34 @@ export function deleteActivities(targets: TargetClusters, cache: BlobCache) {
     },
 
     /** Custom resources of the module's kind, in all namespaces, that block its removal. */
-    async findBlockingResources(ref: KymaRef, cr: DefaultCrRef, exceptDefault: boolean): Promise<Blockers> {
-      const client = await targetClient(targets, ref);
+    async findBlockingResources({ kyma, module, rendered, cr, exceptDefault }: FindBlockersInput): Promise<Blockers> {
+      const client = await targetClient(targets, kyma);
+      const objects = await loadRendered(cache, rendered);
+      const sharedWith = await othersOf(client, objects, rendered, module, ownedBy(kyma.namespace, kyma.name, module));
       let items: KubeObject[];
       try {
         items = (await client.list(cr.apiVersion, cr.kind)).items;
       } catch (err) {
-        if (isNotFound(err)) return { count: 0, first: [] }; // the CRD is gone: nothing can block
+        if (isNotFound(err)) return { count: 0, first: [], sharedWith }; // the CRD is gone: nothing can block
         throw err;
       }
       // A cluster-scoped default CR has no namespace, whatever its reference says.
       const isDefault = (o: KubeObject) => o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
       const blocking = items.filter((o) => !(exceptDefault && isDefault(o)));
-      const first = blocking.slice(0, 5).map((o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
-      return { count: blocking.length, first };
+      return { count: blocking.length, first: blocking.slice(0, 5).map(describe), sharedWith };
     },
 
     /** Deletes the default CR; returns its remaining finalizers, or null once it is gone. */
-    async deleteDefaultCr(ref: KymaRef, cr: DefaultCrRef): Promise<string[] | null> {
-      const client = await targetClient(targets, ref);
+    async deleteDefaultCr({ kyma, module, cr }: DeleteDefaultCrInput): Promise<string[] | null> {
+      const client = await targetClient(targets, kyma);
       try {
+        const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+        // Another Kyma's module created it (a cluster-scoped default CR on a shared cluster): not ours.
+        const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
+        if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module))) return null;
         await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
         const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-        return live ? ((live.metadata as { finalizers?: string[] }).finalizers ?? []) : null;
+        return live ? (live.metadata.finalizers ?? []) : null;
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;

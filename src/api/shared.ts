@@ -29,6 +29,25 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: { manager: string; operation?: string }[];
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Any Kubernetes object, sent and received as plain JSON: typed metadata, the rest as it comes. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [k: string]: unknown;
 }
 
 export interface LastOperation {

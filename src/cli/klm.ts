@@ -6,7 +6,7 @@
 //   klm tools [--profile P]     build the local servers into the cache and print their paths
 import { parseArgs } from 'node:util';
 import { ensureTools, type Profile } from '../localstack/tools';
-import { configFromEnv } from '../workers/config';
+import { configFromEnv } from '../infra/config';
 import { up } from './up';
 
 const USAGE = `usage:

@@ -3,20 +3,21 @@
 // given kubeconfig and Temporal address.
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
-import { SampleManager } from '../../examples/manager/sample-manager';
-import { publishSamples } from '../../examples/publish';
 import type { Kyma } from '../api/kyma';
-import { API_VERSION } from '../api/shared';
+import { API_VERSION, type KubeObject } from '../api/shared';
+import type { KlmConfig } from '../infra/config';
+import { serveMetrics } from '../infra/metrics';
 import { installCrds } from '../k8s/crds';
 import { controlPlaneClient } from '../k8s/control-plane';
-import { KubeClient, type KubeObject } from '../k8s/rest-client';
+import { KubeClient } from '../k8s/rest-client';
 import { kubeConfigFromFile } from '../k8s/kubeconfig';
 import { startStack } from '../localstack/stack';
 import type { Profile } from '../localstack/tools';
+import { SampleManager } from '../samples/manager';
+import { SAMPLE_DEFAULT_NAMESPACE, SAMPLE_NAMESPACE, sampleFleet } from '../samples/fleet';
+import { publishSamples, SAMPLE_KINDS } from '../samples/modules';
 import { Bridge } from '../starter/bridge';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import type { KlmConfig } from '../workers/config';
-import { serveMetrics } from '../workers/metrics';
 import { createKlmWorker } from '../workers/worker';
 
 export interface UpOptions {
@@ -26,25 +27,6 @@ export interface UpOptions {
   /** Use this control plane and Temporal instead of starting the local stack. */
   external?: { kubeconfig: string; temporalAddress: string };
   fleetSize: number;
-}
-
-const SAMPLE_NAMESPACE = 'kcp-system';
-
-/** The sample fleet: Kymas on different channels and module sets. */
-export function sampleFleet(size: number): KubeObject[] {
-  const shapes: Kyma['spec'][] = [
-    { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] },
-    { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'counter' }] },
-    { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }] },
-    { channel: 'regular', modules: [{ name: 'counter', customResourcePolicy: 'Ignore' }] },
-    { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }, { name: 'counter' }] },
-  ];
-  return Array.from({ length: size }, (_, i) => ({
-    apiVersion: API_VERSION,
-    kind: 'Kyma',
-    metadata: { name: `sample-${i + 1}`, namespace: SAMPLE_NAMESPACE },
-    spec: shapes[i % shapes.length]!,
-  }));
 }
 
 function waitForSignal(): Promise<NodeJS.Signals> {
@@ -60,7 +42,9 @@ function watchFleet(kcp: KubeClient): () => void {
     void kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma').then(({ items }) => {
       const lines = items.map((k) => {
         const mods = (k.status?.modules ?? []).map((m) => `${m.name}@${m.version ?? '?'}=${m.state}`).join(' ');
-        return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}`;
+        // Why a module is not Ready (a blocked removal, an error) is worth a line of its own.
+        const why = (k.status?.modules ?? []).filter((m) => m.state !== 'Ready' && m.state !== 'Unmanaged' && m.message).map((m) => `\n      ${m.name}: ${m.message}`).join('');
+        return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}${why}`;
       });
       const text = lines.join('\n');
       if (text !== last) {
@@ -87,7 +71,7 @@ export async function up(o: UpOptions): Promise<void> {
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, namespace);
     // Every sample Kyma targets the one local cluster: give each its own namespace.
-    const settings = stack ? { ...o.config.settings, defaultNamespace: '{kyma}-system' } : o.config.settings;
+    const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
     const native = await NativeConnection.connect({ address: temporalAddress });
     const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir });
@@ -107,7 +91,7 @@ export async function up(o: UpOptions): Promise<void> {
       await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SAMPLE_NAMESPACE } });
       const published = await publishSamples(kcp, stack.info.registryHost, SAMPLE_NAMESPACE);
       console.log(`Published sample modules: ${published.join(', ')}`);
-      const manager = new SampleManager({ client: kcp, kinds: [{ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter' }, { apiVersion: 'counter.example.io/v1alpha1', kind: 'Counter' }] });
+      const manager = new SampleManager({ client: kcp, kinds: SAMPLE_KINDS });
       manager.start();
       stops.push(() => manager.stop());
       for (const k of sampleFleet(o.fleetSize)) await kcp.apply(k);

@@ -1,7 +1,7 @@
 // Worker and bridge configuration, from the environment.
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_SETTINGS, type ReconcileSettings } from '../workflows/types';
+import { DEFAULT_SETTINGS, type ReconcileSettings } from '../contract/settings';
 
 export interface KlmConfig {
   temporalAddress: string;
@@ -38,8 +38,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
-      managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs!),
-      installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs!),
+      managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs),
+      installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs),
       defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },

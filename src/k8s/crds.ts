@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import type { KubeClient, KubeObject } from './rest-client';
+import type { KubeObject } from '../api/shared';
+import type { KubeClient } from './rest-client';
 
 export const CRD_DIR = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
 

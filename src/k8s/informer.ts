@@ -2,7 +2,8 @@
 // resourceVersion; the server ends each watch after `watchTimeoutSeconds` (which bounds how
 // long a silently stale watch can last) and we resume from the last seen version; a 410
 // Gone, an error, or the periodic relist lists again and emits only the differences.
-import { KubeApiError, type KubeClient, type KubeObject, type WatchEvent } from './rest-client';
+import type { KubeObject } from '../api/shared';
+import { KubeApiError, type KubeClient, type WatchEvent } from './rest-client';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -23,7 +24,30 @@ function key(o: KubeObject): string {
 }
 
 function rv(o: KubeObject): string | undefined {
-  return (o.metadata as { resourceVersion?: string }).resourceVersion;
+  return o.metadata.resourceVersion;
+}
+
+/**
+ * What a fresh list means against the cache: objects new to it are ADDED, objects with another
+ * resourceVersion MODIFIED, objects no longer listed DELETED. Updates the cache to the list.
+ */
+export function relistDiff(cache: Map<string, KubeObject>, items: KubeObject[]): { type: InformerEventType; obj: KubeObject }[] {
+  const events: { type: InformerEventType; obj: KubeObject }[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    const k = key(item);
+    seen.add(k);
+    const old = cache.get(k);
+    cache.set(k, item);
+    if (!old) events.push({ type: 'ADDED', obj: item });
+    else if (rv(old) !== rv(item)) events.push({ type: 'MODIFIED', obj: item });
+  }
+  for (const [k, old] of cache) {
+    if (seen.has(k)) continue;
+    cache.delete(k);
+    events.push({ type: 'DELETED', obj: old });
+  }
+  return events;
 }
 
 export class Informer {
@@ -52,21 +76,7 @@ export class Informer {
 
   private async relist(): Promise<void> {
     const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector });
-    const seen = new Set<string>();
-    for (const item of items) {
-      const k = key(item);
-      seen.add(k);
-      const old = this.cache.get(k);
-      this.cache.set(k, item);
-      if (!old) this.opts.onEvent('ADDED', item);
-      else if (rv(old) !== rv(item)) this.opts.onEvent('MODIFIED', item);
-    }
-    for (const [k, old] of this.cache) {
-      if (!seen.has(k)) {
-        this.cache.delete(k);
-        this.opts.onEvent('DELETED', old);
-      }
-    }
+    for (const { type, obj } of relistDiff(this.cache, items)) this.opts.onEvent(type, obj);
     this.resourceVersion = resourceVersion;
   }
 

@@ -5,19 +5,12 @@
 // alive and shared.
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-
-export const FIELD_MANAGER = 'klm-temporal';
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [k: string]: unknown };
-  [k: string]: unknown;
-}
+import { FIELD_MANAGER } from '../api/identity';
+import type { KubeObject } from '../api/shared';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: KubeObject & { metadata: { resourceVersion?: string; code?: number }; code?: number };
+  object: KubeObject & { code?: number };
 }
 
 interface ApiResource {
@@ -145,7 +138,7 @@ export class KubeClient {
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return await this.request<T>('POST', await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace), obj);
+    return await this.request<T>('POST', `${await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace)}?fieldManager=${FIELD_MANAGER}`, obj);
   }
 
   async delete(apiVersion: string, kind: string, name: string, namespace?: string, propagationPolicy = 'Background'): Promise<boolean> {
@@ -161,7 +154,7 @@ export class KubeClient {
   /** Merge-patches an object (or its status with subresource 'status'). */
   async mergePatch<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, patch: unknown, subresource = ''): Promise<T> {
     const p = await this.path(apiVersion, kind, namespace, name);
-    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}`, patch, 'application/merge-patch+json');
+    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}?fieldManager=${FIELD_MANAGER}`, patch, 'application/merge-patch+json');
   }
 
   /**

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { LABELS } from '../api/shared';
 import { Informer } from './informer';
 import { kubeConfigFromString } from './kubeconfig';
-import { KubeClient, type KubeObject } from './rest-client';
+import type { KubeObject } from '../api/shared';
+import { KubeClient } from './rest-client';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;
-  metadata: KubeObject['metadata'] & { uid?: string; resourceVersion?: string };
 }
 
 export class TargetClusterError extends Error {
@@ -31,7 +31,7 @@ function encodedKubeconfig(secret: KubeObject): string | undefined {
  */
 export function kubeconfigKey(secret: KubeObject): string {
   const encoded = encodedKubeconfig(secret);
-  return encoded ? createHash('sha256').update(encoded).digest('hex') : `${(secret as Secret).metadata.uid}/${(secret as Secret).metadata.resourceVersion}`;
+  return encoded ? createHash('sha256').update(encoded).digest('hex') : `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
 }
 
 /** A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). */
@@ -63,7 +63,7 @@ export class TargetClusters {
    * Returns the function that stops the watch.
    */
   async watchSecrets(): Promise<() => void> {
-    const keyOf = (s: KubeObject) => `${s.metadata.namespace}/${(s.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName]}`;
+    const keyOf = (s: KubeObject) => `${s.metadata.namespace}/${s.metadata.labels?.[LABELS.kymaName]}`;
     const informer = new Informer(this.controlPlane, {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -71,7 +71,7 @@ export class TargetClusters {
       onEvent: (type, s) => {
         const key = keyOf(s);
         if (type !== 'DELETED') this.index.set(key, s);
-        else if (this.index.get(key)?.metadata.uid === (s as Secret).metadata.uid) this.index.delete(key);
+        else if (this.index.get(key)?.metadata.uid === s.metadata.uid) this.index.delete(key);
       },
     });
     await informer.start();

@@ -1,19 +1,14 @@
 // Publishes module versions the way modulectl does: the raw manifest as a layer (a tar with
 // one YAML file, or plain YAML), an OCM component descriptor at
 // component-descriptors/<component>:<version> whose raw-manifest resource is a localBlob of
-// that artifact, and in the control plane a ModuleTemplate per version and a
-// ModuleReleaseMeta per module.
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse, stringify } from 'yaml';
-import { API_VERSION } from '../src/api/shared';
-import type { KubeClient, KubeObject } from '../src/k8s/rest-client';
-import { OciRegistryClient } from '../src/oci/registry-client';
-import { tarOneFile } from '../src/oci/tar';
+// that artifact, and the ModuleTemplate of each version and the ModuleReleaseMeta of each
+// module as the control plane holds them.
+import { stringify } from 'yaml';
+import { API_VERSION, type KubeObject } from '../api/shared';
+import { OciRegistryClient } from '../oci/registry-client';
+import { tarOneFile } from '../oci/tar';
 
-export const MODULES_DIR = fileURLToPath(new URL('./modules/', import.meta.url));
-
+/** One version of a module, as its author publishes it. */
 export interface ModuleVersion {
   name: string;
   component: string;
@@ -23,37 +18,6 @@ export interface ModuleVersion {
   /** 'registry': the ModuleTemplate names the component; 'inline': it carries the whole descriptor. */
   descriptor: 'registry' | 'inline';
   layer: 'tar' | 'yaml';
-}
-
-interface ModuleFile {
-  name: string;
-  component: string;
-  descriptor?: 'registry' | 'inline';
-  layer?: 'tar' | 'yaml';
-  defaultCR?: Record<string, unknown>;
-  channels: Record<string, string>;
-}
-
-/** The sample modules under examples/modules: every version, and each module's channels. */
-export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: ModuleVersion[]; channels: Record<string, Record<string, string>> }> {
-  const versions: ModuleVersion[] = [];
-  const channels: Record<string, Record<string, string>> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    const meta = parse(await readFile(path.join(dir, name, 'module.yaml'), 'utf8')) as ModuleFile;
-    channels[meta.name] = meta.channels;
-    for (const v of (await readdir(path.join(dir, name))).filter((f) => /^\d+\.\d+\.\d+/.test(f)).sort()) {
-      versions.push({
-        name: meta.name,
-        component: meta.component,
-        version: v,
-        manifest: await readFile(path.join(dir, name, v, 'manifest.yaml'), 'utf8'),
-        defaultCR: meta.defaultCR,
-        descriptor: meta.descriptor ?? 'registry',
-        layer: meta.layer ?? 'tar',
-      });
-    }
-  }
-  return { versions, channels };
 }
 
 const DESCRIPTOR_MEDIA_TYPE = 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar';
@@ -116,20 +80,4 @@ export function moduleReleaseMeta(name: string, component: string, namespace: st
     metadata: { name, namespace },
     spec: { moduleName: name, ocmComponentName: component, channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })) },
   };
-}
-
-/** Publishes every sample module version and creates their templates and release metas. */
-export async function publishSamples(kcp: KubeClient, registryHost: string, namespace: string): Promise<string[]> {
-  const { versions, channels } = await loadSamples();
-  const published: string[] = [];
-  for (const m of versions) {
-    const descriptor = await pushModuleVersion(registryHost, m);
-    await kcp.apply(moduleTemplate(m, namespace, descriptor, registryHost));
-    published.push(`${m.name}-${m.version}`);
-  }
-  for (const [name, ch] of Object.entries(channels)) {
-    const component = versions.find((v) => v.name === name)!.component;
-    await kcp.apply(moduleReleaseMeta(name, component, namespace, ch));
-  }
-  return published;
 }

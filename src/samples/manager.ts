@@ -2,11 +2,11 @@
 // changed resource it reports Processing, then the state the resource asks for in
 // `spec.simulateState` (Ready unless told otherwise) with `spec.simulateMessage`. kwok pods
 // run no code, so this process stands in for the managers of the sample modules.
-import { Informer } from '../../src/k8s/informer';
-import type { KubeClient, KubeObject } from '../../src/k8s/rest-client';
+import type { KubeObject } from '../api/shared';
+import { Informer } from '../k8s/informer';
+import type { KubeClient } from '../k8s/rest-client';
 
 interface SampleCr extends KubeObject {
-  metadata: KubeObject['metadata'] & { generation?: number };
   spec?: { simulateState?: string; simulateMessage?: string };
   status?: { state?: string; message?: string; observedGeneration?: number };
 }

@@ -3,19 +3,20 @@
 // and ModuleReleaseMeta events poke every Kyma workflow of their namespace; events on
 // module CRs and manager workloads in target clusters poke the owning module workflow.
 import type { Client } from '@temporalio/client';
+import { MANAGED_BY } from '../api/identity';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { API_VERSION, LABELS } from '../api/shared';
+import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
+import { kymaChanged, resourceChanged, templatesChanged } from '../contract/signals';
+import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { Informer, type InformerEventType } from '../k8s/informer';
-import type { KubeClient, KubeObject } from '../k8s/rest-client';
+import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
-import type { kymaWorkflow } from '../workflows/kyma-workflow';
-import { kymaChanged, resourceChanged, templatesChanged } from '../workflows/signals';
-import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../workflows/types';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
-const MANAGED = `${LABELS.managedBy}=klm-temporal`;
+const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
 const CONTROL_PLANE = 'control-plane';
 
 export interface BridgeOptions {
@@ -50,7 +51,7 @@ class TargetWatches {
    * readiness fingerprint is.
    */
   changed(type: InformerEventType, o: KubeObject, ours: boolean): boolean {
-    const uid = (o.metadata as { uid?: string }).uid ?? `${o.metadata.namespace}/${o.metadata.name}`;
+    const uid = o.metadata.uid ?? `${o.metadata.namespace}/${o.metadata.name}`;
     if (type === 'DELETED') {
       this.seen.delete(uid);
       return true;
@@ -96,7 +97,7 @@ export class Bridge {
   private secrets!: Informer;
 
   constructor(private readonly o: BridgeOptions) {
-    this.signaller = new Signaller(o.temporal, (err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
+    this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
   }
 
   get stats(): { sent: number; failed: number } {
@@ -140,12 +141,12 @@ export class Bridge {
     }
     // The workflow's own status writes come back as events too; only spec (generation),
     // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
-    const meta = k.metadata as { uid?: string; generation?: number; labels?: unknown; finalizers?: unknown; deletionTimestamp?: string };
+    const meta = k.metadata;
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
-      temporal.workflow.signalWithStart<typeof kymaWorkflow, []>('kymaWorkflow', {
+      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, []>(KYMA_WORKFLOW, {
         workflowId,
         taskQueue,
         args: [{ kyma: { namespace: ns, name }, settings }],
@@ -170,7 +171,7 @@ export class Bridge {
 
   /** Makes sure the Manifest's target cluster is watched for its CR kind, and who listens. */
   private onManifest(type: InformerEventType, m: KubeObject): void {
-    const meta = m.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> };
+    const meta = m.metadata;
     const kyma = meta.labels?.[LABELS.kymaName];
     const module = meta.labels?.[LABELS.moduleName];
     const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
@@ -191,7 +192,7 @@ export class Bridge {
   }
 
   private async targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
-    const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && (s.metadata as { labels?: Record<string, string> }).labels?.[LABELS.kymaName] === kyma);
+    const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
     // Kymas whose Secrets hold the same kubeconfig share the watches on that cluster.
     const key = secret ? kubeconfigKey(secret) : CONTROL_PLANE;
     let t = this.targets.get(key);
@@ -204,7 +205,7 @@ export class Bridge {
   }
 
   private onTargetObject(type: InformerEventType, o: KubeObject, t: TargetWatches): void {
-    const owner = parseOwnedBy((o.metadata as { annotations?: Record<string, string> }).annotations?.[OWNED_BY_ANNOTATION]);
+    const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
     if (!t.changed(type, o, owner !== undefined)) return;
     const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
     for (const workflowId of ids) {

@@ -1,7 +1,7 @@
 // Bridge process: `tsx src/starter/main.ts`. Configuration from the environment.
 import { Client, Connection } from '@temporalio/client';
-import { configFromEnv } from '../workers/config';
-import { serveMetrics } from '../workers/metrics';
+import { configFromEnv } from '../infra/config';
+import { serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { Bridge } from './bridge';
 

@@ -1,13 +1,7 @@
 // What of a target object its module workflow acts on. The bridge pokes a workflow only when
 // this changes, so the many status writes of a rollout wake it once or twice, not ten times.
-import type { KubeObject } from '../k8s/rest-client';
-import { workloadAvailable } from '../k8s/workload-status';
-
-interface Meta {
-  generation?: number;
-  deletionTimestamp?: string;
-  finalizers?: string[];
-}
+import type { KubeObject } from '../api/shared';
+import { workloadAvailable } from '../decisions/workload';
 
 /**
  * The readiness-relevant view of a manager workload or a module CR: for workloads whether
@@ -15,7 +9,7 @@ interface Meta {
  * deletion and finalizers (a removal waits on those).
  */
 export function readinessFingerprint(o: KubeObject): string {
-  const meta = o.metadata as Meta;
+  const meta = o.metadata;
   const common = [meta.generation, meta.deletionTimestamp, meta.finalizers];
   if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
     const { ok, detail } = workloadAvailable(o);

@@ -1,9 +1,8 @@
 // Sends signals without storms: at most one call in flight per workflow and signal; events
 // that arrive meanwhile collapse into one more call after it. A signal to a workflow that
 // does not exist (any more) is dropped, except for signalWithStart, which creates it.
-import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signalLatency, signalsSent } from '../workers/metrics';
+import { signalLatency, signalsSent } from '../infra/metrics';
 
 type Send = () => Promise<unknown>;
 
@@ -12,7 +11,7 @@ export class Signaller {
   sent = 0;
   failed = 0;
 
-  constructor(readonly client: Client, private readonly onError: (err: unknown, key: string) => void) {}
+  constructor(private readonly onError: (err: unknown, key: string) => void) {}
 
   /** Queues `send` under `key` (workflow id + signal name). */
   submit(key: string, send: Send): void {

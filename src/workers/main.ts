@@ -1,8 +1,8 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
-import { configFromEnv } from './config';
-import { serveMetrics } from './metrics';
+import { configFromEnv } from '../infra/config';
+import { serveMetrics } from '../infra/metrics';
 import { createKlmWorker } from './worker';
 
 async function main(): Promise<void> {

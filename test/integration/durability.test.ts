@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
+import { loadSamples } from '../../src/samples/modules';
 import { LABELS } from '../../src/api/shared';
 import { moduleWorkflowId } from '../../src/api/names';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, kymaInState, kymaObject, useKlm } from '../support/klm';

@@ -4,7 +4,7 @@ import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, KYMA_FINALIZER, LABELS } from '../../src/api/shared';
-import type { KubeObject } from '../../src/k8s/rest-client';
+import type { KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -71,7 +71,7 @@ describe('upgrades', () => {
     await eventually('the dropped ConfigMap to be pruned', async () => (await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)) === undefined || undefined);
     // The default CR was not re-created or re-applied.
     const after = await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`);
-    expect((after?.metadata as { uid?: string }).uid).toBe((defaultCr?.metadata as { uid?: string }).uid);
+    expect(after?.metadata.uid).toBe(defaultCr?.metadata.uid);
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeDefined();
   });
 });
@@ -125,6 +125,10 @@ describe('module removal', () => {
     const m = await moduleInState(klm(), name, mod.name, 'Deleting');
     await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${klm().namespace}/users-own`) || undefined);
     expect(m.state).toBe('Deleting');
+    // The Kyma says why it is not Ready: the blocked removal.
+    const modules = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Modules');
+    expect(modules).toMatchObject({ status: 'False', reason: 'DeletionBlocked' });
+    expect(modules?.message).toContain(`${mod.name}: deletion blocked by 1 ${mod.kind} resource(s)`);
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeDefined();
     await klm().kube.delete(mod.apiVersion, mod.kind, 'users-own', klm().namespace);
     await gone(name, mod);
@@ -208,17 +212,17 @@ describe('unmanaged and paused', () => {
     await eventually('the Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)) === undefined || undefined);
     await eventually('the label to go', async () => {
       const d = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
-      return d && !(d.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy] ? d : undefined;
+      return d && !d.metadata.labels?.[LABELS.managedBy] ? d : undefined;
     });
     const cr = await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns);
-    expect((cr?.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy]).toBeUndefined();
+    expect(cr?.metadata.labels?.[LABELS.managedBy]).toBeUndefined();
     expect((await getKyma(klm(), name))?.status?.state).toBe('Ready');
 
     await setModules(name, [{ name: mod.name, managed: true }]);
     await moduleInState(klm(), name, mod.name, 'Ready');
     const after = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
-    expect((after?.metadata as { uid?: string }).uid).toBe((before?.metadata as { uid?: string }).uid);
-    expect((after?.metadata as { labels?: Record<string, string> }).labels?.[LABELS.managedBy]).toBe('klm-temporal');
+    expect(after?.metadata.uid).toBe(before?.metadata.uid);
+    expect(after?.metadata.labels?.[LABELS.managedBy]).toBe('klm-temporal');
   });
 
   it('skip-reconciliation pauses the Kyma and removing it resumes at once; deletion goes ahead while paused', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serveMetrics } from '../../src/workers/metrics';
+import { serveMetrics } from '../../src/infra/metrics';
 import { createKymaWithBrokenSecret, eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { uniqueName } from '../support/stack';
 

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
+import { loadSamples } from '../../src/samples/modules';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { API_VERSION } from '../../src/api/shared';
-import type { KubeObject } from '../../src/k8s/rest-client';
+import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -80,7 +81,7 @@ describe('module resolution', () => {
       state: 'Error',
       message: `module "greeter" has no version for channel "nightly" in ModuleReleaseMeta ${klm().namespace}/greeter (channels: regular, fast)`,
     });
-    expect(modules.ghost).toMatchObject({ state: 'Warning', message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm().namespace}" for version 9.9.9 of channel "regular"` });
+    expect(modules.ghost).toMatchObject({ state: 'Error', message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm().namespace}" for version 9.9.9 of channel "regular"` });
     await eventually('counter to be Ready', async () => ((await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === 'counter')?.state === 'Ready' ? true : undefined));
   });
 });
@@ -138,7 +139,7 @@ describe('following the module', () => {
     await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
     const after = await eventually('the Deployment to come back', async () => {
       const d = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
-      return d && (d.metadata as { uid?: string }).uid !== (before?.metadata as { uid?: string }).uid ? d : undefined;
+      return d && d.metadata.uid !== before?.metadata.uid ? d : undefined;
     }, 30_000);
     expect(after.metadata.name).toBe('greeter-manager');
     await kymaInState(klm(), name, 'Ready', 30_000);

@@ -19,10 +19,10 @@ async function saveHistory(workflowId: string, file: string): Promise<void> {
   await writeFile(`${DIR}${file}.json`, json);
 }
 
+const save = saveHistory;
+
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
   const klm = useKlm();
-
-  const save = saveHistory;
 
   it('install, CR error and recovery, channel switch, resolution failure', async () => {
     const name = uniqueName('kyma');
@@ -93,6 +93,33 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
   });
 });
 
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of removals stopped and Kymas gone', () => {
+  const klm = useKlm();
+
+  it('a blocked removal stopped by wanting the module again, then the Kyma deleted without its finalizer', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.publish('1.1.0');
+    await mod.channels({ regular: '1.0.0', fast: '1.1.0' });
+    const name = uniqueName('kyma');
+    const kymaPatch = (patch: unknown) => klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'blocker', namespace: klm().namespace }, spec: {} });
+    await kymaPatch({ spec: { modules: [] } });
+    await eventually('the removal to be blocked', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.message?.includes('blocker')));
+    await kymaPatch({ spec: { modules: [{ name: mod.name, channel: 'fast' }] } });
+    await eventually('1.1.0 to be Ready', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
+    await kymaPatch({ metadata: { finalizers: null } });
+    await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
+    const id = moduleWorkflowId(klm().namespace, name, mod.name);
+    await eventually('the module workflow to end', async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined);
+    await eventually('the Kyma workflow to end', async () => (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name === 'COMPLETED' || undefined);
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-gone');
+    await save(id, 'module-workflow-rewanted-released');
+  });
+});
+
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories with a short install retry', () => {
   const klm = useKlm({ settings: { installRetryMs: 1000 } });
 
@@ -103,6 +130,6 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
     await new Promise((r) => setTimeout(r, 2500));
     await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
-    await saveHistory(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-install-retry');
+    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-install-retry');
   });
 });

@@ -1,31 +1,28 @@
 // Runs the product against the shared stack, in this process: worker, bridge and the sample
 // module manager, with the sample modules published into a namespace of the test's own.
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { kubeconfigSecret } from '../../bench/fleet';
-import { SampleManager } from '../../examples/manager/sample-manager';
-import { publishSamples } from '../../examples/publish';
+import { SampleManager } from '../../src/samples/manager';
+import { publishSamples, SAMPLE_KINDS } from '../../src/samples/modules';
 import type { Kyma } from '../../src/api/kyma';
 import { kymaWorkflowId } from '../../src/api/names';
 import { API_VERSION } from '../../src/api/shared';
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
-import { KubeClient, type KubeObject } from '../../src/k8s/rest-client';
+import type { KubeObject } from '../../src/api/shared';
+import { KubeClient } from '../../src/k8s/rest-client';
 import { Bridge } from '../../src/starter/bridge';
 import { createKlmWorker, WORKFLOWS_PATH, type KlmWorker } from '../../src/workers/worker';
-import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/workflows/types';
+import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/contract/settings';
 import { stackInfo, uniqueName } from './stack';
 
 let bundle: Promise<{ code: string }> | undefined;
 let runtimeQuiet = false;
 
-export const SAMPLE_KINDS = [
-  { apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter' },
-  { apiVersion: 'counter.example.io/v1alpha1', kind: 'Counter' },
-];
 
 export interface Klm {
   namespace: string;
@@ -96,7 +93,11 @@ export function useKlm(opts: Parameters<typeof startKlm>[0] = {}): () => Klm {
     klm = await startKlm(opts);
   });
   afterAll(async () => {
+    // No workflow of the file may have crashed: failures are statuses, never failed workflows.
+    const failed: string[] = [];
+    if (klm) for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}' AND ExecutionStatus = 'Failed'` })) failed.push(wf.workflowId);
     await klm?.stop();
+    expect(failed, 'workflows that failed').toEqual([]);
   });
   return () => klm!;
 }

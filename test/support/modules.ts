@@ -1,6 +1,7 @@
 // Modules of a test's own: the greeter sample under a fresh name, kind and API group, so that
 // removing or upgrading it touches nothing another test (or Kyma) on the shared cluster uses.
-import { loadSamples, moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../examples/publish';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
+import { loadSamples } from '../../src/samples/modules';
 import type { Klm } from './klm';
 import { stackInfo } from './stack';
 

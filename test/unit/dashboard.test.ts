@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/workers/metrics';
+import { registry } from '../../src/infra/metrics';
 
 describe('deploy/grafana/klm-dashboard.json', () => {
   it('queries only metrics that the worker and bridge export (or the Temporal SDK and the process)', async () => {

@@ -1,14 +1,15 @@
-// Apply: server-side apply with a fixed field manager and force. CRDs first, then wait
-// until they are Established (bounded by the configured timeout, then a typed failure);
-// namespaces next; then everything else. Re-applying the same objects changes nothing.
+// Apply: server-side apply with a fixed field manager and force. CRDs first, then wait until
+// they are Established (bounded by the configured timeout, then a typed failure); namespaces
+// next; then everything else. Re-applying the same objects changes nothing.
 import { createHash } from 'node:crypto';
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
-import { KubeApiError, type KubeClient, type KubeObject } from '../k8s/rest-client';
-import type { TargetClusters } from '../k8s/target-cluster';
-import { targetClient } from './target';
-import type { ApplyResult, KymaRef, RenderedRef } from '../workflows/types';
-import type { BlobCache } from './blob-cache';
-import { loadRendered } from './render';
+import { heartbeat } from '@temporalio/activity';
+import { MANAGED_BY } from '../../api/identity';
+import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
+import { LABELS, type KubeObject } from '../../api/shared';
+import type { RenderParams } from '../../contract/artifacts';
+import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
+import { permanent } from '../failure';
+import { identify } from './render';
 
 const CONCURRENCY = 8;
 
@@ -20,23 +21,29 @@ export async function inBatches<T>(items: T[], fn: (item: T) => Promise<unknown>
   await Promise.all(workers);
 }
 
-function describe(o: KubeObject): string {
+export function describe(o: { kind: string; metadata: { name: string; namespace?: string } }): string {
   return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 }
 
 /** API errors a retry cannot fix become non-retryable failures with the server's message. */
 export function applyFailure(err: unknown, o: KubeObject): Error {
+  if (err instanceof KubeApiError && err.status === 404) {
+    return permanent('KindNotServed', `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define its CustomResourceDefinition, or use a kind the cluster serves`);
+  }
   if (err instanceof KubeApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.status !== 409) {
-    const reason = err.status === 404 ? 'KindNotServed' : 'ApplyRejected';
-    return ApplicationFailure.nonRetryable(`applying ${describe(o)}: ${err.message}`, reason);
+    return permanent('ApplyRejected', `applying ${describe(o)}: ${err.message}`);
   }
   return err instanceof Error ? err : new Error(String(err));
 }
 
-async function applyOne(client: KubeClient, o: KubeObject): Promise<void> {
+type Identity = Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>;
+
+async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promise<void> {
   try {
     if (o.metadata.namespace && !(await client.isNamespaced(o.apiVersion, o.kind))) {
+      // A kind of cluster scope that render could not know: shared, like the others.
       o = { ...o, metadata: { ...o.metadata, namespace: undefined } };
+      identify(o, who);
     }
     await client.apply(o);
   } catch (err) {
@@ -54,56 +61,64 @@ async function waitEstablished(client: KubeClient, names: string[], timeoutMs: n
     }));
     pending = states.filter((n): n is string => n !== undefined);
     if (!pending.length) return;
-    if (Date.now() > deadline) {
-      throw ApplicationFailure.nonRetryable(`CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`, 'CrdNotEstablished');
-    }
+    if (Date.now() > deadline) throw permanent('CrdNotEstablished', `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`);
     heartbeat();
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-/** Creates a namespace the module's objects need but do not define (such as kyma-system). */
-export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+/**
+ * Creates a namespace the module's objects need but do not define (such as kyma-system),
+ * labelled and annotated like every object we apply. Created once, never re-applied: the
+ * modules of a Kyma that share it do not take it from each other.
+ */
+export async function ensureNamespace(client: KubeClient, name: string, who: Identity): Promise<void> {
   if (await client.get('v1', 'Namespace', name)) return;
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409)) throw err;
+  const ns: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name,
+      labels: { [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: who.kymaName, [LABELS.moduleName]: who.module },
+      annotations: { [OWNED_BY_ANNOTATION]: ownedBy(who.kymaNamespace, who.kymaName, who.module) },
+    },
+  };
+  await client.create(ns).catch((err: unknown) => {
+    if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns);
   });
 }
 
 /** How long a CRD this worker applied (and saw Established) on a cluster is not applied again. */
 const CRD_REAPPLY_MS = 60_000;
 
-export function applyActivities(targets: TargetClusters, cache: BlobCache) {
-  /**
-   * CRDs applied per cluster client, by name and content: the Kymas sharing a cluster share its
-   * CRDs, and a thousand of them applying the same CRD at once is what makes API servers time
-   * out. Within a minute the same CRD is not applied again; a changed one is.
-   */
-  const crdsApplied = new WeakMap<KubeClient, Map<string, number>>();
-  return {
-    async applyRendered(ref: KymaRef, rendered: RenderedRef, crdTimeoutMs: number): Promise<ApplyResult> {
-      const client = await targetClient(targets, ref);
-      const objects = await loadRendered(cache, rendered);
-      const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-      const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
-      const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
-      const step = (o: KubeObject) => {
-        heartbeat();
-        return applyOne(client, o);
-      };
-      const applied = crdsApplied.get(client) ?? new Map<string, number>();
-      crdsApplied.set(client, applied);
-      const keyOf = (o: KubeObject) => `${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-      const due = crds.filter((o) => (applied.get(keyOf(o)) ?? -Infinity) + CRD_REAPPLY_MS < Date.now());
-      await inBatches(due, step);
-      await waitEstablished(client, due.map((c) => c.metadata.name), crdTimeoutMs);
-      for (const o of due) applied.set(keyOf(o), Date.now());
-      await inBatches(namespaces, step);
-      const own = new Set(namespaces.map((n) => n.metadata.name));
-      const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
-      await inBatches(referenced, (n) => ensureNamespace(client, n));
-      await inBatches(rest, step);
-      return { applied: objects.length };
-    },
-  };
+/**
+ * Applies rendered objects to clusters. CRDs are remembered per cluster client, by name and
+ * content: the Kymas sharing a cluster share its CRDs, and a thousand of them applying the same
+ * CRD at once is what makes API servers time out. Within a minute the same CRD is not applied
+ * again; a changed one is.
+ */
+export class Applier {
+  private readonly crdsApplied = new WeakMap<KubeClient, Map<string, number>>();
+
+  async apply(client: KubeClient, objects: KubeObject[], who: Identity, crdTimeoutMs: number): Promise<void> {
+    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+    const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
+    const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
+    const step = (o: KubeObject) => {
+      heartbeat();
+      return applyOne(client, o, who);
+    };
+    const applied = this.crdsApplied.get(client) ?? new Map<string, number>();
+    this.crdsApplied.set(client, applied);
+    const keyOf = (o: KubeObject) => `${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
+    const due = crds.filter((o) => (applied.get(keyOf(o)) ?? -Infinity) + CRD_REAPPLY_MS < Date.now());
+    await inBatches(due, step);
+    await waitEstablished(client, due.map((c) => c.metadata.name), crdTimeoutMs);
+    for (const o of due) applied.set(keyOf(o), Date.now());
+    await inBatches(namespaces, step);
+    const own = new Set(namespaces.map((n) => n.metadata.name));
+    const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
+    await inBatches(referenced, (n) => ensureNamespace(client, n, who));
+    await inBatches(rest, step);
+  }
 }

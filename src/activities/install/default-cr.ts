@@ -1,44 +1,47 @@
 // The module's default custom resource (ModuleTemplate .spec.data), created once when the
 // policy is CreateAndDelete and never overwritten: what the user changes in it stays.
-import { ApplicationFailure } from '@temporalio/activity';
-import type { ModuleTemplate } from '../api/moduletemplate';
-import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { API_VERSION, LABELS } from '../api/shared';
-import { KubeApiError, type KubeClient, type KubeObject } from '../k8s/rest-client';
-import type { TargetClusters } from '../k8s/target-cluster';
-import { targetClient } from './target';
-import type { KymaRef, ResolvedModule } from '../workflows/types';
+import { MANAGED_BY } from '../../api/identity';
+import type { ModuleTemplate } from '../../api/moduletemplate';
+import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
+import { API_VERSION, LABELS, type KubeObject } from '../../api/shared';
+import type { KymaRef } from '../../contract/kyma';
+import type { ResolvedModule } from '../../contract/module';
+import { isNotFound, KubeApiError, type KubeClient } from '../../k8s/rest-client';
+import { permanent } from '../failure';
 import { applyFailure, ensureNamespace } from './apply';
-import { MANAGED_BY } from './render';
 
-export function defaultCrActivities(kcp: KubeClient, targets: TargetClusters) {
-  return {
-    /** Creates the default CR if it does not exist; returns false when it already did. */
-    async ensureDefaultCr(ref: KymaRef, module: ResolvedModule, defaultNamespace: string): Promise<boolean> {
-      const { name, namespace } = module.template;
-      const template = (await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace)) as ModuleTemplate | undefined;
-      if (!template) throw ApplicationFailure.nonRetryable(`ModuleTemplate ${namespace}/${name} no longer exists`, 'TemplateNotFound');
-      const data = structuredClone(template.spec.data) as KubeObject | undefined;
-      if (!data) return false;
-      const client = await targetClient(targets, ref);
-      const meta = data.metadata as KubeObject['metadata'] & { labels?: Record<string, string>; annotations?: Record<string, string> };
-      if (await client.isNamespaced(data.apiVersion, data.kind)) {
-        meta.namespace ??= defaultNamespace;
-        await ensureNamespace(client, meta.namespace);
-      } else {
-        delete meta.namespace;
-      }
-      if (await client.get(data.apiVersion, data.kind, meta.name, meta.namespace)) return false;
-      meta.labels = { ...meta.labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: ref.name, [LABELS.moduleName]: module.name };
-      meta.annotations = { ...meta.annotations, [OWNED_BY_ANNOTATION]: ownedBy(ref.namespace, ref.name, module.name) };
-      try {
-        await client.create(data);
-        return true;
-      } catch (err) {
-        // Created meanwhile (by a retry of this very activity, say): it exists once, leave it.
-        if (err instanceof KubeApiError && err.status === 409) return false;
-        throw applyFailure(err, data);
-      }
-    },
-  };
+/** Creates the default CR if it does not exist; returns false when it already did. */
+export async function ensureDefaultCr(kcp: KubeClient, client: KubeClient, kyma: KymaRef, module: ResolvedModule, defaultNamespace: string): Promise<boolean> {
+  const { name, namespace } = module.template;
+  const where = `ModuleTemplate ${namespace}/${name}`;
+  const template = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
+  if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
+  const data = structuredClone(template.spec.data) as KubeObject | undefined;
+  if (!data) return false;
+  const meta = data.metadata;
+  let namespaced: boolean;
+  try {
+    namespaced = await client.isNamespaced(data.apiVersion, data.kind);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    throw permanent('DefaultCrKindNotServed', `${where}: its default CR (spec.data) is a ${data.kind} of ${data.apiVersion}, which the target cluster does not serve even after the module's manifest was applied; the manifest must define that kind's CustomResourceDefinition, or spec.data must name a kind it defines`);
+  }
+  const who = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: module.name };
+  if (namespaced) {
+    meta.namespace ??= defaultNamespace;
+    await ensureNamespace(client, meta.namespace, who);
+  } else {
+    delete meta.namespace;
+  }
+  if (await client.get(data.apiVersion, data.kind, meta.name, meta.namespace)) return false;
+  meta.labels = { ...meta.labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name };
+  meta.annotations = { ...meta.annotations, [OWNED_BY_ANNOTATION]: ownedBy(kyma.namespace, kyma.name, module.name) };
+  try {
+    await client.create(data);
+    return true;
+  } catch (err) {
+    // Created meanwhile (by a retry of this very activity, say): it exists once, leave it.
+    if (err instanceof KubeApiError && err.status === 409) return false;
+    throw applyFailure(err, data);
+  }
 }

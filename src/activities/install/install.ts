@@ -1,41 +1,49 @@
 // One activity for a whole install: fetch → render → apply → default CR → prune. Its steps are
 // idempotent, so a retry after a lost worker simply runs them again; the workflow's history
-// holds one activity instead of five (and one workflow task instead of five).
+// holds one activity, not five.
 import { heartbeat } from '@temporalio/activity';
-import type { FetchedModule, KymaRef, RenderedRef, RenderParams, ResolvedModule } from '../workflows/types';
-import type { applyActivities } from './apply';
-import type { defaultCrActivities } from './default-cr';
-import type { deleteActivities } from './delete';
-import type { fetchActivities } from './fetch';
-import type { renderActivities } from './render';
+import type { FetchedModule, RenderedRef, RenderParams } from '../../contract/artifacts';
+import type { KymaRef } from '../../contract/kyma';
+import type { ResolvedModule } from '../../contract/module';
+import type { KubeClient } from '../../k8s/rest-client';
+import type { TargetClusters } from '../../k8s/target-cluster';
+import type { BlobCache } from '../blob-cache';
+import { targetClient } from '../target';
+import { pruneObjects } from '../uninstall';
+import { Applier } from './apply';
+import { ensureDefaultCr } from './default-cr';
+import { ModuleFetcher } from './fetch';
+import { loadRendered, renderLayer } from './render';
 
-type Steps = ReturnType<typeof fetchActivities> & ReturnType<typeof renderActivities> & ReturnType<typeof applyActivities> & ReturnType<typeof defaultCrActivities> & Pick<ReturnType<typeof deleteActivities>, 'pruneObjects'>;
+export interface InstallModuleInput {
+  kyma: KymaRef;
+  module: ResolvedModule;
+  params: Omit<RenderParams, 'manager'>;
+  crdTimeoutMs: number;
+  /** What the installed version rendered: an upgrade prunes what it had and the new one has not. */
+  previous?: RenderedRef;
+}
 
-export function installActivities(steps: Steps) {
+export function installActivities(kcp: KubeClient, targets: TargetClusters, cache: BlobCache) {
+  const fetcher = new ModuleFetcher(kcp, cache);
+  const applier = new Applier();
   return {
-    /**
-     * Installs `module` into the Kyma's target cluster. With `previous` (an upgrade), what the
-     * previous version had and this one has not is pruned after the apply, in the safe order.
-     */
-    async installModule(
-      ref: KymaRef,
-      module: ResolvedModule,
-      params: Omit<RenderParams, 'manager'>,
-      crdTimeoutMs: number,
-      previous: RenderedRef | null,
-    ): Promise<{ fetched: FetchedModule; rendered: RenderedRef }> {
-      const fetched = await steps.fetchLayer(module, params.defaultNamespace);
+    /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
+    async installModule({ kyma, module, params, crdTimeoutMs, previous }: InstallModuleInput): Promise<{ fetched: FetchedModule; rendered: RenderedRef }> {
+      const fetched = await fetcher.fetch(module, params.defaultNamespace);
       heartbeat();
-      const rendered = await steps.renderLayer(fetched.layer, { ...params, manager: fetched.manager });
+      const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
+      const rendered = await renderLayer(cache, fetched.layer, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
       heartbeat();
-      await steps.applyRendered(ref, rendered, crdTimeoutMs);
+      const client = await targetClient(targets, kyma);
+      await applier.apply(client, await loadRendered(cache, rendered), params, crdTimeoutMs);
       if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
         heartbeat();
-        await steps.ensureDefaultCr(ref, module, params.defaultNamespace);
+        await ensureDefaultCr(kcp, client, kyma, module, params.defaultNamespace);
       }
       if (previous && previous.digest !== rendered.digest) {
         heartbeat();
-        await steps.pruneObjects(ref, module.name, previous, rendered);
+        await pruneObjects(client, cache, kyma, module.name, previous, rendered);
       }
       return { fetched, rendered };
     },

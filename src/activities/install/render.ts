@@ -1,18 +1,16 @@
-// Render: the layer's multi-document YAML becomes a list of objects, each labelled with
-// managed-by, kyma-name and module-name and annotated with its owner, namespaced objects
-// without a namespace put into the default one. The result is stored in the cache by digest;
-// any worker can re-create it from the layer reference and the same parameters.
-import { ApplicationFailure } from '@temporalio/activity';
+// Render: the layer's multi-document YAML becomes a list of objects, namespaced objects without
+// a namespace put into the default one, every object labelled as ours. The result is stored in
+// the cache by digest; any worker can re-create it from the layer reference and the parameters.
 import { parseAllDocuments } from 'yaml';
-import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { LABELS, type ObjectRef } from '../api/shared';
-import type { KubeObject } from '../k8s/rest-client';
-import { extractSingleYaml } from '../oci/tar';
-import type { LayerRef, RenderedRef, RenderParams } from '../workflows/types';
-import type { BlobCache } from './blob-cache';
-import { ensureLayer, toFailure } from './fetch';
-
-export const MANAGED_BY = 'klm-temporal';
+import { MANAGED_BY } from '../../api/identity';
+import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
+import type { Reason } from '../../api/reasons';
+import { LABELS, type KubeObject, type ObjectRef } from '../../api/shared';
+import type { LayerRef, RenderedRef, RenderParams } from '../../contract/artifacts';
+import { extractSingleYaml } from '../../oci/tar';
+import type { BlobCache } from '../blob-cache';
+import { permanent } from '../failure';
+import { artifactFailure, ensureLayer } from './fetch';
 
 /** Kinds that live outside namespaces, besides the layer's own cluster-scoped CRDs. */
 const CLUSTER_SCOPED = new Set([
@@ -21,25 +19,51 @@ const CLUSTER_SCOPED = new Set([
   'ValidatingAdmissionPolicyBinding', 'APIService', 'IngressClass', 'RuntimeClass', 'CSIDriver', 'Node',
 ]);
 
-export class RenderError extends Error {}
+export class RenderError extends Error {
+  constructor(readonly reason: Extract<Reason, 'MalformedManifest' | 'EmptyManifest'>, message: string) {
+    super(message);
+    this.name = 'RenderError';
+  }
+}
 
 function groupOf(apiVersion: string): string {
   return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+}
+
+/**
+ * Labels an object as ours. A namespaced object belongs to one Kyma's module (kyma-name label,
+ * owned-by annotation); an object of cluster scope (CRDs, cluster roles) is shared by every
+ * installation of the module in its cluster, so it carries only the module: Kymas that share a
+ * cluster then apply the very same object, and nothing flips between them.
+ */
+export function identify(o: KubeObject, p: Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>): void {
+  const meta = o.metadata;
+  const { [LABELS.kymaName]: _kyma, ...labels } = meta.labels ?? {};
+  const { [OWNED_BY_ANNOTATION]: _owner, ...annotations } = meta.annotations ?? {};
+  if (meta.namespace) {
+    meta.labels = { ...labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: p.kymaName, [LABELS.moduleName]: p.module };
+    meta.annotations = { ...annotations, [OWNED_BY_ANNOTATION]: ownedBy(p.kymaNamespace, p.kymaName, p.module) };
+  } else {
+    meta.labels = { ...labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.moduleName]: p.module };
+    if (Object.keys(annotations).length) meta.annotations = annotations;
+    else delete meta.annotations;
+  }
 }
 
 export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
   const docs = parseAllDocuments(yamlText);
   const objects: KubeObject[] = [];
   docs.forEach((doc, i) => {
-    if (doc.errors.length) throw new RenderError(`document ${i + 1} is not valid YAML: ${doc.errors[0]!.message}`);
+    if (doc.errors.length) throw new RenderError('MalformedManifest', `document ${i + 1} is not valid YAML: ${doc.errors[0]!.message}`);
     const o = doc.toJS() as unknown;
     if (o === null || o === undefined) return;
     const obj = o as Partial<KubeObject>;
     if (typeof o !== 'object' || Array.isArray(o) || typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string' || typeof obj.metadata?.name !== 'string') {
-      throw new RenderError(`document ${i + 1} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
+      throw new RenderError('MalformedManifest', `document ${i + 1} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
     }
     objects.push(obj as KubeObject);
   });
+  if (objects.length === 0) throw new RenderError('EmptyManifest', 'the raw manifest holds no Kubernetes object: the module would install nothing');
   const clusterScopedCrdKinds = new Set(
     objects.filter((o) => o.kind === 'CustomResourceDefinition' && (o.spec as { scope?: string } | undefined)?.scope === 'Cluster')
       .map((o) => (o.spec as { names?: { kind?: string } }).names?.kind),
@@ -50,11 +74,9 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
     if (namespaced && !o.metadata.namespace) o.metadata.namespace = p.defaultNamespace;
     if (!namespaced) delete o.metadata.namespace;
     const id = `${groupOf(o.apiVersion)}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-    if (seen.has(id)) throw new RenderError(`the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
+    if (seen.has(id)) throw new RenderError('MalformedManifest', `the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
     seen.add(id);
-    const meta = o.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> };
-    meta.labels = { ...meta.labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: p.kymaName, [LABELS.moduleName]: p.module };
-    meta.annotations = { ...meta.annotations, [OWNED_BY_ANNOTATION]: ownedBy(p.kymaNamespace, p.kymaName, p.module) };
+    identify(o, p);
   }
   return objects;
 }
@@ -62,13 +84,14 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
 function managerOf(objects: KubeObject[], declared?: ObjectRef): ObjectRef | undefined {
   if (declared) return declared;
   const w = objects.find((o) => o.apiVersion === 'apps/v1' && (o.kind === 'Deployment' || o.kind === 'StatefulSet'));
-  return w && { group: 'apps', version: 'v1', kind: w.kind, name: w.metadata.name, namespace: w.metadata.namespace };
+  return w && { group: 'apps', version: 'v1', kind: w.kind, name: w.metadata.name, ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}) };
 }
 
 async function render(cache: BlobCache, layer: LayerRef, params: RenderParams): Promise<{ ref: RenderedRef; objects: KubeObject[] }> {
   const blob = await ensureLayer(cache, layer);
   const objects = renderObjects(extractSingleYaml(blob, `layer ${layer.digest}`), params);
   const digest = await cache.put(Buffer.from(JSON.stringify(objects)));
+  const manager = managerOf(objects, params.manager);
   return {
     ref: {
       layer,
@@ -76,7 +99,7 @@ async function render(cache: BlobCache, layer: LayerRef, params: RenderParams): 
       digest,
       objects: objects.length,
       crds: objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name),
-      manager: managerOf(objects, params.manager),
+      ...(manager ? { manager } : {}),
     },
     objects,
   };
@@ -91,15 +114,12 @@ export async function loadRendered(cache: BlobCache, ref: RenderedRef): Promise<
   return again.objects;
 }
 
-export function renderActivities(cache: BlobCache) {
-  return {
-    async renderLayer(layer: LayerRef, params: RenderParams): Promise<RenderedRef> {
-      try {
-        return (await render(cache, layer, params)).ref;
-      } catch (err) {
-        if (err instanceof RenderError) throw ApplicationFailure.nonRetryable(`rendering layer ${layer.digest}: ${err.message}`, 'MalformedManifest');
-        throw toFailure(err, `rendering layer ${layer.digest}`);
-      }
-    },
-  };
+/** Renders a fetched layer; a layer that is no list of objects is a typed, permanent failure. */
+export async function renderLayer(cache: BlobCache, layer: LayerRef, params: RenderParams, where: string): Promise<RenderedRef> {
+  try {
+    return (await render(cache, layer, params)).ref;
+  } catch (err) {
+    if (err instanceof RenderError) throw permanent(err.reason, `rendering the raw manifest of ${where}: ${err.message}`);
+    throw artifactFailure(err, `rendering the raw manifest of ${where}`);
+  }
 }

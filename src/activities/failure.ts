@@ -1,0 +1,13 @@
+// Typed activity failures: the failure's type is a Reason (src/api/reasons.ts), so the
+// workflow maps it to the module's state through the one table. Permanent ones are
+// non-retryable: the module shows them at once instead of an invisible retry loop.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Reason } from '../api/reasons';
+
+export function permanent(reason: Reason, message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, reason);
+}
+
+export function transient(reason: Reason, message: string): ApplicationFailure {
+  return ApplicationFailure.retryable(message, reason);
+}

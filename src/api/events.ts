@@ -1,0 +1,23 @@
+// The Kubernetes Events this product records on a Kyma, one per lifecycle step.
+export const EVENT_REASONS = [
+  'ModuleInstalling',
+  'ModuleUpgrading',
+  'ModuleRemoving',
+  'DeletionBlocked',
+  'DeletingObjects',
+  'ModuleRemoved',
+  'ModuleUnmanaged',
+  'DependencyTimeout',
+  'Deleting',
+  'Deleted',
+  'TargetClusterGone',
+  'KymaGone',
+] as const;
+
+export type EventReason = (typeof EVENT_REASONS)[number];
+
+export interface KymaEvent {
+  type: 'Normal' | 'Warning';
+  reason: EventReason;
+  message: string;
+}

@@ -1,0 +1,76 @@
+// Every reason a module or Kyma status can carry, and the one table that maps a reason to
+// upstream's state. Activities throw failures typed with these reasons; readiness evaluation
+// and the workflows' decisions produce them; the status writers write them. The README's
+// status table is checked against this table (test/unit/reasons.test.ts).
+import type { State } from './shared';
+
+export const REASONS = {
+  // Ready
+  Ready: { state: 'Ready', means: 'the manager is available and the module CR reports Ready (or the module has no CR)' },
+  // Processing
+  Installing: { state: 'Processing', means: 'the module is being installed' },
+  Upgrading: { state: 'Processing', means: 'a higher version is being applied' },
+  Paused: { state: 'Processing', means: 'the Manifest carries skip-reconciliation=true' },
+  ManagerMissing: { state: 'Processing', means: 'the manager workload does not exist (it is re-applied at once)' },
+  ManagerNotAvailable: { state: 'Processing', means: 'the manager workload is not available yet' },
+  ResourceMissing: { state: 'Processing', means: 'the default CR does not exist (it is re-created at once)' },
+  ResourceNotReady: { state: 'Processing', means: 'the module CR reports no state yet' },
+  ResourceProcessing: { state: 'Processing', means: 'the module CR reports Processing' },
+  // Warning
+  ResourceWarning: { state: 'Warning', means: 'the module CR reports Warning' },
+  DowngradeRefused: { state: 'Warning', means: 'the desired version is lower than the installed one; the installed one stays' },
+  // Deleting
+  ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
+  DeletionBlocked: { state: 'Deleting', means: 'custom resources of the module kind exist; the removal waits until they are deleted' },
+  WaitingForResource: { state: 'Deleting', means: 'the default CR is being deleted and waits for its finalizers' },
+  DeletingObjects: { state: 'Deleting', means: "the module's objects are being deleted" },
+  Removing: { state: 'Deleting', means: 'the module left the spec; its removal begins' },
+  // Unmanaged
+  Unmanaged: { state: 'Unmanaged', means: 'managed: false: the module keeps running without lifecycle management' },
+  // Error: the Kyma or the module spec
+  InvalidKymaName: { state: 'Error', means: 'the Kyma name is longer than a label value may be (63 characters)' },
+  InvalidModuleName: { state: 'Error', means: 'the module name is not a valid label value and Manifest name part' },
+  ModuleNotFound: { state: 'Error', means: 'no ModuleReleaseMeta of that name in the Kyma namespace' },
+  ChannelNotFound: { state: 'Error', means: 'the ModuleReleaseMeta assigns no version to the channel' },
+  InvalidVersion: { state: 'Error', means: 'the version is not a semantic version' },
+  TemplateNotFound: { state: 'Error', means: 'no ModuleTemplate <module>-<version> (never there, or deleted)' },
+  TemplateVersionMismatch: { state: 'Error', means: 'the ModuleTemplate describes another version than its name says' },
+  // Error: the module's artifacts
+  MalformedDescriptor: { state: 'Error', means: 'the OCM component descriptor or spec.data cannot be used' },
+  MalformedLayer: { state: 'Error', means: 'the raw-manifest layer is neither YAML nor a tar with one YAML file' },
+  MalformedManifest: { state: 'Error', means: 'the raw manifest is not a list of Kubernetes objects' },
+  EmptyManifest: { state: 'Error', means: 'the raw manifest holds no Kubernetes object' },
+  DigestMismatch: { state: 'Error', means: 'registry content does not hash to its digest; nothing is applied' },
+  InvalidDigest: { state: 'Error', means: 'a digest in the descriptor is not a sha256 digest' },
+  BlobNotFound: { state: 'Error', means: 'the registry does not have the layer or descriptor' },
+  RegistryError: { state: 'Error', means: 'the registry answered with an error' },
+  RegistryUnavailable: { state: 'Error', means: 'the registry could not be reached' },
+  // Error: the target cluster
+  InvalidKubeconfig: { state: 'Error', means: "the Kyma's kubeconfig Secret holds no usable kubeconfig, or is gone" },
+  TargetClusterUnreachable: { state: 'Error', means: 'the target cluster could not be reached' },
+  ApplyRejected: { state: 'Error', means: 'the target API server refused an object of the module' },
+  KindNotServed: { state: 'Error', means: 'an object of the module has a kind the target cluster does not serve' },
+  DefaultCrKindNotServed: { state: 'Error', means: "the default CR's kind is not served after the module's CRDs were applied" },
+  CrdNotEstablished: { state: 'Error', means: "the module's CRDs did not become Established in time" },
+  ManagerNotAvailableTimeout: { state: 'Error', means: 'the manager stayed unavailable longer than the timeout (recovers by itself)' },
+  ResourceError: { state: 'Error', means: 'the module CR reports Error' },
+  ResolutionFailed: { state: 'Error', means: 'the ModuleReleaseMeta or ModuleTemplate could not be read' },
+  Failed: { state: 'Error', means: 'an unexpected failure; the message tells which step' },
+} as const satisfies Record<string, { state: Exclude<State, ''>; means: string }>;
+
+export type Reason = keyof typeof REASONS;
+export type ReasonState = (typeof REASONS)[Reason]['state'];
+
+export function isReason(value: unknown): value is Reason {
+  return typeof value === 'string' && Object.hasOwn(REASONS, value);
+}
+
+/** The state a reason stands for: the one place where errors and observations become states. */
+export function stateOf(reason: Reason): ReasonState {
+  return REASONS[reason].state;
+}
+
+/** A failure's type as a reason: typed failures keep theirs; anything else is Failed. */
+export function reasonOf(type: string | undefined | null): Reason {
+  return isReason(type) ? type : 'Failed';
+}

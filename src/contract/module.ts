@@ -1,0 +1,45 @@
+// A module as the Kyma workflow resolves it and the module workflow installs it.
+import type { CustomResourcePolicy } from '../api/kyma';
+import type { FetchedModule, RenderedRef } from './artifacts';
+import type { Readiness } from './readiness';
+
+/** A module whose ModuleTemplate was found: what the module workflow installs. */
+export interface ResolvedModule {
+  name: string;
+  /** The channel it was resolved on; '' for a version pin without a channel. */
+  channel: string;
+  version: string;
+  customResourcePolicy: CustomResourcePolicy;
+  template: { name: string; namespace: string; generation: number };
+  fqdn?: string;
+  /** A kubeconfig Secret names the target cluster. */
+  remote?: boolean;
+}
+
+/** The outcome of resolving one module of the spec. */
+export type Resolution = { name: string; module: ResolvedModule; failure?: undefined } | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
+
+/**
+ * Kyma workflow → module workflow: what is wanted now, for the Kyma with this uid. A failure
+ * means the module could not be resolved any more; what is installed stays, and the module
+ * shows the failure.
+ */
+export type DesiredModule = { uid: string; module: ResolvedModule; failure?: undefined } | { uid: string; module?: undefined; failure: Readiness };
+
+/** What a module workflow has installed (carried across continue-as-new). */
+export interface Installed {
+  version: string;
+  templateGeneration: number;
+  fetched: FetchedModule;
+  rendered: RenderedRef;
+}
+
+/** What stands in the way of a module's removal in its cluster. */
+export interface Blockers {
+  /** Custom resources of the module's kind (the default CR not counted when the module owns it). */
+  count: number;
+  /** The first few, as `kind namespace/name`. */
+  first: string[];
+  /** Other installations of the same module in the cluster (other Kymas sharing it). */
+  sharedWith: number;
+}

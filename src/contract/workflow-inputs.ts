@@ -1,0 +1,36 @@
+// The workflow types, their ids and inputs: what the bridge starts and the worker registers.
+import type { KymaRef } from './kyma';
+import type { DesiredModule, Installed, ResolvedModule } from './module';
+import type { ModuleReport } from './readiness';
+import type { ReconcileSettings } from './settings';
+
+export const KYMA_WORKFLOW = 'kymaWorkflow';
+export const MODULE_WORKFLOW = 'moduleWorkflow';
+
+export interface KymaWorkflowInput {
+  kyma: KymaRef;
+  settings: ReconcileSettings;
+  /** Carried across continue-as-new. */
+  carried?: {
+    uid: string;
+    desired: Record<string, ResolvedModule>;
+    reports: Record<string, ModuleReport>;
+    removing: Record<string, 'remove' | 'release'>;
+    remote: boolean;
+  };
+}
+
+export interface ModuleWorkflowInput {
+  kyma: KymaRef;
+  /** The uid of the Kyma this module belongs to (a re-created Kyma's modules adopt the new one). */
+  uid: string;
+  module: ResolvedModule;
+  settings: ReconcileSettings;
+  /** Carried across continue-as-new. */
+  carried?: {
+    installed?: Installed;
+    /** A resolution failure the module shows. */
+    failure?: DesiredModule['failure'];
+    mode: 'run' | 'remove' | 'release';
+  };
+}

@@ -1,0 +1,348 @@
+// The decisions of one Kyma workflow, without I/O: load the Kyma, resolve its modules, tell
+// each module workflow what is wanted (start, update, remove, release), aggregate their
+// reports into the Kyma's status, and wait. The workflow asks `next()` for a step, runs it
+// and feeds the result back; nothing here knows Temporal.
+import type { KymaEvent } from '../api/events';
+import type { KymaStatusInput, ModuleStatus } from '../api/kyma';
+import { stateOf, type Reason } from '../api/reasons';
+import type { State } from '../api/shared';
+import type { KymaSnapshot } from '../contract/kyma';
+import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
+import type { ModuleReport } from '../contract/readiness';
+import type { ReconcileSettings } from '../contract/settings';
+import type { KymaWorkflowInput } from '../contract/workflow-inputs';
+
+export interface Dispatch {
+  start: ResolvedModule[];
+  update: { name: string; desired: DesiredModule }[];
+  remove: string[];
+  release: string[];
+  events: KymaEvent[];
+}
+
+export type KymaStep =
+  | { kind: 'load' }
+  | { kind: 'resolve'; snapshot: KymaSnapshot }
+  | { kind: 'addFinalizer' }
+  | { kind: 'removeFinalizer' }
+  | { kind: 'event'; event: KymaEvent }
+  | ({ kind: 'dispatch' } & Dispatch)
+  /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
+  | { kind: 'cancelModules'; names: string[] }
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
+  | { kind: 'wait'; driftMs?: number }
+  /** Another Kyma under the same name: start over for it. */
+  | { kind: 'restart' }
+  | { kind: 'end' };
+
+/** normal: reconciling; paused: skip-reconciliation; invalid: cannot be reconciled; gone: deleted without our finalizer. */
+type Phase = 'normal' | 'paused' | 'invalid' | 'gone';
+
+interface Entry {
+  status: ModuleStatus;
+  reason: Reason;
+}
+
+const SEVERITY: State[] = ['Error', 'Warning', 'Deleting', 'Processing', ''];
+
+/** Upstream's aggregation: any Error → Error; else Warning; else anything not Ready/Unmanaged → Processing; else Ready. */
+export function aggregateState(states: State[]): State {
+  const s = new Set(states);
+  if (s.has('Error')) return 'Error';
+  if (s.has('Warning')) return 'Warning';
+  if ([...s].some((x) => x !== 'Ready' && x !== 'Unmanaged')) return 'Processing';
+  return 'Ready';
+}
+
+export class KymaState {
+  uid = '';
+  snapshot?: KymaSnapshot;
+  /** Module workflows running, with what each was last told to install. */
+  desired: Record<string, ResolvedModule> = {};
+  /** Modules that could not be resolved and have no workflow. */
+  failures: Record<string, Extract<Resolution, { failure: object }>> = {};
+  reports: Record<string, ModuleReport> = {};
+  /** Module workflows told to go, until they report back. */
+  removing: Record<string, 'remove' | 'release'> = {};
+  /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
+  remote = false;
+  phase: Phase = 'normal';
+  private needsLoad = true;
+  private statusDirty = true;
+  private lastStatus = '';
+  private finalizing = false;
+  /** What each module workflow was last told (module or failure), as JSON. */
+  private sent: Record<string, string> = {};
+  /** Leaving modules whose workflow has reported since it was told to go. */
+  private leavingReported = new Set<string>();
+  private queue: KymaStep[] = [];
+
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried']) {
+    if (!carried) return;
+    this.uid = carried.uid;
+    this.desired = carried.desired;
+    this.reports = carried.reports;
+    this.removing = carried.removing;
+    this.remote = carried.remote;
+    for (const [n, m] of Object.entries(this.desired)) this.sent[n] = JSON.stringify(m);
+  }
+
+  // ---- signals ---------------------------------------------------------------------------
+
+  /** The Kyma, or the templates of its namespace, changed. */
+  changed(): void {
+    this.needsLoad = true;
+  }
+
+  reported(r: ModuleReport): void {
+    const name = r.status.name;
+    if (!this.desired[name]) return; // a late report of a module already gone
+    this.reports[name] = r;
+    if (this.removing[name]) this.leavingReported.add(name);
+    this.statusDirty = true;
+  }
+
+  removed(name: string): void {
+    delete this.desired[name];
+    delete this.reports[name];
+    delete this.removing[name];
+    delete this.sent[name];
+    this.leavingReported.delete(name);
+    this.statusDirty = true;
+    // Wanted again meanwhile: start it anew.
+    if (this.phase === 'normal' && !this.snapshot?.deleting && this.snapshot?.modules.some((m) => m.name === name && m.managed)) this.needsLoad = true;
+  }
+
+  // ---- what to do next -------------------------------------------------------------------
+
+  next(): KymaStep {
+    if (this.queue.length === 0) this.plan();
+    return this.queue.shift()!;
+  }
+
+  awake(): boolean {
+    if (this.needsLoad) return true;
+    if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
+    return this.phase === 'normal' && this.statusDirty;
+  }
+
+  woke(drift: boolean): void {
+    if (drift) this.needsLoad = true;
+  }
+
+  // ---- results ---------------------------------------------------------------------------
+
+  loaded(snapshot: KymaSnapshot | null): void {
+    if (!snapshot) return this.gone();
+    if (this.uid && snapshot.uid !== this.uid) {
+      this.queue.push({ kind: 'restart' });
+      return;
+    }
+    this.uid = snapshot.uid;
+    const wasDeleting = this.snapshot?.deleting ?? false;
+    this.snapshot = snapshot;
+    if (snapshot.invalid) {
+      this.phase = 'invalid';
+      this.statusDirty = true;
+      if (snapshot.deleting && snapshot.finalized) this.queue.push({ kind: 'removeFinalizer' }, { kind: 'end' });
+      return;
+    }
+    if (snapshot.deleting && this.remote && !snapshot.remote) {
+      // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
+      // module workflows, and let the Kyma go rather than hang forever.
+      this.queue.push(
+        event('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
+        { kind: 'cancelModules', names: Object.keys(this.desired) },
+        { kind: 'removeFinalizer' },
+        { kind: 'end' },
+      );
+      return;
+    }
+    this.remote ||= snapshot.remote;
+    if (snapshot.paused && !snapshot.deleting) {
+      // skip-reconciliation: wait for the next change of the Kyma, no timer (deletion still goes ahead).
+      this.phase = 'paused';
+      return;
+    }
+    this.phase = 'normal';
+    if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
+    if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
+    if (snapshot.deleting) this.resolved([]);
+    else this.queue.push({ kind: 'resolve', snapshot });
+  }
+
+  resolved(resolutions: Resolution[]): void {
+    const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
+    const wanted = new Set(spec.map((m) => m.name));
+    const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
+    const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
+    this.failures = {};
+    for (const r of resolutions) {
+      if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
+      const running = this.desired[r.name] !== undefined;
+      const rewanted = this.removing[r.name] === 'remove';
+      if (rewanted) {
+        delete this.removing[r.name];
+        this.leavingReported.delete(r.name);
+      }
+      if (r.failure) {
+        if (!running) {
+          this.failures[r.name] = r;
+          continue;
+        }
+        // The module stays installed and shows why it cannot be resolved any more.
+        this.tell(d, r.name, { uid: this.uid, failure: r.failure }, rewanted);
+        continue;
+      }
+      if (!running) {
+        d.start.push(r.module);
+        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${r.module.version} (channel ${r.module.channel || 'pinned'})` });
+        this.sent[r.name] = JSON.stringify(r.module);
+      } else {
+        this.tell(d, r.name, { uid: this.uid, module: r.module }, rewanted);
+      }
+      this.desired[r.name] = r.module;
+    }
+    for (const n of Object.keys(this.desired)) {
+      if (this.removing[n]) continue;
+      if (!wanted.has(n)) {
+        this.removing[n] = 'remove';
+        d.remove.push(n);
+        d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${n}` });
+      } else if (unmanaged.has(n)) {
+        this.removing[n] = 'release';
+        d.release.push(n);
+        d.events.push({ type: 'Normal', reason: 'ModuleUnmanaged', message: `module ${n} is no longer managed: its objects keep running, unlabelled` });
+      }
+    }
+    if (d.start.length + d.update.length + d.remove.length + d.release.length > 0) this.queue.push({ kind: 'dispatch', ...d });
+    this.statusDirty = true;
+  }
+
+  /** What a continue-as-new carries. */
+  carry(): NonNullable<KymaWorkflowInput['carried']> {
+    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote };
+  }
+
+  // ---- planning --------------------------------------------------------------------------
+
+  private plan(): void {
+    if (this.needsLoad) {
+      this.needsLoad = false;
+      this.queue.push({ kind: 'load' });
+      return;
+    }
+    switch (this.phase) {
+      case 'gone':
+        this.queue.push(Object.keys(this.desired).length === 0 ? { kind: 'end' } : { kind: 'wait' });
+        return;
+      case 'paused':
+        this.queue.push({ kind: 'wait' });
+        return;
+      case 'invalid':
+        this.writeStatus();
+        this.queue.push({ kind: 'wait' });
+        return;
+      case 'normal':
+        if (this.snapshot?.deleting && Object.keys(this.desired).length === 0) {
+          // Every module is gone: the finalizer goes and this workflow ends.
+          this.finalizing = true;
+          this.writeStatus();
+          this.queue.push(event('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
+          return;
+        }
+        this.writeStatus();
+        this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+    }
+  }
+
+  /** Deleted without our finalizer: release every module (its objects keep running) and end. */
+  private gone(): void {
+    this.phase = 'gone';
+    const names = Object.keys(this.desired).filter((n) => this.removing[n] !== 'release');
+    if (names.length === 0) return;
+    for (const n of names) this.removing[n] = 'release';
+    this.queue.push({
+      kind: 'dispatch',
+      start: [],
+      update: [],
+      remove: [],
+      release: names,
+      events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
+    });
+  }
+
+  private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
+    const key = JSON.stringify(desired.module ?? { failure: desired.failure });
+    if (!always && this.sent[name] === key) return;
+    this.sent[name] = key;
+    d.update.push({ name, desired });
+  }
+
+  private writeStatus(): void {
+    if (!this.statusDirty && !this.finalizing) return;
+    this.statusDirty = false;
+    const status = this.status();
+    const key = JSON.stringify(status);
+    if (key === this.lastStatus) return;
+    this.lastStatus = key;
+    this.queue.push({
+      kind: 'writeStatus',
+      status,
+      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: (status.modules ?? []).map((m) => m.name) },
+    });
+  }
+
+  /** Each module's entry in .status.modules, with the reason behind it. */
+  entries(): Entry[] {
+    const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
+    const inSpec = new Set(spec.map((m) => m.name));
+    const current = spec.map((m): Entry => {
+      if (!m.managed) return { status: { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' }, reason: 'Unmanaged' };
+      const failure = this.failures[m.name];
+      if (failure) {
+        const { reason, message } = failure.failure;
+        return { status: { name: m.name, channel: failure.channel, ...(failure.version ? { version: failure.version } : {}), state: stateOf(reason), message }, reason };
+      }
+      const report = this.reports[m.name];
+      if (report) return { status: report.status, reason: report.reason };
+      const d = this.desired[m.name];
+      return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
+    });
+    // Modules on their way out keep an entry until they are gone.
+    const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n)).map((n): Entry => {
+      const report = this.reports[n];
+      if (report && this.leavingReported.has(n)) return { status: report.status, reason: report.reason };
+      return { status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' }, reason: 'Removing' };
+    });
+    return [...current, ...leaving];
+  }
+
+  /** The status the Kyma should have now. */
+  status(): KymaStatusInput {
+    const channel = this.snapshot?.channel;
+    if (this.phase === 'invalid' && this.snapshot?.invalid) {
+      const { reason, message } = this.snapshot.invalid;
+      return { state: stateOf(reason), activeChannel: channel, modules: [], conditions: [{ type: 'Modules', status: 'False', reason, message }], lastOperation: { operation: message } };
+    }
+    const entries = this.entries();
+    const modules = entries.map((e) => e.status);
+    const deleting = this.snapshot?.deleting ?? false;
+    const state = deleting ? 'Deleting' : aggregateState(modules.map((m) => m.state));
+    const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
+    notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
+    const message = notReady.length === 0 ? 'all modules are ready' : notReady.map((e) => `${e.status.name}: ${e.status.message ?? e.status.state}`).join('; ');
+    const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : message;
+    return {
+      state,
+      activeChannel: channel,
+      modules,
+      conditions: [{ type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message }],
+      lastOperation: { operation },
+    };
+  }
+}
+
+function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
+  return { kind: 'event', event: { type, reason, message } };
+}

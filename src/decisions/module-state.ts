@@ -1,0 +1,431 @@
+// The decisions of one module workflow (one Kyma × module), without I/O: what to do next, given
+// what is wanted, what is installed and what was observed. The workflow asks `next()` for a
+// step, runs it (an activity, a signal or a wait) and feeds the result back; nothing here
+// knows Temporal. Run: install when the desired version or template changed (or on the drift
+// timer, or after a failure), check readiness, publish the report when it changed, wait.
+// Remove: wait while CRs block, delete the default CR and wait until it is gone, delete the
+// objects, the Manifest, finish. Release (managed: false, or the Kyma is gone): drop our label
+// from the objects, delete the Manifest, finish.
+import { lt } from 'semver';
+import type { KymaEvent } from '../api/events';
+import { manifestName } from '../api/names';
+import { stateOf } from '../api/reasons';
+import { API_VERSION, type ObjectRef } from '../api/shared';
+import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
+import type { KymaRef } from '../contract/kyma';
+import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
+import type { ModuleReport, Readiness } from '../contract/readiness';
+import type { ReconcileSettings } from '../contract/settings';
+import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
+
+export type Mode = 'run' | 'remove' | 'release';
+
+export type ModuleStep =
+  | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
+  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef }
+  | { kind: 'checkPaused' }
+  | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string }
+  | { kind: 'event'; event: KymaEvent }
+  | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
+  | { kind: 'deleteDefaultCr'; cr: DefaultCrRef }
+  | { kind: 'deleteObjects'; rendered: RenderedRef }
+  | { kind: 'releaseObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
+  | { kind: 'deleteManifest' }
+  /** Tell the Kyma workflow the module is gone, and end. */
+  | { kind: 'finish' }
+  /** Wait for news; timers absent from the plan are cancelled (the drift timer is left running). */
+  | { kind: 'wait'; driftMs?: number; deadlineMs?: number; retryMs?: number };
+
+/** Which timers fired during a wait. */
+export interface Woken {
+  drift: boolean;
+  deadline: boolean;
+  retry: boolean;
+}
+
+type RemovalPhase = 'blockers' | 'defaultCr' | 'objects' | 'manifest';
+type ReleasePhase = 'objects' | 'manifest';
+
+/** What was known when a cycle began: a difference wakes the wait that ends the cycle. */
+interface Mark {
+  pokes: number;
+  desired: ResolvedModule;
+  failure?: Readiness;
+  mode: Mode;
+  uid: string;
+}
+
+export class ModuleState {
+  readonly kyma: KymaRef;
+  uid: string;
+  desired: ResolvedModule;
+  /** The module could not be resolved any more: it shows this; what is installed stays. */
+  failure?: Readiness;
+  installed?: Installed;
+  mode: Mode;
+  paused = false;
+  /** Failed cycles in a row (the retry backoff grows with them). */
+  failedCycles = 0;
+  private pokes = 0;
+  private queue: ModuleStep[] = [];
+  private mark?: Mark;
+  private forceApply = false;
+  /** This cycle applied the module already (a missing manager is then not re-applied again). */
+  private applied = false;
+  private cycleFailed: 'install' | 'check' | undefined;
+  private pausedWait = false;
+  private unavailableSince?: number;
+  private reportedTimeout = false;
+  private lastReport = '';
+  private removal: RemovalPhase = 'blockers';
+  private blockedBefore = false;
+  private release: ReleasePhase = 'objects';
+
+  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings) {
+    this.kyma = input.kyma;
+    this.uid = input.uid;
+    this.desired = input.module;
+    this.installed = input.carried?.installed;
+    this.failure = input.carried?.failure;
+    this.mode = input.carried?.mode ?? 'run';
+  }
+
+  // ---- signals ---------------------------------------------------------------------------
+
+  /** What the Kyma wants now. A removal under way stops: the module is wanted again. */
+  want(d: DesiredModule): void {
+    this.uid = d.uid;
+    if (d.module) {
+      // Once remote, always remote: a vanished Secret must not redirect us to the control plane.
+      this.desired = this.desired.remote && !d.module.remote ? { ...d.module, remote: true } : d.module;
+      this.failure = undefined;
+    } else {
+      this.failure = d.failure;
+    }
+    if (this.mode === 'remove') this.mode = 'run';
+  }
+
+  /** Something of the module changed in its cluster, or its Manifest's pause label flipped. */
+  poke(): void {
+    this.pokes++;
+  }
+
+  remove(): void {
+    if (this.mode !== 'run') return;
+    this.mode = 'remove';
+    this.removal = 'blockers';
+    this.blockedBefore = false;
+  }
+
+  /** Release the objects (managed: false, or the Kyma is gone) and end. */
+  releaseObjects(): void {
+    if (this.mode === 'release') return;
+    this.mode = 'release';
+    this.release = 'objects';
+  }
+
+  // ---- what to do next -------------------------------------------------------------------
+
+  next(): ModuleStep {
+    if (this.queue.length === 0) {
+      if (this.mode === 'remove') this.planRemoval();
+      else if (this.mode === 'release') this.planRelease();
+      else this.planCycle();
+    }
+    return this.queue.shift()!;
+  }
+
+  /** Whether anything happened since the current cycle began that the wait should end for. */
+  awake(): boolean {
+    const m = this.mark;
+    if (!m) return true;
+    return m.pokes !== this.pokes || m.desired !== this.desired || m.failure !== this.failure || m.mode !== this.mode || m.uid !== this.uid;
+  }
+
+  woke(timers: Woken): void {
+    this.mark = undefined;
+    if (this.mode !== 'run') return;
+    if (this.pausedWait) {
+      this.pausedWait = false;
+      this.queue.push({ kind: 'checkPaused' });
+      return;
+    }
+    // On the drift timer re-apply (idempotent) so that drift is repaired; after a failed install, retry it.
+    if (timers.drift || this.cycleFailed === 'install') this.forceApply = true;
+  }
+
+  // ---- results ---------------------------------------------------------------------------
+
+  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef }): void {
+    this.installed = { version: module.version, templateGeneration: module.template.generation, fetched: result.fetched, rendered: result.rendered };
+    this.applied = true;
+    this.queue.push(this.readinessStep(this.installed));
+  }
+
+  installFailed(f: Readiness): void {
+    this.cycleFailed = 'install';
+    this.settle(f);
+  }
+
+  observed(r: Readiness, now: number): void {
+    if (r.reason === 'Paused') {
+      this.paused = true;
+      return;
+    }
+    // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
+    if (!this.applied && (r.reason === 'ManagerMissing' || r.reason === 'ResourceMissing')) {
+      this.forceApply = true;
+      return;
+    }
+    const { readiness, recheckInMs } = this.dependencyTimeout(r, now);
+    this.settle(readiness, recheckInMs);
+  }
+
+  checkFailed(f: Readiness): void {
+    this.cycleFailed = 'check';
+    this.settle(f);
+  }
+
+  pausedIs(paused: boolean): void {
+    this.paused = paused;
+  }
+
+  blockers(b: Blockers): void {
+    if (this.mode !== 'remove') return;
+    // Another installation of the module shares the cluster: its objects of cluster scope
+    // (CRDs among them) stay, so no CR of the kind is lost by this removal.
+    if (b.count === 0 || b.sharedWith > 0) {
+      this.removal = this.ownsDefaultCr() ? 'defaultCr' : 'objects';
+      return;
+    }
+    const cr = this.installed!.fetched.defaultCr!;
+    const more = b.count > b.first.length ? ` and ${b.count - b.first.length} more` : '';
+    const message = `deletion blocked by ${b.count} ${cr.kind} resource(s): ${b.first.join(', ')}${more}; delete them to continue`;
+    this.publish({ reason: 'DeletionBlocked', message });
+    if (!this.blockedBefore) this.queue.push(event('Warning', 'DeletionBlocked', `module ${this.desired.name}: ${message}`));
+    this.blockedBefore = true;
+    this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+  }
+
+  /** The default CR's delete was sent; `finalizers` are what it still waits for (null: gone). */
+  defaultCrDeleted(finalizers: string[] | null): void {
+    if (this.mode !== 'remove') return;
+    if (finalizers === null) {
+      this.removal = 'objects';
+      return;
+    }
+    const cr = this.installed!.fetched.defaultCr!;
+    this.publish({ reason: 'WaitingForResource', message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})` });
+    this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+  }
+
+  objectsDeleted(): void {
+    if (this.mode === 'remove') this.removal = 'manifest';
+  }
+
+  objectsReleased(): void {
+    if (this.mode === 'release') this.release = 'manifest';
+  }
+
+  /** The Manifest is gone: the end of a removal or release. */
+  manifestDeleted(): void {
+    if (this.mode === 'remove') this.queue.push(event('Normal', 'ModuleRemoved', `module ${this.desired.name} removed`));
+    this.queue.push({ kind: 'finish' });
+  }
+
+  /** A removal or release step failed: show it, and start over after the next change. */
+  cleanupFailed(f: Readiness): void {
+    const what = this.mode === 'release' ? 'unmanaging' : 'removal';
+    this.removal = 'blockers';
+    this.release = 'objects';
+    this.queue = [];
+    this.publish({ reason: f.reason, message: `${what} failed, will retry: ${f.message}` });
+    this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+  }
+
+  /** What a continue-as-new carries. */
+  carry(): NonNullable<ModuleWorkflowInput['carried']> {
+    return { installed: this.installed, failure: this.failure, mode: this.mode };
+  }
+
+  /** The default CR this module manages (CreateAndDelete), if its template has one. */
+  managedCr(): DefaultCrRef | undefined {
+    return this.desired.customResourcePolicy === 'CreateAndDelete' ? this.installed?.fetched.defaultCr : undefined;
+  }
+
+  // ---- planning --------------------------------------------------------------------------
+
+  private currentMark(): Mark {
+    return { pokes: this.pokes, desired: this.desired, failure: this.failure, mode: this.mode, uid: this.uid };
+  }
+
+  /**
+   * What is known now, unless a mark is pending already (a cycle that starts over keeps it): taken
+   * before any step runs, so that a signal that arrives while they run is not lost.
+   */
+  private markNow(): void {
+    this.mark ??= this.currentMark();
+  }
+
+  private planCycle(): void {
+    this.markNow();
+    this.applied = false;
+    this.cycleFailed = undefined;
+    if (this.paused) {
+      // skip-reconciliation on the Manifest: wait for a change (no timer), then look again.
+      this.pausedWait = true;
+      this.queue.push({ kind: 'wait' });
+      return;
+    }
+    if (this.failure) return this.settle(this.failure);
+    const downgrade = this.downgrade();
+    if (downgrade) return this.settle(downgrade);
+    if (this.forceApply || this.needsInstall()) {
+      this.forceApply = false;
+      const previous = this.installed;
+      const d = this.desired;
+      if (previous && previous.version !== d.version) {
+        this.publish({ reason: 'Upgrading', message: `upgrading from ${previous.version} to ${d.version}` }, previous);
+        this.queue.push(event('Normal', 'ModuleUpgrading', `module ${d.name}: upgrading from ${previous.version} to ${d.version}`));
+      }
+      this.queue.push({ kind: 'install', module: d, ...(previous ? { previous: previous.rendered } : {}) });
+      return;
+    }
+    this.queue.push(this.readinessStep(this.installed!));
+  }
+
+  private planRemoval(): void {
+    this.markNow();
+    const installed = this.installed;
+    const cr = installed?.fetched.defaultCr;
+    if (!installed) this.removal = 'manifest';
+    else if (!cr && (this.removal === 'blockers' || this.removal === 'defaultCr')) this.removal = 'objects';
+    switch (this.removal) {
+      case 'blockers':
+        this.queue.push({ kind: 'findBlockers', cr: cr!, exceptDefault: this.ownsDefaultCr(), rendered: installed!.rendered });
+        return;
+      case 'defaultCr':
+        this.queue.push({ kind: 'deleteDefaultCr', cr: cr! });
+        return;
+      case 'objects':
+        this.publish({ reason: 'DeletingObjects', message: `deleting the objects of ${this.desired.name} ${installed!.version}` });
+        this.queue.push(event('Normal', 'DeletingObjects', `module ${this.desired.name}: default resource gone, deleting its objects`));
+        this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered });
+        return;
+      case 'manifest':
+        this.queue.push({ kind: 'deleteManifest' });
+    }
+  }
+
+  private planRelease(): void {
+    this.markNow();
+    if (this.release === 'objects' && this.installed) {
+      const cr = this.managedCr();
+      this.queue.push({ kind: 'releaseObjects', rendered: this.installed.rendered, ...(cr ? { cr } : {}) });
+      return;
+    }
+    this.queue.push({ kind: 'deleteManifest' });
+  }
+
+  /** The end of a cycle: a dependency-timeout Event once, the report when it changed, the wait. */
+  private settle(r: Readiness, recheckInMs?: number): void {
+    const timedOut = r.reason === 'ManagerNotAvailableTimeout' || r.reason === 'CrdNotEstablished';
+    if (timedOut && !this.reportedTimeout) this.queue.push(event('Warning', 'DependencyTimeout', `module ${this.desired.name}: ${r.message}`));
+    this.reportedTimeout = timedOut;
+    this.publish(r);
+    this.failedCycles = this.cycleFailed ? this.failedCycles + 1 : 0;
+    // A failed cycle is tried again after a backoff, not only on the next change: a failure
+    // under load must not wait for the drift timer.
+    this.queue.push({
+      kind: 'wait',
+      driftMs: this.settings.driftIntervalMs,
+      ...(recheckInMs !== undefined ? { deadlineMs: recheckInMs } : {}),
+      ...(this.cycleFailed ? { retryMs: this.retryDelayMs() } : {}),
+    });
+  }
+
+  private readinessStep(installed: Installed): ModuleStep {
+    const cr = this.managedCr();
+    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}) };
+  }
+
+  /** Queues the report's publication, unless it is what was published last. */
+  private publish(r: Readiness, installed = this.installed): void {
+    const report = this.report(r, installed);
+    const key = JSON.stringify([this.uid, report]);
+    if (key === this.lastReport) return;
+    this.lastReport = key;
+    const cr = installed?.fetched.defaultCr;
+    const resource = this.managedCr();
+    this.queue.push({
+      kind: 'publish',
+      report,
+      readiness: r,
+      module: this.desired,
+      ...(installed ? { rendered: installed.rendered } : {}),
+      ...(resource ? { resource } : {}),
+      ...(cr ? { resourceKind: `${cr.apiVersion}/${cr.kind}` } : {}),
+    });
+  }
+
+  report(r: Readiness, installed = this.installed): ModuleReport {
+    const d = this.desired;
+    const cr = this.managedCr();
+    return {
+      reason: r.reason,
+      status: {
+        name: d.name,
+        ...(d.channel ? { channel: d.channel } : {}),
+        version: installed?.version ?? d.version,
+        state: stateOf(r.reason),
+        message: r.message,
+        ...(d.fqdn ? { fqdn: d.fqdn } : {}),
+        template: { apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation } },
+        manifest: { apiVersion: API_VERSION, kind: 'Manifest', metadata: { name: manifestName(this.kyma.name, d.name), namespace: this.kyma.namespace } },
+        ...(cr ? { resource: { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace ?? '' } } } : {}),
+      },
+    };
+  }
+
+  private ownsDefaultCr(): boolean {
+    return this.desired.customResourcePolicy === 'CreateAndDelete';
+  }
+
+  /** A desired version lower than the installed one is refused: modules never downgrade. */
+  private downgrade(): Readiness | undefined {
+    const i = this.installed;
+    if (!i || !lt(this.desired.version, i.version)) return undefined;
+    return { reason: 'DowngradeRefused', message: `version ${this.desired.version} is lower than the installed ${i.version}; keeping ${i.version} (modules are never downgraded)` };
+  }
+
+  private needsInstall(): boolean {
+    const i = this.installed;
+    return !i || i.version !== this.desired.version || i.templateGeneration !== this.desired.template.generation;
+  }
+
+  /**
+   * A manager unavailable for longer than the timeout turns Processing into Error (with the
+   * reason), until it becomes available. Returns the readiness and when to look again.
+   */
+  private dependencyTimeout(r: Readiness, now: number): { readiness: Readiness; recheckInMs?: number } {
+    const timeoutMs = this.settings.managerAvailableTimeoutMs;
+    if (r.reason !== 'ManagerNotAvailable' || !timeoutMs) {
+      this.unavailableSince = undefined;
+      return { readiness: r };
+    }
+    this.unavailableSince ??= now;
+    const left = this.unavailableSince + timeoutMs - now;
+    if (left > 0) return { readiness: r, recheckInMs: left };
+    return { readiness: { reason: 'ManagerNotAvailableTimeout', message: `${r.message}: still not available after ${Math.round(timeoutMs / 1000)}s` } };
+  }
+
+  /** Backoff after a failed cycle: the first delay (30 s by default), doubling, at most the drift interval. */
+  private retryDelayMs(): number {
+    const first = this.settings.installRetryMs;
+    return Math.min(this.settings.driftIntervalMs, first * 2 ** Math.min(10, Math.max(0, this.failedCycles - 1)));
+  }
+}
+
+function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): ModuleStep {
+  return { kind: 'event', event: { type, reason, message } };
+}

@@ -1,0 +1,64 @@
+// Module resolution, as upstream: the channel is the module's own, else the Kyma's, else
+// "regular"; the version is a pin, else the ModuleReleaseMeta's for that channel (or its
+// mandatory version); the ModuleTemplate is `<module>-<version>` in the Kyma's namespace. A
+// module that cannot be resolved gets a typed reason and a message that says what is missing.
+import { satisfies, valid } from 'semver';
+import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
+import type { ModuleTemplate } from '../api/moduletemplate';
+import { DEFAULT_CHANNEL } from '../api/shared';
+import type { SpecModule } from '../contract/kyma';
+import type { Resolution } from '../contract/module';
+import type { Readiness } from '../contract/readiness';
+import { moduleNameProblem } from './names';
+
+/** Where resolution looks things up (the Kyma's namespace): API reads today, caches later. */
+export interface ModuleCatalog {
+  readonly namespace: string;
+  releaseMeta(name: string): Promise<ModuleReleaseMeta | undefined>;
+  template(name: string): Promise<ModuleTemplate | undefined>;
+}
+
+function templateName(module: string, version: string): string {
+  return `${module}-${version}`;
+}
+
+export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog): Promise<Resolution> {
+  const channel = m.channel || kymaChannel || DEFAULT_CHANNEL;
+  const { namespace } = catalog;
+  const failed = (failure: Readiness, version?: string): Resolution => ({ name: m.name, failure, channel, ...(version ? { version } : {}) });
+  const invalid = moduleNameProblem(m.name);
+  if (invalid) return failed(invalid);
+  let version = m.version;
+  if (!version) {
+    const meta = await catalog.releaseMeta(m.name);
+    if (!meta) return failed({ reason: 'ModuleNotFound', message: `module "${m.name}" is unknown: no ModuleReleaseMeta "${m.name}" in namespace "${namespace}"` });
+    version = meta.spec.mandatory?.version ?? meta.spec.channels?.find((c) => c.channel === channel)?.version;
+    if (!version) {
+      const known = (meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none';
+      return failed({ reason: 'ChannelNotFound', message: `module "${m.name}" has no version for channel "${channel}" in ModuleReleaseMeta ${namespace}/${m.name} (channels: ${known})` });
+    }
+  }
+  if (!valid(version)) return failed({ reason: 'InvalidVersion', message: `module "${m.name}": "${version}" is not a semantic version` });
+  const name = templateName(m.name, version);
+  const template = await catalog.template(name);
+  if (!template) {
+    const why = m.version ? `pinned version ${version}` : `version ${version} of channel "${channel}"`;
+    return failed({ reason: 'TemplateNotFound', message: `module "${m.name}": no ModuleTemplate "${name}" in namespace "${namespace}" for ${why}` }, version);
+  }
+  if (template.spec.version && !satisfies(template.spec.version, `=${version}`)) {
+    return failed({ reason: 'TemplateVersionMismatch', message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}` }, version);
+  }
+  const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;
+  const fqdn = descriptor?.component?.name;
+  return {
+    name: m.name,
+    module: {
+      name: m.name,
+      channel: m.version ? (m.channel ?? '') : channel,
+      version,
+      customResourcePolicy: m.customResourcePolicy,
+      template: { name, namespace, generation: template.metadata.generation ?? 0 },
+      ...(fqdn ? { fqdn } : {}),
+    },
+  };
+}

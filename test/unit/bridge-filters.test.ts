@@ -1,0 +1,77 @@
+// The bridge's pure parts: which target-object changes wake a module workflow, and how the
+// Signaller collapses bursts into at most one call in flight plus one more per workflow.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/shared';
+import { readinessFingerprint, withoutStatus } from '../../src/starter/readiness-change';
+import { Signaller } from '../../src/starter/signaller';
+
+function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm', namespace: 'n', generation: 1, ...meta }, spec: { replicas: 1 }, status };
+}
+const available = { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1, conditions: [{ type: 'Available', status: 'True' }] };
+
+describe('readinessFingerprint', () => {
+  it('ignores status churn of a workload that does not change its availability', () => {
+    expect(readinessFingerprint(deployment({ ...available, replicas: 1 }))).toBe(readinessFingerprint(deployment({ ...available, replicas: 1, readyReplicas: 1, observedGeneration: 1 })));
+  });
+
+  it('changes when a workload becomes available, a spec changes, a deletion starts or finalizers change', () => {
+    const base = readinessFingerprint(deployment({ observedGeneration: 1 }));
+    expect(readinessFingerprint(deployment(available))).not.toBe(base);
+    expect(readinessFingerprint(deployment({ observedGeneration: 1 }, { generation: 2 }))).not.toBe(base);
+    expect(readinessFingerprint(deployment({ observedGeneration: 1 }, { deletionTimestamp: 'now' }))).not.toBe(base);
+    expect(readinessFingerprint(deployment({ observedGeneration: 1 }, { finalizers: ['x'] }))).not.toBe(base);
+  });
+
+  it("follows a module CR's state and message, not the rest of its status", () => {
+    const cr = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'g/v1', kind: 'Greeter', metadata: { name: 'default', generation: 1 }, status });
+    expect(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 1 }))).toBe(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 2 })));
+    expect(readinessFingerprint(cr({ state: 'Ready' }))).not.toBe(readinessFingerprint(cr({ state: 'Error' })));
+    expect(readinessFingerprint(cr({ state: 'Error', message: 'a' }))).not.toBe(readinessFingerprint(cr({ state: 'Error', message: 'b' })));
+  });
+
+  it('knows a fresh object without status', () => {
+    expect(withoutStatus(deployment({}))).toBe(true);
+    expect(withoutStatus({ apiVersion: 'v1', kind: 'X', metadata: { name: 'x' } })).toBe(true);
+    expect(withoutStatus(deployment(available))).toBe(false);
+  });
+});
+
+describe('Signaller', () => {
+  function deferred(): { promise: Promise<void>; resolve(): void; reject(e: unknown): void } {
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  }
+
+  it('keeps one call in flight per key and collapses a burst into one more call, the latest', async () => {
+    const errors: unknown[] = [];
+    const s = new Signaller((e) => errors.push(e));
+    const first = deferred();
+    const calls: string[] = [];
+    s.submit('wf#sig', () => (calls.push('1'), first.promise));
+    s.submit('wf#sig', () => (calls.push('2'), Promise.resolve()));
+    s.submit('wf#sig', () => (calls.push('3'), Promise.resolve()));
+    s.submit('other#sig', () => (calls.push('other'), Promise.resolve()));
+    expect(calls).toEqual(['1', 'other']);
+    first.resolve();
+    await s.idle();
+    expect(calls).toEqual(['1', 'other', '3']);
+    expect({ sent: s.sent, failed: s.failed, errors }).toEqual({ sent: 3, failed: 0, errors: [] });
+  });
+
+  it('drops a signal to a workflow that does not exist, and reports other failures', async () => {
+    const errors: string[] = [];
+    const s = new Signaller((_e, key) => errors.push(key));
+    s.submit('gone#sig', () => Promise.reject(new WorkflowNotFoundError('no', 'gone', undefined)));
+    s.submit('broken#sig', () => Promise.reject(new Error('unavailable')));
+    await s.idle();
+    expect(errors).toEqual(['broken#sig']);
+    expect(s.failed).toBe(1);
+  });
+});

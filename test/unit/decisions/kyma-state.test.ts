@@ -1,0 +1,233 @@
+// The Kyma workflow's decisions, driven step by step without Temporal.
+import { describe, expect, it } from 'vitest';
+import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
+import type { Resolution } from '../../../src/contract/module';
+import type { ModuleReport } from '../../../src/contract/readiness';
+import { aggregateState, KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
+import { kymaNameProblem } from '../../../src/decisions/names';
+import { mod, SETTINGS } from './fixtures';
+
+const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
+
+function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
+  return { uid: 'uid-1', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: false, ...over };
+}
+
+const ok = (name: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
+
+function report(name: string, reason: ModuleReport['reason'], state: string, message: string = reason): ModuleReport {
+  return { reason, status: { name, version: '1.0.0', state: state as ModuleReport['status']['state'], message } };
+}
+
+/** Answers steps until the state asks to wait (or ends); load and resolve answers come from the test. */
+function untilWait(st: KymaState, load: KymaSnapshot | null, resolve: (s: KymaSnapshot) => Resolution[] = (s) => s.modules.map((m) => ok(m.name))): KymaStep[] {
+  const trace: KymaStep[] = [];
+  for (let i = 0; i < 50; i++) {
+    const step = st.next();
+    trace.push(step);
+    if (step.kind === 'load') st.loaded(load);
+    else if (step.kind === 'resolve') st.resolved(resolve(step.snapshot));
+    else if (step.kind === 'wait' || step.kind === 'end' || step.kind === 'restart') return trace;
+  }
+  throw new Error(`no wait within 50 steps: ${trace.map((s) => s.kind).join(', ')}`);
+}
+
+const kinds = (t: KymaStep[]) => t.map((s) => (s.kind === 'event' ? `event:${s.event.reason}` : s.kind));
+const status = (t: KymaStep[]) => t.find((s): s is Extract<KymaStep, { kind: 'writeStatus' }> => s.kind === 'writeStatus')?.status;
+const dispatch = (t: KymaStep[]) => t.find((s): s is Extract<KymaStep, { kind: 'dispatch' }> => s.kind === 'dispatch');
+
+function running(modules: string[]): KymaState {
+  const st = new KymaState(SETTINGS);
+  const s = snapshot(modules.map((m) => spec(m)));
+  untilWait(st, s);
+  for (const m of modules) st.reported(report(m, 'Ready', 'Ready', 'module is ready'));
+  untilWait(st, s);
+  return st;
+}
+
+describe('KymaState: a Kyma and its modules', () => {
+  it('adds the finalizer, resolves, starts the modules, writes Processing and waits on the drift timer', () => {
+    const st = new KymaState(SETTINGS);
+    const t = untilWait(st, snapshot([spec('greeter'), spec('counter')], { finalized: false }));
+    expect(kinds(t)).toEqual(['load', 'addFinalizer', 'resolve', 'dispatch', 'writeStatus', 'wait']);
+    expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter', 'counter']);
+    expect(dispatch(t)?.events.map((e) => e.reason)).toEqual(['ModuleInstalling', 'ModuleInstalling']);
+    expect(status(t)).toMatchObject({ state: 'Processing', conditions: [{ type: 'Modules', status: 'False', reason: 'Installing' }] });
+    expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
+  it('aggregates reports into Ready, and writes nothing when nothing changed', () => {
+    const st = running(['greeter', 'counter']);
+    st.reported(report('greeter', 'Ready', 'Ready', 'module is ready'));
+    expect(st.awake()).toBe(true);
+    expect(kinds(untilWait(st, null))).toEqual(['wait']);
+    const s = st.status();
+    expect(s).toMatchObject({ state: 'Ready', conditions: [{ status: 'True', reason: 'Ready', message: 'all modules are ready' }], lastOperation: { operation: 'kyma is ready' } });
+  });
+
+  it('re-loads on a change or the drift timer, and tells a module only what changed', () => {
+    const st = running(['greeter']);
+    st.changed();
+    const same = untilWait(st, snapshot([spec('greeter')]));
+    expect(kinds(same)).toEqual(['load', 'resolve', 'wait']);
+    st.woke(true);
+    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' })]), () => [ok('greeter', '1.1.0')]);
+    expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ version: '1.1.0' }) as unknown } }]);
+  });
+
+  it('puts the most severe reason first, and names a blocked removal in the condition and message', () => {
+    const st = running(['greeter', 'counter']);
+    st.changed();
+    const t = untilWait(st, snapshot([spec('counter')]));
+    expect(dispatch(t)?.remove).toEqual(['greeter']);
+    expect(status(t)?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Deleting', message: 'removing the module' });
+    st.reported(report('greeter', 'DeletionBlocked', 'Deleting', 'deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue'));
+    const s = status(untilWait(st, null));
+    expect(s).toMatchObject({ state: 'Processing', conditions: [{ status: 'False', reason: 'DeletionBlocked', message: 'greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue' }] });
+    st.reported(report('counter', 'ResourceError', 'Error', 'Counter is Error: boom'));
+    expect(status(untilWait(st, null))).toMatchObject({ state: 'Error', conditions: [{ reason: 'ResourceError', message: 'counter: Counter is Error: boom; greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue' }] });
+  });
+
+  it('drops a removed module, and starts it anew when it is wanted again', () => {
+    const st = running(['greeter', 'counter']);
+    st.changed();
+    untilWait(st, snapshot([spec('counter')]));
+    st.removed('greeter');
+    expect(status(untilWait(st, null))?.modules?.map((m) => m.name)).toEqual(['counter']);
+    st.changed();
+    const t = untilWait(st, snapshot([spec('counter'), spec('greeter')]));
+    expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter']);
+  });
+
+  it('stops a removal when the module is wanted again, even unchanged', () => {
+    const st = running(['greeter', 'counter']);
+    st.changed();
+    untilWait(st, snapshot([spec('counter')]));
+    st.changed();
+    const t = untilWait(st, snapshot([spec('counter'), spec('greeter')]));
+    expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ name: 'greeter' }) as unknown } }]);
+    expect(st.removing).toEqual({});
+  });
+
+  it('restarts a module workflow that ended while it was wanted again', () => {
+    const st = running(['greeter']);
+    st.changed();
+    untilWait(st, snapshot([]));
+    st.changed();
+    untilWait(st, snapshot([spec('greeter')]));
+    // Its removal had finished already: it reports removed after being wanted again.
+    st.removed('greeter');
+    expect(st.awake()).toBe(true);
+    expect(dispatch(untilWait(st, snapshot([spec('greeter')])))?.start.map((m) => m.name)).toEqual(['greeter']);
+  });
+
+  it('shows a module that cannot be resolved, and keeps the others going', () => {
+    const st = new KymaState(SETTINGS);
+    const failure: Resolution = { name: 'nosuch', channel: 'regular', failure: { reason: 'ModuleNotFound', message: 'module "nosuch" is unknown' } };
+    const t = untilWait(st, snapshot([spec('nosuch'), spec('greeter')]), () => [failure, ok('greeter')]);
+    expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter']);
+    expect(status(t)?.modules?.[0]).toEqual({ name: 'nosuch', channel: 'regular', state: 'Error', message: 'module "nosuch" is unknown' });
+    expect(status(t)?.state).toBe('Error');
+  });
+
+  it("tells a running module once that it cannot be resolved any more (it shows it on its Manifest too)", () => {
+    const st = running(['greeter']);
+    const failure: Resolution = { name: 'greeter', channel: 'regular', version: '1.0.0', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate' } };
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), () => [failure]);
+    expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', failure: failure.failure } }]);
+    st.changed();
+    expect(dispatch(untilWait(st, snapshot([spec('greeter')]), () => [failure]))).toBeUndefined();
+  });
+
+  it('releases an unmanaged module and shows it Unmanaged', () => {
+    const st = running(['greeter']);
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter', { managed: false })]));
+    expect(dispatch(t)?.release).toEqual(['greeter']);
+    expect(status(t)).toMatchObject({ state: 'Ready', modules: [{ name: 'greeter', state: 'Unmanaged' }] });
+  });
+});
+
+describe('KymaState: pause, deletion and the Kyma going away', () => {
+  it('waits without a timer while paused and ignores reports until resumed', () => {
+    const st = running(['greeter']);
+    st.changed();
+    expect(kinds(untilWait(st, snapshot([spec('greeter')], { paused: true })))).toEqual(['load', 'wait']);
+    st.reported(report('greeter', 'ResourceError', 'Error'));
+    expect(st.awake()).toBe(false);
+  });
+
+  it('removes every module on deletion, then writes the last status (conditions kept), records Deleted and drops the finalizer', () => {
+    const st = running(['greeter', 'counter']);
+    st.changed();
+    const deleting = snapshot([spec('greeter'), spec('counter')], { deleting: true });
+    const t = untilWait(st, deleting);
+    expect(kinds(t)).toEqual(['load', 'event:Deleting', 'dispatch', 'writeStatus', 'wait']);
+    expect(dispatch(t)?.remove).toEqual(['greeter', 'counter']);
+    expect(status(t)?.state).toBe('Deleting');
+    st.removed('greeter');
+    st.removed('counter');
+    const end = untilWait(st, deleting);
+    expect(kinds(end)).toEqual(['writeStatus', 'event:Deleted', 'removeFinalizer', 'end']);
+    expect(status(end)).toMatchObject({ state: 'Deleting', modules: [], conditions: [{ type: 'Modules', status: 'True' }], lastOperation: { operation: 'all modules removed; removing the finalizer' } });
+  });
+
+  it('releases the modules of a Kyma deleted without its finalizer, then ends', () => {
+    const st = running(['greeter', 'counter']);
+    st.changed();
+    const t = untilWait(st, null);
+    expect(dispatch(t)).toMatchObject({ release: ['greeter', 'counter'], events: [{ type: 'Warning', reason: 'KymaGone' }] });
+    expect(st.awake()).toBe(false);
+    st.removed('greeter');
+    st.removed('counter');
+    expect(st.awake()).toBe(true);
+    expect(kinds(untilWait(st, null))).toEqual(['end']);
+  });
+
+  it('starts over for a re-created Kyma (another uid)', () => {
+    const st = running(['greeter']);
+    st.changed();
+    expect(kinds(untilWait(st, snapshot([spec('greeter')], { uid: 'uid-2' })))).toEqual(['load', 'restart']);
+  });
+
+  it('ends the modules and lets the Kyma go when its target Secret is gone at deletion', () => {
+    const st = new KymaState(SETTINGS);
+    untilWait(st, snapshot([spec('greeter')], { remote: true }));
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')], { remote: false, deleting: true }));
+    expect(kinds(t)).toEqual(['load', 'event:TargetClusterGone', 'cancelModules', 'removeFinalizer', 'end']);
+  });
+
+  it('refuses a Kyma whose name cannot be a label value with a status, no finalizer and no modules', () => {
+    const st = new KymaState(SETTINGS);
+    const invalid = kymaNameProblem('k'.repeat(64))!;
+    const t = untilWait(st, snapshot([spec('greeter')], { finalized: false, invalid }));
+    expect(kinds(t)).toEqual(['load', 'writeStatus', 'wait']);
+    expect(status(t)).toMatchObject({ state: 'Error', modules: [], conditions: [{ status: 'False', reason: 'InvalidKymaName' }] });
+    expect(t[t.length - 1]).toEqual({ kind: 'wait' });
+    st.changed();
+    expect(kinds(untilWait(st, snapshot([], { deleting: true, finalized: true, invalid })))).toEqual(['load', 'removeFinalizer', 'end']);
+  });
+
+  it('carries what it knows across a continue-as-new and does not re-tell unchanged modules', () => {
+    const before = running(['greeter']);
+    const st = new KymaState(SETTINGS, before.carry());
+    const t = untilWait(st, snapshot([spec('greeter')]));
+    expect(dispatch(t)).toBeUndefined();
+    expect(status(t)?.state).toBe('Ready');
+  });
+});
+
+describe('aggregateState', () => {
+  it.each([
+    [['Ready', 'Error', 'Warning'], 'Error'],
+    [['Ready', 'Warning', 'Processing'], 'Warning'],
+    [['Ready', 'Deleting'], 'Processing'],
+    [['Ready', ''], 'Processing'],
+    [['Ready', 'Unmanaged'], 'Ready'],
+    [[], 'Ready'],
+  ] as const)('%j → %s', (states, expected) => {
+    expect(aggregateState([...states])).toBe(expected);
+  });
+});

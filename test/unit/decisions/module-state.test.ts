@@ -1,0 +1,346 @@
+// The module workflow's decisions, driven step by step without Temporal: each test answers the
+// steps ModuleState asks for and checks what it asks for next.
+import { describe, expect, it } from 'vitest';
+import type { Blockers } from '../../../src/contract/module';
+import type { Readiness } from '../../../src/contract/readiness';
+import { ModuleState, type ModuleStep } from '../../../src/decisions/module-state';
+import { installResult, mod, moduleInput, SETTINGS } from './fixtures';
+
+const READY: Readiness = { reason: 'Ready', message: 'module is ready' };
+const NO_BLOCKERS: Blockers = { count: 0, first: [], sharedWith: 0 };
+
+interface Answers {
+  readiness?: Readiness[];
+  install?: Readiness[];
+  blockers?: Blockers[];
+  finalizers?: (string[] | null)[];
+  paused?: boolean;
+  /** Step kinds whose activity fails with this. */
+  fail?: { kind: ModuleStep['kind']; failure: Readiness };
+  now?: number;
+}
+
+/** Answers steps until the state asks to wait or finish; returns every step it asked for. */
+function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
+  const trace: ModuleStep[] = [];
+  for (let i = 0; i < 50; i++) {
+    const step = st.next();
+    trace.push(step);
+    if (a.fail?.kind === step.kind) {
+      st.cleanupFailed(a.fail.failure);
+      continue;
+    }
+    switch (step.kind) {
+      case 'install': {
+        const failed = a.install?.shift();
+        if (failed) st.installFailed(failed);
+        else st.installedModule(step.module, installResult(step.module.version));
+        break;
+      }
+      case 'checkReadiness':
+        st.observed(a.readiness?.shift() ?? READY, a.now ?? 0);
+        break;
+      case 'checkPaused':
+        st.pausedIs(a.paused ?? false);
+        break;
+      case 'findBlockers':
+        st.blockers(a.blockers?.shift() ?? NO_BLOCKERS);
+        break;
+      case 'deleteDefaultCr':
+        st.defaultCrDeleted(a.finalizers?.length ? a.finalizers.shift()! : null);
+        break;
+      case 'deleteObjects':
+        st.objectsDeleted();
+        break;
+      case 'releaseObjects':
+        st.objectsReleased();
+        break;
+      case 'deleteManifest':
+        st.manifestDeleted();
+        break;
+      case 'wait':
+      case 'finish':
+        return trace;
+      default:
+        break;
+    }
+  }
+  throw new Error(`no wait within 50 steps: ${trace.map((s) => s.kind).join(', ')}`);
+}
+
+const kinds = (t: ModuleStep[]) => t.map((s) => (s.kind === 'event' ? `event:${s.event.reason}` : s.kind === 'publish' ? `publish:${s.readiness.reason}` : s.kind));
+const last = (t: ModuleStep[]) => t[t.length - 1]!;
+const woke = { drift: false, deadline: false, retry: false };
+
+function installed(over: Parameters<typeof moduleInput>[0] = {}): ModuleState {
+  const st = new ModuleState(moduleInput(over));
+  untilWait(st);
+  return st;
+}
+
+describe('ModuleState: install and follow', () => {
+  it('installs a new module, checks it, publishes Ready and waits on the drift timer', () => {
+    const st = new ModuleState(moduleInput());
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+    const publish = t[2] as Extract<ModuleStep, { kind: 'publish' }>;
+    expect(publish.report.status).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready', resource: { kind: 'Greeter', metadata: { name: 'default', namespace: 'k1-system' } } });
+    expect(publish.resourceKind).toBe('greeter.example.io/v1alpha1/Greeter');
+    expect(last(t)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
+  it('sleeps until something happens; a poke re-checks without installing or publishing the same report', () => {
+    const st = installed();
+    expect(st.awake()).toBe(false);
+    st.poke();
+    expect(st.awake()).toBe(true);
+    st.woke(woke);
+    expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'wait']);
+  });
+
+  it('keeps a poke that arrives while a step runs: the wait after it returns at once', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    st.poke();
+    st.installedModule(mod(), installResult('1.0.0'));
+    untilWait(st);
+    expect(st.awake()).toBe(true);
+  });
+
+  it('re-applies on the drift timer', () => {
+    const st = installed();
+    st.woke({ ...woke, drift: true });
+    expect(kinds(untilWait(st))).toEqual(['install', 'checkReadiness', 'wait']);
+  });
+
+  it('upgrades: says so, installs with the previous rendering to prune, then publishes the new version', () => {
+    const st = installed();
+    st.want({ uid: 'uid-1', module: mod('1.1.0') });
+    expect(st.awake()).toBe(true);
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Processing', message: 'upgrading from 1.0.0 to 1.1.0' });
+    expect(t[2]).toMatchObject({ kind: 'install', module: { version: '1.1.0' }, previous: { digest: 'sha256:rendered-1.0.0' } });
+    expect((t[4] as Extract<ModuleStep, { kind: 'publish' }>).report.status.version).toBe('1.1.0');
+  });
+
+  it('re-applies a new template generation of the same version', () => {
+    const st = installed();
+    st.want({ uid: 'uid-1', module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }) });
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect((t[2] as Extract<ModuleStep, { kind: 'publish' }>).report.status.template?.metadata?.generation).toBe(2);
+  });
+
+  it('refuses a downgrade and keeps the installed version', () => {
+    const st = installed({ module: mod('1.1.0') });
+    st.want({ uid: 'uid-1', module: mod('1.0.0') });
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['publish:DowngradeRefused', 'wait']);
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.1.0', state: 'Warning' });
+  });
+
+  it.each(['ManagerMissing', 'ResourceMissing'] as const)('puts back what was deleted by hand (%s) at once, once', (reason) => {
+    const st = installed();
+    st.poke();
+    st.woke(woke);
+    const missing = { reason, message: 'gone' };
+    // Missing again right after the re-apply: not applied a second time in the cycle.
+    expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual(['checkReadiness', 'install', 'checkReadiness', `publish:${reason}`, 'wait']);
+  });
+
+  it('shows a module whose resolution failed, keeps what is installed, and comes back when it resolves again', () => {
+    const st = installed();
+    st.want({ uid: 'uid-1', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "greeter-1.0.0"' } });
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['publish:TemplateNotFound', 'wait']);
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Error' });
+    st.want({ uid: 'uid-1', module: mod() });
+    st.woke(woke);
+    expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('adopts the uid of a re-created Kyma and publishes under it', () => {
+    const st = installed();
+    st.want({ uid: 'uid-2', module: mod() });
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+    expect(st.uid).toBe('uid-2');
+  });
+});
+
+describe('ModuleState: failures and timeouts', () => {
+  it('retries a failed install on a doubling backoff, capped by the drift interval, and stops retrying once it works', () => {
+    const st = new ModuleState(moduleInput());
+    const failure: Readiness = { reason: 'RegistryUnavailable', message: 'registry down' };
+    const first = untilWait(st, { install: [failure] });
+    expect(kinds(first)).toEqual(['install', 'publish:RegistryUnavailable', 'wait']);
+    expect(last(first)).toMatchObject({ retryMs: 30_000 });
+    const delays: (number | undefined)[] = [];
+    for (let i = 0; i < 6; i++) {
+      st.woke({ ...woke, retry: true });
+      const t = untilWait(st, { install: [failure] });
+      delays.push((last(t) as Extract<ModuleStep, { kind: 'wait' }>).retryMs);
+    }
+    expect(delays).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
+    st.woke({ ...woke, retry: true });
+    const ok = untilWait(st);
+    expect(kinds(ok)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect(last(ok)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
+  it('turns a manager unavailable past the timeout into Error with one DependencyTimeout Event, and recovers', () => {
+    const st = installed();
+    const unavailable: Readiness = { reason: 'ManagerNotAvailable', message: 'waiting for manager Deployment k1-system/greeter-manager to become available (0/1 available)' };
+    st.poke();
+    st.woke(woke);
+    const waiting = untilWait(st, { readiness: [unavailable], now: 1000 });
+    expect(last(waiting)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
+    st.woke({ ...woke, deadline: true });
+    const timedOut = untilWait(st, { readiness: [unavailable], now: 1000 + SETTINGS.managerAvailableTimeoutMs });
+    expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
+    expect(last(timedOut)).not.toHaveProperty('deadlineMs');
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual(['checkReadiness', 'wait']);
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('records a CRD that never became Established as a DependencyTimeout Event too', () => {
+    const st = new ModuleState(moduleInput());
+    const t = untilWait(st, { install: [{ reason: 'CrdNotEstablished', message: 'CRD not established within 3s: x' }] });
+    expect(kinds(t)).toEqual(['install', 'event:DependencyTimeout', 'publish:CrdNotEstablished', 'wait']);
+  });
+
+  it('waits without timers while the Manifest is paused, and looks again on a change', () => {
+    const st = installed();
+    st.poke();
+    st.woke(woke);
+    const t = untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
+    expect(kinds(t)).toEqual(['checkReadiness', 'wait']);
+    expect(last(t)).toEqual({ kind: 'wait' });
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st, { paused: true }))).toEqual(['checkPaused', 'wait']);
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st, { paused: false }))).toEqual(['checkPaused', 'checkReadiness', 'wait']);
+  });
+});
+
+describe('ModuleState: removal', () => {
+  it('removes in order: default CR, objects, Manifest, then tells the Kyma', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+    expect(t[0]).toMatchObject({ exceptDefault: true, cr: { kind: 'Greeter' } });
+  });
+
+  it('waits while other CRs of the kind block it, says so once, and goes on once they are gone', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
+    expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
+    expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Deleting', message: 'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue' });
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] }))).toEqual(['findBlockers', 'publish:DeletionBlocked', 'wait']);
+    st.poke();
+    st.woke(woke);
+    expect(last(untilWait(st))).toEqual({ kind: 'finish' });
+  });
+
+  it('is not blocked by CRs when other installations of the module share the cluster (its CRD stays)', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    expect(kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] }))).toContain('deleteDefaultCr');
+  });
+
+  it('waits until the default CR is really gone (its finalizers)', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    const t = untilWait(st, { finalizers: [['example.io/cleanup']] });
+    expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:WaitingForResource', 'wait']);
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st))).toEqual(['deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+  });
+
+  it('under Ignore, never deletes the default CR, and every CR blocks', () => {
+    const st = installed({ module: mod('1.0.0', { customResourcePolicy: 'Ignore' }) });
+    st.remove();
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(t[0]).toMatchObject({ kind: 'findBlockers', exceptDefault: false });
+    expect(kinds(t)).not.toContain('deleteDefaultCr');
+  });
+
+  it('stops a blocked removal when the module is wanted again, and converges on the new version without touching the default CR', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] });
+    st.want({ uid: 'uid-1', module: mod('1.1.0', { channel: 'fast' }) });
+    expect(st.awake()).toBe(true);
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(st.mode).toBe('run');
+    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect(kinds(t)).not.toContain('deleteDefaultCr');
+  });
+
+  it('shows a failed removal step as Error and starts the removal over after the next change', () => {
+    const st = installed();
+    st.remove();
+    st.woke(woke);
+    const t = untilWait(st, { fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } } });
+    expect(kinds(t).slice(-2)).toEqual(['publish:TargetClusterUnreachable', 'wait']);
+    expect((t[t.length - 2] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Error', message: 'removal failed, will retry: connection refused' });
+    st.poke();
+    st.woke(woke);
+    expect(kinds(untilWait(st))[0]).toBe('findBlockers');
+  });
+
+  it('removes a module that never got installed by deleting its Manifest only', () => {
+    const st = new ModuleState(moduleInput());
+    st.remove();
+    expect(kinds(untilWait(st))).toEqual(['deleteManifest', 'event:ModuleRemoved', 'finish']);
+  });
+
+  it('goes on with a removal after a continue-as-new', () => {
+    const before = installed();
+    before.remove();
+    const st = new ModuleState(moduleInput({ carried: before.carry() }));
+    expect(st.next().kind).toBe('findBlockers');
+  });
+});
+
+describe('ModuleState: release', () => {
+  it('releases the objects and the default CR, deletes the Manifest and ends (managed: false, or the Kyma is gone)', () => {
+    const st = installed();
+    st.releaseObjects();
+    st.woke(woke);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['releaseObjects', 'deleteManifest', 'finish']);
+    expect(t[0]).toMatchObject({ cr: { kind: 'Greeter', name: 'default' } });
+  });
+
+  it('is not undone by a desired module: the Kyma starts a new workflow once this one is gone', () => {
+    const st = installed();
+    st.releaseObjects();
+    st.want({ uid: 'uid-1', module: mod() });
+    expect(st.mode).toBe('release');
+  });
+});

@@ -1,0 +1,61 @@
+// Module resolution over an in-memory catalog: channel → version → template → typed failure.
+import { describe, expect, it } from 'vitest';
+import type { ModuleReleaseMeta } from '../../../src/api/modulereleasemeta';
+import type { SpecModule } from '../../../src/contract/kyma';
+import { resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
+
+function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number }>): ModuleCatalog {
+  return {
+    namespace: 'kcp',
+    releaseMeta: (name) => Promise.resolve(metas[name] && ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name }, spec: metas[name] })),
+    template: (name) => Promise.resolve(templates[name] && ({
+      apiVersion: 'operator.kyma-project.io/v1beta2',
+      kind: 'ModuleTemplate',
+      metadata: { name, generation: templates[name].generation ?? 1 },
+      spec: { version: templates[name].version, descriptor: { component: { name: 'kyma-project.io/module/greeter' } } },
+    })),
+  };
+}
+
+const CATALOG = catalog(
+  {
+    greeter: { moduleName: 'greeter', channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '1.1.0' }] },
+    ghost: { moduleName: 'ghost', channels: [{ channel: 'regular', version: '9.9.9' }] },
+    broken: { moduleName: 'broken', channels: [{ channel: 'regular', version: 'latest' }] },
+    liar: { moduleName: 'liar', channels: [{ channel: 'regular', version: '2.0.0' }] },
+    always: { moduleName: 'always', mandatory: { version: '3.0.0' } },
+  },
+  { 'greeter-1.0.0': { version: '1.0.0' }, 'greeter-1.1.0': { version: '1.1.0', generation: 4 }, 'liar-2.0.0': { version: '2.0.1' }, 'always-3.0.0': {} },
+);
+
+const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
+
+describe('resolveModule', () => {
+  it.each([
+    ["the Kyma's channel", spec('greeter'), 'regular', { channel: 'regular', version: '1.0.0' }],
+    ["the module's own channel over the Kyma's", spec('greeter', { channel: 'fast' }), 'regular', { channel: 'fast', version: '1.1.0', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 4 } }],
+    ['regular when the Kyma names none', spec('greeter'), '', { channel: 'regular', version: '1.0.0' }],
+    ['a version pin, whatever the channels', spec('greeter', { version: '1.1.0' }), 'regular', { channel: '', version: '1.1.0' }],
+    ['a mandatory module on any channel', spec('always'), 'fast', { channel: 'fast', version: '3.0.0' }],
+  ] as const)('resolves on %s', async (_what, m, kymaChannel, expected) => {
+    const r = await resolveModule(m, kymaChannel, CATALOG);
+    expect(r.failure).toBeUndefined();
+    expect(r.module).toMatchObject({ name: m.name, ...expected });
+  });
+
+  it.each([
+    ['an unknown module', spec('nosuch'), 'ModuleNotFound', 'module "nosuch" is unknown: no ModuleReleaseMeta "nosuch" in namespace "kcp"'],
+    ['a channel without a version', spec('greeter', { channel: 'nightly' }), 'ChannelNotFound', 'module "greeter" has no version for channel "nightly" in ModuleReleaseMeta kcp/greeter (channels: regular, fast)'],
+    ['a version that is no semantic version', spec('broken'), 'InvalidVersion', 'module "broken": "latest" is not a semantic version'],
+    ['a missing template', spec('ghost'), 'TemplateNotFound', 'module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "kcp" for version 9.9.9 of channel "regular"'],
+    ['a missing pinned template', spec('greeter', { version: '2.0.0' }), 'TemplateNotFound', 'module "greeter": no ModuleTemplate "greeter-2.0.0" in namespace "kcp" for pinned version 2.0.0'],
+    ['a template of another version', spec('liar'), 'TemplateVersionMismatch', 'ModuleTemplate kcp/liar-2.0.0 describes version 2.0.1, not 2.0.0'],
+    ['a module name that cannot be a label value', spec('Greeter_X'), 'InvalidModuleName', 'module name "Greeter_X" cannot be used'],
+    ['a module name longer than a label value', spec('m'.repeat(64)), 'InvalidModuleName', 'must be at most 63 characters'],
+  ] as const)('refuses %s with a typed reason', async (_what, m, reason, message) => {
+    const r = await resolveModule(m, 'regular', CATALOG);
+    expect(r.module).toBeUndefined();
+    expect(r.failure?.reason).toBe(reason);
+    expect(r.failure?.message).toContain(message);
+  });
+});
