@@ -14,7 +14,7 @@ import type { Blockers } from '../contract/module';
 import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { describe } from './install/apply';
-import { loadRendered } from './install/render';
+import { loadRendered, objectKey } from './install/render';
 import type { BlobCache } from './blob-cache';
 import { targetClient } from './target';
 
@@ -31,11 +31,6 @@ const LAST = [
 function rank(o: KubeObject): number {
   const i = LAST.findIndex((kinds) => kinds.includes(o.kind));
   return i < 0 ? 0 : i + 1;
-}
-
-function key(o: KubeObject): string {
-  const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
-  return `${group}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
 /** Who a module installation is, and whether other installations of the module share its cluster. */
@@ -56,15 +51,16 @@ function ours(live: KubeObject, i: Installation): boolean {
 
 /**
  * How many other installations of the module (other Kymas' modules) live in the cluster, told
- * by the module's manager workload (or its first namespaced object) labelled as ours with
- * another owner.
+ * by the module's manager workload (or its first namespaced object) labelled with the module
+ * and owned by another Kyma: released ones (managed: false, no managed-by label) count too,
+ * since they still run on the shared objects.
  */
 async function othersOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, module: string, owner: string): Promise<number> {
   const m = rendered.manager;
   const marker = m ? { apiVersion: m.group ? `${m.group}/${m.version}` : m.version, kind: m.kind } : objects.find((o) => o.metadata.namespace);
   if (!marker) return 0;
   try {
-    const { items } = await client.list(marker.apiVersion, marker.kind, { labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.moduleName}=${module}` });
+    const { items } = await client.list(marker.apiVersion, marker.kind, { labelSelector: `${LABELS.moduleName}=${module}` });
     return new Set(items.map((o) => o.metadata.annotations?.[OWNED_BY_ANNOTATION]).filter((o) => o && o !== owner)).size;
   } catch (err) {
     if (isNotFound(err)) return 0; // the kind is not served (any more): nobody has it
@@ -75,6 +71,16 @@ async function othersOf(client: KubeClient, objects: KubeObject[], rendered: Ren
 async function installationOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, ref: KymaRef, module: string): Promise<Installation> {
   const owner = ownedBy(ref.namespace, ref.name, module);
   return { module, owner, shared: (await othersOf(client, objects, rendered, module, owner)) > 0 };
+}
+
+/** The CRs of a kind in all namespaces (none when the kind is not served). */
+async function crsOf(client: KubeClient, cr: DefaultCrRef): Promise<KubeObject[]> {
+  try {
+    return (await client.list(cr.apiVersion, cr.kind)).items;
+  } catch (err) {
+    if (isNotFound(err)) return []; // the CRD is gone: nothing can block
+    throw err;
+  }
 }
 
 /** Deletes objects tier by tier in the safe order; returns how many it deleted. */
@@ -96,8 +102,8 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
 /** Deletes what the previous version had and the new one has not. */
 export async function pruneObjects(client: KubeClient, cache: BlobCache, ref: KymaRef, module: string, previous: RenderedRef, next: RenderedRef): Promise<number> {
   const now = await loadRendered(cache, next);
-  const keep = new Set(now.map(key));
-  const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(key(o)));
+  const keep = new Set(now.map(objectKey));
+  const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(objectKey(o)));
   if (gone.length === 0) return 0;
   return await deleteInOrder(client, gone, await installationOf(client, now, next, ref, module));
 }
@@ -106,6 +112,11 @@ export interface ModuleObjectsInput {
   kyma: KymaRef;
   module: string;
   rendered: RenderedRef;
+}
+
+export interface DeleteObjectsInput extends ModuleObjectsInput {
+  /** The module's CR kind: while CRs of it exist, the objects shared with other installations stay. */
+  cr?: DefaultCrRef;
 }
 
 export interface ReleaseInput extends ModuleObjectsInput {
@@ -123,14 +134,29 @@ export interface DeleteDefaultCrInput {
   kyma: KymaRef;
   module: string;
   cr: DefaultCrRef;
+  /** Other installations share the cluster: a default CR of cluster scope is theirs too. */
+  keepClusterScoped: boolean;
 }
 
 export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
   return {
-    async deleteModuleObjects({ kyma, module, rendered }: ModuleObjectsInput): Promise<number> {
+    /**
+     * Deletes the module's objects. When other installations shared the cluster, only the
+     * namespaced ones go; then, should no other be left (they were removed at the same time),
+     * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
+     * the removal waits for them.
+     */
+    async deleteModuleObjects({ kyma, module, rendered, cr }: DeleteObjectsInput): Promise<{ deleted: number; done: boolean }> {
       const client = await targetClient(targets, kyma);
       const objects = await loadRendered(cache, rendered);
-      return await deleteInOrder(client, objects, await installationOf(client, objects, rendered, kyma, module));
+      const before = await installationOf(client, objects, rendered, kyma, module);
+      let deleted = await deleteInOrder(client, before.shared ? objects.filter((o) => o.metadata.namespace) : objects, before);
+      if (!before.shared) return { deleted, done: true };
+      const now = await installationOf(client, objects, rendered, kyma, module);
+      if (now.shared) return { deleted, done: true };
+      if (cr && (await crsOf(client, cr)).length > 0) return { deleted, done: false };
+      deleted += await deleteInOrder(client, objects.filter((o) => !o.metadata.namespace), now);
+      return { deleted, done: true };
     },
 
     /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
@@ -155,13 +181,7 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
       const client = await targetClient(targets, kyma);
       const objects = await loadRendered(cache, rendered);
       const sharedWith = await othersOf(client, objects, rendered, module, ownedBy(kyma.namespace, kyma.name, module));
-      let items: KubeObject[];
-      try {
-        items = (await client.list(cr.apiVersion, cr.kind)).items;
-      } catch (err) {
-        if (isNotFound(err)) return { count: 0, first: [], sharedWith }; // the CRD is gone: nothing can block
-        throw err;
-      }
+      const items = await crsOf(client, cr);
       // A cluster-scoped default CR has no namespace, whatever its reference says.
       const isDefault = (o: KubeObject) => o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
       const blocking = items.filter((o) => !(exceptDefault && isDefault(o)));
@@ -169,13 +189,13 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
     },
 
     /** Deletes the default CR; returns its remaining finalizers, or null once it is gone. */
-    async deleteDefaultCr({ kyma, module, cr }: DeleteDefaultCrInput): Promise<string[] | null> {
+    async deleteDefaultCr({ kyma, module, cr, keepClusterScoped }: DeleteDefaultCrInput): Promise<string[] | null> {
       const client = await targetClient(targets, kyma);
       try {
         const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-        // Another Kyma's module created it (a cluster-scoped default CR on a shared cluster): not ours.
+        // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
         const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
-        if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module))) return null;
+        if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) || (keepClusterScoped && !before.metadata.namespace)) return null;
         await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
         const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
         return live ? (live.metadata.finalizers ?? []) : null;

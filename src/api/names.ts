@@ -33,5 +33,10 @@ export function defaultNamespaceFor(setting: string, kyma: string): string {
   return setting.replaceAll('{kyma}', kyma);
 }
 
+/** An object as people name it: `Kind namespace/name` (`Kind name` without a namespace). */
+export function describeObject(kind: string, name: string, namespace?: string): string {
+  return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+}
+
 /** On a Manifest: the module's CR kind as `<apiVersion>/<kind>`, whatever the CR policy. */
 export const RESOURCE_KIND_ANNOTATION = 'operator.kyma-project.io/resource-kind';

@@ -10,7 +10,7 @@ export const REASONS = {
   // Processing
   Installing: { state: 'Processing', means: 'the module is being installed' },
   Upgrading: { state: 'Processing', means: 'a higher version is being applied' },
-  Paused: { state: 'Processing', means: 'the Manifest carries skip-reconciliation=true' },
+  Paused: { state: 'Processing', means: 'the Manifest carries skip-reconciliation=true: the module waits and keeps its last status (never published)' },
   ManagerMissing: { state: 'Processing', means: 'the manager workload does not exist (it is re-applied at once)' },
   ManagerNotAvailable: { state: 'Processing', means: 'the manager workload is not available yet' },
   ResourceMissing: { state: 'Processing', means: 'the default CR does not exist (it is re-created at once)' },

@@ -32,5 +32,12 @@ export interface ModuleWorkflowInput {
     /** A resolution failure the module shows. */
     failure?: DesiredModule['failure'];
     mode: 'run' | 'remove' | 'release';
+    /** The Manifest's skip-reconciliation label was last seen set. */
+    paused?: boolean;
+    /** Workflow time since when the manager has been unavailable. */
+    unavailableSince?: number;
+    /** Events already recorded, not to be recorded again. */
+    reportedTimeout?: boolean;
+    blockedBefore?: boolean;
   };
 }

@@ -84,7 +84,7 @@ export class KymaState {
     this.reports = carried.reports;
     this.removing = carried.removing;
     this.remote = carried.remote;
-    for (const [n, m] of Object.entries(this.desired)) this.sent[n] = JSON.stringify(m);
+    for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -197,7 +197,7 @@ export class KymaState {
       if (!running) {
         d.start.push(r.module);
         d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${r.module.version} (channel ${r.module.channel || 'pinned'})` });
-        this.sent[r.name] = JSON.stringify(r.module);
+        this.sent[r.name] = sentKey({ uid: this.uid, module: r.module });
       } else {
         this.tell(d, r.name, { uid: this.uid, module: r.module }, rewanted);
       }
@@ -222,6 +222,14 @@ export class KymaState {
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
     return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote };
+  }
+
+  /**
+   * What the run for a re-created Kyma (another uid, same name) carries: the module workflows
+   * still running, so that it tells those it wants its uid, and removes the others.
+   */
+  carryToRecreated(): NonNullable<KymaWorkflowInput['carried']> {
+    return { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
   }
 
   // ---- planning --------------------------------------------------------------------------
@@ -273,7 +281,7 @@ export class KymaState {
   }
 
   private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
-    const key = JSON.stringify(desired.module ?? { failure: desired.failure });
+    const key = sentKey(desired);
     if (!always && this.sent[name] === key) return;
     this.sent[name] = key;
     d.update.push({ name, desired });
@@ -341,6 +349,11 @@ export class KymaState {
       lastOperation: { operation },
     };
   }
+}
+
+/** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
+function sentKey(d: DesiredModule): string {
+  return JSON.stringify([d.uid, d.module ?? { failure: d.failure }]);
 }
 
 function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {

@@ -27,21 +27,16 @@ export type ModuleStep =
   | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string }
   | { kind: 'event'; event: KymaEvent }
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
-  | { kind: 'deleteDefaultCr'; cr: DefaultCrRef }
-  | { kind: 'deleteObjects'; rendered: RenderedRef }
+  /** `keepClusterScoped`: other installations share the cluster, and a default CR of cluster scope is theirs too. */
+  | { kind: 'deleteDefaultCr'; cr: DefaultCrRef; keepClusterScoped: boolean }
+  /** `cr`: the module's CR kind, which must have no CRs left before shared objects go. */
+  | { kind: 'deleteObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
   | { kind: 'releaseObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
   | { kind: 'deleteManifest' }
   /** Tell the Kyma workflow the module is gone, and end. */
   | { kind: 'finish' }
   /** Wait for news; timers absent from the plan are cancelled (the drift timer is left running). */
   | { kind: 'wait'; driftMs?: number; deadlineMs?: number; retryMs?: number };
-
-/** Which timers fired during a wait. */
-export interface Woken {
-  drift: boolean;
-  deadline: boolean;
-  retry: boolean;
-}
 
 type RemovalPhase = 'blockers' | 'defaultCr' | 'objects' | 'manifest';
 type ReleasePhase = 'objects' | 'manifest';
@@ -74,6 +69,10 @@ export class ModuleState {
   private applied = false;
   private cycleFailed: 'install' | 'check' | undefined;
   private pausedWait = false;
+  /** A checkPaused step is under way (its failure is retried on the backoff, still paused). */
+  private pauseCheck = false;
+  /** Other installations of the module in the cluster, as the last blocker check found. */
+  private sharedWith = 0;
   private unavailableSince?: number;
   private reportedTimeout = false;
   private lastReport = '';
@@ -88,6 +87,10 @@ export class ModuleState {
     this.installed = input.carried?.installed;
     this.failure = input.carried?.failure;
     this.mode = input.carried?.mode ?? 'run';
+    this.paused = input.carried?.paused ?? false;
+    this.unavailableSince = input.carried?.unavailableSince;
+    this.reportedTimeout = input.carried?.reportedTimeout ?? false;
+    this.blockedBefore = input.carried?.blockedBefore ?? false;
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -102,7 +105,11 @@ export class ModuleState {
     } else {
       this.failure = d.failure;
     }
-    if (this.mode === 'remove') this.mode = 'run';
+    if (this.mode === 'remove') {
+      // Whatever the removal deleted already is applied again.
+      this.switchMode('run');
+      this.forceApply = true;
+    }
   }
 
   /** Something of the module changed in its cluster, or its Manifest's pause label flipped. */
@@ -112,7 +119,7 @@ export class ModuleState {
 
   remove(): void {
     if (this.mode !== 'run') return;
-    this.mode = 'remove';
+    this.switchMode('remove');
     this.removal = 'blockers';
     this.blockedBefore = false;
   }
@@ -120,8 +127,19 @@ export class ModuleState {
   /** Release the objects (managed: false, or the Kyma is gone) and end. */
   releaseObjects(): void {
     if (this.mode === 'release') return;
-    this.mode = 'release';
+    this.switchMode('release');
     this.release = 'objects';
+  }
+
+  /**
+   * What was planned for the old mode is dropped (a removal's next deletion must not run once
+   * the module is wanted again), and the wait under way ends.
+   */
+  private switchMode(mode: Mode): void {
+    this.mode = mode;
+    this.queue = [];
+    this.mark = undefined;
+    this.pausedWait = false;
   }
 
   // ---- what to do next -------------------------------------------------------------------
@@ -142,32 +160,37 @@ export class ModuleState {
     return m.pokes !== this.pokes || m.desired !== this.desired || m.failure !== this.failure || m.mode !== this.mode || m.uid !== this.uid;
   }
 
-  woke(timers: Woken): void {
+  /** The wait ended; `drift`: because the drift timer fired. */
+  woke(drift: boolean): void {
     this.mark = undefined;
     if (this.mode !== 'run') return;
     if (this.pausedWait) {
       this.pausedWait = false;
+      this.pauseCheck = true;
       this.queue.push({ kind: 'checkPaused' });
       return;
     }
     // On the drift timer re-apply (idempotent) so that drift is repaired; after a failed install, retry it.
-    if (timers.drift || this.cycleFailed === 'install') this.forceApply = true;
+    if (drift || this.cycleFailed === 'install') this.forceApply = true;
   }
 
   // ---- results ---------------------------------------------------------------------------
 
   installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef }): void {
+    // Recorded whatever the mode now: a removal must know what is there.
     this.installed = { version: module.version, templateGeneration: module.template.generation, fetched: result.fetched, rendered: result.rendered };
     this.applied = true;
-    this.queue.push(this.readinessStep(this.installed));
+    if (this.mode === 'run') this.queue.push(this.readinessStep(this.installed));
   }
 
   installFailed(f: Readiness): void {
+    if (this.mode !== 'run') return;
     this.cycleFailed = 'install';
     this.settle(f);
   }
 
   observed(r: Readiness, now: number): void {
+    if (this.mode !== 'run') return;
     if (r.reason === 'Paused') {
       this.paused = true;
       return;
@@ -182,16 +205,25 @@ export class ModuleState {
   }
 
   checkFailed(f: Readiness): void {
+    if (this.mode !== 'run') return;
     this.cycleFailed = 'check';
-    this.settle(f);
+    if (!this.pauseCheck) return this.settle(f);
+    // Whether the Manifest is still paused is unknown: show why, and look again on the backoff.
+    this.pauseCheck = false;
+    this.publish(f);
+    this.failedCycles++;
+    this.pausedWait = true;
+    this.queue.push({ kind: 'wait', retryMs: this.retryDelayMs() });
   }
 
   pausedIs(paused: boolean): void {
+    this.pauseCheck = false;
     this.paused = paused;
   }
 
   blockers(b: Blockers): void {
     if (this.mode !== 'remove') return;
+    this.sharedWith = b.sharedWith;
     // Another installation of the module shares the cluster: its objects of cluster scope
     // (CRDs among them) stay, so no CR of the kind is lost by this removal.
     if (b.count === 0 || b.sharedWith > 0) {
@@ -219,8 +251,13 @@ export class ModuleState {
     this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
   }
 
-  objectsDeleted(): void {
-    if (this.mode === 'remove') this.removal = 'manifest';
+  /**
+   * The module's objects were deleted; `done` is false when the objects it shares with other
+   * installations are left because it turned out to be the last one while CRs of its kind
+   * remain: the removal then waits for them like any blocked removal.
+   */
+  objectsDeleted(done: boolean): void {
+    if (this.mode === 'remove') this.removal = done ? 'manifest' : 'blockers';
   }
 
   objectsReleased(): void {
@@ -235,6 +272,13 @@ export class ModuleState {
 
   /** A removal or release step failed: show it, and start over after the next change. */
   cleanupFailed(f: Readiness): void {
+    if (this.mode === 'run') return;
+    if (this.mode === 'release' && this.release === 'objects' && f.reason === 'InvalidKubeconfig') {
+      // The cluster cannot be reached any more (its Secret is gone): nothing can be released
+      // there; the objects keep running as they are. The Manifest still goes.
+      this.release = 'manifest';
+      return;
+    }
     const what = this.mode === 'release' ? 'unmanaging' : 'removal';
     this.removal = 'blockers';
     this.release = 'objects';
@@ -245,7 +289,7 @@ export class ModuleState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
-    return { installed: this.installed, failure: this.failure, mode: this.mode };
+    return { installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore };
   }
 
   /** The default CR this module manages (CreateAndDelete), if its template has one. */
@@ -305,12 +349,12 @@ export class ModuleState {
         this.queue.push({ kind: 'findBlockers', cr: cr!, exceptDefault: this.ownsDefaultCr(), rendered: installed!.rendered });
         return;
       case 'defaultCr':
-        this.queue.push({ kind: 'deleteDefaultCr', cr: cr! });
+        this.queue.push({ kind: 'deleteDefaultCr', cr: cr!, keepClusterScoped: this.sharedWith > 0 });
         return;
       case 'objects':
         this.publish({ reason: 'DeletingObjects', message: `deleting the objects of ${this.desired.name} ${installed!.version}` });
         this.queue.push(event('Normal', 'DeletingObjects', `module ${this.desired.name}: default resource gone, deleting its objects`));
-        this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered });
+        this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}) });
         return;
       case 'manifest':
         this.queue.push({ kind: 'deleteManifest' });

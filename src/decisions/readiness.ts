@@ -2,6 +2,7 @@
 // manager workload is available and its default CR reports .status.state Ready (without a
 // default CR the workload alone decides). The CR's Processing, Error, Warning and Deleting
 // pass through with its message.
+import { describeObject } from '../api/names';
 import type { Reason } from '../api/reasons';
 import { LABELS, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
@@ -28,20 +29,16 @@ const PASSED_THROUGH: Record<string, Reason> = {
   Deleting: 'ResourceDeleting',
 };
 
-function describe(o: { kind: string; name: string; namespace?: string }): string {
-  return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-}
-
 export function evaluateReadiness(o: Observed): Readiness {
   if (o.paused) return { reason: 'Paused', message: `reconciliation paused by the ${LABELS.skipReconciliation} label on the Manifest` };
   if (o.manager) {
-    const what = describe(o.manager.ref);
+    const what = describeObject(o.manager.ref.kind, o.manager.ref.name, o.manager.ref.namespace);
     if (!o.manager.live) return { reason: 'ManagerMissing', message: `manager ${what} does not exist` };
     const { ok, detail } = workloadAvailable(o.manager.live);
     if (!ok) return { reason: 'ManagerNotAvailable', message: `waiting for manager ${what} to become available (${detail})` };
   }
   if (!o.cr) return { reason: 'Ready', message: 'module is ready' };
-  const what = describe(o.cr.ref);
+  const what = describeObject(o.cr.ref.kind, o.cr.ref.name, o.cr.ref.namespace);
   if (!o.cr.live) return { reason: 'ResourceMissing', message: `default resource ${what} does not exist` };
   const status = o.cr.live.status;
   const state = status?.state;

@@ -43,7 +43,11 @@ export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> 
   try {
     kc = kubeConfigFromString(Buffer.from(encoded, 'base64').toString('utf8'));
   } catch (err) {
-    throw new TargetClusterError(`${where} does not hold a valid kubeconfig: ${(err as Error).message}`);
+    // A parser's message quotes the lines around the error, and those may hold a token or a
+    // key: say only where the error is.
+    const mark = (err as { mark?: { line?: number; column?: number } }).mark;
+    const at = mark?.line !== undefined ? ` (line ${mark.line + 1}, column ${(mark.column ?? 0) + 1})` : '';
+    throw new TargetClusterError(`${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`);
   }
   if (!kc.getCurrentCluster()) throw new TargetClusterError(`${where}: its kubeconfig has no current cluster`);
   return await KubeClient.fromKubeConfig(kc);

@@ -4,6 +4,7 @@
 import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
+import type { KymaEvent } from '../api/events';
 import { moduleWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
@@ -15,7 +16,10 @@ import { moduleWorkflow } from './module-workflow';
 import { WakeTimer } from './wake-timer';
 
 /** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
-const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
+const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+/** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
+const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
@@ -26,6 +30,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   setHandler(moduleRemoved, (name) => st.removed(name));
   const drift = new WakeTimer();
   const moduleHandle = (name: string) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, name));
+
+  const record = (event: KymaEvent) => events.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
 
   /** Tells the module workflows; one that has ended already counts as removed. */
   async function dispatch(d: Dispatch): Promise<void> {
@@ -49,7 +55,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       ...d.update.map((u) => tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired))),
       ...d.remove.map((n) => tell(n, () => moduleHandle(n).signal(removeModule))),
       ...d.release.map((n) => tell(n, () => moduleHandle(n).signal(unmanageModule))),
-      ...d.events.map((event) => kcp.recordKymaEvent({ kyma, uid: st.uid, event })),
+      ...d.events.map((event) => record(event)),
     ]);
   }
 
@@ -69,7 +75,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         await kcp.removeKymaFinalizer({ kyma, uid: st.uid });
         break;
       case 'event':
-        await kcp.recordKymaEvent({ kyma, uid: st.uid, event: step.event });
+        await record(step.event);
         break;
       case 'dispatch':
         await dispatch(step);
@@ -97,7 +103,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       }
       case 'restart':
-        await continueAsNew<typeof kymaWorkflow>({ kyma, settings });
+        await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: st.carryToRecreated() });
         break;
       case 'end':
         return;

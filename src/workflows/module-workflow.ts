@@ -17,6 +17,8 @@ const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as 
 const STEP_RETRY = { ...RETRY, maximumAttempts: 5 } as const;
 /** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+/** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
+const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
 const check = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
 /** A lost worker's removal step is noticed, and tried again elsewhere, within 30 s. */
 const cleanup = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
@@ -58,17 +60,16 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
           break;
         }
         case 'event':
-          await kcp.recordKymaEvent({ kyma, uid: st.uid, event: step.event });
+          await events.recordKymaEvent({ kyma, uid: st.uid, event: step.event }).catch(() => undefined);
           break;
         case 'findBlockers':
           st.blockers(await cleanup.findBlockingResources({ kyma: target(), module: module(), cr: step.cr, exceptDefault: step.exceptDefault, rendered: step.rendered }));
           break;
         case 'deleteDefaultCr':
-          st.defaultCrDeleted(await cleanup.deleteDefaultCr({ kyma: target(), module: module(), cr: step.cr }));
+          st.defaultCrDeleted(await cleanup.deleteDefaultCr({ kyma: target(), module: module(), cr: step.cr, keepClusterScoped: step.keepClusterScoped }));
           break;
         case 'deleteObjects':
-          await cleanup.deleteModuleObjects({ kyma: target(), module: module(), rendered: step.rendered });
-          st.objectsDeleted();
+          st.objectsDeleted((await cleanup.deleteModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) })).done);
           break;
         case 'releaseObjects':
           await cleanup.releaseModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) });
@@ -91,7 +92,9 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
           }
           const withDrift = step.driftMs !== undefined;
           await condition(() => st.awake() || (withDrift && drift.fired()) || deadline.fired() || retry.fired());
-          st.woke({ drift: withDrift && drift.take(), deadline: deadline.take(), retry: retry.take() });
+          deadline.take();
+          retry.take();
+          st.woke(withDrift && drift.take());
           if (shouldContinueAsNew(settings)) await continueAsNew<typeof moduleWorkflow>({ kyma, uid: st.uid, module: st.desired, settings, carried: st.carry() });
           break;
         }
@@ -101,7 +104,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       const failure = failureOf(err);
       if (step.kind === 'install') st.installFailed(failure);
       else if (step.kind === 'checkReadiness' || step.kind === 'checkPaused') st.checkFailed(failure);
-      else if (step.kind === 'publish' || step.kind === 'event') throw err; // retried until they succeed
+      else if (step.kind === 'publish') throw err; // retried until it succeeds
       else st.cleanupFailed(failure);
     }
   }

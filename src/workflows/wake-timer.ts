@@ -24,10 +24,11 @@ export class WakeTimer {
     );
   }
 
-  /** Stops a running timer (one history event); nothing when none runs. */
+  /** Stops a running timer (one history event), and forgets a firing not taken yet. */
   cancel(): void {
     this.scope?.cancel();
     this.scope = undefined;
+    this.due = false;
   }
 
   /** Whether the timer has fired; true once per firing. */

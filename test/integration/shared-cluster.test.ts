@@ -67,6 +67,43 @@ describe('Kymas sharing a cluster and a module', () => {
   });
 });
 
+describe('Kymas sharing a cluster, removing together or releasing', () => {
+  const klm = useKlm();
+
+  async function twoKymas() {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
+    for (const k of [a, b]) await klm().kube.create(kymaObject(klm().namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }));
+    await kymaInState(klm(), a, 'Ready');
+    await kymaInState(klm(), b, 'Ready');
+    return { mod, a, b, crd: `${mod.name}s.${mod.name}.example.io` };
+  }
+
+  it('lets both remove the module at once without leaving the shared objects behind', async () => {
+    const { mod, a, b, crd } = await twoKymas();
+    await Promise.all([a, b].map((k) => klm().kube.mergePatch(API_VERSION, 'Kyma', k, klm().namespace, { spec: { modules: [{ name: 'counter' }] } })));
+    await gone(klm(), a, mod.name);
+    await gone(klm(), b, mod.name);
+    await eventually('the shared CRD to go', async () => (await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined);
+    expect(await klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`)).toBeUndefined();
+  });
+
+  it('keeps the shared objects for an installation that was released (managed: false)', async () => {
+    const { mod, a, b, crd } = await twoKymas();
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', a, klm().namespace, { spec: { modules: [{ name: mod.name, managed: false }, { name: 'counter' }] } });
+    await eventually('the module to be Unmanaged', async () => (await getKyma(klm(), a))?.status?.modules?.find((m) => m.name === mod.name && m.state === 'Unmanaged'));
+    await eventually('its Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', `${a}-${mod.name}`, klm().namespace)) === undefined || undefined);
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', b, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
+    await gone(klm(), b, mod.name);
+    // The released module still runs on the shared kind, with its CR.
+    expect(await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)).toBeDefined();
+    expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${a}-system`)).toBeDefined();
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${a}-system`)).toBeDefined();
+  });
+});
+
 describe("the quick start's sample fleet", () => {
   const klm = useKlm();
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
 import { MANAGED_BY } from '../../api/identity';
-import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
+import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
@@ -21,8 +21,8 @@ export async function inBatches<T>(items: T[], fn: (item: T) => Promise<unknown>
   await Promise.all(workers);
 }
 
-export function describe(o: { kind: string; metadata: { name: string; namespace?: string } }): string {
-  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+export function describe(o: KubeObject): string {
+  return describeObject(o.kind, o.metadata.name, o.metadata.namespace);
 }
 
 /** API errors a retry cannot fix become non-retryable failures with the server's message. */

@@ -26,8 +26,10 @@ export class RenderError extends Error {
   }
 }
 
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+/** An object's identity in a cluster: group, kind, namespace and name. */
+export function objectKey(o: KubeObject): string {
+  const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '';
+  return `${group}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
 /**
@@ -73,7 +75,7 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
     const namespaced = !CLUSTER_SCOPED.has(o.kind) && !clusterScopedCrdKinds.has(o.kind);
     if (namespaced && !o.metadata.namespace) o.metadata.namespace = p.defaultNamespace;
     if (!namespaced) delete o.metadata.namespace;
-    const id = `${groupOf(o.apiVersion)}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const id = objectKey(o);
     if (seen.has(id)) throw new RenderError('MalformedManifest', `the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
     seen.add(id);
     identify(o, p);

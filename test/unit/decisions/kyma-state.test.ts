@@ -185,10 +185,14 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
     expect(kinds(untilWait(st, null))).toEqual(['end']);
   });
 
-  it('starts over for a re-created Kyma (another uid)', () => {
-    const st = running(['greeter']);
+  it('starts over for a re-created Kyma (another uid): running modules it wants take its uid, the others go', () => {
+    const st = running(['greeter', 'counter']);
     st.changed();
-    expect(kinds(untilWait(st, snapshot([spec('greeter')], { uid: 'uid-2' })))).toEqual(['load', 'restart']);
+    const recreated = snapshot([spec('greeter')], { uid: 'uid-2' });
+    expect(kinds(untilWait(st, recreated))).toEqual(['load', 'restart']);
+    const next = new KymaState(SETTINGS, st.carryToRecreated());
+    const t = untilWait(next, recreated);
+    expect(dispatch(t)).toMatchObject({ start: [], update: [{ name: 'greeter', desired: { uid: 'uid-2' } }], remove: ['counter'] });
   });
 
   it('ends the modules and lets the Kyma go when its target Secret is gone at deletion', () => {

@@ -14,6 +14,7 @@ interface Answers {
   install?: Readiness[];
   blockers?: Blockers[];
   finalizers?: (string[] | null)[];
+  objectsDone?: boolean[];
   paused?: boolean;
   /** Step kinds whose activity fails with this. */
   fail?: { kind: ModuleStep['kind']; failure: Readiness };
@@ -50,7 +51,7 @@ function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
         st.defaultCrDeleted(a.finalizers?.length ? a.finalizers.shift()! : null);
         break;
       case 'deleteObjects':
-        st.objectsDeleted();
+        st.objectsDeleted(a.objectsDone?.shift() ?? true);
         break;
       case 'releaseObjects':
         st.objectsReleased();
@@ -70,7 +71,6 @@ function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
 
 const kinds = (t: ModuleStep[]) => t.map((s) => (s.kind === 'event' ? `event:${s.event.reason}` : s.kind === 'publish' ? `publish:${s.readiness.reason}` : s.kind));
 const last = (t: ModuleStep[]) => t[t.length - 1]!;
-const woke = { drift: false, deadline: false, retry: false };
 
 function installed(over: Parameters<typeof moduleInput>[0] = {}): ModuleState {
   const st = new ModuleState(moduleInput(over));
@@ -94,7 +94,7 @@ describe('ModuleState: install and follow', () => {
     expect(st.awake()).toBe(false);
     st.poke();
     expect(st.awake()).toBe(true);
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'wait']);
   });
 
@@ -109,7 +109,7 @@ describe('ModuleState: install and follow', () => {
 
   it('re-applies on the drift timer', () => {
     const st = installed();
-    st.woke({ ...woke, drift: true });
+    st.woke(true);
     expect(kinds(untilWait(st))).toEqual(['install', 'checkReadiness', 'wait']);
   });
 
@@ -117,7 +117,7 @@ describe('ModuleState: install and follow', () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
     expect(st.awake()).toBe(true);
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Processing', message: 'upgrading from 1.0.0 to 1.1.0' });
@@ -128,7 +128,7 @@ describe('ModuleState: install and follow', () => {
   it('re-applies a new template generation of the same version', () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }) });
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
     expect((t[2] as Extract<ModuleStep, { kind: 'publish' }>).report.status.template?.metadata?.generation).toBe(2);
@@ -137,7 +137,7 @@ describe('ModuleState: install and follow', () => {
   it('refuses a downgrade and keeps the installed version', () => {
     const st = installed({ module: mod('1.1.0') });
     st.want({ uid: 'uid-1', module: mod('1.0.0') });
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:DowngradeRefused', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.1.0', state: 'Warning' });
@@ -146,7 +146,7 @@ describe('ModuleState: install and follow', () => {
   it.each(['ManagerMissing', 'ResourceMissing'] as const)('puts back what was deleted by hand (%s) at once, once', (reason) => {
     const st = installed();
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     const missing = { reason, message: 'gone' };
     // Missing again right after the re-apply: not applied a second time in the cycle.
     expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual(['checkReadiness', 'install', 'checkReadiness', `publish:${reason}`, 'wait']);
@@ -155,19 +155,19 @@ describe('ModuleState: install and follow', () => {
   it('shows a module whose resolution failed, keeps what is installed, and comes back when it resolves again', () => {
     const st = installed();
     st.want({ uid: 'uid-1', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "greeter-1.0.0"' } });
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:TemplateNotFound', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Error' });
     st.want({ uid: 'uid-1', module: mod() });
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
   it('adopts the uid of a re-created Kyma and publishes under it', () => {
     const st = installed();
     st.want({ uid: 'uid-2', module: mod() });
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
     expect(st.uid).toBe('uid-2');
@@ -183,12 +183,12 @@ describe('ModuleState: failures and timeouts', () => {
     expect(last(first)).toMatchObject({ retryMs: 30_000 });
     const delays: (number | undefined)[] = [];
     for (let i = 0; i < 6; i++) {
-      st.woke({ ...woke, retry: true });
+      st.woke(false);
       const t = untilWait(st, { install: [failure] });
       delays.push((last(t) as Extract<ModuleStep, { kind: 'wait' }>).retryMs);
     }
     expect(delays).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
-    st.woke({ ...woke, retry: true });
+    st.woke(false);
     const ok = untilWait(st);
     expect(kinds(ok)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
     expect(last(ok)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
@@ -198,18 +198,18 @@ describe('ModuleState: failures and timeouts', () => {
     const st = installed();
     const unavailable: Readiness = { reason: 'ManagerNotAvailable', message: 'waiting for manager Deployment k1-system/greeter-manager to become available (0/1 available)' };
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     const waiting = untilWait(st, { readiness: [unavailable], now: 1000 });
     expect(last(waiting)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
-    st.woke({ ...woke, deadline: true });
+    st.woke(false);
     const timedOut = untilWait(st, { readiness: [unavailable], now: 1000 + SETTINGS.managerAvailableTimeoutMs });
     expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
     expect(last(timedOut)).not.toHaveProperty('deadlineMs');
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual(['checkReadiness', 'wait']);
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
@@ -219,18 +219,43 @@ describe('ModuleState: failures and timeouts', () => {
     expect(kinds(t)).toEqual(['install', 'event:DependencyTimeout', 'publish:CrdNotEstablished', 'wait']);
   });
 
+  it('looks again on the backoff when it cannot tell whether the Manifest is still paused', () => {
+    const st = installed();
+    st.poke();
+    st.woke(false);
+    untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
+    st.poke();
+    st.woke(false);
+    expect(st.next().kind).toBe('checkPaused');
+    st.checkFailed({ reason: 'Failed', message: 'API server timed out' });
+    const t = untilWait(st);
+    expect(last(t)).toEqual({ kind: 'wait', retryMs: SETTINGS.installRetryMs });
+    st.woke(false);
+    expect(kinds(untilWait(st, { paused: false }))).toEqual(['checkPaused', 'checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('stays paused across a continue-as-new', () => {
+    const st = installed();
+    st.poke();
+    st.woke(false);
+    untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
+    const next = new ModuleState(moduleInput({ carried: st.carry() }));
+    next.want({ uid: 'uid-1', module: mod('1.1.0') });
+    expect(next.next()).toEqual({ kind: 'wait' });
+  });
+
   it('waits without timers while the Manifest is paused, and looks again on a change', () => {
     const st = installed();
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
     expect(kinds(t)).toEqual(['checkReadiness', 'wait']);
     expect(last(t)).toEqual({ kind: 'wait' });
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st, { paused: true }))).toEqual(['checkPaused', 'wait']);
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st, { paused: false }))).toEqual(['checkPaused', 'checkReadiness', 'wait']);
   });
 });
@@ -239,7 +264,7 @@ describe('ModuleState: removal', () => {
   it('removes in order: default CR, objects, Manifest, then tells the Kyma', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
     expect(t[0]).toMatchObject({ exceptDefault: true, cr: { kind: 'Greeter' } });
@@ -248,40 +273,40 @@ describe('ModuleState: removal', () => {
   it('waits while other CRs of the kind block it, says so once, and goes on once they are gone', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
     expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
     expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Deleting', message: 'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue' });
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] }))).toEqual(['findBlockers', 'publish:DeletionBlocked', 'wait']);
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(last(untilWait(st))).toEqual({ kind: 'finish' });
   });
 
   it('is not blocked by CRs when other installations of the module share the cluster (its CRD stays)', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] }))).toContain('deleteDefaultCr');
   });
 
   it('waits until the default CR is really gone (its finalizers)', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st, { finalizers: [['example.io/cleanup']] });
     expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:WaitingForResource', 'wait']);
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
   });
 
   it('under Ignore, never deletes the default CR, and every CR blocks', () => {
     const st = installed({ module: mod('1.0.0', { customResourcePolicy: 'Ignore' }) });
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(t[0]).toMatchObject({ kind: 'findBlockers', exceptDefault: false });
     expect(kinds(t)).not.toContain('deleteDefaultCr');
@@ -290,11 +315,11 @@ describe('ModuleState: removal', () => {
   it('stops a blocked removal when the module is wanted again, and converges on the new version without touching the default CR', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] });
     st.want({ uid: 'uid-1', module: mod('1.1.0', { channel: 'fast' }) });
     expect(st.awake()).toBe(true);
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(st.mode).toBe('run');
     expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
@@ -304,13 +329,36 @@ describe('ModuleState: removal', () => {
   it('shows a failed removal step as Error and starts the removal over after the next change', () => {
     const st = installed();
     st.remove();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st, { fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } } });
     expect(kinds(t).slice(-2)).toEqual(['publish:TargetClusterUnreachable', 'wait']);
     expect((t[t.length - 2] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Error', message: 'removal failed, will retry: connection refused' });
     st.poke();
-    st.woke(woke);
+    st.woke(false);
     expect(kinds(untilWait(st))[0]).toBe('findBlockers');
+  });
+
+  it('drops the deletions it had planned when the module is wanted again mid-removal, and applies it again', () => {
+    const st = installed();
+    st.remove();
+    st.woke(false);
+    expect(st.next().kind).toBe('findBlockers');
+    st.blockers(NO_BLOCKERS);
+    expect(st.next().kind).toBe('deleteDefaultCr');
+    st.defaultCrDeleted(null);
+    expect(st.next()).toMatchObject({ kind: 'publish', readiness: { reason: 'DeletingObjects' } });
+    st.want({ uid: 'uid-1', module: mod() });
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('waits for CRs when it finds itself the last installation only while deleting (a concurrent removal)', () => {
+    const st = installed();
+    st.remove();
+    st.woke(false);
+    const t = untilWait(st, { blockers: [{ count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 }, { count: 1, first: ['Greeter a/x'], sharedWith: 0 }], objectsDone: [false] });
+    expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
+    expect(t[1]).toMatchObject({ kind: 'deleteDefaultCr', keepClusterScoped: true });
   });
 
   it('removes a module that never got installed by deleting its Manifest only', () => {
@@ -331,10 +379,19 @@ describe('ModuleState: release', () => {
   it('releases the objects and the default CR, deletes the Manifest and ends (managed: false, or the Kyma is gone)', () => {
     const st = installed();
     st.releaseObjects();
-    st.woke(woke);
+    st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['releaseObjects', 'deleteManifest', 'finish']);
     expect(t[0]).toMatchObject({ cr: { kind: 'Greeter', name: 'default' } });
+  });
+
+  it("ends without releasing when the cluster cannot be reached any more (its Secret is gone)", () => {
+    const st = installed();
+    st.releaseObjects();
+    st.woke(false);
+    expect(st.next().kind).toBe('releaseObjects');
+    st.cleanupFailed({ reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret is gone' });
+    expect(kinds(untilWait(st))).toEqual(['deleteManifest', 'finish']);
   });
 
   it('is not undone by a desired module: the Kyma starts a new workflow once this one is gone', () => {
