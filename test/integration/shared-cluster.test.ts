@@ -21,17 +21,23 @@ async function gone(klm: Klm, kyma: string, module: string): Promise<void> {
   });
 }
 
+/** Two Kymas of their own on the one cluster, both with a module of the test's own and counter, Ready. */
+async function twoKymas(klm: Klm) {
+  const mod = await testModule(klm);
+  await mod.publish('1.0.0');
+  await mod.channels({ regular: '1.0.0' });
+  const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
+  for (const k of [a, b]) await klm.kube.create(kymaObject(klm.namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }));
+  await kymaInState(klm, a, 'Ready');
+  await kymaInState(klm, b, 'Ready');
+  return { mod, a, b, crd: `${mod.name}s.${mod.name}.example.io` };
+}
+
 describe('Kymas sharing a cluster and a module', () => {
   const klm = useKlm({ settings: { driftIntervalMs: 1500 } });
 
   it('write the shared cluster-scoped objects once: drift cycles of both leave them untouched', async () => {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0');
-    await mod.channels({ regular: '1.0.0' });
-    const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
-    for (const k of [a, b]) await klm().kube.create(kymaObject(klm().namespace, k, { channel: 'regular', modules: [{ name: mod.name }] }));
-    await kymaInState(klm(), a, 'Ready');
-    await kymaInState(klm(), b, 'Ready');
+    const { mod, a, b } = await twoKymas(klm());
     const shared = async () => (await Promise.all([
       klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`),
       klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`),
@@ -45,14 +51,7 @@ describe('Kymas sharing a cluster and a module', () => {
   });
 
   it('lets one Kyma remove the module while the other keeps it; the last removal takes the shared objects', async () => {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0');
-    await mod.channels({ regular: '1.0.0' });
-    const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
-    for (const k of [a, b]) await klm().kube.create(kymaObject(klm().namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }));
-    await kymaInState(klm(), a, 'Ready');
-    await kymaInState(klm(), b, 'Ready');
-    const crd = `${mod.name}s.${mod.name}.example.io`;
+    const { mod, a, b, crd } = await twoKymas(klm());
     await klm().kube.mergePatch(API_VERSION, 'Kyma', a, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
     await gone(klm(), a, mod.name);
     expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${a}-system`)).toBeUndefined();
@@ -70,19 +69,8 @@ describe('Kymas sharing a cluster and a module', () => {
 describe('Kymas sharing a cluster, removing together or releasing', () => {
   const klm = useKlm();
 
-  async function twoKymas() {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0');
-    await mod.channels({ regular: '1.0.0' });
-    const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
-    for (const k of [a, b]) await klm().kube.create(kymaObject(klm().namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }));
-    await kymaInState(klm(), a, 'Ready');
-    await kymaInState(klm(), b, 'Ready');
-    return { mod, a, b, crd: `${mod.name}s.${mod.name}.example.io` };
-  }
-
   it('lets both remove the module at once without leaving the shared objects behind', async () => {
-    const { mod, a, b, crd } = await twoKymas();
+    const { mod, a, b, crd } = await twoKymas(klm());
     await Promise.all([a, b].map((k) => klm().kube.mergePatch(API_VERSION, 'Kyma', k, klm().namespace, { spec: { modules: [{ name: 'counter' }] } })));
     await gone(klm(), a, mod.name);
     await gone(klm(), b, mod.name);
@@ -91,7 +79,7 @@ describe('Kymas sharing a cluster, removing together or releasing', () => {
   });
 
   it('keeps the shared objects for an installation that was released (managed: false)', async () => {
-    const { mod, a, b, crd } = await twoKymas();
+    const { mod, a, b, crd } = await twoKymas(klm());
     await klm().kube.mergePatch(API_VERSION, 'Kyma', a, klm().namespace, { spec: { modules: [{ name: mod.name, managed: false }, { name: 'counter' }] } });
     await eventually('the module to be Unmanaged', async () => (await getKyma(klm(), a))?.status?.modules?.find((m) => m.name === mod.name && m.state === 'Unmanaged'));
     await eventually('its Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', `${a}-${mod.name}`, klm().namespace)) === undefined || undefined);
