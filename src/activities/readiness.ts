@@ -1,6 +1,6 @@
 // Readiness: reads what decides it (the Manifest's pause label, the manager workload, the
 // default CR) and lets the pure evaluation (src/decisions/readiness.ts) decide.
-import type { ObjectRef } from '../api/shared';
+import { apiVersionOf, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Readiness } from '../contract/readiness';
@@ -23,7 +23,7 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
       if (await manifestPaused({ kyma, module })) return evaluateReadiness({ paused: true });
       const client: KubeClient = await targetClient(targets, kyma);
       const [workload, resource] = await Promise.all([
-        manager && client.get(manager.group ? `${manager.group}/${manager.version}` : manager.version, manager.kind, manager.name, manager.namespace),
+        manager && client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace),
         cr && client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace),
       ]);
       return evaluateReadiness({

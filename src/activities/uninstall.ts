@@ -7,14 +7,14 @@
 // installation of the module is left there.
 import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { LABELS, type KubeObject } from '../api/shared';
+import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers } from '../contract/module';
 import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { describe } from './install/apply';
-import { loadRendered, objectKey } from './install/render';
+import { loadRendered, objectKey, type Rendered } from './install/render';
 import type { BlobCache } from './blob-cache';
 import { targetClient } from './target';
 
@@ -57,7 +57,7 @@ function ours(live: KubeObject, i: Installation): boolean {
  */
 async function othersOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, module: string, owner: string): Promise<number> {
   const m = rendered.manager;
-  const marker = m ? { apiVersion: m.group ? `${m.group}/${m.version}` : m.version, kind: m.kind } : objects.find((o) => o.metadata.namespace);
+  const marker = m ? { apiVersion: apiVersionOf(m), kind: m.kind } : objects.find((o) => o.metadata.namespace);
   if (!marker) return 0;
   try {
     const { items } = await client.list(marker.apiVersion, marker.kind, { labelSelector: `${LABELS.moduleName}=${module}` });
@@ -100,12 +100,11 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
 }
 
 /** Deletes what the previous version had and the new one has not. */
-export async function pruneObjects(client: KubeClient, cache: BlobCache, ref: KymaRef, module: string, previous: RenderedRef, next: RenderedRef): Promise<number> {
-  const now = await loadRendered(cache, next);
-  const keep = new Set(now.map(objectKey));
+export async function pruneObjects(client: KubeClient, cache: BlobCache, ref: KymaRef, module: string, previous: RenderedRef, next: Rendered): Promise<number> {
+  const keep = new Set(next.objects.map(objectKey));
   const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(objectKey(o)));
   if (gone.length === 0) return 0;
-  return await deleteInOrder(client, gone, await installationOf(client, now, next, ref, module));
+  return await deleteInOrder(client, gone, await installationOf(client, next.objects, next.ref, ref, module));
 }
 
 export interface ModuleObjectsInput {

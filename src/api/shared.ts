@@ -82,3 +82,8 @@ export interface ObjectRef {
   name: string;
   namespace?: string;
 }
+
+/** The apiVersion of a reference: `group/version`, or `version` for the core group. */
+export function apiVersionOf(ref: Pick<ObjectRef, 'group' | 'version'>): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}

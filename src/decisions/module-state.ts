@@ -69,8 +69,6 @@ export class ModuleState {
   private applied = false;
   private cycleFailed: 'install' | 'check' | undefined;
   private pausedWait = false;
-  /** A checkPaused step is under way (its failure is retried on the backoff, still paused). */
-  private pauseCheck = false;
   /** Other installations of the module in the cluster, as the last blocker check found. */
   private sharedWith = 0;
   private unavailableSince?: number;
@@ -166,7 +164,6 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (this.pausedWait) {
       this.pausedWait = false;
-      this.pauseCheck = true;
       this.queue.push({ kind: 'checkPaused' });
       return;
     }
@@ -207,18 +204,21 @@ export class ModuleState {
   checkFailed(f: Readiness): void {
     if (this.mode !== 'run') return;
     this.cycleFailed = 'check';
-    if (!this.pauseCheck) return this.settle(f);
-    // Whether the Manifest is still paused is unknown: show why, and look again on the backoff.
-    this.pauseCheck = false;
+    this.settle(f);
+  }
+
+  pausedIs(paused: boolean): void {
+    this.paused = paused;
+  }
+
+  /** Whether the Manifest is still paused is unknown: show why, and look again on the backoff, still paused. */
+  pauseCheckFailed(f: Readiness): void {
+    if (this.mode !== 'run') return;
+    this.cycleFailed = 'check';
     this.publish(f);
     this.failedCycles++;
     this.pausedWait = true;
     this.queue.push({ kind: 'wait', retryMs: this.retryDelayMs() });
-  }
-
-  pausedIs(paused: boolean): void {
-    this.pauseCheck = false;
-    this.paused = paused;
   }
 
   blockers(b: Blockers): void {

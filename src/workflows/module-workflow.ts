@@ -103,7 +103,8 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
       // Activity failures become the module's status; anything else is thrown on.
       const failure = failureOf(err);
       if (step.kind === 'install') st.installFailed(failure);
-      else if (step.kind === 'checkReadiness' || step.kind === 'checkPaused') st.checkFailed(failure);
+      else if (step.kind === 'checkReadiness') st.checkFailed(failure);
+      else if (step.kind === 'checkPaused') st.pauseCheckFailed(failure);
       else if (step.kind === 'publish') throw err; // retried until it succeeds
       else st.cleanupFailed(failure);
     }

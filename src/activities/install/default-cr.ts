@@ -3,19 +3,16 @@
 import { MANAGED_BY } from '../../api/identity';
 import type { ModuleTemplate } from '../../api/moduletemplate';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
-import { API_VERSION, LABELS, type KubeObject } from '../../api/shared';
+import { LABELS, type KubeObject } from '../../api/shared';
 import type { KymaRef } from '../../contract/kyma';
 import type { ResolvedModule } from '../../contract/module';
 import { isNotFound, KubeApiError, type KubeClient } from '../../k8s/rest-client';
 import { permanent } from '../failure';
 import { applyFailure, ensureNamespace } from './apply';
 
-/** Creates the default CR if it does not exist; returns false when it already did. */
-export async function ensureDefaultCr(kcp: KubeClient, client: KubeClient, kyma: KymaRef, module: ResolvedModule, defaultNamespace: string): Promise<boolean> {
-  const { name, namespace } = module.template;
-  const where = `ModuleTemplate ${namespace}/${name}`;
-  const template = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
-  if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
+/** Creates the template's default CR if it does not exist; returns false when it already did. */
+export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module: ResolvedModule, template: ModuleTemplate, defaultNamespace: string): Promise<boolean> {
+  const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
   const data = structuredClone(template.spec.data) as KubeObject | undefined;
   if (!data) return false;
   const meta = data.metadata;

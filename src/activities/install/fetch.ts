@@ -37,6 +37,14 @@ export async function ensureLayer(cache: BlobCache, layer: LayerRef): Promise<Bu
 /** How many templates' raw-manifest resources a worker remembers. */
 const RESOURCES_KEPT = 1000;
 
+/** What a fetch found, for the rest of the install in this activity (not for history). */
+export interface Fetched {
+  fetched: FetchedModule;
+  template: ModuleTemplate;
+  /** The raw manifest: the layer's YAML text. */
+  manifest: string;
+}
+
 export class ModuleFetcher {
   /**
    * The raw-manifest resource a template's component descriptor names, per template uid and
@@ -47,7 +55,7 @@ export class ModuleFetcher {
 
   constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache) {}
 
-  async fetch(module: ResolvedModule, defaultNamespace: string): Promise<FetchedModule> {
+  async fetch(module: ResolvedModule, defaultNamespace: string): Promise<Fetched> {
     const { name, namespace } = module.template;
     const where = `ModuleTemplate ${namespace}/${name}`;
     const template = await this.kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
@@ -65,14 +73,19 @@ export class ModuleFetcher {
         this.resources.set(known, res);
       }
       const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
-      const blob = (await this.cache.get(res.digest)) ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
-      // Refuse a malformed layer here, before anything is applied.
-      const { format } = readLayer(blob, `raw-manifest layer ${res.digest} of ${where}`);
-      await this.cache.put(blob);
+      const cached = await this.cache.get(res.digest);
+      const blob = cached ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
+      // Refuse a malformed layer here, before anything is applied (and before it is kept).
+      const { text, format } = readLayer(blob, `raw-manifest layer ${res.digest} of ${where}`);
+      if (!cached) await this.cache.put(blob);
       return {
-        layer: { registry: res.registry, repository: res.repository, digest: res.digest, size: blob.length, format },
-        ...(template.spec.manager ? { manager: template.spec.manager } : {}),
-        ...defaultCrOf(template, where, defaultNamespace),
+        fetched: {
+          layer: { registry: res.registry, repository: res.repository, digest: res.digest, size: blob.length, format },
+          ...(template.spec.manager ? { manager: template.spec.manager } : {}),
+          ...defaultCrOf(template, where, defaultNamespace),
+        },
+        template,
+        manifest: text,
       };
     } catch (err) {
       throw artifactFailure(err, `fetching the layer of ${where}`);

@@ -13,7 +13,7 @@ import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
-import { loadRendered, renderLayer } from './render';
+import { renderLayer } from './render';
 
 export interface InstallModuleInput {
   kyma: KymaRef;
@@ -30,22 +30,22 @@ export function installActivities(kcp: KubeClient, targets: TargetClusters, cach
   return {
     /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
     async installModule({ kyma, module, params, crdTimeoutMs, previous }: InstallModuleInput): Promise<{ fetched: FetchedModule; rendered: RenderedRef }> {
-      const fetched = await fetcher.fetch(module, params.defaultNamespace);
+      const { fetched, template, manifest } = await fetcher.fetch(module, params.defaultNamespace);
       heartbeat();
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
-      const rendered = await renderLayer(cache, fetched.layer, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
+      const rendered = await renderLayer(cache, fetched.layer, manifest, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
       heartbeat();
       const client = await targetClient(targets, kyma);
-      await applier.apply(client, await loadRendered(cache, rendered), params, crdTimeoutMs);
+      await applier.apply(client, rendered.objects, params, crdTimeoutMs);
       if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
         heartbeat();
-        await ensureDefaultCr(kcp, client, kyma, module, params.defaultNamespace);
+        await ensureDefaultCr(client, kyma, module, template, params.defaultNamespace);
       }
-      if (previous && previous.digest !== rendered.digest) {
+      if (previous && previous.digest !== rendered.ref.digest) {
         heartbeat();
         await pruneObjects(client, cache, kyma, module.name, previous, rendered);
       }
-      return { fetched, rendered };
+      return { fetched, rendered: rendered.ref };
     },
   };
 }

@@ -89,9 +89,15 @@ function managerOf(objects: KubeObject[], declared?: ObjectRef): ObjectRef | und
   return w && { group: 'apps', version: 'v1', kind: w.kind, name: w.metadata.name, ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}) };
 }
 
-async function render(cache: BlobCache, layer: LayerRef, params: RenderParams): Promise<{ ref: RenderedRef; objects: KubeObject[] }> {
-  const blob = await ensureLayer(cache, layer);
-  const objects = renderObjects(extractSingleYaml(blob, `layer ${layer.digest}`), params);
+/** Rendered objects and the reference to them that workflows keep. */
+export interface Rendered {
+  ref: RenderedRef;
+  objects: KubeObject[];
+}
+
+/** Renders a layer's raw manifest and keeps the result in the cache under its digest. */
+async function render(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams): Promise<Rendered> {
+  const objects = renderObjects(manifest, params);
   const digest = await cache.put(Buffer.from(JSON.stringify(objects)));
   const manager = managerOf(objects, params.manager);
   return {
@@ -111,15 +117,15 @@ async function render(cache: BlobCache, layer: LayerRef, params: RenderParams): 
 export async function loadRendered(cache: BlobCache, ref: RenderedRef): Promise<KubeObject[]> {
   const cached = await cache.get(ref.digest);
   if (cached) return JSON.parse(cached.toString('utf8')) as KubeObject[];
-  const again = await render(cache, ref.layer, ref.params);
+  const again = await render(cache, ref.layer, extractSingleYaml(await ensureLayer(cache, ref.layer), `layer ${ref.layer.digest}`), ref.params);
   if (again.ref.digest !== ref.digest) throw new Error(`re-rendering layer ${ref.layer.digest} gave ${again.ref.digest}, expected ${ref.digest}`);
   return again.objects;
 }
 
 /** Renders a fetched layer; a layer that is no list of objects is a typed, permanent failure. */
-export async function renderLayer(cache: BlobCache, layer: LayerRef, params: RenderParams, where: string): Promise<RenderedRef> {
+export async function renderLayer(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams, where: string): Promise<Rendered> {
   try {
-    return (await render(cache, layer, params)).ref;
+    return await render(cache, layer, manifest, params);
   } catch (err) {
     if (err instanceof RenderError) throw permanent(err.reason, `rendering the raw manifest of ${where}: ${err.message}`);
     throw artifactFailure(err, `rendering the raw manifest of ${where}`);

@@ -227,7 +227,7 @@ describe('ModuleState: failures and timeouts', () => {
     st.poke();
     st.woke(false);
     expect(st.next().kind).toBe('checkPaused');
-    st.checkFailed({ reason: 'Failed', message: 'API server timed out' });
+    st.pauseCheckFailed({ reason: 'Failed', message: 'API server timed out' });
     const t = untilWait(st);
     expect(last(t)).toEqual({ kind: 'wait', retryMs: SETTINGS.installRetryMs });
     st.woke(false);
