@@ -8,7 +8,7 @@ import { evaluateReadiness, type ModuleCrView } from '../decisions/readiness';
 import type { WorkloadView } from '../decisions/workload';
 import type { KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
-import { targetClient } from './target';
+import { onTarget } from './target';
 
 export interface CheckReadinessInput {
   kyma: KymaRef;
@@ -21,11 +21,10 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
   return {
     async checkReadiness({ kyma, module, manager, cr }: CheckReadinessInput): Promise<Readiness> {
       if (await manifestPaused({ kyma, module })) return evaluateReadiness({ paused: true });
-      const client: KubeClient = await targetClient(targets, kyma);
-      const [workload, resource] = await Promise.all([
+      const [workload, resource] = await onTarget(targets, kyma, (client: KubeClient) => Promise.all([
         manager && client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace),
         cr && client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace),
-      ]);
+      ]));
       return evaluateReadiness({
         paused: false,
         ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined } } : {}),

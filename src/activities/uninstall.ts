@@ -16,7 +16,7 @@ import type { TargetClusters } from '../k8s/target-cluster';
 import { describe } from './install/apply';
 import { loadRendered, objectKey, type Rendered } from './install/render';
 import type { BlobCache } from './blob-cache';
-import { targetClient } from './target';
+import { onTarget } from './target';
 
 /** Kinds deleted last, in this order; everything else goes first. */
 const LAST = [
@@ -146,62 +146,70 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
      * the removal waits for them.
      */
     async deleteModuleObjects({ kyma, module, rendered, cr }: DeleteObjectsInput): Promise<{ deleted: number; done: boolean }> {
-      const client = await targetClient(targets, kyma);
-      const objects = await loadRendered(cache, rendered);
-      const before = await installationOf(client, objects, rendered, kyma, module);
-      let deleted = await deleteInOrder(client, before.shared ? objects.filter((o) => o.metadata.namespace) : objects, before);
-      if (!before.shared) return { deleted, done: true };
-      const now = await installationOf(client, objects, rendered, kyma, module);
-      if (now.shared) return { deleted, done: true };
-      if (cr && (await crsOf(client, cr)).length > 0) return { deleted, done: false };
-      deleted += await deleteInOrder(client, objects.filter((o) => !o.metadata.namespace), now);
-      return { deleted, done: true };
+      return await onTarget(targets, kyma, async (client) => {
+        const objects = await loadRendered(cache, rendered);
+        const before = await installationOf(client, objects, rendered, kyma, module);
+        let deleted = await deleteInOrder(client, before.shared ? objects.filter((o) => o.metadata.namespace) : objects, before);
+        if (!before.shared) return { deleted, done: true };
+        const now = await installationOf(client, objects, rendered, kyma, module);
+        if (now.shared) return { deleted, done: true };
+        if (cr && (await crsOf(client, cr)).length > 0) return { deleted, done: false };
+        deleted += await deleteInOrder(client, objects.filter((o) => !o.metadata.namespace), now);
+        return { deleted, done: true };
+      });
     },
 
     /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
     async releaseModuleObjects({ kyma, module, rendered, cr }: ReleaseInput): Promise<number> {
-      const client = await targetClient(targets, kyma);
-      const installed = await loadRendered(cache, rendered);
-      const i = await installationOf(client, installed, rendered, kyma, module);
-      const objects: KubeObject[] = [...installed];
-      if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) } });
-      let released = 0;
-      await Promise.all(objects.map(async (o) => {
-        const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch(() => undefined);
-        if (!live || !ours(live, i)) return;
-        await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
-        released++;
-      }));
-      return released;
+      return await onTarget(targets, kyma, async (client) => {
+        const installed = await loadRendered(cache, rendered);
+        const i = await installationOf(client, installed, rendered, kyma, module);
+        const objects: KubeObject[] = [...installed];
+        if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) } });
+        let released = 0;
+        await Promise.all(objects.map(async (o) => {
+          const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch((err: unknown) => {
+            // A kind no longer served has nothing left to release; anything else is a failure.
+            if (isNotFound(err)) return undefined;
+            throw err;
+          });
+          if (!live || !ours(live, i)) return;
+          await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
+          released++;
+        }));
+        return released;
+      });
     },
 
     /** Custom resources of the module's kind, in all namespaces, that block its removal. */
     async findBlockingResources({ kyma, module, rendered, cr, exceptDefault }: FindBlockersInput): Promise<Blockers> {
-      const client = await targetClient(targets, kyma);
-      const objects = await loadRendered(cache, rendered);
-      const sharedWith = await othersOf(client, objects, rendered, module, ownedBy(kyma.namespace, kyma.name, module));
-      const items = await crsOf(client, cr);
-      // A cluster-scoped default CR has no namespace, whatever its reference says.
-      const isDefault = (o: KubeObject) => o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
-      const blocking = items.filter((o) => !(exceptDefault && isDefault(o)));
-      return { count: blocking.length, first: blocking.slice(0, 5).map(describe), sharedWith };
+      return await onTarget(targets, kyma, async (client) => {
+        const objects = await loadRendered(cache, rendered);
+        const sharedWith = await othersOf(client, objects, rendered, module, ownedBy(kyma.namespace, kyma.name, module));
+        const items = await crsOf(client, cr);
+        // A cluster-scoped default CR has no namespace, whatever its reference says.
+        const isDefault = (o: KubeObject) => o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
+        const blocking = items.filter((o) => !(exceptDefault && isDefault(o)));
+        return { count: blocking.length, first: blocking.slice(0, 5).map(describe), sharedWith };
+      });
     },
 
     /** Deletes the default CR; returns its remaining finalizers, or null once it is gone. */
     async deleteDefaultCr({ kyma, module, cr, keepClusterScoped }: DeleteDefaultCrInput): Promise<string[] | null> {
-      const client = await targetClient(targets, kyma);
-      try {
-        const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-        // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
-        const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
-        if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) || (keepClusterScoped && !before.metadata.namespace)) return null;
-        await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-        const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-        return live ? (live.metadata.finalizers ?? []) : null;
-      } catch (err) {
-        if (isNotFound(err)) return null;
-        throw err;
-      }
+      return await onTarget(targets, kyma, async (client) => {
+        try {
+          const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+          // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
+          const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
+          if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) || (keepClusterScoped && !before.metadata.namespace)) return null;
+          await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+          const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+          return live ? (live.metadata.finalizers ?? []) : null;
+        } catch (err) {
+          if (isNotFound(err)) return null;
+          throw err;
+        }
+      });
     },
   };
 }

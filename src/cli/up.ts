@@ -74,7 +74,7 @@ export async function up(o: UpOptions): Promise<void> {
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
     const native = await NativeConnection.connect({ address: temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();
@@ -83,7 +83,7 @@ export async function up(o: UpOptions): Promise<void> {
     });
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
-    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, log: (m) => console.error(`bridge: ${m}`) });
+    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, log: (m) => console.error(`bridge: ${m}`) });
     await bridge.start();
     stops.push(() => bridge.stop());
 

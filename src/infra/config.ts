@@ -13,6 +13,9 @@ export interface KlmConfig {
   blobCacheDir: string;
   /** Port of /metrics (0: none). */
   metricsPort: number;
+  /** Target clusters: how long one request may take, and how often the bridge probes each. */
+  targetRequestTimeoutMs: number;
+  targetProbeIntervalMs: number;
   settings: ReconcileSettings;
 }
 
@@ -35,6 +38,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
+    targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
+    targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),

@@ -2,7 +2,12 @@
 // client-node's generic object API re-serialises known kinds through its typed models,
 // which drops keys such as `x-kubernetes-validations`; this client never rewrites a body.
 // Paths are found through API discovery (cached per group/version); connections are kept
-// alive and shared.
+// alive and shared. Authentication comes from client-node's KubeConfig: exec plugins and
+// auth providers are asked per request (they cache until their credential expires), a 401
+// reloads the kubeconfig once (token files are read again, caches dropped); TLS server name,
+// proxy URL and basic auth are honoured. Every request has a deadline; a server that cannot
+// be reached, does not answer or fails TLS raises ClusterUnreachableError.
+import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../api/identity';
@@ -26,47 +31,177 @@ export class KubeApiError extends Error {
   }
 }
 
+/** The API server could not be reached, did not answer in time, or failed TLS. */
+export class ClusterUnreachableError extends Error {
+  constructor(readonly server: string, readonly detail: string) {
+    super(`${server} ${detail}`);
+    this.name = 'ClusterUnreachableError';
+  }
+}
+
+/** The kubeconfig's credential plugin or auth provider could not give a credential. */
+export class CredentialError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CredentialError';
+  }
+}
+
 export function isNotFound(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 404;
 }
 
+/** What a socket-level failure means, in words that quote nothing but the error's code. */
+export function describeNetworkError(err: unknown): string {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'ECONNREFUSED') return 'refused the connection';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'closed the connection';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'has a host name that does not resolve';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'is not reachable on the network';
+  if (code === 'ETIMEDOUT' || code === 'KLM_TIMEOUT') return 'did not answer in time';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|EPROTO|ALTNAME/i.test(code)) return `failed TLS verification (${code})`;
+  return `could not be reached${code ? ` (${code})` : ''}`;
+}
+
+/** How requests authenticate: headers and the agent that carries TLS material (and a proxy). */
+interface Auth {
+  headers: Record<string, string>;
+  agent: http.Agent;
+  /** Client certificate and key as applied, to notice a plugin that hands out new ones. */
+  tls: string;
+}
+
+export interface KubeClientOptions {
+  /** Deadline of one request (watches excepted), 30 s by default. */
+  requestTimeoutMs?: number;
+  /** A fresh KubeConfig of the same source, for a reload after a 401. */
+  reload?: () => KubeConfig;
+}
+
+const AGENT = { keepAlive: true, maxSockets: 256 };
+
 export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
+  private auth: Promise<Auth>;
+  private readonly timeoutMs: number;
 
   private constructor(
     readonly server: string,
-    private readonly options: https.RequestOptions,
-    private readonly agent: https.Agent,
-  ) {}
+    private kc: KubeConfig,
+    private readonly opts: KubeClientOptions,
+  ) {
+    this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.auth = this.authenticate();
+    this.auth.catch(() => undefined);
+  }
 
-  static async fromKubeConfig(kc: KubeConfig): Promise<KubeClient> {
+  static async fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    const options: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(options);
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized });
-    return new KubeClient(cluster.server.replace(/\/$/, ''), options, agent);
+    const client = new KubeClient(cluster.server.replace(/\/$/, ''), kc, opts);
+    await client.auth;
+    return client;
+  }
+
+  /** Whether credentials can change while the client lives (exec plugins, auth providers). */
+  private dynamic(): boolean {
+    const user = this.kc.getCurrentUser();
+    return Boolean(user?.exec || user?.authProvider);
+  }
+
+  /** Applies the kubeconfig: TLS material, proxy, server name, token or basic auth. */
+  private async authenticate(previous?: Auth): Promise<Auth> {
+    const o: https.RequestOptions = {};
+    try {
+      await this.kc.applyToHTTPSOptions(o);
+    } catch (err) {
+      // A plugin's or provider's message may carry what it was given: say only what failed.
+      if (err instanceof CredentialError) throw err;
+      const user = this.kc.getCurrentUser();
+      const command = (user?.exec as { command?: unknown } | undefined)?.command;
+      const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
+      throw new CredentialError(`the kubeconfig for ${this.server} could not be used: ${what} failed`);
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+    if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
+    const tls = JSON.stringify([o.cert, o.key]);
+    if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
+    previous?.agent.destroy();
+    // Through a proxy, client-node's agent (it knows HTTP, HTTPS and SOCKS proxies); else our
+    // own, which keeps connections alive.
+    const agent = this.kc.getCurrentCluster()?.proxyUrl
+      ? (o.agent as http.Agent)
+      : this.server.startsWith('http:')
+        ? new http.Agent(AGENT)
+        : new https.Agent({ ...AGENT, ca: o.ca, cert: o.cert, key: o.key, servername: o.servername, rejectUnauthorized: o.rejectUnauthorized });
+    return { headers, agent, tls };
+  }
+
+  /** The credentials for the next request: fresh from a plugin, else as applied once. */
+  private async currentAuth(): Promise<Auth> {
+    const auth = await this.auth;
+    if (!this.dynamic()) return auth;
+    this.auth = this.authenticate(auth);
+    return await this.auth;
+  }
+
+  /** After a 401: read the kubeconfig again (token files, plugin caches) and apply it anew. */
+  private reauthenticate(failed: Auth): Promise<Auth> {
+    if (!this.opts.reload) return Promise.resolve(failed);
+    this.kc = this.opts.reload();
+    this.auth = this.authenticate(failed);
+    return this.auth;
+  }
+
+  /** Closes the kept-alive connections: the client is no longer used. */
+  close(): void {
+    void this.auth.then((a) => a.agent.destroy(), () => undefined);
+  }
+
+  /** Whether the API server answers, within `timeoutMs`: resolves, or rejects as request() does. */
+  async ping(timeoutMs: number): Promise<void> {
+    const auth = await this.currentAuth();
+    const { status } = await this.send('GET', new URL(`${this.server}/version`), { ...auth.headers, accept: 'application/json' }, auth.agent, undefined, timeoutMs);
+    if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
+  }
+
+  private send(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
+    const transport = url.protocol === 'http:' ? http : https;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(url, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (err) => fail(err));
+      });
+      const fail = (err: unknown) => {
+        clearTimeout(deadline);
+        reject(new ClusterUnreachableError(this.server, describeNetworkError(err)));
+      };
+      const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })), timeoutMs);
+      req.on('error', fail);
+      req.end(payload);
+    });
   }
 
   async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     const url = new URL(this.server + path);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
+    const extra: Record<string, string> = { accept: 'application/json' };
     if (payload) {
-      headers['content-type'] = contentType;
-      headers['content-length'] = String(payload.length);
+      extra['content-type'] = contentType;
+      extra['content-length'] = String(payload.length);
     }
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = https.request(url, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-      req.on('error', reject);
-      req.end(payload);
-    });
+    let auth = await this.currentAuth();
+    let { status, text } = await this.send(method, url, { ...auth.headers, ...extra }, auth.agent, payload);
+    if (status === 401 && this.opts.reload) {
+      auth = await this.reauthenticate(auth);
+      ({ status, text } = await this.send(method, url, { ...auth.headers, ...extra }, auth.agent, payload));
+    }
     if (status >= 400) {
       // Errors are usually a JSON Status, but a path that is not served answers in plain text.
       let s: { message?: string; reason?: string } | undefined;
@@ -164,13 +299,18 @@ export class KubeClient {
   watch(path: string, query: Record<string, string>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries({ ...query, watch: '1', allowWatchBookmarks: 'true' })) url.searchParams.set(k, v);
-    const headers = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
-    return new Promise<void>((resolve, reject) => {
-      const req = https.request(url, { method: 'GET', headers, agent: this.agent, signal }, (res) => {
+    const transport = url.protocol === 'http:' ? http : https;
+    return this.currentAuth().then((auth) => new Promise<void>((resolve, reject) => {
+      const headers = { ...auth.headers, accept: 'application/json' };
+      const req = transport.request(url, { method: 'GET', headers, agent: auth.agent, signal }, (res) => {
         if ((res.statusCode ?? 0) >= 400) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => reject(new KubeApiError(res.statusCode ?? 0, 'WatchFailed', Buffer.concat(chunks).toString('utf8').slice(0, 500))));
+          res.on('end', () => {
+            // A refused credential: the next list reloads the kubeconfig.
+            if (res.statusCode === 401 && this.opts.reload) void this.reauthenticate(auth).catch(() => undefined);
+            reject(new KubeApiError(res.statusCode ?? 0, 'WatchFailed', Buffer.concat(chunks).toString('utf8').slice(0, 500)));
+          });
           return;
         }
         let buf = '';
@@ -187,9 +327,9 @@ export class KubeClient {
         res.on('end', () => resolve());
         res.on('error', reject);
       });
-      req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+      req.on('error', (err) => (signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err)))));
       req.end();
-    });
+    }));
   }
 
   async get<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {

@@ -7,7 +7,7 @@ import { LABELS } from '../api/shared';
 import { Informer } from './informer';
 import { kubeConfigFromString } from './kubeconfig';
 import type { KubeObject } from '../api/shared';
-import { KubeClient } from './rest-client';
+import { KubeClient, type KubeClientOptions } from './rest-client';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -34,14 +34,21 @@ export function kubeconfigKey(secret: KubeObject): string {
   return encoded ? createHash('sha256').update(encoded).digest('hex') : `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
 }
 
-/** A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). */
-export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> {
+/** How long one request to a target cluster may take (watches excepted). */
+export const TARGET_REQUEST_TIMEOUT_MS = 20_000;
+
+/**
+ * A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). A 401
+ * makes it read the kubeconfig again (tokens from files, plugin caches).
+ */
+export async function clientFromSecret(secret: KubeObject, opts: Omit<KubeClientOptions, 'reload'> = {}): Promise<KubeClient> {
   const where = `Secret ${secret.metadata.namespace}/${secret.metadata.name}`;
   const encoded = encodedKubeconfig(secret);
   if (!encoded) throw new TargetClusterError(`${where} holds no kubeconfig under the key "config"`);
+  const text = Buffer.from(encoded, 'base64').toString('utf8');
   let kc;
   try {
-    kc = kubeConfigFromString(Buffer.from(encoded, 'base64').toString('utf8'));
+    kc = kubeConfigFromString(text);
   } catch (err) {
     // A parser's message quotes the lines around the error, and those may hold a token or a
     // key: say only where the error is.
@@ -50,15 +57,29 @@ export async function clientFromSecret(secret: KubeObject): Promise<KubeClient> 
     throw new TargetClusterError(`${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`);
   }
   if (!kc.getCurrentCluster()) throw new TargetClusterError(`${where}: its kubeconfig has no current cluster`);
-  return await KubeClient.fromKubeConfig(kc);
+  return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...opts, reload: () => kubeConfigFromString(text) });
 }
 
 export class TargetClusters {
   private readonly clients = new Map<string, Promise<KubeClient>>();
   /** Kubeconfig Secrets by `<namespace>/<kyma>`, kept by a watch once `watchSecrets` ran. */
   private readonly index = new Map<string, Secret>();
+  /** Which client each Kyma's Secret last used: a rotated Secret drops the client it left. */
+  private readonly used = new Map<string, string>();
 
-  constructor(readonly controlPlane: KubeClient) {}
+  constructor(readonly controlPlane: KubeClient, private readonly clientOptions: Omit<KubeClientOptions, 'reload'> = {}) {}
+
+  /** Records that the Kyma `who` now uses client `key` (none: its Secret is gone); closes a client nobody uses any more. */
+  private use(who: string, key: string | undefined): void {
+    const before = this.used.get(who);
+    if (before === key) return;
+    if (key) this.used.set(who, key);
+    else this.used.delete(who);
+    if (!before || [...this.used.values()].includes(before)) return;
+    const client = this.clients.get(before);
+    this.clients.delete(before);
+    void client?.then((c) => c.close(), () => undefined);
+  }
 
   /**
    * Keeps every kubeconfig Secret in memory through one watch, so that the activities of a
@@ -74,8 +95,13 @@ export class TargetClusters {
       labelSelector: LABELS.kymaName,
       onEvent: (type, s) => {
         const key = keyOf(s);
-        if (type !== 'DELETED') this.index.set(key, s);
-        else if (this.index.get(key)?.metadata.uid === s.metadata.uid) this.index.delete(key);
+        if (type !== 'DELETED') {
+          this.index.set(key, s);
+          if (this.used.has(key)) this.use(key, kubeconfigKey(s));
+        } else if (this.index.get(key)?.metadata.uid === s.metadata.uid) {
+          this.index.delete(key);
+          this.use(key, undefined);
+        }
       },
     });
     await informer.start();
@@ -111,9 +137,10 @@ export class TargetClusters {
     }
     if (!secret) return this.controlPlane;
     const key = kubeconfigKey(secret);
+    this.use(`${namespace}/${kyma}`, key);
     let client = this.clients.get(key);
     if (!client) {
-      client = clientFromSecret(secret);
+      client = clientFromSecret(secret, this.clientOptions);
       client.catch(() => this.clients.delete(key));
       this.clients.set(key, client);
     }

@@ -46,9 +46,18 @@ export async function apiGet(url: string, pki: Pki, p: string): Promise<{ status
   });
 }
 
+export interface ApiServerOptions {
+  /** The port to serve on (a restarted server keeps its address); a free one by default. */
+  port?: number;
+  /** Further flags (an authentication webhook, say). */
+  extraArgs?: string[];
+  /** Restart the server when it exits on its own (default); tests that kill it on purpose say false. */
+  supervised?: boolean;
+}
+
 /** An API server on the shared etcd; `etcdPrefix` keeps further clusters' data apart. */
-export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki, etcdPrefix = '/registry'): Promise<ApiServer> {
-  const port = await freePort();
+export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki, etcdPrefix = '/registry', opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const port = opts.port ?? (await freePort());
   const url = `https://127.0.0.1:${port}`;
   const spawn = () => startProcess('kube-apiserver', binary, [
     `--etcd-servers=${etcdUrl}`,
@@ -73,8 +82,19 @@ export async function startApiServer(binary: string, dir: string, etcdUrl: strin
     '--max-requests-inflight=2000',
     '--max-mutating-requests-inflight=1000',
     '--v=0',
+    ...(opts.extraArgs ?? []),
   ], { logFile: path.join(dir, 'kube-apiserver.log') });
-  const proc = await supervise(spawn, (p) => waitUntil(p, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000));
+  const ready = (p: ManagedProcess) => waitUntil(p, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000);
+  let proc: ManagedProcess;
+  if (opts.supervised === false) {
+    proc = spawn();
+    await ready(proc).catch(async (err: unknown) => {
+      await proc.stop();
+      throw err;
+    });
+  } else {
+    proc = await supervise(spawn, ready);
+  }
   const kubeconfig = path.join(dir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, url, pki);
   return { url, kubeconfig, process: proc };

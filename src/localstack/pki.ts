@@ -29,6 +29,23 @@ async function issue(dir: string, name: string, subject: string, ext: string): P
   await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365', '-out', `${name}.crt`, '-extfile', `${name}.ext`], dir);
 }
 
+/** The PKI that generatePki wrote into `dir`. */
+export function pkiIn(dir: string): Pki {
+  const p = (f: string) => path.join(dir, f);
+  return {
+    caCert: p('ca.crt'), caKey: p('ca.key'),
+    serverCert: p('server.crt'), serverKey: p('server.key'),
+    adminCert: p('admin.crt'), adminKey: p('admin.key'),
+    saPub: p('sa.pub'), saKey: p('sa.key'),
+  };
+}
+
+/** Another client certificate (user `name` in `group`), as `<name>.crt`/`<name>.key` in `dir`, which holds the CA. */
+export async function issueClientCert(dir: string, name: string, group: string): Promise<{ cert: string; key: string }> {
+  await issue(dir, name, `/O=${group}/CN=${name}`, ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
+  return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
+}
+
 export async function generatePki(dir: string): Promise<Pki> {
   await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=klm-local-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
   await issue(dir, 'server', '/CN=kube-apiserver', [
@@ -41,11 +58,5 @@ export async function generatePki(dir: string): Promise<Pki> {
   await issue(dir, 'admin', '/O=system:masters/CN=klm-admin', ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
   await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], dir);
   await openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
-  const p = (f: string) => path.join(dir, f);
-  return {
-    caCert: p('ca.crt'), caKey: p('ca.key'),
-    serverCert: p('server.crt'), serverKey: p('server.key'),
-    adminCert: p('admin.crt'), adminKey: p('admin.key'),
-    saPub: p('sa.pub'), saKey: p('sa.key'),
-  };
+  return pkiIn(dir);
 }

@@ -27,6 +27,9 @@ export interface StackInfo {
   temporalNamespace: string;
   temporalUiUrl?: string;
   registryHost: string;
+  /** etcd and the PKI, for further API servers a test starts on its own. */
+  etcdUrl: string;
+  pkiDir: string;
   tools: ToolPaths;
   /** Further clusters (own API server, controllers and kwok; the one etcd): targets for Kymas. */
   targetClusters: TargetClusterInfo[];
@@ -120,6 +123,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       temporalNamespace: temporal.namespace,
       temporalUiUrl: temporal.uiUrl,
       registryHost: registry.host,
+      etcdUrl: etcd.url,
+      pkiDir,
       tools,
       targetClusters,
     };

@@ -1,7 +1,11 @@
 // The bridge: stateless routing from Kubernetes watches to Temporal signals. It decides
 // nothing. Kyma events start or poke the Kyma's workflow (signalWithStart); ModuleTemplate
 // and ModuleReleaseMeta events poke every Kyma workflow of their namespace; events on
-// module CRs and manager workloads in target clusters poke the owning module workflow.
+// module CRs and manager workloads in target clusters poke the owning module workflow. Each
+// remote target cluster is probed: when it stops answering, or answers again, its watches are
+// re-established and every module workflow on it is poked, so that the modules show the
+// cluster as unreachable, and recover, within a probe and a check. A kubeconfig Secret that
+// changes moves its Kyma's watches to a client of the new kubeconfig.
 import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION } from '../api/names';
@@ -25,17 +29,26 @@ export interface BridgeOptions {
   taskQueue: string;
   settings: ReconcileSettings;
   relistMs?: number;
+  /** How often a remote target cluster is probed (and how long a probe may take), 10 s by default. */
+  probeMs?: number;
   log?: (msg: string) => void;
 }
+
+const PROBE_MS = 10_000;
 
 /**
  * The watches on one target cluster: manager workloads (ours, by label) and every object of
  * each module CR kind (the user's too: those block a module's removal).
  */
 class TargetWatches {
-  private readonly informers = new Map<string, Informer>();
+  private readonly informers = new Map<string, { apiVersion: string; kind: string; labelSelector?: string; informer: Informer }>();
   /** Module workflows per CR kind, for objects that carry no owner annotation. */
   readonly subscribers = new Map<string, Set<string>>();
+  /** Every module workflow whose Manifest targets this cluster. */
+  readonly modules = new Set<string>();
+  /** Whether the last probe got an answer. */
+  healthy = true;
+  private probe?: NodeJS.Timeout;
 
   /** Readiness fingerprint per object uid, as last seen. */
   private readonly seen = new Map<string, string>();
@@ -43,6 +56,38 @@ class TargetWatches {
   constructor(readonly client: KubeClient, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
+  }
+
+  /** Probes the cluster every `everyMs`; `onChange` hears when it stops or starts answering. */
+  startProbe(everyMs: number, onChange: (healthy: boolean, err?: unknown) => void): void {
+    const tick = async () => {
+      let err: unknown;
+      await this.client.ping(everyMs).catch((e: unknown) => (err = e));
+      if (this.probe === undefined) return;
+      if ((err === undefined) !== this.healthy) {
+        this.healthy = err === undefined;
+        // Watches on a cluster that hung are stale, and ones on a cluster back again are in
+        // backoff: start them afresh either way.
+        this.restartWatches();
+        onChange(this.healthy, err);
+      }
+      this.probe = setTimeout(() => void tick(), everyMs);
+    };
+    this.probe = setTimeout(() => void tick(), everyMs);
+  }
+
+  private restartWatches(): void {
+    for (const w of this.informers.values()) {
+      w.informer.stop();
+      w.informer = this.informer(w.apiVersion, w.kind, w.labelSelector);
+      void w.informer.start();
+    }
+  }
+
+  /** Drops a Kyma's module workflows (its Secret now points elsewhere); whether any are left. */
+  forgetKyma(prefix: string): boolean {
+    for (const set of [this.modules, ...this.subscribers.values()]) for (const id of set) if (id.startsWith(prefix)) set.delete(id);
+    return this.modules.size > 0;
   }
 
   /**
@@ -75,26 +120,35 @@ class TargetWatches {
   private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const inf = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
-    this.informers.set(key, inf);
-    void inf.start();
+    const informer = this.informer(apiVersion, kind, labelSelector);
+    this.informers.set(key, { apiVersion, kind, labelSelector, informer });
+    void informer.start();
+  }
+
+  private informer(apiVersion: string, kind: string, labelSelector?: string): Informer {
+    return new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
   }
 
   stop(): void {
-    for (const i of this.informers.values()) i.stop();
+    clearTimeout(this.probe);
+    this.probe = undefined;
+    for (const w of this.informers.values()) w.informer.stop();
   }
 }
 
 export class Bridge {
   private readonly signaller: Signaller;
   private readonly informers: Informer[] = [];
-  private readonly targets = new Map<string, TargetWatches>();
+  private readonly targets = new Map<string, Promise<TargetWatches>>();
+  /** Which watches each Kyma (`<namespace>/<name>`) uses, by kubeconfig key. */
+  private readonly kymaTarget = new Map<string, string>();
   /** What of each Kyma the workflow acts on, as last signalled: status writes alone are not news. */
   private readonly kymaSeen = new Map<string, string>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
   private secrets!: Informer;
+  private manifests!: Informer;
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
@@ -107,11 +161,11 @@ export class Bridge {
   async start(): Promise<void> {
     const { kcp } = this.o;
     const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
-    this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: () => undefined, onError });
+    this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError });
     await this.secrets.start();
     this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
     const templates = (t: string, o: KubeObject) => this.onTemplates(o.metadata.namespace ?? '');
-    const manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError });
+    const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
     this.informers.push(
       this.secrets,
       this.kymas,
@@ -124,7 +178,7 @@ export class Bridge {
 
   async stop(): Promise<void> {
     for (const i of this.informers) i.stop();
-    for (const t of this.targets.values()) t.stop();
+    for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
     await this.signaller.idle();
   }
 
@@ -183,22 +237,63 @@ export class Bridge {
       this.manifestPaused.set(workflowId, paused);
       this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
     }
-    if (!resourceKind) return;
-    const slash = resourceKind.lastIndexOf('/');
+    const slash = resourceKind?.lastIndexOf('/') ?? -1;
     void this.targetFor(m.metadata.namespace!, kyma).then(
-      (t) => t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED'),
+      (t) => {
+        if (type === 'DELETED') t.modules.delete(workflowId);
+        else t.modules.add(workflowId);
+        if (resourceKind) t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED');
+      },
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}`),
     );
   }
 
-  private async targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
+  /**
+   * A Kyma's kubeconfig Secret changed or went: its watches move to the new kubeconfig (the
+   * old client's credentials may be revoked); watches nobody uses any more stop.
+   */
+  private onSecret(type: InformerEventType, s: KubeObject): void {
+    const namespace = s.metadata.namespace!;
+    const kyma = s.metadata.labels?.[LABELS.kymaName];
+    if (!kyma) return;
+    const who = `${namespace}/${kyma}`;
+    const before = this.kymaTarget.get(who);
+    if (before === undefined || (type !== 'DELETED' && kubeconfigKey(s) === before)) return;
+    this.kymaTarget.delete(who);
+    const old = this.targets.get(before);
+    void old?.then((t) => {
+      if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(before)) return;
+      t.stop();
+      if (this.targets.get(before) === old) this.targets.delete(before);
+    }, () => undefined);
+    for (const m of this.manifests.list()) {
+      if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma) this.onManifest('ADDED', m);
+    }
+  }
+
+  /** Pokes every module workflow on a target cluster that stopped or started answering. */
+  private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
+    this.o.log?.(`target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`);
+    for (const workflowId of t.modules) {
+      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+    }
+  }
+
+  private targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
     const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
     // Kymas whose Secrets hold the same kubeconfig share the watches on that cluster.
     const key = secret ? kubeconfigKey(secret) : CONTROL_PLANE;
+    this.kymaTarget.set(`${namespace}/${kyma}`, key);
     let t = this.targets.get(key);
     if (!t) {
-      const client = secret ? await clientFromSecret(secret) : this.o.kcp;
-      t = this.targets.get(key) ?? new TargetWatches(client, (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
+      t = (async () => {
+        const client = secret ? await clientFromSecret(secret) : this.o.kcp;
+        const w = new TargetWatches(client, (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
+        if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
+        return w;
+      })();
+      const created = t;
+      t.catch(() => this.targets.get(key) === created && this.targets.delete(key));
       this.targets.set(key, t);
     }
     return t;

@@ -14,6 +14,7 @@ async function main(): Promise<void> {
     temporal: new Client({ connection, namespace: config.temporalNamespace }),
     taskQueue: config.taskQueue,
     settings: config.settings,
+    probeMs: config.targetProbeIntervalMs,
     log: (m) => console.error(`bridge: ${m}`),
   });
   await bridge.start();

@@ -14,6 +14,8 @@ export interface KlmWorkerOptions {
   taskQueue: string;
   kcp: KubeClient;
   blobCacheDir: string;
+  /** Deadline of one request to a target cluster (20 s by default). */
+  targetRequestTimeoutMs?: number;
   /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -26,7 +28,7 @@ export interface KlmWorker {
 }
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
-  const targets = new TargetClusters(o.kcp);
+  const targets = new TargetClusters(o.kcp, o.targetRequestTimeoutMs ? { requestTimeoutMs: o.targetRequestTimeoutMs } : {});
   const stopSecrets = await targets.watchSecrets();
   const worker = await Worker.create({
     connection: o.connection,

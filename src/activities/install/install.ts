@@ -8,7 +8,7 @@ import type { ResolvedModule } from '../../contract/module';
 import type { KubeClient } from '../../k8s/rest-client';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { BlobCache } from '../blob-cache';
-import { targetClient } from '../target';
+import { onTarget } from '../target';
 import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
@@ -35,16 +35,17 @@ export function installActivities(kcp: KubeClient, targets: TargetClusters, cach
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
       const rendered = await renderLayer(cache, fetched.layer, manifest, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
       heartbeat();
-      const client = await targetClient(targets, kyma);
-      await applier.apply(client, rendered.objects, params, crdTimeoutMs);
-      if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
-        heartbeat();
-        await ensureDefaultCr(client, kyma, module, template, params.defaultNamespace);
-      }
-      if (previous && previous.digest !== rendered.ref.digest) {
-        heartbeat();
-        await pruneObjects(client, cache, kyma, module.name, previous, rendered);
-      }
+      await onTarget(targets, kyma, async (client) => {
+        await applier.apply(client, rendered.objects, params, crdTimeoutMs);
+        if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
+          heartbeat();
+          await ensureDefaultCr(client, kyma, module, template, params.defaultNamespace);
+        }
+        if (previous && previous.digest !== rendered.ref.digest) {
+          heartbeat();
+          await pruneObjects(client, cache, kyma, module.name, previous, rendered);
+        }
+      });
       return { fetched, rendered: rendered.ref };
     },
   };

@@ -1,0 +1,137 @@
+// Target clusters as users have them: kubeconfigs whose credentials expire and rotate, and API
+// servers that hang or die. Each Kyma here targets a kube-apiserver of the test's own.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeconfigSecret } from '../../bench/fleet';
+import type { Manifest } from '../../src/api/manifest';
+import { manifestName } from '../../src/api/names';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { issueClientCert, pkiIn } from '../../src/localstack/pki';
+import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
+import { testModule, type TestModule } from '../support/modules';
+import { stackInfo, uniqueName } from '../support/stack';
+import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
+
+/** The greeter without its Deployment: the cluster runs no controllers, the sample manager makes its CR Ready. */
+const withoutWorkload = (manifest: string) => manifest.split(/^---$/m).filter((doc) => !/^kind: Deployment/m.test(doc)).join('---');
+
+async function installation(klm: Klm, kyma: string, module: string) {
+  const manifest = await klm.kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(kyma, module), klm.namespace);
+  const condition = manifest?.status?.conditions?.find((c) => c.type === 'Installation');
+  const entry = (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
+  return { state: manifest?.status?.state, reason: condition?.reason, message: condition?.message, entry };
+}
+
+describe('target clusters as users have them', () => {
+  const klm = useKlm({ settings: { driftIntervalMs: 5000, installRetryMs: 5000 } });
+  let own: OwnCluster;
+  let mod: TestModule;
+
+  beforeAll(async () => {
+    own = await startOwnCluster();
+    mod = await testModule(klm());
+    own.manager.watch(mod.apiVersion, mod.kind);
+    await mod.publish('1.0.0', undefined, withoutWorkload);
+    await mod.channels({ regular: '1.0.0' });
+  });
+
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  async function kymaWith(kubeconfig: string): Promise<string> {
+    const name = uniqueName('kyma');
+    await klm().kube.create(kubeconfigSecret(klm().namespace, name, kubeconfig));
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Ready');
+    return name;
+  }
+
+  it('keeps a kubeconfig with an exec credential plugin working while its tokens expire every few seconds', async () => {
+    const countFile = path.join(await mkdtemp(path.join(tmpdir(), 'klm-exec-')), 'count');
+    await writeFile(countFile, '');
+    const name = await kymaWith(await own.execKubeconfig(4000, countFile));
+    // The server really refuses an expired token of the plugin's kind.
+    const status = await new Promise<number>((resolve, reject) => {
+      https.get(`${own.url}/version`, { headers: { authorization: `Bearer ${own.expiredToken()}` }, rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(status).toBe(401);
+    // Reconciliation every 5 s (drift) for 100 s, with tokens valid for 4 s.
+    const states = new Set<string>();
+    const until = Date.now() + 100_000;
+    const before = own.tokens.accepted;
+    while (Date.now() < until) {
+      const i = await installation(klm(), name, mod.name);
+      states.add(`${i.state}/${i.reason}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect([...states]).toEqual(['Ready/Ready']);
+    expect((await readFile(countFile, 'utf8')).length, 'tokens the plugin issued').toBeGreaterThanOrEqual(15);
+    expect(own.tokens.accepted - before, 'requests the API server accepted with a plugin token').toBeGreaterThanOrEqual(15);
+    // Removal works with the plugin too; and the next test's Kyma is then the only one putting the module's objects back.
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined, 90_000);
+  }, 240_000);
+
+  it('follows a rotated client certificate: the old one may be revoked', async () => {
+    const pkiDir = stackInfo().pkiDir;
+    const group = uniqueName('old-credentials');
+    const old = await issueClientCert(pkiDir, group, group);
+    // The old identity gets its rights from a binding that the rotation revokes.
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: group }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }] };
+    await own.client.create(binding);
+    const name = await kymaWith(await own.certKubeconfig(old.cert, old.key));
+    const rotated = await issueClientCert(pkiDir, uniqueName('rotated'), 'system:masters');
+    await klm().kube.apply(kubeconfigSecret(klm().namespace, name, await own.certKubeconfig(rotated.cert, rotated.key)));
+    await own.client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', group);
+    // Something of the module goes missing: only the rotated credentials can put it back.
+    const sa = (await own.client.list('v1', 'ServiceAccount')).items.find((s) => s.metadata.name.startsWith(mod.name));
+    expect(sa, 'the module ServiceAccount').toBeDefined();
+    const { name: saName, namespace: saNamespace } = sa!.metadata;
+    await own.client.delete('v1', 'ServiceAccount', saName, saNamespace);
+    await eventually('the ServiceAccount to be applied again', async () => (await own.client.get('v1', 'ServiceAccount', saName, saNamespace)) !== undefined, 60_000);
+    expect((await installation(klm(), name, mod.name)).state).toBe('Ready');
+  }, 180_000);
+
+  async function unreachableWithin(name: string, ms: number, since: number) {
+    const i = await eventually('TargetClusterUnreachable', async () => {
+      const s = await installation(klm(), name, mod.name);
+      return s.state === 'Error' && s.reason === 'TargetClusterUnreachable' ? s : undefined;
+    }, ms + 30_000);
+    const took = Date.now() - since;
+    expect(took, `ms until TargetClusterUnreachable (message: ${i.message})`).toBeLessThanOrEqual(ms);
+    expect(i.message).toContain(`Kyma ${klm().namespace}/${name}`);
+    expect(i.message).toContain(`kubeconfig Secret ${klm().namespace}/kubeconfig-${name}`);
+    expect(i.entry?.state).toBe('Error');
+    return i;
+  }
+
+  it('shows a hung API server (SIGSTOP) as TargetClusterUnreachable within 60 s and recovers when it answers again', async () => {
+    const name = await kymaWith(await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey));
+    const stopped = Date.now();
+    process.kill(own.pid(), 'SIGSTOP');
+    try {
+      const i = await unreachableWithin(name, 60_000, stopped);
+      expect(i.message).toContain('did not answer in time');
+    } finally {
+      process.kill(own.pid(), 'SIGCONT');
+    }
+    await kymaInState(klm(), name, 'Ready', 90_000);
+  }, 240_000);
+
+  it('shows a killed API server as TargetClusterUnreachable within 60 s and recovers once it is back', async () => {
+    const name = await kymaWith(await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey));
+    const killed = Date.now();
+    process.kill(own.pid(), 'SIGKILL');
+    const i = await unreachableWithin(name, 60_000, killed);
+    expect(i.message).toMatch(/refused the connection|closed the connection/);
+    await own.restart();
+    await kymaInState(klm(), name, 'Ready', 90_000);
+  }, 240_000);
+});

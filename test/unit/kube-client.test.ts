@@ -1,0 +1,136 @@
+// KubeClient against small local HTTP servers: deadlines, unreachable servers, credentials
+// applied per request and renewed after a 401, and failures that quote no credential.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
+import { ClusterUnreachableError, CredentialError, KubeClient } from '../../src/k8s/rest-client';
+
+const servers: http.Server[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function kubeconfig(server: string, user: Record<string, unknown>): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'c',
+  });
+}
+
+async function client(server: string, user: Record<string, unknown>, opts: { requestTimeoutMs?: number; reload?: () => string } = {}): Promise<KubeClient> {
+  const text = kubeconfig(server, user);
+  return await KubeClient.fromKubeConfig(kubeConfigFromString(text), {
+    ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+    reload: () => kubeConfigFromString(opts.reload?.() ?? text),
+  });
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('KubeClient', () => {
+  it('gives up on a server that accepts the request but never answers, after its deadline', async () => {
+    const url = await serve(() => undefined);
+    const c = await client(url, { token: 't' }, { requestTimeoutMs: 300 });
+    const started = Date.now();
+    const err = await failure(c.request('GET', '/version'));
+    expect(err).toBeInstanceOf(ClusterUnreachableError);
+    expect(err.message).toBe(`${url} did not answer in time`);
+    expect(Date.now() - started).toBeLessThan(3000);
+    c.close();
+  });
+
+  it('says a server refused the connection', async () => {
+    const url = await serve(() => undefined);
+    await new Promise((r) => servers.pop()!.close(r));
+    const c = await client(url, { token: 't' });
+    const err = await failure(c.request('GET', '/version'));
+    expect(err).toBeInstanceOf(ClusterUnreachableError);
+    expect(err.message).toBe(`${url} refused the connection`);
+  });
+
+  it('sends basic auth from username and password', async () => {
+    let seen = '';
+    const url = await serve((req, res) => {
+      seen = req.headers.authorization ?? '';
+      res.end('{}');
+    });
+    const c = await client(url, { username: 'ann', password: 'pw' });
+    await c.request('GET', '/version');
+    expect(seen).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
+    c.close();
+  });
+
+  it('reads the kubeconfig again after a 401 and retries once with the renewed token file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'klm-token-'));
+    const file = path.join(dir, 'token');
+    await writeFile(file, 'old');
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      res.statusCode = req.headers.authorization === 'Bearer new' ? 200 : 401;
+      res.end(res.statusCode === 200 ? '{"ok":true}' : '{"kind":"Status","reason":"Unauthorized","message":"Unauthorized"}');
+    });
+    const c = await client(url, { 'token-file': file });
+    await writeFile(file, 'new');
+    expect(await c.request('GET', '/version')).toEqual({ ok: true });
+    expect(seen).toEqual(['Bearer old', 'Bearer new']);
+    expect(await c.request('GET', '/version')).toEqual({ ok: true });
+    expect(seen).toHaveLength(3);
+    c.close();
+  });
+
+  it('asks an exec plugin before requests, and names neither its output nor its error', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'klm-exec-'));
+    const plugin = path.join(dir, 'plugin.mjs');
+    const count = path.join(dir, 'count');
+    await writeFile(count, '');
+    // Tokens that expire at once: every request asks the plugin again.
+    await writeFile(plugin, `import { appendFileSync, readFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(count)}, 'x');
+const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
+if (process.env.FAIL) { process.stderr.write('SECRET-MARKER-in-stderr'); process.exit(3); }
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() } }));
+`);
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      res.end('{}');
+    });
+    const exec = (env: { name: string; value: string }[] = []) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env, interactiveMode: 'Never' } });
+    const c = await client(url, exec());
+    await new Promise((r) => setTimeout(r, 5));
+    await c.request('GET', '/a');
+    await new Promise((r) => setTimeout(r, 5));
+    await c.request('GET', '/b');
+    expect(seen).toEqual(['Bearer tok2', 'Bearer tok3']);
+    c.close();
+    const err = await failure(client(url, exec([{ name: 'FAIL', value: '1' }])));
+    expect(err).toBeInstanceOf(CredentialError);
+    expect(err.message).toContain('its exec credential plugin');
+    expect(err.message).not.toContain('SECRET-MARKER');
+  });
+});
