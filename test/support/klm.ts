@@ -37,7 +37,7 @@ export interface Klm {
 }
 
 /** Starts worker, bridge and sample manager for one test file. */
-export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean } = {}): Promise<Klm> {
+export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean; bridgeLog?: (line: string) => void } = {}): Promise<Klm> {
   const info = stackInfo();
   if (!runtimeQuiet) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -63,7 +63,7 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
     workflowBundle: await bundle!,
   });
   const running = worker?.run();
-  const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000 });
+  const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
   await bridge.start();
   const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
   manager.start();

@@ -1,0 +1,144 @@
+// No secret in any message: markers planted in a broken kubeconfig, in a working kubeconfig's
+// client key and token, and in an exec plugin's environment and error output, then installs,
+// failures and deletions with them; afterwards every Kyma and Manifest status, every Event,
+// every workflow history of the run and the worker's and bridge's logs are scanned for them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kubeconfigSecret } from '../../bench/fleet';
+import { API_VERSION } from '../../src/api/shared';
+import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+const MARK = `ZZSECRET${Date.now().toString(36)}`;
+const MARKERS = {
+  brokenKubeconfig: `${MARK}broken`,
+  clientKey: `${MARK}clientkey`,
+  token: `${MARK}token`,
+  execEnv: `${MARK}execenv`,
+  execStderr: `${MARK}execstderr`,
+  /** The client key travels base64-encoded in the kubeconfig: a leak of it would look like this. */
+  clientKeyBase64: '',
+};
+MARKERS.clientKeyBase64 = Buffer.from(MARKERS.clientKey.slice(0, 3 * Math.floor(MARKERS.clientKey.length / 3))).toString('base64');
+
+/** Every string in a value, Uint8Arrays (payloads) decoded as UTF-8. */
+function text(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+}
+
+function found(haystack: string): string[] {
+  return Object.entries(MARKERS).filter(([, m]) => haystack.includes(m)).map(([k]) => k);
+}
+
+interface KubeconfigDoc {
+  clusters: { cluster: { server: string } }[];
+  users: { user: Record<string, unknown> }[];
+}
+
+describe('secrets in kubeconfig Secrets', () => {
+  let klm: Klm;
+  let worker: ChildProcess;
+  let workerLog: string;
+  const bridgeLog: string[] = [];
+  let local: KubeconfigDoc;
+
+  beforeAll(async () => {
+    klm = await startKlm({ worker: false, bridgeLog: (l) => bridgeLog.push(l) });
+    const info = stackInfo();
+    workerLog = path.join(await mkdtemp(path.join(tmpdir(), 'klm-scan-')), 'worker.log');
+    const out = createWriteStream(workerLog);
+    await new Promise((r) => out.once('open', r));
+    worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: path.dirname(workerLog) },
+      stdio: ['ignore', out, out],
+    });
+    local = parse(await readFile(info.kubeconfig, 'utf8')) as KubeconfigDoc;
+  });
+
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    await klm?.stop();
+  });
+
+  /** The local cluster's kubeconfig with `edit` applied to its user. */
+  function kubeconfig(edit: (user: Record<string, unknown>, doc: KubeconfigDoc) => void): string {
+    const doc = structuredClone(local);
+    edit(doc.users[0]!.user, doc);
+    return stringify(doc);
+  }
+
+  async function kyma(secret: string | undefined, modules = [{ name: 'greeter' }]): Promise<string> {
+    const name = uniqueName('kyma');
+    if (secret !== undefined) await klm.kube.create(kubeconfigSecret(klm.namespace, name, secret));
+    await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules }));
+    return name;
+  }
+
+  async function moduleReason(name: string, module: string, reason: string, timeoutMs = 90_000): Promise<void> {
+    await eventually(`${module} of ${name} with reason ${reason}`, async () => {
+      const m = await klm.kube.get(API_VERSION, 'Manifest', `${name}-${module}`, klm.namespace);
+      return (m as { status?: { conditions?: { reason?: string }[] } } | undefined)?.status?.conditions?.some((c) => c.reason === reason);
+    }, timeoutMs);
+  }
+
+  it('finds none of the planted markers in statuses, Events, histories or logs', async () => {
+    const keyPem = Buffer.from(local.users[0]!.user['client-key-data'] as string, 'base64').toString('utf8');
+    // 1. A kubeconfig that is not YAML, the marker on the offending line.
+    const broken = await kyma(`apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${MARKERS.brokenKubeconfig}: : [\n`);
+    // 2. A working kubeconfig whose client key and token carry markers: install, then delete.
+    const working = await kyma(kubeconfig((u) => {
+      u['client-key-data'] = Buffer.from(`${MARKERS.clientKey}\n${keyPem}`).toString('base64');
+      u.token = MARKERS.token;
+    }));
+    // 3. The same credentials against a server that refuses connections.
+    const unreachable = await kyma(kubeconfig((u, doc) => {
+      u.token = MARKERS.token;
+      doc.clusters[0]!.cluster.server = 'https://127.0.0.1:1';
+    }));
+    // 4. An exec plugin whose environment carries a marker and which fails, printing another.
+    const dir = await mkdtemp(path.join(tmpdir(), 'klm-scan-exec-'));
+    const plugin = path.join(dir, 'plugin.mjs');
+    await writeFile(plugin, `process.stderr.write('failed for ' + process.env.SECRET_ENV + ' ${MARKERS.execStderr}'); process.exit(1);\n`);
+    const exec = await kyma(kubeconfig((u) => {
+      delete u['client-certificate-data'];
+      delete u['client-key-data'];
+      u.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env: [{ name: 'SECRET_ENV', value: MARKERS.execEnv }], interactiveMode: 'Never' };
+    }));
+
+    await moduleReason(broken, 'greeter', 'InvalidKubeconfig');
+    await kymaInState(klm, working, 'Ready', 120_000);
+    await moduleReason(unreachable, 'greeter', 'TargetClusterUnreachable');
+    await moduleReason(exec, 'greeter', 'InvalidKubeconfig');
+    await klm.kube.delete(API_VERSION, 'Kyma', working, klm.namespace);
+    await eventually('the working Kyma to be gone', async () => (await getKyma(klm, working)) === undefined, 120_000);
+
+    // The scanner finds what it looks for: the Secrets hold every kubeconfig marker.
+    const secrets = (await klm.kube.list('v1', 'Secret', { namespace: klm.namespace })).items;
+    const secretText = secrets.map((s) => Object.values((s as { data?: Record<string, string> }).data ?? {}).map((d) => Buffer.from(d, 'base64').toString('utf8')).join('\n')).join('\n');
+    expect(found(secretText).sort()).toEqual(['brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token']);
+
+    const places: Record<string, string> = {};
+    places.kymas = text((await klm.kube.list(API_VERSION, 'Kyma', { namespace: klm.namespace })).items);
+    places.manifests = text((await klm.kube.list(API_VERSION, 'Manifest', { namespace: klm.namespace })).items);
+    places.events = text((await klm.kube.list('v1', 'Event', { namespace: klm.namespace })).items);
+    const histories: string[] = [];
+    for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}'` })) {
+      histories.push(text(await klm.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory()));
+    }
+    places.histories = histories.join('\n');
+    places.workerLog = await readFile(workerLog, 'utf8');
+    places.bridgeLog = bridgeLog.join('\n');
+    // Not vacuous: the failures were written, recorded and logged.
+    expect(places.kymas).toContain('InvalidKubeconfig');
+    expect(places.histories).toContain('TargetClusterUnreachable');
+    expect(histories.length).toBeGreaterThanOrEqual(8);
+    expect(places.workerLog).toContain('task queue');
+    const leaks = Object.fromEntries(Object.entries(places).map(([where, t]) => [where, found(t)]));
+    expect(leaks).toEqual({ kymas: [], manifests: [], events: [], histories: [], workerLog: [], bridgeLog: [] });
+  }, 300_000);
+});
