@@ -13,7 +13,18 @@ export interface KlmConfig {
   blobCacheDir: string;
   /** Port of /metrics (0: none). */
   metricsPort: number;
+  /** How the worker reaches OCI registries. */
+  registry: RegistryConfig;
   settings: ReconcileSettings;
+}
+
+export interface RegistryConfig {
+  /** PEM bundle of extra CAs trusted for registries (besides Node's roots and the system store). */
+  caFile?: string;
+  /** Hosts (host or host:port) that may speak plain HTTP; loopback hosts always may. */
+  insecureHosts: string[];
+  /** The dockerconfigjson Secret with registry credentials: `name` (in kcp-system) or `namespace/name`. */
+  credSecret?: string;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -35,6 +46,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
+    registry: {
+      ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
+      insecureHosts: (env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
+    },
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
