@@ -29,8 +29,26 @@ async function issue(dir: string, name: string, subject: string, ext: string): P
   await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365', '-out', `${name}.crt`, '-extfile', `${name}.ext`], dir);
 }
 
+/** A CA of its own in `dir` (ca.crt, ca.key), for `issueCert`. */
+export async function generateCa(dir: string, cn = 'klm-local-ca'): Promise<{ caCert: string; caKey: string }> {
+  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', `/CN=${cn}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  return { caCert: path.join(dir, 'ca.crt'), caKey: path.join(dir, 'ca.key') };
+}
+
+/** An EC P-256 certificate `<name>.crt` / `<name>.key` issued by the CA in `dir`. */
+export async function issueCert(dir: string, name: string, cn: string, opts: { serverAuth?: boolean; sans?: string[] } = {}): Promise<{ cert: string; key: string }> {
+  await issue(dir, name, `/CN=${cn}`, [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    ...(opts.serverAuth ? ['extendedKeyUsage=serverAuth'] : []),
+    ...(opts.sans?.length ? [`subjectAltName=${opts.sans.join(',')}`] : []),
+    '',
+  ].join('\n'));
+  return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
+}
+
 export async function generatePki(dir: string): Promise<Pki> {
-  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=klm-local-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  await generateCa(dir);
   await issue(dir, 'server', '/CN=kube-apiserver', [
     'basicConstraints=CA:FALSE',
     'keyUsage=critical,digitalSignature,keyEncipherment',
