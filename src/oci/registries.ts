@@ -66,7 +66,7 @@ export function isLoopback(host: string): boolean {
 }
 
 /** TLS handshake errors that mean the other side speaks plain HTTP, not TLS. */
-const NOT_TLS = /wrong version number|packet length too long|http request|unknown protocol/i;
+const NOT_TLS = /wrong version number|packet length too long|http request|unknown protocol|disconnected before secure TLS connection/i;
 
 const CERT_ERRORS = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
