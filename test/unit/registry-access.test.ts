@@ -199,7 +199,7 @@ describe('registry access against a stub', () => {
     servers.push(s.server);
     const withCreds = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'p' }) } });
     expect((await withCreds.client(s.host).pullBlob('m', digest)).equals(blob)).toBe(true);
-    const anonymous = await new Registries({ systemCaFile: null }).client(s.host).pullBlob('m', digest).catch((e: unknown) => e as OciError);
+    const anonymous = await new Registries({ systemCaFile: null }).client(s.host).pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
     expect(anonymous.reason).toBe('RegistryCredentialsRefused');
     expect(anonymous.message).toMatch(/refused anonymous access.*KLM_OCI_REGISTRY_CRED_SECRET/);
   });
@@ -213,9 +213,9 @@ describe('registry access against a stub', () => {
     });
     servers.push(s.server);
     const c = new Registries({ systemCaFile: null }).client(`http://${s.host}`);
-    const first = await c.pullBlob('m', digest).catch((e: unknown) => e as OciError);
+    const first = await c.pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
     expect([first.reason, first.retryAfterMs]).toEqual(['RegistryError', 3000]);
-    const second = await c.pullBlob('m', digest).catch((e: unknown) => e as OciError);
+    const second = await c.pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
     expect(second.retryAfterMs).toBeGreaterThan(55_000);
     expect(second.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
