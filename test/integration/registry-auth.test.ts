@@ -28,7 +28,7 @@ function dockerConfigSecret(namespace: string, name: string, registry: string, p
     metadata: { name, namespace },
     type: 'kubernetes.io/dockerconfigjson',
     data: { '.dockerconfigjson': Buffer.from(json).toString('base64') },
-  } as KubeObject;
+  };
 }
 
 describe('a private registry with TLS and token auth', () => {
