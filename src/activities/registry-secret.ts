@@ -59,7 +59,14 @@ export class RegistryCredentialSecret implements CredentialSource {
     this.describe = `Secret ${ref.namespace}/${ref.name}`;
   }
 
-  /** Keeps the Secret through a watch on it alone; returns the function that stops the watch. */
+  /** How long `watch` waits for the first list before it goes on (lookups by GET meanwhile). */
+  static readonly SYNC_WAIT_MS = 10_000;
+
+  /**
+   * Keeps the Secret through a watch on it alone; returns the function that stops the watch. A
+   * watch that cannot list (no permission yet, API server away) does not hold the worker back:
+   * lookups read the Secret directly until the watch has listed.
+   */
   async watch(): Promise<() => void> {
     const informer = new Informer(this.kcp, {
       apiVersion: 'v1',
@@ -70,11 +77,18 @@ export class RegistryCredentialSecret implements CredentialSource {
         this.state = readSecret(type === 'DELETED' ? undefined : s, this.describe);
       },
     });
-    await informer.start();
-    // The first list delivered nothing: the Secret does not exist (yet).
-    this.state ??= readSecret(undefined, this.describe);
-    this.watching = true;
+    let stopped = false;
+    const synced = informer.start().then(() => {
+      if (stopped) return;
+      // The first list delivered nothing: the Secret does not exist (yet).
+      this.state ??= readSecret(undefined, this.describe);
+      this.watching = true;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([synced, new Promise<void>((r) => (timer = setTimeout(r, RegistryCredentialSecret.SYNC_WAIT_MS)))]);
+    clearTimeout(timer);
     return () => {
+      stopped = true;
       this.watching = false;
       informer.stop();
     };

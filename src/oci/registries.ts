@@ -193,7 +193,12 @@ export class Registries {
    */
   async send(endpoint: Endpoint, req: RegistryRequest): Promise<HttpResponse> {
     const scope = `repository:${req.repository}:${req.push ? 'pull,push' : 'pull'}`;
-    const creds = await this.lookupCredentials(endpoint.host, req.what);
+    // Credentials that cannot be read (a missing Secret, say) matter only to a registry that asks.
+    let credsProblem: OciError | undefined;
+    const creds = await this.lookupCredentials(endpoint.host, req.what).catch((err: OciError) => {
+      credsProblem = err;
+      return undefined;
+    });
     const key = tokenKey(endpoint.host, scope, creds);
     let auth = this.tokens.get(key);
     let authorization = auth ? `Bearer ${auth}` : creds && this.basicHosts.has(endpoint.host) ? basic(creds) : undefined;
@@ -201,6 +206,7 @@ export class Registries {
     if (res.status === 401) {
       const challenges = parseChallenges(res.header('www-authenticate'));
       await res.drain();
+      if (credsProblem) throw credsProblem;
       const bearer = challenges.find((c) => c.scheme === 'bearer');
       const basicChallenge = challenges.find((c) => c.scheme === 'basic');
       if (bearer) {
@@ -218,6 +224,7 @@ export class Registries {
     }
     if (res.status === 401 || res.status === 403) {
       await res.drain();
+      if (credsProblem) throw credsProblem;
       if (auth) this.tokens.delete(key);
       throw this.refused(endpoint, req, res.status, creds);
     }

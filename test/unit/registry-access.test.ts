@@ -204,6 +204,20 @@ describe('registry access against a stub', () => {
     expect(anonymous.message).toMatch(/refused anonymous access.*KLM_OCI_REGISTRY_CRED_SECRET/);
   });
 
+  it('bothers with unreadable credentials only when the registry asks for them', async () => {
+    const s = await stub((req, res) => {
+      if (req.url?.includes('private')) res.writeHead(401, { 'www-authenticate': 'Basic realm="stub"' }).end();
+      else res.end(blob);
+    });
+    servers.push(s.server);
+    const missing = { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.reject(new Error('Secret kcp-system/regcred does not exist')) };
+    const c = new Registries({ systemCaFile: null, credentials: missing }).client(s.host);
+    expect((await c.pullBlob('public', digest)).equals(blob)).toBe(true);
+    const err = await c.pullBlob('private', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    expect(err.reason).toBe('RegistryCredentialsRefused');
+    expect(err.message).toContain('Secret kcp-system/regcred does not exist');
+  });
+
   it('carries Retry-After of a 429 or 503 on the error', async () => {
     let n = 0;
     const s = await stub((_req, res) => {
