@@ -70,6 +70,12 @@ describe('a private registry with TLS and token auth', () => {
     expect(err?.reason).toBe('RegistryCredentialsRefused');
   });
 
+  it('does not trust its certificate without the CA, and says what to configure', async () => {
+    const err = await new Registries().client(reg.registry.host).getManifest('component-descriptors/kyma-project.io/module/greeter', '1.0.0').then(() => undefined, (e: Error & { reason?: string }) => e);
+    expect(err?.reason).toBe('RegistryUnavailable');
+    expect(err?.message).toContain('KLM_REGISTRY_CA_FILE');
+  });
+
   it('installs a module from it when the worker trusts the CA and has the Secret', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
