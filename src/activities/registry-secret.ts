@@ -27,6 +27,8 @@ export function parseSecretRef(value: string, defaultNamespace = DEFAULT_CRED_SE
   return ref;
 }
 
+const DOCKER_HUB = new Set(['docker.io', 'registry-1.docker.io', 'index.docker.io']);
+
 type Secret = KubeObject & { type?: string; data?: Record<string, string> };
 
 /** What a Secret yields: credentials by host, or why it cannot be used. Never the content. */
@@ -97,7 +99,9 @@ export class RegistryCredentialSecret implements CredentialSource {
   async credentialsFor(host: string): Promise<Credentials | undefined> {
     const state = this.watching && this.state ? this.state : await this.lookup();
     if (state.problem) throw new Error(state.problem);
-    return state.auths?.get(host.toLowerCase());
+    const h = host.toLowerCase();
+    // Docker Hub's credentials sit under index.docker.io, as docker and go-containerregistry keep them.
+    return state.auths?.get(h) ?? (DOCKER_HUB.has(h) ? state.auths?.get('index.docker.io') : undefined);
   }
 
   /** The registry hosts the Secret has credentials for (upstream takes its registry from the one entry). */
