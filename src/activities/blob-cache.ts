@@ -4,9 +4,11 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Registries } from '../oci/registries';
 
 export class BlobCache {
-  constructor(readonly dir: string) {}
+  /** `registries`: where a missing layer is fetched from (trust, credentials), see `ensureLayer`. */
+  constructor(readonly dir: string, readonly registries: Registries = Registries.default()) {}
 
   private file(digest: string): string {
     const hex = digest.replace(/^sha256:/, '');

@@ -11,3 +11,8 @@ export function permanent(reason: Reason, message: string): ApplicationFailure {
 export function transient(reason: Reason, message: string): ApplicationFailure {
   return ApplicationFailure.retryable(message, reason);
 }
+
+/** Retryable, after the delay the other side asked for (e.g. a registry's Retry-After). */
+export function retryAfter(reason: Reason, message: string, delayMs: number): ApplicationFailure {
+  return ApplicationFailure.create({ nonRetryable: false, nextRetryDelay: Math.max(delayMs, 1), type: reason, message });
+}

@@ -3,6 +3,7 @@
 // target clusters.
 import type { KubeClient } from '../k8s/rest-client';
 import { TargetClusters } from '../k8s/target-cluster';
+import type { Registries } from '../oci/registries';
 import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
@@ -19,10 +20,12 @@ export interface ActivityDeps {
   cacheDir: string;
   /** Target-cluster clients (one per worker, with its Secret watch); a fresh one by default. */
   targets?: TargetClusters;
+  /** How registries are reached (CA, insecure hosts, credentials); the process default otherwise. */
+  registries?: Registries;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const cache = new BlobCache(deps.cacheDir);
+  const cache = new BlobCache(deps.cacheDir, deps.registries);
   const targets = deps.targets ?? new TargetClusters(deps.kcp);
   const writer = new ManifestWriter(deps.kcp, cache);
   const manifests = manifestActivities(deps.kcp, writer);

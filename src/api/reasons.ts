@@ -45,6 +45,7 @@ export const REASONS = {
   BlobNotFound: { state: 'Error', means: 'the registry does not have the layer or descriptor' },
   RegistryError: { state: 'Error', means: 'the registry answered with an error' },
   RegistryUnavailable: { state: 'Error', means: 'the registry could not be reached' },
+  RegistryCredentialsRefused: { state: 'Error', means: 'the registry refused the credentials (or anonymous access); the message names the Secret they come from' },
   // Error: the target cluster
   InvalidKubeconfig: { state: 'Error', means: "the Kyma's kubeconfig Secret holds no usable kubeconfig, or is gone" },
   TargetClusterUnreachable: { state: 'Error', means: 'the target cluster could not be reached' },

@@ -74,7 +74,7 @@ export async function up(o: UpOptions): Promise<void> {
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
     const native = await NativeConnection.connect({ address: temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();

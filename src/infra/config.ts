@@ -16,7 +16,18 @@ export interface KlmConfig {
   /** Target clusters: how long one request may take, and how often the bridge probes each. */
   targetRequestTimeoutMs: number;
   targetProbeIntervalMs: number;
+  /** How the worker reaches OCI registries. */
+  registry: RegistryConfig;
   settings: ReconcileSettings;
+}
+
+export interface RegistryConfig {
+  /** PEM bundle of extra CAs trusted for registries (besides Node's roots and the system store). */
+  caFile?: string;
+  /** Hosts (host or host:port) that may speak plain HTTP; loopback hosts always may. */
+  insecureHosts: string[];
+  /** The dockerconfigjson Secret with registry credentials: `name` (in kcp-system) or `namespace/name`. */
+  credSecret?: string;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -40,6 +51,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
+    registry: {
+      ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
+      insecureHosts: (env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
+    },
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),

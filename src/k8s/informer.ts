@@ -12,6 +12,8 @@ export interface InformerOptions {
   kind: string;
   namespace?: string;
   labelSelector?: string;
+  /** e.g. `metadata.name=x`: watch one object. */
+  fieldSelector?: string;
   /** Full relist period; catches anything a watch may have missed. */
   relistMs?: number;
   watchTimeoutSeconds?: number;
@@ -75,7 +77,7 @@ export class Informer {
   }
 
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector });
+    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
     for (const { type, obj } of relistDiff(this.cache, items)) this.opts.onEvent(type, obj);
     this.resourceVersion = resourceVersion;
   }
@@ -115,6 +117,7 @@ export class Informer {
           timeoutSeconds: String(Math.min(this.opts.watchTimeoutSeconds ?? 300, Math.ceil(relistMs / 1000))),
         };
         if (this.opts.labelSelector) query.labelSelector = this.opts.labelSelector;
+        if (this.opts.fieldSelector) query.fieldSelector = this.opts.fieldSelector;
         await this.client.watch(path, query, (e) => {
           if (this.handle(e) === 'relist') needList = true;
         }, signal);

@@ -255,9 +255,12 @@ export class KubeClient {
     return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
   }
 
-  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {}): Promise<{ items: T[]; resourceVersion: string }> {
     const p = opts.namespace ? await this.path(apiVersion, kind, opts.namespace) : await this.clusterWidePath(apiVersion, kind);
-    const q = opts.labelSelector ? `?labelSelector=${encodeURIComponent(opts.labelSelector)}` : '';
+    const params = new URLSearchParams();
+    if (opts.labelSelector) params.set('labelSelector', opts.labelSelector);
+    if (opts.fieldSelector) params.set('fieldSelector', opts.fieldSelector);
+    const q = params.size ? `?${params.toString()}` : '';
     const l = await this.request<{ items: T[]; metadata: { resourceVersion: string } }>('GET', p + q);
     for (const item of l.items) {
       item.apiVersion = apiVersion;

@@ -40,14 +40,30 @@ export function pkiIn(dir: string): Pki {
   };
 }
 
-/** Another client certificate (user `name` in `group`), as `<name>.crt`/`<name>.key` in `dir`, which holds the CA. */
-export async function issueClientCert(dir: string, name: string, group: string): Promise<{ cert: string; key: string }> {
-  await issue(dir, name, `/O=${group}/CN=${name}`, ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
+/** A CA of its own in `dir` (ca.crt, ca.key), for `issueCert`. */
+export async function generateCa(dir: string, cn = 'klm-local-ca'): Promise<{ caCert: string; caKey: string }> {
+  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', `/CN=${cn}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  return { caCert: path.join(dir, 'ca.crt'), caKey: path.join(dir, 'ca.key') };
+}
+
+/**
+ * An EC P-256 certificate `<name>.crt` / `<name>.key` issued by the CA in `dir`: for a server
+ * (`serverAuth`, `sans`) or a client (`clientAuth`; `group` becomes its O, a Kubernetes group).
+ */
+export async function issueCert(dir: string, name: string, cn: string, opts: { serverAuth?: boolean; clientAuth?: boolean; group?: string; sans?: string[] } = {}): Promise<{ cert: string; key: string }> {
+  const usage = [...(opts.serverAuth ? ['serverAuth'] : []), ...(opts.clientAuth ? ['clientAuth'] : [])];
+  await issue(dir, name, `${opts.group ? `/O=${opts.group}` : ''}/CN=${cn}`, [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    ...(usage.length ? [`extendedKeyUsage=${usage.join(',')}`] : []),
+    ...(opts.sans?.length ? [`subjectAltName=${opts.sans.join(',')}`] : []),
+    '',
+  ].join('\n'));
   return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
 }
 
 export async function generatePki(dir: string): Promise<Pki> {
-  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=klm-local-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  await generateCa(dir);
   await issue(dir, 'server', '/CN=kube-apiserver', [
     'basicConstraints=CA:FALSE',
     'keyUsage=critical,digitalSignature,keyEncipherment',

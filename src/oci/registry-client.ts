@@ -1,52 +1,53 @@
 // A small OCI Distribution API client: blobs in and out, every blob verified against its
 // sha256 digest while it streams in. Content that does not match its digest is never returned.
+// Transport, trust and authentication are the `Registries`' (src/oci/registries.ts).
 import { createHash } from 'node:crypto';
+import { OciError, sha256Digest } from './errors';
+import { parseEndpoint, Registries, type Endpoint, type RegistryRequest } from './registries';
 
-export type OciErrorReason = 'DigestMismatch' | 'BlobNotFound' | 'RegistryUnavailable' | 'RegistryError' | 'InvalidDigest';
-
-export class OciError extends Error {
-  constructor(readonly reason: OciErrorReason, message: string) {
-    super(message);
-    this.name = 'OciError';
-  }
-}
+export { OciError, sha256Digest, type OciErrorReason } from './errors';
 
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 
-export function sha256Digest(data: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
-}
-
 export class OciRegistryClient {
-  private readonly base: string;
+  private readonly endpoint: Endpoint;
 
-  /** `registry` is host:port (plain HTTP on loopback) or a full http(s):// URL. */
-  constructor(registry: string) {
-    this.base = /^https?:\/\//.test(registry) ? registry.replace(/\/$/, '') : `http://${registry}`;
+  /**
+   * `registry` is host:port (HTTPS; plain HTTP only for loopback or insecure hosts that speak no
+   * TLS) or a full http(s):// URL. Without `registries`, the process-wide default (system trust,
+   * no credentials).
+   */
+  constructor(registry: string, private readonly registries: Registries = Registries.default()) {
+    this.endpoint = parseEndpoint(registry);
   }
 
-  private async request(url: string, init: RequestInit, what: string): Promise<Response> {
-    try {
-      return await fetch(url, init);
-    } catch (err) {
-      throw new OciError('RegistryUnavailable', `registry ${this.base} unreachable while ${what}: ${(err as Error).message}`);
-    }
+  /** The registry's base URL as far as its scheme is known (for messages). */
+  get base(): string {
+    return this.registries.baseUrl(this.endpoint);
+  }
+
+  private request(req: RegistryRequest) {
+    return this.registries.send(this.endpoint, req);
   }
 
   /** Uploads a blob (monolithic upload) and returns its digest. The registry checks the digest too. */
   async pushBlob(repository: string, data: Uint8Array, digest = sha256Digest(data)): Promise<string> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);
-    const start = await this.request(`${this.base}/v2/${repository}/blobs/uploads/`, { method: 'POST' }, `starting an upload to ${repository}`);
-    await start.arrayBuffer();
-    const location = start.headers.get('location');
+    const start = await this.request({ method: 'POST', path: `/v2/${repository}/blobs/uploads/`, repository, push: true, what: `starting an upload to ${repository}` });
+    await start.drain();
+    const location = start.header('location');
     if (start.status !== 202 || !location) throw new OciError('RegistryError', `upload to ${repository} refused: HTTP ${start.status}`);
-    const url = new URL(location, this.base);
+    const url = new URL(location, `${this.base}/`);
     url.searchParams.set('digest', digest);
-    const put = await this.request(url.toString(), {
+    const put = await this.request({
       method: 'PUT',
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(data.byteLength) },
+      path: url.toString(),
+      headers: { 'content-type': 'application/octet-stream' },
       body: data,
-    }, `uploading ${digest} to ${repository}`);
+      repository,
+      push: true,
+      what: `uploading ${digest} to ${repository}`,
+    });
     const body = await put.text();
     if (put.status !== 201) {
       const reason = body.includes('DIGEST_INVALID') ? 'DigestMismatch' : 'RegistryError';
@@ -58,7 +59,7 @@ export class OciRegistryClient {
   /** Uploads an image manifest under a tag; returns its digest. */
   async pushManifest(repository: string, reference: string, manifest: unknown, mediaType = 'application/vnd.oci.image.manifest.v1+json'): Promise<string> {
     const body = Buffer.from(JSON.stringify(manifest));
-    const res = await this.request(`${this.base}/v2/${repository}/manifests/${reference}`, { method: 'PUT', headers: { 'content-type': mediaType }, body }, `uploading manifest ${repository}:${reference}`);
+    const res = await this.request({ method: 'PUT', path: `/v2/${repository}/manifests/${reference}`, headers: { 'content-type': mediaType }, body, repository, push: true, what: `uploading manifest ${repository}:${reference}` });
     const text = await res.text();
     if (res.status !== 201) throw new OciError('RegistryError', `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`);
     return sha256Digest(body);
@@ -67,10 +68,10 @@ export class OciRegistryClient {
   /** Downloads an image manifest by tag or digest (a digest is verified). */
   async getManifest<T>(repository: string, reference: string): Promise<T> {
     const accept = 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json';
-    const res = await this.request(`${this.base}/v2/${repository}/manifests/${reference}`, { headers: { accept } }, `fetching manifest ${repository}:${reference}`);
-    const body = Buffer.from(await res.arrayBuffer());
+    const res = await this.request({ path: `/v2/${repository}/manifests/${reference}`, headers: { accept }, repository, what: `fetching manifest ${repository}:${reference}` });
+    const body = await res.buffer();
     if (res.status === 404) throw new OciError('BlobNotFound', `manifest ${repository}:${reference} not found in ${this.base}`);
-    if (!res.ok) throw new OciError('RegistryError', `fetching manifest ${repository}:${reference}: HTTP ${res.status}`);
+    if (res.status < 200 || res.status > 299) throw new OciError('RegistryError', `fetching manifest ${repository}:${reference}: HTTP ${res.status}`);
     if (DIGEST.test(reference) && sha256Digest(body) !== reference) {
       throw new OciError('DigestMismatch', `manifest ${repository}@${reference} hashes to ${sha256Digest(body)}; refusing it`);
     }
@@ -80,18 +81,25 @@ export class OciRegistryClient {
   /** Downloads a blob and verifies its sha256 while it streams; throws DigestMismatch otherwise. */
   async pullBlob(repository: string, digest: string, onChunk?: () => void): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);
-    const res = await this.request(`${this.base}/v2/${repository}/blobs/${digest}`, {}, `fetching ${digest} from ${repository}`);
+    const res = await this.request({ path: `/v2/${repository}/blobs/${digest}`, repository, what: `fetching ${digest} from ${repository}` });
     if (res.status === 404) {
-      await res.arrayBuffer();
+      await res.drain();
       throw new OciError('BlobNotFound', `blob ${digest} not found in ${this.base}/${repository}`);
     }
-    if (!res.ok || !res.body) throw new OciError('RegistryError', `fetching blob ${digest} from ${repository}: HTTP ${res.status}`);
+    if (res.status < 200 || res.status > 299) {
+      await res.drain();
+      throw new OciError('RegistryError', `fetching blob ${digest} from ${repository}: HTTP ${res.status}`);
+    }
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      hash.update(chunk);
-      chunks.push(Buffer.from(chunk));
-      onChunk?.();
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        chunks.push(chunk);
+        onChunk?.();
+      }
+    } catch (err) {
+      throw new OciError('RegistryUnavailable', `registry ${this.base} broke off while sending ${digest} from ${repository}: ${(err as Error).message}`);
     }
     const actual = `sha256:${hash.digest('hex')}`;
     if (actual !== digest) {

@@ -8,6 +8,8 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import { OciRegistryClient } from '../oci/registry-client';
 import { tarOneFile } from '../oci/tar';
 
+export type { OciRegistryClient };
+
 /** One version of a module, as its author publishes it. */
 export interface ModuleVersion {
   name: string;
@@ -23,9 +25,12 @@ export interface ModuleVersion {
 const DESCRIPTOR_MEDIA_TYPE = 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar';
 const CONFIG_MEDIA_TYPE = 'application/vnd.ocm.software.component.config.v1+json';
 
-/** Pushes one version to the registry; returns its full OCM descriptor. */
-export async function pushModuleVersion(registryHost: string, m: ModuleVersion): Promise<Record<string, unknown>> {
-  const oci = new OciRegistryClient(registryHost);
+/**
+ * Pushes one version to the registry; returns its full OCM descriptor. `client`: a client for
+ * `registryHost` that carries trust and credentials (push access); the default one otherwise.
+ */
+export async function pushModuleVersion(registryHost: string, m: ModuleVersion, client?: OciRegistryClient): Promise<Record<string, unknown>> {
+  const oci = client ?? new OciRegistryClient(registryHost);
   const repository = `component-descriptors/${m.component}`;
   const layer = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);
   const layerMediaType = m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml';

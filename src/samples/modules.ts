@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { KubeClient } from '../k8s/rest-client';
-import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion } from '../publish/module';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type OciRegistryClient } from '../publish/module';
 
 export const MODULES_DIR = fileURLToPath(new URL('../../examples/modules/', import.meta.url));
 
@@ -47,11 +47,11 @@ export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: Module
 }
 
 /** Publishes every sample module version and creates their templates and release metas. */
-export async function publishSamples(kcp: KubeClient, registryHost: string, namespace: string): Promise<string[]> {
+export async function publishSamples(kcp: KubeClient, registryHost: string, namespace: string, client?: OciRegistryClient): Promise<string[]> {
   const { versions, channels } = await loadSamples();
   const published: string[] = [];
   for (const m of versions) {
-    const descriptor = await pushModuleVersion(registryHost, m);
+    const descriptor = await pushModuleVersion(registryHost, m, client);
     await kcp.apply(moduleTemplate(m, namespace, descriptor, registryHost));
     published.push(`${m.name}-${m.version}`);
   }

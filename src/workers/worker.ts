@@ -5,6 +5,8 @@ import { createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
+import type { RegistryConfig } from '../infra/config';
+import { registriesFromConfig } from '../activities/registry-secret';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -16,6 +18,8 @@ export interface KlmWorkerOptions {
   blobCacheDir: string;
   /** Deadline of one request to a target cluster (20 s by default). */
   targetRequestTimeoutMs?: number;
+  /** How registries are reached: extra CA, insecure hosts, the credential Secret. Default: none of them. */
+  registry?: RegistryConfig;
   /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -29,13 +33,18 @@ export interface KlmWorker {
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   const targets = new TargetClusters(o.kcp, o.targetRequestTimeoutMs ? { requestTimeoutMs: o.targetRequestTimeoutMs } : {});
-  const stopSecrets = await targets.watchSecrets();
+  const reg = await registriesFromConfig(o.kcp, o.registry ?? { insecureHosts: [] });
+  const stopKubeconfigs = await targets.watchSecrets();
+  const stopSecrets = () => {
+    stopKubeconfigs();
+    reg.stop();
+  };
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets }),
+    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets, registries: reg.registries }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:

@@ -9,7 +9,7 @@ import { kubeconfigSecret } from '../../bench/fleet';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
-import { issueClientCert, pkiIn } from '../../src/localstack/pki';
+import { issueCert, pkiIn } from '../../src/localstack/pki';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -82,12 +82,13 @@ describe('target clusters as users have them', () => {
   it('follows a rotated client certificate: the old one may be revoked', async () => {
     const pkiDir = stackInfo().pkiDir;
     const group = uniqueName('old-credentials');
-    const old = await issueClientCert(pkiDir, group, group);
+    const old = await issueCert(pkiDir, group, group, { clientAuth: true, group });
     // The old identity gets its rights from a binding that the rotation revokes.
     const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: group }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }] };
     await own.client.create(binding);
     const name = await kymaWith(await own.certKubeconfig(old.cert, old.key));
-    const rotated = await issueClientCert(pkiDir, uniqueName('rotated'), 'system:masters');
+    const rotatedName = uniqueName('rotated');
+    const rotated = await issueCert(pkiDir, rotatedName, rotatedName, { clientAuth: true, group: 'system:masters' });
     await klm().kube.apply(kubeconfigSecret(klm().namespace, name, await own.certKubeconfig(rotated.cert, rotated.key)));
     await own.client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', group);
     // Something of the module goes missing: only the rotated credentials can put it back.

@@ -18,6 +18,8 @@ import { KubeClient } from '../../src/k8s/rest-client';
 import { Bridge } from '../../src/starter/bridge';
 import { createKlmWorker, WORKFLOWS_PATH, type KlmWorker } from '../../src/workers/worker';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/contract/settings';
+import type { RegistryConfig } from '../../src/infra/config';
+import type { OciRegistryClient } from '../../src/oci/registry-client';
 import { stackInfo, uniqueName } from './stack';
 
 let bundle: Promise<{ code: string }> | undefined;
@@ -37,7 +39,18 @@ export interface Klm {
 }
 
 /** Starts worker, bridge and sample manager for one test file. */
-export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean; bridgeLog?: (line: string) => void } = {}): Promise<Klm> {
+export interface KlmOptions {
+  settings?: Partial<ReconcileSettings>;
+  worker?: boolean;
+  /** How the worker reaches registries (CA, insecure hosts, credential Secret). */
+  registry?: RegistryConfig;
+  /** Where the sample modules go: the shared stack's plain registry unless given (a client with push access). */
+  samples?: { registryHost: string; client: OciRegistryClient };
+  /** Where the bridge's log lines go (none by default). */
+  bridgeLog?: (line: string) => void;
+}
+
+export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   const info = stackInfo();
   if (!runtimeQuiet) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -47,7 +60,7 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await publishSamples(kube, info.registryHost, namespace);
+  await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples?.client);
   const taskQueue = uniqueName('klm');
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
   const settings: ReconcileSettings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}-system', driftIntervalMs: 5 * 60_000, crdEstablishedTimeoutMs: 20_000, ...opts.settings };
@@ -61,6 +74,7 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
     kcp: kube,
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
+    ...(opts.registry ? { registry: opts.registry } : {}),
   });
   const running = worker?.run();
   const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
@@ -87,10 +101,10 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
 }
 
 /** Runs the product for the enclosing describe block; call the returned function in tests. */
-export function useKlm(opts: Parameters<typeof startKlm>[0] = {}): () => Klm {
+export function useKlm(opts: KlmOptions | (() => KlmOptions) = {}): () => Klm {
   let klm: Klm | undefined;
   beforeAll(async () => {
-    klm = await startKlm(opts);
+    klm = await startKlm(typeof opts === 'function' ? opts() : opts);
   });
   afterAll(async () => {
     // No workflow of the file may have crashed: failures are statuses, never failed workflows.

@@ -10,15 +10,16 @@ import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { KubeClient } from '../../k8s/rest-client';
 import { componentLocation, DescriptorError, hasResources, pullDescriptor, rawManifestResource } from '../../oci/ocm';
-import { OciError, OciRegistryClient } from '../../oci/registry-client';
+import { OciError } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
 import type { BlobCache } from '../blob-cache';
-import { permanent, transient } from '../failure';
+import { permanent, retryAfter, transient } from '../failure';
 
 /** Typed failures for what the registry and the artifacts can go wrong with; the rest is retried. */
 export function artifactFailure(err: unknown, what: string): Error {
   if (err instanceof OciError && isReason(err.reason)) {
     const retryable = err.reason === 'RegistryUnavailable' || err.reason === 'RegistryError';
+    if (retryable && err.retryAfterMs !== undefined) return retryAfter(err.reason, `${what}: ${err.message}`, err.retryAfterMs);
     return retryable ? transient(err.reason, `${what}: ${err.message}`) : permanent(err.reason, `${what}: ${err.message}`);
   }
   if (err instanceof DescriptorError) return permanent('MalformedDescriptor', `${what}: ${err.message}`);
@@ -29,7 +30,7 @@ export function artifactFailure(err: unknown, what: string): Error {
 export async function ensureLayer(cache: BlobCache, layer: LayerRef): Promise<Buffer> {
   const cached = await cache.get(layer.digest);
   if (cached) return cached;
-  const blob = await new OciRegistryClient(layer.registry).pullBlob(layer.repository, layer.digest);
+  const blob = await cache.registries.client(layer.registry).pullBlob(layer.repository, layer.digest);
   await cache.put(blob);
   return blob;
 }
@@ -62,7 +63,7 @@ export class ModuleFetcher {
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
       const loc = componentLocation(template.spec.descriptor, where);
-      const client = new OciRegistryClient(loc.registry);
+      const client = this.cache.registries.client(loc.registry);
       const known = `${template.metadata.uid}/${template.metadata.generation}`;
       let res = this.resources.get(known);
       if (!res) {
@@ -72,7 +73,7 @@ export class ModuleFetcher {
         res = rawManifestResource(descriptor, loc, where);
         this.resources.set(known, res);
       }
-      const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
+      const layerClient = res.registry === loc.registry ? client : this.cache.registries.client(res.registry);
       const cached = await this.cache.get(res.digest);
       const blob = cached ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
       // Refuse a malformed layer here, before anything is applied (and before it is kept).
