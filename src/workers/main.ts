@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     kcp: await controlPlaneClient(config.kubeconfig),
     blobCacheDir: config.blobCacheDir,
+    registry: config.registry,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);

@@ -1,16 +1,19 @@
 // No secret in any message: markers planted in a broken kubeconfig, in a working kubeconfig's
-// client key and token, and in an exec plugin's environment and error output, then installs,
+// client key and token, in an exec plugin's environment and error output, and in the
+// passwords of a registry's credential Secret (the right one, then a wrong one); then installs,
 // failures and deletions with them; afterwards every Kyma and Manifest status, every Event,
 // every workflow history of the run and the worker's and bridge's logs are scanned for them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubeconfigSecret } from '../../bench/fleet';
-import { API_VERSION } from '../../src/api/shared';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { startAuthRegistry, type AuthRegistry } from '../../src/localstack/registry-token';
+import { Registries } from '../../src/oci/registries';
 import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -21,10 +24,24 @@ const MARKERS = {
   token: `${MARK}token`,
   execEnv: `${MARK}execenv`,
   execStderr: `${MARK}execstderr`,
-  /** The client key travels base64-encoded in the kubeconfig: a leak of it would look like this. */
+  registryPassword: `${MARK}registrypw`,
+  wrongRegistryPassword: `${MARK}wrongpw`,
+  /** Base64 forms: the client key travels so in the kubeconfig, passwords in Basic auth and `auth`. */
   clientKeyBase64: '',
+  registryBasic: '',
+  wrongRegistryBasic: '',
 };
-MARKERS.clientKeyBase64 = Buffer.from(MARKERS.clientKey.slice(0, 3 * Math.floor(MARKERS.clientKey.length / 3))).toString('base64');
+const USER = 'scan-reader';
+const base64Prefix = (s: string) => Buffer.from(s.slice(0, 3 * Math.floor(s.length / 3))).toString('base64');
+MARKERS.clientKeyBase64 = base64Prefix(MARKERS.clientKey);
+MARKERS.registryBasic = base64Prefix(`${USER}:${MARKERS.registryPassword}`);
+MARKERS.wrongRegistryBasic = base64Prefix(`${USER}:${MARKERS.wrongRegistryPassword}`);
+
+function dockerConfigSecret(namespace: string, name: string, registry: string, password: string): KubeObject {
+  const auth = Buffer.from(`${USER}:${password}`).toString('base64');
+  const json = JSON.stringify({ auths: { [registry]: { username: USER, password, auth } } });
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(json).toString('base64') } };
+}
 
 /** Every string in a value, Uint8Arrays (payloads) decoded as UTF-8. */
 function text(value: unknown): string {
@@ -46,15 +63,24 @@ describe('secrets in kubeconfig Secrets', () => {
   let workerLog: string;
   const bridgeLog: string[] = [];
   let local: KubeconfigDoc;
+  let registry: AuthRegistry;
+  let registryDir: string;
+  const credentials = { namespace: uniqueName('kcp'), name: 'registry-cred' };
 
   beforeAll(async () => {
-    klm = await startKlm({ worker: false, bridgeLog: (l) => bridgeLog.push(l) });
     const info = stackInfo();
+    registryDir = await mkdtemp(path.join(tmpdir(), 'klm-scan-registry-'));
+    registry = await startAuthRegistry(info.tools.registry, registryDir, { user: { username: USER, password: MARKERS.registryPassword } });
+    const publisher = new Registries({ caFile: registry.caCert, credentials: { describe: 'the test publisher', credentialsFor: () => Promise.resolve({ username: USER, password: MARKERS.registryPassword }) } });
+    klm = await startKlm({ worker: false, bridgeLog: (l) => bridgeLog.push(l), samples: { registryHost: registry.registry.host, client: publisher.client(registry.registry.host) } });
+    await klm.kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: credentials.namespace } });
+    await klm.kube.create(dockerConfigSecret(credentials.namespace, credentials.name, registry.registry.host, MARKERS.registryPassword));
     workerLog = path.join(await mkdtemp(path.join(tmpdir(), 'klm-scan-')), 'worker.log');
     const out = createWriteStream(workerLog);
     await new Promise((r) => out.once('open', r));
     worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-      env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: path.dirname(workerLog) },
+      env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: path.dirname(workerLog),
+        KLM_REGISTRY_CA_FILE: registry.caCert, KLM_OCI_REGISTRY_CRED_SECRET: `${credentials.namespace}/${credentials.name}` },
       stdio: ['ignore', out, out],
     });
     local = parse(await readFile(info.kubeconfig, 'utf8')) as KubeconfigDoc;
@@ -63,6 +89,8 @@ describe('secrets in kubeconfig Secrets', () => {
   afterAll(async () => {
     worker?.kill('SIGTERM');
     await klm?.stop();
+    await registry?.stop();
+    if (registryDir) await rm(registryDir, { recursive: true, force: true });
   });
 
   /** The local cluster's kubeconfig with `edit` applied to its user. */
@@ -116,11 +144,15 @@ describe('secrets in kubeconfig Secrets', () => {
     await moduleReason(exec, 'greeter', 'InvalidKubeconfig');
     await klm.kube.delete(API_VERSION, 'Kyma', working, klm.namespace);
     await eventually('the working Kyma to be gone', async () => (await getKyma(klm, working)) === undefined, 120_000);
+    // 5. The registry's credential Secret with a wrong password: a module not pulled yet is refused.
+    await klm.kube.apply(dockerConfigSecret(credentials.namespace, credentials.name, registry.registry.host, MARKERS.wrongRegistryPassword));
+    const refused = await kyma(undefined, [{ name: 'counter' }]);
+    await moduleReason(refused, 'counter', 'RegistryCredentialsRefused');
 
     // The scanner finds what it looks for: the Secrets hold every kubeconfig marker.
-    const secrets = (await klm.kube.list('v1', 'Secret', { namespace: klm.namespace })).items;
+    const secrets = [...(await klm.kube.list('v1', 'Secret', { namespace: klm.namespace })).items, ...(await klm.kube.list('v1', 'Secret', { namespace: credentials.namespace })).items];
     const secretText = secrets.map((s) => Object.values((s as { data?: Record<string, string> }).data ?? {}).map((d) => Buffer.from(d, 'base64').toString('utf8')).join('\n')).join('\n');
-    expect(found(secretText).sort()).toEqual(['brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token']);
+    expect(found(secretText).sort()).toEqual(['brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token', 'wrongRegistryBasic', 'wrongRegistryPassword']);
 
     const places: Record<string, string> = {};
     places.kymas = text((await klm.kube.list(API_VERSION, 'Kyma', { namespace: klm.namespace })).items);
@@ -136,6 +168,7 @@ describe('secrets in kubeconfig Secrets', () => {
     // Not vacuous: the failures were written, recorded and logged.
     expect(places.kymas).toContain('InvalidKubeconfig');
     expect(places.histories).toContain('TargetClusterUnreachable');
+    expect(places.manifests).toContain('RegistryCredentialsRefused');
     expect(histories.length).toBeGreaterThanOrEqual(8);
     expect(places.workerLog).toContain('task queue');
     const leaks = Object.fromEntries(Object.entries(places).map(([where, t]) => [where, found(t)]));
