@@ -3,6 +3,7 @@
 // target clusters.
 import type { KubeClient } from '../k8s/rest-client';
 import { TargetClusters } from '../k8s/target-cluster';
+import type { OcmRegistry } from '../oci/ocm';
 import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
@@ -19,6 +20,12 @@ export interface ActivityDeps {
   cacheDir: string;
   /** Target-cluster clients (one per worker, with its Secret watch); a fresh one by default. */
   targets?: TargetClusters;
+  /**
+   * The OCI registry that holds the modules' OCM components (upstream's --oci-registry-host and
+   * --modules-repository-subpath): templates with `descriptor: {}` are found there. Unset:
+   * such templates fail with OciRegistryNotConfigured.
+   */
+  ociRegistry?: OcmRegistry;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -31,7 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...eventActivities(deps.kcp),
     ...manifests,
     ...reportActivities(writer),
-    ...installActivities(deps.kcp, targets, cache),
+    ...installActivities(deps.kcp, targets, cache, deps.ociRegistry),
     ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
     ...uninstallActivities(targets, cache),
   };

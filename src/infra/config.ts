@@ -14,6 +14,13 @@ export interface KlmConfig {
   /** Port of /metrics (0: none). */
   metricsPort: number;
   settings: ReconcileSettings;
+  /**
+   * The OCI registry that holds the modules' OCM components, as upstream's flags
+   * `--oci-registry-host` (KLM_OCI_REGISTRY_HOST: host[:port][/path], `http://` for plain HTTP)
+   * and `--modules-repository-subpath` (KLM_MODULES_REPOSITORY_SUBPATH): a ModuleTemplate with
+   * `descriptor: {}` is found at `<host>[/<subpath>]/component-descriptors/<ocmComponentName>:<version>`.
+   */
+  ociRegistry?: { host: string; subPath: string };
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -35,6 +42,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
+    ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     kcp: await controlPlaneClient(config.kubeconfig),
     blobCacheDir: config.blobCacheDir,
+    ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.

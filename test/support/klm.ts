@@ -37,7 +37,7 @@ export interface Klm {
 }
 
 /** Starts worker, bridge and sample manager for one test file. */
-export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean } = {}): Promise<Klm> {
+export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; worker?: boolean; ociRegistry?: { host: string; subPath?: string } } = {}): Promise<Klm> {
   const info = stackInfo();
   if (!runtimeQuiet) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -61,6 +61,8 @@ export async function startKlm(opts: { settings?: Partial<ReconcileSettings>; wo
     kcp: kube,
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
+    // The shared stack's registry (plain HTTP on loopback) holds the sample components.
+    ociRegistry: opts.ociRegistry ?? { host: info.registryHost },
   });
   const running = worker?.run();
   const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000 });

@@ -46,7 +46,7 @@ export async function testModule(klm: Klm, opts: { scope?: 'Namespaced' | 'Clust
         defaultCR: { apiVersion: `${group}/v1alpha1`, kind, metadata: { name: 'default' }, spec: {} },
       };
       const descriptor = await pushModuleVersion(registry, m);
-      await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor, registry));
+      await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor));
     },
     async channels(channels) {
       await klm.kube.apply(moduleReleaseMeta(name, component, klm.namespace, channels));

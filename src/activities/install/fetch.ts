@@ -1,6 +1,10 @@
 // Fetch: from the ModuleTemplate's OCM descriptor (inline, or pulled from the registry) to
 // the raw-manifest layer, pulled over the OCI Distribution API, verified by sha256 and kept
 // in the worker's content-addressed cache. Returns only where the layer is and its digest.
+// A template with `descriptor: {}` (modulectl 2.3 and later) names no component: it is the
+// ModuleReleaseMeta's spec.ocmComponentName at the template's version, in the configured
+// registry (src/oci/ocm.ts).
+import type { ModuleReleaseMeta } from '../../api/modulereleasemeta';
 import { heartbeat } from '@temporalio/activity';
 import type { ModuleTemplate } from '../../api/moduletemplate';
 import { isReason } from '../../api/reasons';
@@ -9,7 +13,7 @@ import type { DefaultCrRef, FetchedModule, LayerRef } from '../../contract/artif
 import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { KubeClient } from '../../k8s/rest-client';
-import { componentLocation, DescriptorError, hasResources, pullDescriptor, rawManifestResource } from '../../oci/ocm';
+import { blobLocation, componentLocation, configuredComponentLocation, DescriptorError, hasResources, namesComponent, pullDescriptor, rawManifestResource, type ComponentLocation, type OcmRegistry } from '../../oci/ocm';
 import { OciError, OciRegistryClient } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
 import type { BlobCache } from '../blob-cache';
@@ -21,7 +25,7 @@ export function artifactFailure(err: unknown, what: string): Error {
     const retryable = err.reason === 'RegistryUnavailable' || err.reason === 'RegistryError';
     return retryable ? transient(err.reason, `${what}: ${err.message}`) : permanent(err.reason, `${what}: ${err.message}`);
   }
-  if (err instanceof DescriptorError) return permanent('MalformedDescriptor', `${what}: ${err.message}`);
+  if (err instanceof DescriptorError) return permanent(err.reason ?? 'MalformedDescriptor', `${what}: ${err.message}`);
   if (err instanceof LayerFormatError) return permanent('MalformedLayer', `${what}: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -53,7 +57,8 @@ export class ModuleFetcher {
    */
   private readonly resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
 
-  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache) {}
+  /** `registry`: where templates with `descriptor: {}` find their component (none: they fail). */
+  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache, private readonly registry?: OcmRegistry) {}
 
   async fetch(module: ResolvedModule, defaultNamespace: string): Promise<Fetched> {
     const { name, namespace } = module.template;
@@ -61,15 +66,18 @@ export class ModuleFetcher {
     const template = await this.kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
-      const loc = componentLocation(template.spec.descriptor, where);
+      const loc = namesComponent(template.spec.descriptor) ? componentLocation(template.spec.descriptor, where) : await this.configuredLocation(module, template, where);
       const client = new OciRegistryClient(loc.registry);
-      const known = `${template.metadata.uid}/${template.metadata.generation}`;
+      // The location is part of the key: a template with `descriptor: {}` finds its component
+      // through the ModuleReleaseMeta, which may change without the template changing.
+      const known = `${template.metadata.uid}/${template.metadata.generation}/${loc.registry}/${loc.repository}:${loc.version}`;
       let res = this.resources.get(known);
       if (!res) {
         heartbeat();
-        const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
+        const inline = hasResources(template.spec.descriptor);
+        const descriptor = inline ? template.spec.descriptor : await pullDescriptor(client, loc);
         heartbeat();
-        res = rawManifestResource(descriptor, loc, where);
+        res = rawManifestResource(descriptor, inline ? loc : blobLocation(descriptor, loc, where), where);
         this.resources.set(known, res);
       }
       const layerClient = res.registry === loc.registry ? client : new OciRegistryClient(res.registry);
@@ -90,6 +98,26 @@ export class ModuleFetcher {
     } catch (err) {
       throw artifactFailure(err, `fetching the layer of ${where}`);
     }
+  }
+
+  /**
+   * Where a template with `descriptor: {}` finds its component, as upstream: the ModuleReleaseMeta
+   * of the module names it (spec.ocmComponentName), the template's spec.version is its version,
+   * the configured registry holds it.
+   */
+  private async configuredLocation(module: ResolvedModule, template: ModuleTemplate, where: string): Promise<ComponentLocation> {
+    const { namespace } = module.template;
+    const meta = await this.kcp.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', module.name, namespace);
+    const component = meta?.spec.ocmComponentName;
+    if (!component) {
+      const why = meta ? `ModuleReleaseMeta ${namespace}/${module.name} has no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${namespace}/${module.name}`;
+      throw new DescriptorError(`${where} has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. kyma-project.io/module/${module.name}) or put the descriptor into the template`, 'OcmComponentNameMissing');
+    }
+    const version = template.spec.version ?? module.version;
+    if (!this.registry?.host) {
+      throw new DescriptorError(`${where} has an empty descriptor: component ${component}:${version} is to be found in the configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`, 'OciRegistryNotConfigured');
+    }
+    return configuredComponentLocation(this.registry, component, version, where);
   }
 }
 
