@@ -9,7 +9,7 @@ import { heartbeat } from '@temporalio/activity';
 import type { ModuleTemplate } from '../../api/moduletemplate';
 import { isReason } from '../../api/reasons';
 import { API_VERSION, type KubeObject } from '../../api/shared';
-import type { DefaultCrRef, FetchedModule, LayerRef } from '../../contract/artifacts';
+import type { DefaultCrRef, FetchedModule, LayerRef, StateCheck } from '../../contract/artifacts';
 import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { KubeClient } from '../../k8s/rest-client';
@@ -131,5 +131,19 @@ function defaultCrOf(template: ModuleTemplate, where: string, defaultNamespace: 
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string') {
     throw new DescriptorError(`${where}: spec.data is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
   }
-  return { defaultCr: { apiVersion, kind, name, namespace: typeof ns === 'string' ? ns : defaultNamespace } };
+  const checks = stateChecksOf(template, where);
+  return { defaultCr: { apiVersion, kind, name, namespace: typeof ns === 'string' ? ns : defaultNamespace, ...(checks ? { customStateCheck: checks } : {}) } };
+}
+
+/** The template's spec.customStateCheck, as small data for the readiness check. */
+function stateChecksOf(template: ModuleTemplate, where: string): StateCheck[] | undefined {
+  const raw: unknown = template.spec.customStateCheck;
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return undefined;
+  if (!Array.isArray(raw)) throw new DescriptorError(`${where}: spec.customStateCheck is not a list`);
+  return raw.map((c: { jsonPath?: unknown; value?: unknown; mappedState?: unknown } | null, i) => {
+    if (!c || typeof c.jsonPath !== 'string' || typeof c.value !== 'string' || typeof c.mappedState !== 'string') {
+      throw new DescriptorError(`${where}: spec.customStateCheck[${i}] needs jsonPath, value and mappedState (strings)`);
+    }
+    return { jsonPath: c.jsonPath, value: c.value, mappedState: c.mappedState };
+  });
 }
