@@ -77,10 +77,13 @@ export async function pushModuleVersion(to: string | PushTarget, m: ModuleVersio
   await oci.pushManifest(repository, m.version, {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    // The annotations the OCM library writes (genericocireg: software.ocm.componentversion,
+    // software.ocm.creator; software.ocm.artifact on each local blob).
+    annotations: { 'software.ocm.componentversion': `${m.component}:${m.version}`, 'software.ocm.creator': 'klm-temporal publish' },
     config: { mediaType: CONFIG_MEDIA_TYPE, digest: configDigest, size: config.length },
     layers: [
       { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length },
-      { mediaType: layerMediaType, digest: layerDigest, size: layer.length },
+      { mediaType: layerMediaType, digest: layerDigest, size: layer.length, annotations: { 'software.ocm.artifact': JSON.stringify([{ kind: 'resource', identity: { name: 'raw-manifest' } }]) } },
     ],
   });
   return descriptor;

@@ -7,6 +7,9 @@ import type { Manifest } from '../../src/api/manifest';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import { manifestName } from '../../src/api/names';
+import { OciRegistryClient } from '../../src/oci/registry-client';
+import { extractSingleYaml } from '../../src/oci/tar';
+import { parse } from 'yaml';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
@@ -44,6 +47,25 @@ describe('templates as modulectl writes them', () => {
     expect(kyma.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Ready', fqdn: 'kyma-project.io/module/greeter', version: '1.0.0' });
     expect(kyma.status?.modules?.find((m) => m.name === 'counter')).toMatchObject({ state: 'Ready', version: '1.0.0' });
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
+  });
+
+  it('finds the component in the registry as the OCM tooling lays it out', async () => {
+    const oci = new OciRegistryClient(stackInfo().registryHost);
+    const repository = 'component-descriptors/kyma-project.io/module/greeter';
+    interface Layer { mediaType: string; digest: string; annotations?: Record<string, string> }
+    const manifest = await oci.getManifest<{ mediaType: string; annotations: Record<string, string>; config: Layer; layers: Layer[] }>(repository, '1.0.0');
+    expect(manifest.mediaType).toBe('application/vnd.oci.image.manifest.v1+json');
+    expect(manifest.annotations['software.ocm.componentversion']).toBe('kyma-project.io/module/greeter:1.0.0');
+    expect(manifest.config.mediaType).toBe('application/vnd.ocm.software.component.config.v1+json');
+    const config = JSON.parse((await oci.pullBlob(repository, manifest.config.digest)).toString('utf8')) as { componentDescriptorLayer: Layer };
+    expect(config.componentDescriptorLayer).toMatchObject({ mediaType: 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar', digest: manifest.layers[0]!.digest });
+    const descriptor = parse(extractSingleYaml(await oci.pullBlob(repository, manifest.layers[0]!.digest), 'test', /^component-descriptor\.yaml$/)) as {
+      component: { name: string; version: string; repositoryContexts: unknown[]; resources: { name: string; type: string; access: { type: string; localReference: string; mediaType: string } }[] };
+    };
+    expect(descriptor.component).toMatchObject({ name: 'kyma-project.io/module/greeter', version: '1.0.0', repositoryContexts: [{ type: 'OCIRegistry', baseUrl: stackInfo().registryHost, componentNameMapping: 'urlPath' }] });
+    const raw = descriptor.component.resources.find((r) => r.name === 'raw-manifest')!;
+    expect(raw).toMatchObject({ type: 'directoryTree', access: { type: 'localBlob', mediaType: 'application/x-tar' } });
+    expect(manifest.layers[1]).toMatchObject({ digest: raw.access.localReference, mediaType: 'application/x-tar' });
   });
 
   it('fails typed while the ModuleReleaseMeta names no component, and installs once it does', async () => {
