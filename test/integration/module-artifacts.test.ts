@@ -44,7 +44,7 @@ describe('templates as modulectl writes them', () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
     const kyma = await kymaInState(klm(), name, 'Ready');
-    expect(kyma.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Ready', fqdn: 'kyma-project.io/module/greeter', version: '1.0.0' });
+    expect(kyma.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Ready', fqdn: 'kyma-project.io/module/greeter', ocmComponentName: 'kyma-project.io/module/greeter', version: '1.0.0' });
     expect(kyma.status?.modules?.find((m) => m.name === 'counter')).toMatchObject({ state: 'Ready', version: '1.0.0' });
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
   });
