@@ -39,7 +39,7 @@ export async function publishBenchModules(kcp: KubeClient, registry: string, nam
         defaultCR: { apiVersion: `${group}/v1alpha1`, kind, metadata: { name: 'default' }, spec: {} },
       };
       const descriptor = await pushModuleVersion(registry, m);
-      await kcp.apply(moduleTemplate(m, namespace, descriptor, registry));
+      await kcp.apply(moduleTemplate(m, namespace, descriptor));
     }
     await kcp.apply(moduleReleaseMeta(name, `kyma-project.io/module/${name}`, namespace, { regular: '1.0.0', fast: '1.1.0' }));
     modules.push({ name, apiVersion: `${group}/v1alpha1`, kind });

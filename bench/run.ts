@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: stack.temporalNamespace });
     const native = await NativeConnection.connect({ address: stack.temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace: stack.temporalNamespace, taskQueue: `${run}bench`, kcp, blobCacheDir: path.join(stack.dir, 'blobs') });
+    const worker = await createKlmWorker({ connection: native, namespace: stack.temporalNamespace, taskQueue: `${run}bench`, kcp, blobCacheDir: path.join(stack.dir, 'blobs'), ociRegistry: { host: stack.registryHost } });
     const running = worker.run();
     stops.push(async () => { worker.shutdown(); await running; await native.close(); await connection.close(); });
     const bridge = new Bridge({ kcp, temporal: client, taskQueue: `${run}bench`, settings });
@@ -199,7 +199,7 @@ async function main(): Promise<void> {
     const promoTimes = [...onNew.values()].map((t) => t - p0);
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects.
-    const loopMs = await applyLoop(kcp, ns, clusters.map((c) => c.client), modules, main.names.length, `${run}loop`);
+    const loopMs = await applyLoop(kcp, stack.registryHost, ns, clusters.map((c) => c.client), modules, main.names.length, `${run}loop`);
 
     const cores = cpus().length;
     const report: BenchReport = {
@@ -240,15 +240,16 @@ async function main(): Promise<void> {
  * Applies what the engine applies (rendered bench modules + default CRs) for `count` fresh
  * namespaces, spread over the same clusters as the Kymas.
  */
-async function applyLoop(kcp: KubeClient, templateNamespace: string, targets: KubeClient[], modules: BenchModule[], count: number, prefix: string): Promise<number> {
+async function applyLoop(kcp: KubeClient, registryHost: string, templateNamespace: string, targets: KubeClient[], modules: BenchModule[], count: number, prefix: string): Promise<number> {
   const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, templateNamespace))!));
-  const layers = await Promise.all(docs.map(async (t) => {
-    const { componentLocation, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
+  const layers = await Promise.all(docs.map(async (t, i) => {
+    const { blobLocation, componentLocation, configuredComponentLocation, namesComponent, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
     const { OciRegistryClient } = await import('../src/oci/registry-client');
     const { extractSingleYaml } = await import('../src/oci/tar');
-    const loc = componentLocation(t.spec.descriptor, 'bench');
+    const loc = namesComponent(t.spec.descriptor) ? componentLocation(t.spec.descriptor, 'bench') : configuredComponentLocation({ host: registryHost }, `kyma-project.io/module/${modules[i]!.name}`, '1.0.0', 'bench');
     const oci = new OciRegistryClient(loc.registry);
-    const res = rawManifestResource(await pullDescriptor(oci, loc), loc, 'bench');
+    const descriptor = await pullDescriptor(oci, loc);
+    const res = rawManifestResource(descriptor, blobLocation(descriptor, loc, 'bench'), 'bench');
     return extractSingleYaml(await oci.pullBlob(res.repository, res.digest), 'bench');
   }));
   const objects: { client: KubeClient; o: KubeObject }[] = [];

@@ -4,6 +4,7 @@
 import type { KubeClient } from '../k8s/rest-client';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { Registries } from '../oci/registries';
+import type { OcmRegistry } from '../oci/ocm';
 import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
@@ -22,6 +23,12 @@ export interface ActivityDeps {
   targets?: TargetClusters;
   /** How registries are reached (CA, insecure hosts, credentials); the process default otherwise. */
   registries?: Registries;
+  /**
+   * The OCI registry that holds the modules' OCM components (upstream's --oci-registry-host and
+   * --modules-repository-subpath): templates with `descriptor: {}` are found there. Unset:
+   * such templates fail with OciRegistryNotConfigured.
+   */
+  ociRegistry?: OcmRegistry;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -34,7 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...eventActivities(deps.kcp),
     ...manifests,
     ...reportActivities(writer),
-    ...installActivities(deps.kcp, targets, cache),
+    ...installActivities(deps.kcp, targets, cache, deps.ociRegistry),
     ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
     ...uninstallActivities(targets, cache),
   };

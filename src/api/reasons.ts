@@ -36,6 +36,8 @@ export const REASONS = {
   TemplateNotFound: { state: 'Error', means: 'no ModuleTemplate <module>-<version> (never there, or deleted)' },
   TemplateVersionMismatch: { state: 'Error', means: 'the ModuleTemplate describes another version than its name says' },
   // Error: the module's artifacts
+  OcmComponentNameMissing: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and no ModuleReleaseMeta of the module names its spec.ocmComponentName' },
+  OciRegistryNotConfigured: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and the worker has no registry to find the component in (KLM_OCI_REGISTRY_HOST)' },
   MalformedDescriptor: { state: 'Error', means: 'the OCM component descriptor or spec.data cannot be used' },
   MalformedLayer: { state: 'Error', means: 'the raw-manifest layer is neither YAML nor a tar with one YAML file' },
   MalformedManifest: { state: 'Error', means: 'the raw manifest is not a list of Kubernetes objects' },
@@ -55,6 +57,7 @@ export const REASONS = {
   CrdNotEstablished: { state: 'Error', means: "the module's CRDs did not become Established in time" },
   ManagerNotAvailableTimeout: { state: 'Error', means: 'the manager stayed unavailable longer than the timeout (recovers by itself)' },
   ResourceError: { state: 'Error', means: 'the module CR reports Error' },
+  InvalidCustomStateCheck: { state: 'Error', means: "the ModuleTemplate's customStateCheck maps no value to Ready or to Error, or its jsonPath finds no string in the module CR" },
   ResolutionFailed: { state: 'Error', means: 'the ModuleReleaseMeta or ModuleTemplate could not be read' },
   Failed: { state: 'Error', means: 'an unexpected failure; the message tells which step' },
 } as const satisfies Record<string, { state: Exclude<State, ''>; means: string }>;

@@ -74,7 +74,9 @@ export async function up(o: UpOptions): Promise<void> {
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
     const native = await NativeConnection.connect({ address: temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs });
+    // The local stack's registry holds the sample modules' components, unless one is configured.
+    const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, ...(ociRegistry ? { ociRegistry } : {}) });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();

@@ -27,6 +27,19 @@ export interface DefaultCrRef {
   kind: string;
   name: string;
   namespace?: string;
+  /**
+   * The ModuleTemplate's spec.customStateCheck: how this CR's fields map to a module state
+   * (src/decisions/readiness.ts). Absent: the CR's .status.state decides.
+   */
+  customStateCheck?: StateCheck[];
+}
+
+/** One entry of ModuleTemplate spec.customStateCheck. */
+export interface StateCheck {
+  /** Dot-separated path into the CR, e.g. `status.health`. */
+  jsonPath: string;
+  value: string;
+  mappedState: string;
 }
 
 /** What fetch found: the layer, and from the ModuleTemplate the manager and default CR. */

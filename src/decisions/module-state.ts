@@ -423,7 +423,8 @@ export class ModuleState {
         version: installed?.version ?? d.version,
         state: stateOf(r.reason),
         message: r.message,
-        ...(d.fqdn ? { fqdn: d.fqdn } : {}),
+        // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
+        ...(d.fqdn ? { fqdn: d.fqdn, ocmComponentName: d.fqdn } : {}),
         template: { apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation } },
         manifest: { apiVersion: API_VERSION, kind: 'Manifest', metadata: { name: manifestName(this.kyma.name, d.name), namespace: this.kyma.namespace } },
         ...(cr ? { resource: { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace ?? '' } } } : {}),

@@ -2,15 +2,26 @@
 // manager workload is available and its default CR reports .status.state Ready (without a
 // default CR the workload alone decides). The CR's Processing, Error, Warning and Deleting
 // pass through with its message.
+//
+// A ModuleTemplate's spec.customStateCheck replaces the `.status.state` rule, as upstream's
+// lifecycle-manager evaluated it (internal/manifest/ready_check.go before its PR #1628; the
+// field is deprecated upstream since #1708 and no longer evaluated since #2735, but modules
+// still ship it): each check reads the CR at its dot-separated jsonPath (`status.health`); a
+// check whose path is absent is skipped; the checks mapping to the same state must all match
+// (AND); then Error wins over Ready, Ready over Warning, Warning over Deleting; a path found
+// but no mapped state matched is Processing; no path found at all: waiting for a state. The
+// checks must map some value to Ready and some to Error, and a path must lead to a string.
 import { describeObject } from '../api/names';
 import type { Reason } from '../api/reasons';
 import { LABELS, type ObjectRef } from '../api/shared';
-import type { DefaultCrRef } from '../contract/artifacts';
+import type { DefaultCrRef, StateCheck } from '../contract/artifacts';
 import type { Readiness } from '../contract/readiness';
 import { workloadAvailable, type WorkloadView } from './workload';
 
 export interface ModuleCrView {
   status?: { state?: string; message?: string; conditions?: { type: string; status: string; message?: string }[] };
+  /** The rest of the CR, for customStateCheck paths. */
+  [field: string]: unknown;
 }
 
 export interface Observed {
@@ -41,10 +52,58 @@ export function evaluateReadiness(o: Observed): Readiness {
   const what = describeObject(o.cr.ref.kind, o.cr.ref.name, o.cr.ref.namespace);
   if (!o.cr.live) return { reason: 'ResourceMissing', message: `default resource ${what} does not exist` };
   const status = o.cr.live.status;
-  const state = status?.state;
   const message = status?.message ?? status?.conditions?.find((c) => c.status !== 'True')?.message;
+  if (o.cr.ref.customStateCheck?.length) return customReadiness(o.cr.ref.customStateCheck, o.cr.live, what, message);
+  const state = status?.state;
   if (state === 'Ready') return { reason: 'Ready', message: 'module is ready' };
   const reason = state ? PASSED_THROUGH[state] : undefined;
   if (reason) return { reason, message: `${what} is ${state}${message ? `: ${message}` : ''}` };
   return { reason: 'ResourceNotReady', message: `waiting for ${what} to report a state` };
+}
+
+/** The value at a dot-separated path (`status.health`; a leading dot is allowed). */
+function valueAt(obj: unknown, jsonPath: string): unknown {
+  let v: unknown = obj;
+  for (const key of jsonPath.replace(/^\./, '').split('.')) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
+
+/** Precedence of mapped states when several hold, as upstream's calculateFinalState. */
+const CUSTOM_PRECEDENCE = ['Error', 'Ready', 'Warning', 'Deleting'] as const;
+const CUSTOM_REASON: Record<(typeof CUSTOM_PRECEDENCE)[number] | 'Processing', Reason> = {
+  Error: 'ResourceError',
+  Ready: 'Ready',
+  Warning: 'ResourceWarning',
+  Deleting: 'ResourceDeleting',
+  Processing: 'ResourceProcessing',
+};
+
+/** Readiness from a ModuleTemplate's customStateCheck over the module CR (see the header). */
+export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: string, message?: string): Readiness {
+  const mapped = new Set(checks.map((c) => c.mappedState));
+  const missing = ['Ready', 'Error'].filter((s) => !mapped.has(s));
+  if (missing.length) {
+    return { reason: 'InvalidCustomStateCheck', message: `the ModuleTemplate's customStateCheck maps no value to ${missing.join(' and ')}: it needs at least one check for Ready and one for Error` };
+  }
+  const holds = new Map<string, boolean>();
+  const seen: string[] = [];
+  for (const c of checks) {
+    const v = valueAt(cr, c.jsonPath);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') {
+      return { reason: 'InvalidCustomStateCheck', message: `customStateCheck path ${c.jsonPath} of ${what} holds ${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}, not a string` };
+    }
+    if (!seen.some((s) => s.startsWith(`${c.jsonPath}=`))) seen.push(`${c.jsonPath}=${JSON.stringify(v)}`);
+    holds.set(c.mappedState, (holds.get(c.mappedState) ?? true) && v === c.value);
+  }
+  if (seen.length === 0) {
+    const paths = [...new Set(checks.map((c) => c.jsonPath))].join(', ');
+    return { reason: 'ResourceNotReady', message: `waiting for ${what} to report ${paths} (customStateCheck)` };
+  }
+  const state = CUSTOM_PRECEDENCE.find((s) => holds.get(s)) ?? 'Processing';
+  if (state === 'Ready') return { reason: 'Ready', message: 'module is ready' };
+  return { reason: CUSTOM_REASON[state], message: `${what} is ${state} by customStateCheck (${seen.join(', ')})${message ? `: ${message}` : ''}` };
 }

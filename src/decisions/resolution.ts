@@ -29,8 +29,9 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
   const invalid = moduleNameProblem(m.name);
   if (invalid) return failed(invalid);
   let version = m.version;
+  let meta: ModuleReleaseMeta | undefined;
   if (!version) {
-    const meta = await catalog.releaseMeta(m.name);
+    meta = await catalog.releaseMeta(m.name);
     if (!meta) return failed({ reason: 'ModuleNotFound', message: `module "${m.name}" is unknown: no ModuleReleaseMeta "${m.name}" in namespace "${namespace}"` });
     version = meta.spec.mandatory?.version ?? meta.spec.channels?.find((c) => c.channel === channel)?.version;
     if (!version) {
@@ -48,8 +49,10 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
   if (template.spec.version && !satisfies(template.spec.version, `=${version}`)) {
     return failed({ reason: 'TemplateVersionMismatch', message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}` }, version);
   }
+  // The component: named by the descriptor, else (`descriptor: {}`, modulectl 2.3 and later) by
+  // the ModuleReleaseMeta's ocmComponentName.
   const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;
-  const fqdn = descriptor?.component?.name;
+  const fqdn = descriptor?.component?.name ?? (meta ?? (await catalog.releaseMeta(m.name)))?.spec.ocmComponentName;
   return {
     name: m.name,
     module: {

@@ -19,6 +19,13 @@ export interface KlmConfig {
   /** How the worker reaches OCI registries. */
   registry: RegistryConfig;
   settings: ReconcileSettings;
+  /**
+   * The OCI registry that holds the modules' OCM components, as upstream's flags
+   * `--oci-registry-host` (KLM_OCI_REGISTRY_HOST: host[:port][/path], `http://` for plain HTTP)
+   * and `--modules-repository-subpath` (KLM_MODULES_REPOSITORY_SUBPATH): a ModuleTemplate with
+   * `descriptor: {}` is found at `<host>[/<subpath>]/component-descriptors/<ocmComponentName>:<version>`.
+   */
+  ociRegistry?: { host: string; subPath: string };
 }
 
 export interface RegistryConfig {
@@ -56,6 +63,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       insecureHosts: (env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean),
       ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
     },
+    ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),

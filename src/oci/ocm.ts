@@ -1,17 +1,41 @@
 // OCM component descriptors as modulectl writes them, and their layout in an OCI registry:
 // the descriptor of component C at version V is the artifact `component-descriptors/C:V`
-// under the repository context's base URL; its config names the layer that holds the
-// descriptor; local blobs (such as the raw-manifest layer) are layers of that artifact,
-// addressed by digest in the same repository.
+// under the repository context's base URL (and its subPath); its config names the layer that
+// holds the descriptor; local blobs (such as the raw-manifest layer) are layers of that
+// artifact, addressed by digest in the same repository.
+//
+// Where the component is found, as upstream's lifecycle-manager does:
+// - a ModuleTemplate with `descriptor: {}` (modulectl 2.3 and later): the component
+//   `ModuleReleaseMeta.spec.ocmComponentName` at the template's `spec.version`, in the registry
+//   the lifecycle manager is configured with (`--oci-registry-host` plus
+//   `--modules-repository-subpath`, see upstream internal/setup/ociregistry.go and
+//   internal/repository/ocm/repo.go): `<host>[/<subpath>]/component-descriptors/<component>:<version>`;
+// - a template that carries the descriptor (whole, or name, version and repositoryContexts):
+//   from its last repository context (baseUrl, subPath);
+// - local blobs of a descriptor: in the repository of its effective (last) repository context,
+//   as upstream's internal/manifest/img/parse.go.
+import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
+import type { Reason } from '../api/reasons';
 import { OciError, type OciRegistryClient } from './registry-client';
 import { extractSingleYaml } from './tar';
 
 export class DescriptorError extends Error {
-  constructor(message: string) {
+  /** The reason the failure stands for; MalformedDescriptor when unset. */
+  constructor(message: string, readonly reason?: Reason) {
     super(message);
     this.name = 'DescriptorError';
   }
+}
+
+/**
+ * The registry the lifecycle manager looks components up in (upstream's `--oci-registry-host`
+ * and `--modules-repository-subpath`). The host may carry a path and a scheme (`http://` or
+ * `https://`, dropped here: the registry client chooses the protocol).
+ */
+export interface OcmRegistry {
+  host: string;
+  subPath?: string;
 }
 
 export interface ComponentLocation {
@@ -31,11 +55,18 @@ export interface RawManifestResource {
   registry: string;
 }
 
+interface RepositoryContext {
+  type?: string;
+  baseUrl?: string;
+  subPath?: string;
+  componentNameMapping?: string;
+}
+
 interface Descriptor {
   component?: {
     name?: string;
     version?: string;
-    repositoryContexts?: { baseUrl?: string; type?: string }[];
+    repositoryContexts?: RepositoryContext[];
     resources?: { name?: string; type?: string; access?: Record<string, unknown> }[];
   };
 }
@@ -47,18 +78,73 @@ function asDescriptor(raw: unknown, where: string): Descriptor {
   return raw as Descriptor;
 }
 
-/** Where the component lives, from the (possibly partial) descriptor. */
+/** host[:port] and the path below it, from a reference such as `http://host:5000/a/b/`. */
+function splitReference(reference: string): { registry: string; basePath: string } {
+  const trimmed = reference.trim().replace(/^(https?|oci):\/\//, '').replace(/\/+$/, '');
+  const slash = trimmed.indexOf('/');
+  return slash < 0 ? { registry: trimmed, basePath: '' } : { registry: trimmed.slice(0, slash), basePath: trimmed.slice(slash + 1) };
+}
+
+function joinPath(...parts: (string | undefined)[]): string {
+  return parts.map((p) => (p ?? '').replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/');
+}
+
+/** The repository of component C under a base path: `component-descriptors/C` (urlPath mapping) or sha256(C) (sha256-digest). */
+function componentRepository(basePath: string, component: string, mapping: string | undefined, where: string): string {
+  if (mapping === undefined || mapping === '' || mapping === 'urlPath') return joinPath(basePath, 'component-descriptors', component);
+  if (mapping === 'sha256-digest') return joinPath(basePath, createHash('sha256').update(component).digest('hex'));
+  throw new DescriptorError(`${where}: componentNameMapping "${mapping}" is not supported (use urlPath or sha256-digest)`);
+}
+
+/** Where a repository context puts component C at version V. */
+function locationIn(ctx: RepositoryContext, component: string, version: string, where: string): ComponentLocation {
+  const { registry, basePath } = splitReference(ctx.baseUrl!);
+  const repository = componentRepository(joinPath(basePath, ctx.subPath), component, ctx.componentNameMapping, where);
+  return { registry, repository, component, version };
+}
+
+/** The effective (last) repository context of a descriptor with a baseUrl, if it has one. */
+function effectiveContext(c: NonNullable<Descriptor['component']>): RepositoryContext | undefined {
+  const ctx = (c.repositoryContexts ?? []).at(-1);
+  return ctx?.baseUrl ? ctx : undefined;
+}
+
+/**
+ * Whether a template's descriptor names its component (name and version): else it is the
+ * `descriptor: {}` of modulectl 2.3 and later, and the component is found through the
+ * ModuleReleaseMeta and the configured registry.
+ */
+export function namesComponent(raw: unknown): boolean {
+  const c = (raw as Descriptor | undefined)?.component;
+  return !!c && typeof c === 'object' && !!c.name && !!c.version;
+}
+
+/** Where the component lives, from the (possibly partial) descriptor: its last repository context. */
 export function componentLocation(raw: unknown, where: string): ComponentLocation {
   const c = asDescriptor(raw, where).component!;
   if (!c.name || !c.version) throw new DescriptorError(`${where}: the descriptor names no component name and version`);
-  const contexts = c.repositoryContexts ?? [];
-  const baseUrl = contexts[contexts.length - 1]?.baseUrl;
-  if (!baseUrl) throw new DescriptorError(`${where}: component ${c.name}:${c.version} has no repositoryContexts[].baseUrl`);
-  const trimmed = baseUrl.replace(/^(https?|oci):\/\//, '').replace(/\/+$/, '');
-  const slash = trimmed.indexOf('/');
-  const registry = slash < 0 ? trimmed : trimmed.slice(0, slash);
-  const basePath = slash < 0 ? '' : `${trimmed.slice(slash + 1)}/`;
-  return { registry, repository: `${basePath}component-descriptors/${c.name}`, component: c.name, version: c.version };
+  const ctx = effectiveContext(c);
+  if (!ctx) throw new DescriptorError(`${where}: component ${c.name}:${c.version} has no repositoryContexts[].baseUrl`);
+  return locationIn(ctx, c.name, c.version, where);
+}
+
+/**
+ * Where the configured registry holds component C at version V, as upstream:
+ * `<host>[/<subPath>]/component-descriptors/<C>:<V>`.
+ */
+export function configuredComponentLocation(registry: OcmRegistry, component: string, version: string, where: string): ComponentLocation {
+  if (!registry.host.trim()) throw new DescriptorError(`${where}: no OCI registry is configured`, 'OciRegistryNotConfigured');
+  return locationIn({ baseUrl: registry.host, subPath: registry.subPath ?? '' }, component, version, where);
+}
+
+/**
+ * Where a full descriptor's local blobs are: the repository of its effective repository
+ * context; a descriptor without one keeps its blobs where it was found.
+ */
+export function blobLocation(raw: unknown, found: ComponentLocation, where: string): ComponentLocation {
+  const c = asDescriptor(raw, where).component!;
+  const ctx = effectiveContext(c);
+  return ctx ? locationIn(ctx, c.name ?? found.component, c.version ?? found.version, where) : found;
 }
 
 export function hasResources(raw: unknown): boolean {
@@ -100,7 +186,7 @@ interface OciManifest {
 export async function pullDescriptor(client: OciRegistryClient, loc: ComponentLocation): Promise<unknown> {
   const where = `${loc.registry}/${loc.repository}:${loc.version}`;
   const manifest = await client.getManifest<OciManifest>(loc.repository, loc.version).catch((err: unknown) => {
-    if (err instanceof OciError && err.reason === 'BlobNotFound') throw new DescriptorError(`component descriptor ${where} not found in the registry`);
+    if (err instanceof OciError && err.reason === 'BlobNotFound') throw new DescriptorError(`component descriptor ${where} not found in the registry`, 'BlobNotFound');
     throw err;
   });
   let layerDigest: string | undefined;

@@ -1,14 +1,16 @@
 // A sample module manager that acts like a real operator on its CR's status: on a new or
 // changed resource it reports Processing, then the state the resource asks for in
-// `spec.simulateState` (Ready unless told otherwise) with `spec.simulateMessage`. kwok pods
-// run no code, so this process stands in for the managers of the sample modules.
+// `spec.simulateState` (Ready unless told otherwise) with `spec.simulateMessage`, and
+// `spec.simulateHealth` as `status.health` (a field of its own, for a ModuleTemplate's
+// customStateCheck). kwok pods run no code, so this process stands in for the managers of the
+// sample modules.
 import type { KubeObject } from '../api/shared';
 import { Informer } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 
 interface SampleCr extends KubeObject {
-  spec?: { simulateState?: string; simulateMessage?: string };
-  status?: { state?: string; message?: string; observedGeneration?: number };
+  spec?: { simulateState?: string; simulateMessage?: string; simulateHealth?: string };
+  status?: { state?: string; message?: string; observedGeneration?: number; health?: string | null };
 }
 
 export interface SampleManagerOptions {
@@ -52,13 +54,14 @@ export class SampleManager {
     const generation = cr.metadata.generation ?? 0;
     const want = cr.spec?.simulateState ?? 'Ready';
     const message = cr.spec?.simulateMessage ?? (want === 'Ready' ? 'reconciled' : `simulated ${want}`);
-    if (cr.status?.observedGeneration === generation && cr.status.state === want && cr.status.message === message) return;
+    const health = cr.spec?.simulateHealth ?? null;
+    if (cr.status?.observedGeneration === generation && cr.status.state === want && cr.status.message === message && (cr.status.health ?? null) === health) return;
     if (cr.status?.observedGeneration !== generation && cr.status?.state !== 'Processing') {
       void this.setStatus(cr, { state: 'Processing', message: 'reconciling', observedGeneration: cr.status?.observedGeneration });
     }
     const t = setTimeout(() => {
       this.timers.delete(t);
-      void this.setStatus(cr, { state: want, message, observedGeneration: generation });
+      void this.setStatus(cr, { state: want, message, observedGeneration: generation, health });
     }, this.o.processingMs ?? 200);
     this.timers.add(t);
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { KubeClient } from '../k8s/rest-client';
-import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type OciRegistryClient } from '../publish/module';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type OciRegistryClient, type PushTarget } from '../publish/module';
 
 export const MODULES_DIR = fileURLToPath(new URL('../../examples/modules/', import.meta.url));
 
@@ -18,7 +18,8 @@ export const SAMPLE_KINDS = [
 interface ModuleFile {
   name: string;
   component: string;
-  descriptor?: 'registry' | 'inline';
+  /** What the ModuleTemplates' spec.descriptor holds (see ModuleVersion); default `{}`, as modulectl 2.3 and later. */
+  descriptor?: ModuleVersion['descriptor'];
   layer?: 'tar' | 'yaml';
   defaultCR?: Record<string, unknown>;
   channels: Record<string, string>;
@@ -38,7 +39,7 @@ export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: Module
         version: v,
         manifest: await readFile(path.join(dir, name, v, 'manifest.yaml'), 'utf8'),
         ...(meta.defaultCR ? { defaultCR: meta.defaultCR } : {}),
-        descriptor: meta.descriptor ?? 'registry',
+        descriptor: meta.descriptor ?? 'empty',
         layer: meta.layer ?? 'tar',
       });
     }
@@ -46,13 +47,20 @@ export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: Module
   return { versions, channels };
 }
 
-/** Publishes every sample module version and creates their templates and release metas. */
-export async function publishSamples(kcp: KubeClient, registryHost: string, namespace: string, client?: OciRegistryClient): Promise<string[]> {
+/**
+ * Publishes every sample module version and creates their templates and release metas, as
+ * modulectl and the OCM tooling do: the component in the registry (under the target's subpath),
+ * ModuleTemplates with `descriptor: {}` (or the form the module's module.yaml asks for), and
+ * ModuleReleaseMetas naming the component (`ocmComponentName`). `descriptor` overrides every
+ * module's form; `client` pushes with trust and credentials.
+ */
+export async function publishSamples(kcp: KubeClient, registry: string | PushTarget, namespace: string, opts: { descriptor?: ModuleVersion['descriptor']; client?: OciRegistryClient } = {}): Promise<string[]> {
   const { versions, channels } = await loadSamples();
   const published: string[] = [];
-  for (const m of versions) {
-    const descriptor = await pushModuleVersion(registryHost, m, client);
-    await kcp.apply(moduleTemplate(m, namespace, descriptor, registryHost));
+  for (const sample of versions) {
+    const m = opts.descriptor ? { ...sample, descriptor: opts.descriptor } : sample;
+    const descriptor = await pushModuleVersion(registry, m, opts.client);
+    await kcp.apply(moduleTemplate(m, namespace, descriptor));
     published.push(`${m.name}-${m.version}`);
   }
   for (const [name, ch] of Object.entries(channels)) {

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     blobCacheDir: config.blobCacheDir,
     registry: config.registry,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
+    ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.

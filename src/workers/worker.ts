@@ -20,6 +20,8 @@ export interface KlmWorkerOptions {
   targetRequestTimeoutMs?: number;
   /** How registries are reached: extra CA, insecure hosts, the credential Secret. Default: none of them. */
   registry?: RegistryConfig;
+  /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
+  ociRegistry?: { host: string; subPath?: string };
   /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -44,7 +46,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets, registries: reg.registries }),
+    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}) }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:

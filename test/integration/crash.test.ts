@@ -15,7 +15,7 @@ const NODE_ARGS = ['--import', 'tsx', 'src/workers/main.ts'];
 function startWorkerProcess(klm: Klm, cacheDir: string): ChildProcess {
   const info = stackInfo();
   return spawn(process.execPath, NODE_ARGS, {
-    env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: cacheDir },
+    env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: cacheDir, KLM_OCI_REGISTRY_HOST: info.registryHost },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -121,4 +121,15 @@ describe('the v1beta2 CRDs', () => {
     const mt = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'moduletemplates', '-n', ns], { encoding: 'utf8' });
     expect(mt.split('\n')[0]).toMatch(/^NAME\s+MODULE\s+VERSION\s+AGE/);
   });
+
+  it('answers to the short names upstream has: kubectl get mt, kubectl get mrm', async () => {
+    const { tools, kubeconfig } = stackInfo();
+    const name = uniqueName('sample');
+    await createObject(api, template(`${name}-1.0.0`, '1.0.0'));
+    await createObject(api, releaseMeta(name, { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }] }));
+    const mt = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'mt', `${name}-1.0.0`, '-n', ns, '-o', 'name'], { encoding: 'utf8' });
+    expect(mt.trim()).toBe(`moduletemplate.operator.kyma-project.io/${name}-1.0.0`);
+    const mrm = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'mrm', name, '-n', ns, '-o', 'name'], { encoding: 'utf8' });
+    expect(mrm.trim()).toBe(`modulereleasemeta.operator.kyma-project.io/${name}`);
+  });
 });

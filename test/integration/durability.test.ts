@@ -121,7 +121,7 @@ describe('a module whose CRD never becomes Established', () => {
     ].join('\n');
     const m = { ...greeter, name: 'clash', component: `kyma-project.io/module/clash-${klm().namespace}`, manifest: `${greeter.manifest}\n---\n${clash}\n`, defaultCR: undefined };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, m);
-    await klm().kube.apply(moduleTemplate(m, klm().namespace, descriptor, stackInfo().registryHost));
+    await klm().kube.apply(moduleTemplate(m, klm().namespace, descriptor));
     await klm().kube.apply(moduleReleaseMeta('clash', m.component, klm().namespace, { regular: '1.0.0' }));
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));

@@ -94,7 +94,7 @@ describe('a tampered registry blob', () => {
     const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
     const broken = { ...greeter, name: 'broken', component: `kyma-project.io/module/broken-${klm().namespace}`, manifest: greeter.manifest.replaceAll('greeter-manager', 'broken-manager') };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, broken);
-    await klm().kube.apply(moduleTemplate(broken, klm().namespace, descriptor, stackInfo().registryHost));
+    await klm().kube.apply(moduleTemplate(broken, klm().namespace, descriptor));
     await klm().kube.apply(moduleReleaseMeta('broken', broken.component, klm().namespace, { regular: '1.0.0' }));
     // Swap the layer's content in the registry's storage.
     const access = (descriptor.component as { resources: { access: { localReference: string } }[] }).resources[0]!.access;

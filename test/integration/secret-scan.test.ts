@@ -80,7 +80,7 @@ describe('secrets in kubeconfig Secrets', () => {
     await new Promise((r) => out.once('open', r));
     worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
       env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: path.dirname(workerLog),
-        KLM_REGISTRY_CA_FILE: registry.caCert, KLM_OCI_REGISTRY_CRED_SECRET: `${credentials.namespace}/${credentials.name}` },
+        KLM_OCI_REGISTRY_HOST: registry.registry.host, KLM_REGISTRY_CA_FILE: registry.caCert, KLM_OCI_REGISTRY_CRED_SECRET: `${credentials.namespace}/${credentials.name}` },
       stdio: ['ignore', out, out],
     });
     local = parse(await readFile(info.kubeconfig, 'utf8')) as KubeconfigDoc;

@@ -46,6 +46,8 @@ export interface KlmOptions {
   registry?: RegistryConfig;
   /** Where the sample modules go: the shared stack's plain registry unless given (a client with push access). */
   samples?: { registryHost: string; client: OciRegistryClient };
+  /** Where templates with `descriptor: {}` find their components: where the samples are, by default. */
+  ociRegistry?: { host: string; subPath?: string };
   /** Where the bridge's log lines go (none by default). */
   bridgeLog?: (line: string) => void;
 }
@@ -60,7 +62,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples?.client);
+  await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples ? { client: opts.samples.client } : {});
   const taskQueue = uniqueName('klm');
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
   const settings: ReconcileSettings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}-system', driftIntervalMs: 5 * 60_000, crdEstablishedTimeoutMs: 20_000, ...opts.settings };
@@ -75,6 +77,8 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
     ...(opts.registry ? { registry: opts.registry } : {}),
+    // The registry that holds the sample components (the shared stack's plain one unless given).
+    ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
   });
   const running = worker?.run();
   const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });

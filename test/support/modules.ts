@@ -1,6 +1,6 @@
 // Modules of a test's own: the greeter sample under a fresh name, kind and API group, so that
 // removing or upgrading it touches nothing another test (or Kyma) on the shared cluster uses.
-import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
+import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type PushTarget } from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import type { Klm } from './klm';
 import { stackInfo } from './stack';
@@ -11,9 +11,17 @@ export interface TestModule {
   kind: string;
   component: string;
   /** Publishes a version; `extra` YAML documents are appended to greeter 1.0.0's manifest, which `edit` may change. */
-  publish(version: string, extra?: string, edit?: (manifest: string) => string): Promise<void>;
+  publish(version: string, extra?: string, edit?: (manifest: string) => string, more?: PublishOptions): Promise<void>;
   /** Creates or replaces the module's ModuleReleaseMeta. */
   channels(channels: Record<string, string>): Promise<void>;
+}
+
+/** How a version is published, beyond its manifest: the template's form and extras, where it is pushed. */
+export interface PublishOptions {
+  descriptor?: ModuleVersion['descriptor'];
+  customStateCheck?: ModuleVersion['customStateCheck'];
+  /** Default: the shared stack's registry, no subpath. */
+  to?: PushTarget;
 }
 
 function letters(n: number): string {
@@ -36,17 +44,19 @@ export async function testModule(klm: Klm, opts: { scope?: 'Namespaced' | 'Clust
     kind,
     component,
     apiVersion: `${group}/v1alpha1`,
-    async publish(version, extra, edit = (x: string) => x) {
-      const m = {
+    async publish(version, extra, edit = (x: string) => x, more = {}) {
+      const m: ModuleVersion = {
         ...greeter,
+        ...(more.descriptor ? { descriptor: more.descriptor } : {}),
+        ...(more.customStateCheck ? { customStateCheck: more.customStateCheck } : {}),
         name,
         component,
         version,
         manifest: edit(extra ? `${manifest}\n---\n${extra}\n` : manifest),
         defaultCR: { apiVersion: `${group}/v1alpha1`, kind, metadata: { name: 'default' }, spec: {} },
       };
-      const descriptor = await pushModuleVersion(registry, m);
-      await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor, registry));
+      const descriptor = await pushModuleVersion(more.to ?? registry, m);
+      await klm.kube.apply(moduleTemplate(m, klm.namespace, descriptor));
     },
     async channels(channels) {
       await klm.kube.apply(moduleReleaseMeta(name, component, klm.namespace, channels));

@@ -11,6 +11,8 @@ function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['m
 }
 const available = { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1, conditions: [{ type: 'Available', status: 'True' }] };
 
+const cr = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'g/v1', kind: 'Greeter', metadata: { name: 'default', generation: 1 }, status });
+
 describe('readinessFingerprint', () => {
   it('ignores status churn of a workload that does not change its availability', () => {
     expect(readinessFingerprint(deployment({ ...available, replicas: 1 }))).toBe(readinessFingerprint(deployment({ ...available, replicas: 1, readyReplicas: 1, observedGeneration: 1 })));
@@ -24,11 +26,16 @@ describe('readinessFingerprint', () => {
     expect(readinessFingerprint(deployment({ observedGeneration: 1 }, { finalizers: ['x'] }))).not.toBe(base);
   });
 
-  it("follows a module CR's state and message, not the rest of its status", () => {
-    const cr = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'g/v1', kind: 'Greeter', metadata: { name: 'default', generation: 1 }, status });
+  it("follows a module CR's state and message, not counters of its status", () => {
     expect(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 1 }))).toBe(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 2 })));
     expect(readinessFingerprint(cr({ state: 'Ready' }))).not.toBe(readinessFingerprint(cr({ state: 'Error' })));
     expect(readinessFingerprint(cr({ state: 'Error', message: 'a' }))).not.toBe(readinessFingerprint(cr({ state: 'Error', message: 'b' })));
+  });
+
+  it('follows the string fields a customStateCheck may read, not conditions or timestamps', () => {
+    expect(readinessFingerprint(cr({ health: 'green' }))).not.toBe(readinessFingerprint(cr({ health: 'red' })));
+    expect(readinessFingerprint(cr({ nested: { phase: 'a' } }))).not.toBe(readinessFingerprint(cr({ nested: { phase: 'b' } })));
+    expect(readinessFingerprint(cr({ state: 'Ready', lastUpdateTime: '1', conditions: [{ type: 'A', status: 'True' }] }))).toBe(readinessFingerprint(cr({ state: 'Ready', lastUpdateTime: '2', conditions: [] })));
   });
 
   it('knows a fresh object without status', () => {

@@ -13,4 +13,10 @@ describe('deploy/crds', () => {
     expect(byKind.Kyma!.spec.versions[0]!.subresources?.status).toEqual({});
     expect(byKind.Manifest!.spec.versions[0]!.subresources?.status).toEqual({});
   });
+
+  it('has the short names upstream has (kubectl get mt, kubectl get mrm), and no others', async () => {
+    const crds = await loadCrds();
+    const shortNames = Object.fromEntries(crds.map((c) => [c.spec.names.kind, c.spec.names.shortNames ?? []]));
+    expect(shortNames).toEqual({ Kyma: [], Manifest: [], ModuleReleaseMeta: ['mrm'], ModuleTemplate: ['mt'] });
+  });
 });

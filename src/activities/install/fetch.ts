@@ -1,15 +1,19 @@
 // Fetch: from the ModuleTemplate's OCM descriptor (inline, or pulled from the registry) to
 // the raw-manifest layer, pulled over the OCI Distribution API, verified by sha256 and kept
 // in the worker's content-addressed cache. Returns only where the layer is and its digest.
+// A template with `descriptor: {}` (modulectl 2.3 and later) names no component: it is the
+// ModuleReleaseMeta's spec.ocmComponentName at the template's version, in the configured
+// registry (src/oci/ocm.ts).
+import type { ModuleReleaseMeta } from '../../api/modulereleasemeta';
 import { heartbeat } from '@temporalio/activity';
 import type { ModuleTemplate } from '../../api/moduletemplate';
 import { isReason } from '../../api/reasons';
 import { API_VERSION, type KubeObject } from '../../api/shared';
-import type { DefaultCrRef, FetchedModule, LayerRef } from '../../contract/artifacts';
+import type { DefaultCrRef, FetchedModule, LayerRef, StateCheck } from '../../contract/artifacts';
 import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { KubeClient } from '../../k8s/rest-client';
-import { componentLocation, DescriptorError, hasResources, pullDescriptor, rawManifestResource } from '../../oci/ocm';
+import { blobLocation, componentLocation, configuredComponentLocation, DescriptorError, hasResources, namesComponent, pullDescriptor, rawManifestResource, type ComponentLocation, type OcmRegistry } from '../../oci/ocm';
 import { OciError } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
 import type { BlobCache } from '../blob-cache';
@@ -22,7 +26,7 @@ export function artifactFailure(err: unknown, what: string): Error {
     if (retryable && err.retryAfterMs !== undefined) return retryAfter(err.reason, `${what}: ${err.message}`, err.retryAfterMs);
     return retryable ? transient(err.reason, `${what}: ${err.message}`) : permanent(err.reason, `${what}: ${err.message}`);
   }
-  if (err instanceof DescriptorError) return permanent('MalformedDescriptor', `${what}: ${err.message}`);
+  if (err instanceof DescriptorError) return permanent(err.reason ?? 'MalformedDescriptor', `${what}: ${err.message}`);
   if (err instanceof LayerFormatError) return permanent('MalformedLayer', `${what}: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -54,7 +58,8 @@ export class ModuleFetcher {
    */
   private readonly resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
 
-  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache) {}
+  /** `registry`: where templates with `descriptor: {}` find their component (none: they fail). */
+  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache, private readonly registry?: OcmRegistry) {}
 
   async fetch(module: ResolvedModule, defaultNamespace: string): Promise<Fetched> {
     const { name, namespace } = module.template;
@@ -62,15 +67,18 @@ export class ModuleFetcher {
     const template = await this.kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
-      const loc = componentLocation(template.spec.descriptor, where);
+      const loc = namesComponent(template.spec.descriptor) ? componentLocation(template.spec.descriptor, where) : await this.configuredLocation(module, template, where);
       const client = this.cache.registries.client(loc.registry);
-      const known = `${template.metadata.uid}/${template.metadata.generation}`;
+      // The location is part of the key: a template with `descriptor: {}` finds its component
+      // through the ModuleReleaseMeta, which may change without the template changing.
+      const known = `${template.metadata.uid}/${template.metadata.generation}/${loc.registry}/${loc.repository}:${loc.version}`;
       let res = this.resources.get(known);
       if (!res) {
         heartbeat();
-        const descriptor = hasResources(template.spec.descriptor) ? template.spec.descriptor : await pullDescriptor(client, loc);
+        const inline = hasResources(template.spec.descriptor);
+        const descriptor = inline ? template.spec.descriptor : await pullDescriptor(client, loc);
         heartbeat();
-        res = rawManifestResource(descriptor, loc, where);
+        res = rawManifestResource(descriptor, inline ? loc : blobLocation(descriptor, loc, where), where);
         this.resources.set(known, res);
       }
       const layerClient = res.registry === loc.registry ? client : this.cache.registries.client(res.registry);
@@ -92,6 +100,26 @@ export class ModuleFetcher {
       throw artifactFailure(err, `fetching the layer of ${where}`);
     }
   }
+
+  /**
+   * Where a template with `descriptor: {}` finds its component, as upstream: the ModuleReleaseMeta
+   * of the module names it (spec.ocmComponentName), the template's spec.version is its version,
+   * the configured registry holds it.
+   */
+  private async configuredLocation(module: ResolvedModule, template: ModuleTemplate, where: string): Promise<ComponentLocation> {
+    const { namespace } = module.template;
+    const meta = await this.kcp.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', module.name, namespace);
+    const component = meta?.spec.ocmComponentName;
+    if (!component) {
+      const why = meta ? `ModuleReleaseMeta ${namespace}/${module.name} has no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${namespace}/${module.name}`;
+      throw new DescriptorError(`${where} has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. kyma-project.io/module/${module.name}) or put the descriptor into the template`, 'OcmComponentNameMissing');
+    }
+    const version = template.spec.version ?? module.version;
+    if (!this.registry?.host) {
+      throw new DescriptorError(`${where} has an empty descriptor: component ${component}:${version} is to be found in the configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`, 'OciRegistryNotConfigured');
+    }
+    return configuredComponentLocation(this.registry, component, version, where);
+  }
 }
 
 /** The default CR named by the template's spec.data, if it has one. */
@@ -104,5 +132,19 @@ function defaultCrOf(template: ModuleTemplate, where: string, defaultNamespace: 
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string') {
     throw new DescriptorError(`${where}: spec.data is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
   }
-  return { defaultCr: { apiVersion, kind, name, namespace: typeof ns === 'string' ? ns : defaultNamespace } };
+  const checks = stateChecksOf(template, where);
+  return { defaultCr: { apiVersion, kind, name, namespace: typeof ns === 'string' ? ns : defaultNamespace, ...(checks ? { customStateCheck: checks } : {}) } };
+}
+
+/** The template's spec.customStateCheck, as small data for the readiness check. */
+function stateChecksOf(template: ModuleTemplate, where: string): StateCheck[] | undefined {
+  const raw: unknown = template.spec.customStateCheck;
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return undefined;
+  if (!Array.isArray(raw)) throw new DescriptorError(`${where}: spec.customStateCheck is not a list`);
+  return raw.map((c: { jsonPath?: unknown; value?: unknown; mappedState?: unknown } | null, i) => {
+    if (!c || typeof c.jsonPath !== 'string' || typeof c.value !== 'string' || typeof c.mappedState !== 'string') {
+      throw new DescriptorError(`${where}: spec.customStateCheck[${i}] needs jsonPath, value and mappedState (strings)`);
+    }
+    return { jsonPath: c.jsonPath, value: c.value, mappedState: c.mappedState };
+  });
 }

@@ -7,6 +7,7 @@ import type { KymaRef } from '../../contract/kyma';
 import type { ResolvedModule } from '../../contract/module';
 import type { KubeClient } from '../../k8s/rest-client';
 import type { TargetClusters } from '../../k8s/target-cluster';
+import type { OcmRegistry } from '../../oci/ocm';
 import type { BlobCache } from '../blob-cache';
 import { onTarget } from '../target';
 import { pruneObjects } from '../uninstall';
@@ -24,8 +25,8 @@ export interface InstallModuleInput {
   previous?: RenderedRef;
 }
 
-export function installActivities(kcp: KubeClient, targets: TargetClusters, cache: BlobCache) {
-  const fetcher = new ModuleFetcher(kcp, cache);
+export function installActivities(kcp: KubeClient, targets: TargetClusters, cache: BlobCache, registry?: OcmRegistry) {
+  const fetcher = new ModuleFetcher(kcp, cache, registry);
   const applier = new Applier();
   return {
     /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
