@@ -1,7 +1,8 @@
 // List+watch with a local cache, as controllers do: an initial list, then a watch from its
-// resourceVersion; the server ends each watch after `watchTimeoutSeconds` (which bounds how
-// long a silently stale watch can last) and we resume from the last seen version; a 410
-// Gone, an error, or the periodic relist lists again and emits only the differences.
+// resourceVersion; the server ends each watch after `watchTimeoutSeconds`, and should it not
+// (a connection that died silently), we end it ourselves a little later; we resume from the
+// last seen version. A 410 Gone, an error, the periodic relist or resync() lists again and
+// emits only the differences.
 import type { KubeObject } from '../api/shared';
 import { KubeApiError, type KubeClient, type WatchEvent } from './rest-client';
 
@@ -20,6 +21,9 @@ export interface InformerOptions {
   onEvent(type: InformerEventType, obj: KubeObject): void;
   onError?(err: unknown): void;
 }
+
+/** How long past its timeoutSeconds a watch may stay open before we end it. */
+const WATCH_GRACE_S = 30;
 
 function key(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
@@ -57,6 +61,9 @@ export class Informer {
   private readonly abort = new AbortController();
   private resourceVersion = '';
   private synced!: Promise<void>;
+  private needList = true;
+  /** Ends the current watch only (resync), not the informer. */
+  private watchAbort?: AbortController;
 
   constructor(private readonly client: KubeClient, private readonly opts: InformerOptions) {}
 
@@ -70,6 +77,12 @@ export class Informer {
 
   stop(): void {
     this.abort.abort();
+  }
+
+  /** Drops the current watch and lists again (the server was unreachable): the cache stays, so what went meanwhile comes as DELETED. */
+  resync(): void {
+    this.needList = true;
+    this.watchAbort?.abort();
   }
 
   list(): KubeObject[] {
@@ -99,32 +112,38 @@ export class Informer {
     const signal = this.abort.signal;
     const relistMs = this.opts.relistMs ?? 5 * 60_000;
     let backoff = 250;
-    let needList = true;
     let lastList = 0;
     while (!signal.aborted) {
       try {
-        if (needList || Date.now() - lastList > relistMs) {
+        if (this.needList || Date.now() - lastList > relistMs) {
+          this.needList = false;
           await this.relist();
           lastList = Date.now();
-          needList = false;
           markSynced();
         }
         const path = this.opts.namespace
           ? await this.client.path(this.opts.apiVersion, this.opts.kind, this.opts.namespace)
           : await this.client.clusterWidePath(this.opts.apiVersion, this.opts.kind);
-        const query: Record<string, string> = {
-          resourceVersion: this.resourceVersion,
-          timeoutSeconds: String(Math.min(this.opts.watchTimeoutSeconds ?? 300, Math.ceil(relistMs / 1000))),
-        };
+        const timeoutSeconds = Math.min(this.opts.watchTimeoutSeconds ?? 300, Math.ceil(relistMs / 1000));
+        const query: Record<string, string> = { resourceVersion: this.resourceVersion, timeoutSeconds: String(timeoutSeconds) };
         if (this.opts.labelSelector) query.labelSelector = this.opts.labelSelector;
         if (this.opts.fieldSelector) query.fieldSelector = this.opts.fieldSelector;
-        await this.client.watch(path, query, (e) => {
-          if (this.handle(e) === 'relist') needList = true;
-        }, signal);
+        const watch = (this.watchAbort = new AbortController());
+        const end = () => watch.abort();
+        signal.addEventListener('abort', end, { once: true });
+        const overdue = setTimeout(end, (timeoutSeconds + WATCH_GRACE_S) * 1000);
+        try {
+          await this.client.watch(path, query, (e) => {
+            if (this.handle(e) === 'relist') this.needList = true;
+          }, watch.signal);
+        } finally {
+          clearTimeout(overdue);
+          signal.removeEventListener('abort', end);
+        }
         backoff = 250;
       } catch (err) {
         if (signal.aborted) return;
-        needList = true;
+        this.needList = true;
         if (!(err instanceof KubeApiError && err.status === 410)) this.opts.onError?.(err);
         await new Promise((r) => setTimeout(r, backoff));
         backoff = Math.min(backoff * 2, 10_000);

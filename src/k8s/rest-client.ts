@@ -5,8 +5,9 @@
 // alive and shared. Authentication comes from client-node's KubeConfig: exec plugins and
 // auth providers are asked per request (they cache until their credential expires), a 401
 // reloads the kubeconfig once (token files are read again, caches dropped); TLS server name,
-// proxy URL and basic auth are honoured. Every request has a deadline; a server that cannot
-// be reached, does not answer or fails TLS raises ClusterUnreachableError.
+// proxy URL and basic auth are honoured. A request fails when the server sends nothing for a
+// while (30 s by default); a server that cannot be reached, does not answer or fails TLS raises
+// ClusterUnreachableError.
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -33,6 +34,9 @@ export class KubeApiError extends Error {
 
 /** The API server could not be reached, did not answer in time, or failed TLS. */
 export class ClusterUnreachableError extends Error {
+  /** The request went out on a kept-alive connection the server had closed: safe to send again. */
+  staleConnection = false;
+
   constructor(readonly server: string, readonly detail: string) {
     super(`${server} ${detail}`);
     this.name = 'ClusterUnreachableError';
@@ -72,17 +76,22 @@ interface Auth {
 }
 
 export interface KubeClientOptions {
-  /** Deadline of one request (watches excepted), 30 s by default. */
+  /** How long a request may go without an answer (watches excepted), 30 s by default. */
   requestTimeoutMs?: number;
   /** A fresh KubeConfig of the same source, for a reload after a 401. */
   reload?: () => KubeConfig;
+  /** How long a credential plugin or provider may take, 30 s by default. */
+  authTimeoutMs?: number;
 }
 
 const AGENT = { keepAlive: true, maxSockets: 256 };
+/** How long a replaced agent keeps serving the requests already on it. */
+const GRACE_MS = 60_000;
 
 export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private auth: Promise<Auth>;
+  private refreshing?: Promise<Auth>;
   private readonly timeoutMs: number;
 
   private constructor(
@@ -112,22 +121,31 @@ export class KubeClient {
   /** Applies the kubeconfig: TLS material, proxy, server name, token or basic auth. */
   private async authenticate(previous?: Auth): Promise<Auth> {
     const o: https.RequestOptions = {};
+    const user = this.kc.getCurrentUser();
+    const command = (user?.exec as { command?: unknown } | undefined)?.command;
+    const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
+    let timer: NodeJS.Timeout | undefined;
+    const limit = this.opts.authTimeoutMs ?? 30_000;
     try {
-      await this.kc.applyToHTTPSOptions(o);
+      // client-node runs a plugin without a time limit: one that hangs must not hold every request.
+      await Promise.race([
+        this.kc.applyToHTTPSOptions(o),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new CredentialError(`the kubeconfig for ${this.server} could not be used: ${what} gave no credential within ${limit / 1000} s`)), limit))),
+      ]);
     } catch (err) {
       // A plugin's or provider's message may carry what it was given: say only what failed.
       if (err instanceof CredentialError) throw err;
-      const user = this.kc.getCurrentUser();
-      const command = (user?.exec as { command?: unknown } | undefined)?.command;
-      const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
       throw new CredentialError(`the kubeconfig for ${this.server} could not be used: ${what} failed`);
+    } finally {
+      clearTimeout(timer);
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     const tls = JSON.stringify([o.cert, o.key]);
     if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
-    previous?.agent.destroy();
+    // Requests still under way on the old agent may finish.
+    if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
     // Through a proxy, client-node's agent (it knows HTTP, HTTPS and SOCKS proxies); else our
     // own, which keeps connections alive.
     const agent = this.kc.getCurrentCluster()?.proxyUrl
@@ -138,20 +156,30 @@ export class KubeClient {
     return { headers, agent, tls };
   }
 
-  /** The credentials for the next request: fresh from a plugin, else as applied once. */
-  private async currentAuth(): Promise<Auth> {
-    const auth = await this.auth;
-    if (!this.dynamic()) return auth;
-    this.auth = this.authenticate(auth);
-    return await this.auth;
+  /** Runs one (re-)authentication at a time; concurrent callers share it. */
+  private refresh(reload: boolean): Promise<Auth> {
+    this.refreshing ??= (async () => {
+      const previous = await this.auth.catch(() => undefined);
+      if (reload && this.opts.reload) this.kc = this.opts.reload();
+      return await this.authenticate(previous);
+    })().finally(() => (this.refreshing = undefined));
+    this.auth = this.refreshing;
+    this.auth.catch(() => undefined);
+    return this.refreshing;
   }
 
-  /** After a 401: read the kubeconfig again (token files, plugin caches) and apply it anew. */
-  private reauthenticate(failed: Auth): Promise<Auth> {
-    if (!this.opts.reload) return Promise.resolve(failed);
-    this.kc = this.opts.reload();
-    this.auth = this.authenticate(failed);
-    return this.auth;
+  /** The credentials for the next request: fresh from a plugin, else as applied once. */
+  private async currentAuth(): Promise<Auth> {
+    if (!this.dynamic()) return await this.auth;
+    return await this.refresh(false);
+  }
+
+  /** After a 401: read the kubeconfig again (token files, plugin caches) and apply it anew, once for all requests refused together. */
+  private async reauthenticate(failed: Auth): Promise<Auth> {
+    if (this.refreshing) return await this.refreshing;
+    const current = await this.auth.catch(() => undefined);
+    if (current && current !== failed && current.headers.Authorization !== failed.headers.Authorization) return current;
+    return await this.refresh(true);
   }
 
   /** Closes the kept-alive connections: the client is no longer used. */
@@ -166,26 +194,43 @@ export class KubeClient {
     if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
   }
 
+  /** One exchange; fails when the server sends nothing for `timeoutMs` (a long answer that streams is fine). */
   private send(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
     const transport = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('data', (c: Buffer) => {
+          idle.refresh();
+          chunks.push(c);
+        });
         res.on('end', () => {
-          clearTimeout(deadline);
+          clearTimeout(idle);
           resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
         });
         res.on('error', (err) => fail(err));
       });
       const fail = (err: unknown) => {
-        clearTimeout(deadline);
-        reject(new ClusterUnreachableError(this.server, describeNetworkError(err)));
+        clearTimeout(idle);
+        const e = new ClusterUnreachableError(this.server, describeNetworkError(err));
+        // A kept-alive connection the server had closed: the request never reached it.
+        e.staleConnection = req.reusedSocket && (err as { code?: string }).code === 'ECONNRESET';
+        reject(e);
       };
-      const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })), timeoutMs);
+      const idle = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })), timeoutMs);
       req.on('error', fail);
       req.end(payload);
     });
+  }
+
+  /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
+  private async exchange(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer): Promise<{ status: number; text: string }> {
+    try {
+      return await this.send(method, url, headers, agent, payload);
+    } catch (err) {
+      if (!(err instanceof ClusterUnreachableError && err.staleConnection && method !== 'POST')) throw err;
+      return await this.send(method, url, headers, agent, payload);
+    }
   }
 
   async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
@@ -197,10 +242,10 @@ export class KubeClient {
       extra['content-length'] = String(payload.length);
     }
     let auth = await this.currentAuth();
-    let { status, text } = await this.send(method, url, { ...auth.headers, ...extra }, auth.agent, payload);
+    let { status, text } = await this.exchange(method, url, { ...auth.headers, ...extra }, auth.agent, payload);
     if (status === 401 && this.opts.reload) {
       auth = await this.reauthenticate(auth);
-      ({ status, text } = await this.send(method, url, { ...auth.headers, ...extra }, auth.agent, payload));
+      ({ status, text } = await this.exchange(method, url, { ...auth.headers, ...extra }, auth.agent, payload));
     }
     if (status >= 400) {
       // Errors are usually a JSON Status, but a path that is not served answers in plain text.
@@ -328,7 +373,7 @@ export class KubeClient {
           }
         });
         res.on('end', () => resolve());
-        res.on('error', reject);
+        res.on('error', (err) => (signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err)))));
       });
       req.on('error', (err) => (signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err)))));
       req.end();

@@ -34,8 +34,11 @@ export function kubeconfigKey(secret: KubeObject): string {
   return encoded ? createHash('sha256').update(encoded).digest('hex') : `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
 }
 
-/** How long one request to a target cluster may take (watches excepted). */
+/** How long a request to a target cluster may go without an answer (watches excepted). */
 export const TARGET_REQUEST_TIMEOUT_MS = 20_000;
+
+/** How long a client whose Secret changed keeps serving the requests already under way. */
+const CLOSE_GRACE_MS = 60_000;
 
 /**
  * A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). A 401
@@ -78,7 +81,8 @@ export class TargetClusters {
     if (!before || [...this.used.values()].includes(before)) return;
     const client = this.clients.get(before);
     this.clients.delete(before);
-    void client?.then((c) => c.close(), () => undefined);
+    // Activities still under way with it may finish; then its connections go.
+    void client?.then((c) => setTimeout(() => c.close(), CLOSE_GRACE_MS).unref(), () => undefined);
   }
 
   /**
@@ -129,9 +133,8 @@ export class TargetClusters {
     return await secret;
   }
 
-  /** A client for the Kyma's target cluster (cached per kubeconfig). */
-  async clientFor(namespace: string, kyma: string, expectRemote = false): Promise<KubeClient> {
-    const secret = await this.secretOf(namespace, kyma);
+  /** A client for the target cluster of Kyma `kyma` whose kubeconfig Secret (if any) is `secret` (cached per kubeconfig). */
+  async clientOf(namespace: string, kyma: string, secret: Secret | undefined, expectRemote = false): Promise<KubeClient> {
     if (!secret && expectRemote) {
       throw new TargetClusterError(`the kubeconfig Secret of Kyma ${namespace}/${kyma} is gone; refusing to fall back to the control-plane cluster`);
     }

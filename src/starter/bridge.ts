@@ -31,17 +31,21 @@ export interface BridgeOptions {
   relistMs?: number;
   /** How often a remote target cluster is probed (and how long a probe may take), 10 s by default. */
   probeMs?: number;
+  /** How long a request to a target cluster may go without an answer (watches excepted). */
+  targetRequestTimeoutMs?: number;
   log?: (msg: string) => void;
 }
 
 const PROBE_MS = 10_000;
+/** When a target cluster's client could not be made (its credential plugin failed, say), how soon to try again. */
+const TARGET_RETRY_MS = 30_000;
 
 /**
  * The watches on one target cluster: manager workloads (ours, by label) and every object of
  * each module CR kind (the user's too: those block a module's removal).
  */
 class TargetWatches {
-  private readonly informers = new Map<string, { apiVersion: string; kind: string; labelSelector?: string; informer: Informer }>();
+  private readonly informers = new Map<string, Informer>();
   /** Module workflows per CR kind, for objects that carry no owner annotation. */
   readonly subscribers = new Map<string, Set<string>>();
   /** Every module workflow whose Manifest targets this cluster. */
@@ -53,7 +57,8 @@ class TargetWatches {
   /** Readiness fingerprint per object uid, as last seen. */
   private readonly seen = new Map<string, string>();
 
-  constructor(readonly client: KubeClient, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+  /** `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches. */
+  constructor(readonly client: KubeClient, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
   }
@@ -67,21 +72,14 @@ class TargetWatches {
       if ((err === undefined) !== this.healthy) {
         this.healthy = err === undefined;
         // Watches on a cluster that hung are stale, and ones on a cluster back again are in
-        // backoff: start them afresh either way.
-        this.restartWatches();
+        // backoff: list and watch afresh either way (the caches stay, so what went meanwhile
+        // comes as a deletion).
+        for (const informer of this.informers.values()) informer.resync();
         onChange(this.healthy, err);
       }
       this.probe = setTimeout(() => void tick(), everyMs);
     };
     this.probe = setTimeout(() => void tick(), everyMs);
-  }
-
-  private restartWatches(): void {
-    for (const w of this.informers.values()) {
-      w.informer.stop();
-      w.informer = this.informer(w.apiVersion, w.kind, w.labelSelector);
-      void w.informer.start();
-    }
   }
 
   /** Drops a Kyma's module workflows (its Secret now points elsewhere); whether any are left. */
@@ -120,19 +118,16 @@ class TargetWatches {
   private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const informer = this.informer(apiVersion, kind, labelSelector);
-    this.informers.set(key, { apiVersion, kind, labelSelector, informer });
+    const informer = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
+    this.informers.set(key, informer);
     void informer.start();
-  }
-
-  private informer(apiVersion: string, kind: string, labelSelector?: string): Informer {
-    return new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
   }
 
   stop(): void {
     clearTimeout(this.probe);
     this.probe = undefined;
-    for (const w of this.informers.values()) w.informer.stop();
+    for (const i of this.informers.values()) i.stop();
+    if (this.owned) this.client.close();
   }
 }
 
@@ -149,6 +144,7 @@ export class Bridge {
   private kymas!: Informer;
   private secrets!: Informer;
   private manifests!: Informer;
+  private stopped = false;
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
@@ -177,6 +173,7 @@ export class Bridge {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const i of this.informers) i.stop();
     for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
     await this.signaller.idle();
@@ -244,7 +241,13 @@ export class Bridge {
         else t.modules.add(workflowId);
         if (resourceKind) t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED');
       },
-      (err: unknown) => this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}`),
+      (err: unknown) => {
+        this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}; trying again in ${TARGET_RETRY_MS / 1000} s`);
+        setTimeout(() => {
+          const live = this.manifests.list().find((x) => x.metadata.uid === meta.uid);
+          if (live && !this.stopped) this.onManifest('MODIFIED', live);
+        }, TARGET_RETRY_MS).unref();
+      },
     );
   }
 
@@ -287,8 +290,8 @@ export class Bridge {
     let t = this.targets.get(key);
     if (!t) {
       t = (async () => {
-        const client = secret ? await clientFromSecret(secret) : this.o.kcp;
-        const w = new TargetWatches(client, (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
+        const client = secret ? await clientFromSecret(secret, this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}) : this.o.kcp;
+        const w = new TargetWatches(client, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
         return w;
       })();

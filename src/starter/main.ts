@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     settings: config.settings,
     probeMs: config.targetProbeIntervalMs,
+    targetRequestTimeoutMs: config.targetRequestTimeoutMs,
     log: (m) => console.error(`bridge: ${m}`),
   });
   await bridge.start();

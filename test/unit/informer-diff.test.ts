@@ -1,7 +1,8 @@
-// What an informer emits when it lists again: only the differences to its cache.
+// What an informer emits when it lists again: only the differences to its cache, also after a resync.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
-import { relistDiff } from '../../src/k8s/informer';
+import { Informer, relistDiff } from '../../src/k8s/informer';
+import type { KubeClient } from '../../src/k8s/rest-client';
 
 const obj = (name: string, rv: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'n', resourceVersion: rv } });
 
@@ -12,5 +13,30 @@ describe('relistDiff', () => {
     expect(events.map((e) => `${e.type} ${e.obj.metadata.name}`)).toEqual(['MODIFIED changed', 'ADDED new', 'DELETED gone']);
     expect([...cache.keys()].sort()).toEqual(['n/changed', 'n/new', 'n/same']);
     expect(relistDiff(cache, [obj('same', '1'), obj('changed', '2'), obj('new', '3')])).toEqual([]);
+  });
+});
+
+describe('Informer.resync', () => {
+  it('lists again and ends the current watch, keeping its cache: an object gone meanwhile comes as DELETED', async () => {
+    const lists = [[obj('a', '1'), obj('b', '1')], [obj('a', '1')]];
+    let watches = 0;
+    // Only what the informer calls: list, the watch path, and a watch that runs until aborted.
+    const client = {
+      list: () => Promise.resolve({ items: lists.shift() ?? [obj('a', '1')], resourceVersion: '5' }),
+      clusterWidePath: () => Promise.resolve('/api/v1/configmaps'),
+      watch: (_p: string, _q: Record<string, string>, _on: unknown, signal: AbortSignal) => {
+        watches++;
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    } as unknown as KubeClient;
+    const events: string[] = [];
+    const informer = new Informer(client, { apiVersion: 'v1', kind: 'ConfigMap', onEvent: (type, o) => events.push(`${type} ${o.metadata.name}`) });
+    await informer.start();
+    await new Promise((r) => setTimeout(r, 10));
+    informer.resync();
+    await new Promise((r) => setTimeout(r, 10));
+    informer.stop();
+    expect(events).toEqual(['ADDED a', 'ADDED b', 'DELETED b']);
+    expect(watches).toBe(2);
   });
 });

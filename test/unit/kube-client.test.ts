@@ -1,6 +1,6 @@
 // KubeClient against small local HTTP servers: deadlines, unreachable servers, credentials
 // applied per request and renewed after a 401, and failures that quote no credential.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,10 +34,11 @@ function kubeconfig(server: string, user: Record<string, unknown>): string {
   });
 }
 
-async function client(server: string, user: Record<string, unknown>, opts: { requestTimeoutMs?: number; reload?: () => string } = {}): Promise<KubeClient> {
+async function client(server: string, user: Record<string, unknown>, opts: { requestTimeoutMs?: number; authTimeoutMs?: number; reload?: () => string } = {}): Promise<KubeClient> {
   const text = kubeconfig(server, user);
   return await KubeClient.fromKubeConfig(kubeConfigFromString(text), {
     ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+    ...(opts.authTimeoutMs ? { authTimeoutMs: opts.authTimeoutMs } : {}),
     reload: () => kubeConfigFromString(opts.reload?.() ?? text),
   });
 }
@@ -132,5 +133,45 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     expect(err).toBeInstanceOf(CredentialError);
     expect(err.message).toContain('its exec credential plugin');
     expect(err.message).not.toContain('SECRET-MARKER');
+  });
+
+  /** An exec plugin that counts its runs in `count` and issues `tok<n>`, valid for `validMs`; `hang` makes it never answer. */
+  async function execPlugin(validMs: number): Promise<{ user: (env?: { name: string; value: string }[]) => Record<string, unknown>; runs: () => Promise<number> }> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'klm-exec-'));
+    const plugin = path.join(dir, 'plugin.mjs');
+    const count = path.join(dir, 'count');
+    await writeFile(count, '');
+    await writeFile(plugin, `import { appendFileSync, readFileSync } from 'node:fs';
+if (process.env.HANG) setTimeout(() => {}, 3000); // hangs past the limit, then goes away
+else {
+  appendFileSync(${JSON.stringify(count)}, 'x');
+  const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
+  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() } }));
+}
+`);
+    return {
+      user: (env = []) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env, interactiveMode: 'Never' } }),
+      runs: async () => (await readFile(count, 'utf8')).length,
+    };
+  }
+
+  it('renews a refused plugin credential once for all the requests refused together', async () => {
+    const plugin = await execPlugin(3_600_000);
+    const url = await serve((req, res) => {
+      res.statusCode = req.headers.authorization === 'Bearer tok1' ? 401 : 200;
+      res.end(res.statusCode === 200 ? '{}' : '{"kind":"Status","reason":"Unauthorized"}');
+    });
+    const c = await client(url, plugin.user());
+    await Promise.all(Array.from({ length: 5 }, () => c.request('GET', '/version')));
+    expect(await plugin.runs()).toBe(2);
+    c.close();
+  });
+
+  it('gives up on a credential plugin that never answers, saying so', async () => {
+    const plugin = await execPlugin(1);
+    const url = await serve((_req, res) => res.end('{}'));
+    const err = await failure(client(url, plugin.user([{ name: 'HANG', value: '1' }]), { authTimeoutMs: 500 }));
+    expect(err).toBeInstanceOf(CredentialError);
+    expect(err.message).toContain('gave no credential within 0.5 s');
   });
 });
