@@ -1,5 +1,6 @@
 // No secret in any message: markers planted in a broken kubeconfig, in a working kubeconfig's
-// client key and token, in an exec plugin's environment and error output, and in the
+// client key and token, in an exec plugin's environment and error output, in the token a
+// working exec plugin hands out, and in the
 // passwords of a registry's credential Secret (the right one, then a wrong one); then installs,
 // failures and deletions with them; afterwards every Kyma and Manifest status, every Event,
 // every workflow history of the run and the worker's and bridge's logs are scanned for them.
@@ -24,6 +25,7 @@ const MARKERS = {
   token: `${MARK}token`,
   execEnv: `${MARK}execenv`,
   execStderr: `${MARK}execstderr`,
+  execToken: `${MARK}exectoken`,
   registryPassword: `${MARK}registrypw`,
   wrongRegistryPassword: `${MARK}wrongpw`,
   /** Base64 forms: the client key travels so in the kubeconfig, passwords in Basic auth and `auth`. */
@@ -138,7 +140,21 @@ describe('secrets in kubeconfig Secrets', () => {
       u.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env: [{ name: 'SECRET_ENV', value: MARKERS.execEnv }], interactiveMode: 'Never' };
     }));
 
+    // 5. A working exec plugin: it hands out the client certificate and key, and a token with a marker.
+    const workingPlugin = path.join(dir, 'working-plugin.mjs');
+    const status = { token: MARKERS.execToken, clientCertificateData: Buffer.from(local.users[0]!.user['client-certificate-data'] as string, 'base64').toString('utf8'), clientKeyData: keyPem, expirationTimestamp: '' };
+    await writeFile(workingPlugin, `const status = ${JSON.stringify(status)};
+status.expirationTimestamp = new Date(Date.now() + 3000).toISOString();
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
+`);
+    const execWorking = await kyma(kubeconfig((u) => {
+      delete u['client-certificate-data'];
+      delete u['client-key-data'];
+      u.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [workingPlugin], interactiveMode: 'Never' };
+    }));
+
     await moduleReason(broken, 'greeter', 'InvalidKubeconfig');
+    await kymaInState(klm, execWorking, 'Ready', 120_000);
     await kymaInState(klm, working, 'Ready', 120_000);
     await moduleReason(unreachable, 'greeter', 'TargetClusterUnreachable');
     await moduleReason(exec, 'greeter', 'InvalidKubeconfig');
@@ -153,11 +169,13 @@ describe('secrets in kubeconfig Secrets', () => {
     const secrets = [...(await klm.kube.list('v1', 'Secret', { namespace: klm.namespace })).items, ...(await klm.kube.list('v1', 'Secret', { namespace: credentials.namespace })).items];
     const secretText = secrets.map((s) => Object.values((s as { data?: Record<string, string> }).data ?? {}).map((d) => Buffer.from(d, 'base64').toString('utf8')).join('\n')).join('\n');
     expect(found(secretText).sort()).toEqual(['brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token', 'wrongRegistryBasic', 'wrongRegistryPassword']);
+    // The working plugin's token is in no Secret: it is in the plugin file.
+    expect(found(await readFile(workingPlugin, 'utf8'))).toContain('execToken');
 
     const places: Record<string, string> = {};
     places.kymas = text((await klm.kube.list(API_VERSION, 'Kyma', { namespace: klm.namespace })).items);
     places.manifests = text((await klm.kube.list(API_VERSION, 'Manifest', { namespace: klm.namespace })).items);
-    places.events = text((await klm.kube.list('v1', 'Event', { namespace: klm.namespace })).items);
+    places.events = text((await klm.kube.list('v1', 'Event')).items);
     const histories: string[] = [];
     for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}'` })) {
       histories.push(text(await klm.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory()));
