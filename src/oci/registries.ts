@@ -260,13 +260,17 @@ export class Registries {
     const realm = challenge.params.realm;
     if (!realm || !/^https?:\/\//i.test(realm)) throw new OciError('RegistryError', `registry ${endpoint.host} named no usable token realm while ${what}`);
     const url = new URL(realm);
+    // The realm gets the Basic credentials: over plain HTTP only where the registry rule allows it.
+    if (url.protocol === 'http:' && !this.mayUseHttp(url.host.toLowerCase())) {
+      throw new OciError('RegistryError', `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; credentials go over plain HTTP only to loopback hosts or hosts listed in KLM_INSECURE_REGISTRIES`);
+    }
     if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
     url.searchParams.set('scope', scope);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (creds) headers.authorization = basic(creds);
     let res: HttpResponse;
     try {
-      res = await this.raw(url, { method: 'GET', headers });
+      res = await this.raw(url, { method: 'GET', headers }, url.host.toLowerCase());
     } catch (err) {
       throw this.unreachable(url.host, `getting a token for ${endpoint.host} while ${what}`, err);
     }
@@ -330,10 +334,12 @@ export class Registries {
 
   /**
    * A plain HTTP(S) exchange that follows redirects (blob downloads are often sent elsewhere);
-   * the Authorization header goes only to the registry's own host.
+   * the Authorization header goes only to `authHost` on the scheme first asked: a redirect to
+   * another host or scheme (https to http, say) drops it for good.
    */
-  private async raw(url: URL, init: { method: string; headers: Record<string, string>; body?: Uint8Array }, authHost?: string): Promise<HttpResponse> {
+  private async raw(url: URL, init: { method: string; headers: Record<string, string>; body?: Uint8Array }, authHost: string): Promise<HttpResponse> {
     let current = url;
+    const authScheme = url.protocol;
     let headers = init.headers;
     for (let hop = 0; ; hop++) {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -348,7 +354,7 @@ export class Registries {
       if ([301, 302, 303, 307, 308].includes(status) && location && hop < 5 && (init.method === 'GET' || init.method === 'HEAD')) {
         res.resume();
         current = new URL(location, current);
-        if (authHost && current.host.toLowerCase() !== authHost) {
+        if (current.host.toLowerCase() !== authHost || current.protocol !== authScheme) {
           const { authorization: _dropped, ...rest } = headers;
           headers = rest;
         }

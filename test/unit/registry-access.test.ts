@@ -1,8 +1,13 @@
 // Registry access without a real registry: challenge and Retry-After parsing, docker config,
 // the token cache, and the token flow, Basic auth, 429 and the HTTP fallback against a small
 // loopback HTTP stub.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { artifactFailure } from '../../src/activities/install/fetch';
@@ -127,9 +132,37 @@ async function stub(handler: (req: IncomingMessage, res: ServerResponse, base: s
 }
 
 const servers: Server[] = [];
+const cleanups: (() => void)[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => { s.closeAllConnections(); s.close(r); });
+  for (const c of cleanups.splice(0)) c();
 });
+
+/**
+ * A stub that speaks TLS and plain HTTP on one loopback port (the first byte tells them apart),
+ * with a self-signed certificate for 127.0.0.1; `caFile` trusts it.
+ */
+async function dualStub(handler: (req: IncomingMessage, res: ServerResponse, secure: boolean) => void): Promise<{ host: string; caFile: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'klm-tls-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const plain = createServer((req, res) => handler(req, res, false));
+  const secure = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => handler(req, res, true));
+  const front = createNetServer({ pauseOnConnect: true }, (socket) => {
+    socket.once('readable', () => {
+      const first = socket.read(1) as Buffer | null;
+      if (!first) return void socket.destroy();
+      socket.unshift(first);
+      (first[0] === 0x16 ? secure : plain).emit('connection', socket);
+    });
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  servers.push(plain, secure);
+  cleanups.push(() => front.close());
+  return { host: `127.0.0.1:${(front.address() as AddressInfo).port}`, caFile: cert };
+}
 
 const blob = Buffer.from('layer');
 const digest = sha256Digest(blob);
@@ -232,5 +265,53 @@ describe('registry access against a stub', () => {
     const second = await c.pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
     expect(second.retryAfterMs).toBeGreaterThan(55_000);
     expect(second.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it('keeps the Basic credentials of a token request from a host the token service redirects to', async () => {
+    const elsewhere: (string | undefined)[] = [];
+    const other = await stub((req, res) => {
+      elsewhere.push(req.headers.authorization);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ token: 'tok-1' }));
+    });
+    servers.push(other.server);
+    const s = await stub((req, res, base) => {
+      const url = new URL(req.url!, base);
+      // The token service sends the client on to another host (another port is another host).
+      if (url.pathname === '/token') return void res.writeHead(302, { location: `http://${other.host}/token${url.search}` }).end();
+      if (req.headers.authorization !== 'Bearer tok-1') return void res.writeHead(401, { 'www-authenticate': `Bearer realm="${base}/token",service="stub"` }).end();
+      res.end(blob);
+    });
+    servers.push(s.server);
+    const r = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
+    await r.client(`http://${s.host}`).pullBlob('m', digest).catch(() => undefined);
+    expect(elsewhere).toEqual([undefined]);
+  });
+
+  it('drops Authorization when a redirect leaves HTTPS for plain HTTP on the same host', async () => {
+    const plainAuth: (string | undefined)[] = [];
+    const basicAuth = `Basic ${Buffer.from('u:hunter2').toString('base64')}`;
+    const reg = await dualStub((req, res, secure) => {
+      if (!secure) {
+        plainAuth.push(req.headers.authorization);
+        return void res.end(blob);
+      }
+      if (req.headers.authorization !== basicAuth) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="stub"' }).end();
+      res.writeHead(307, { location: `http://${req.headers.host}/plain/blob` }).end();
+    });
+    const r = new Registries({ systemCaFile: null, caFile: reg.caFile, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
+    expect((await r.client(`https://${reg.host}`).pullBlob('m', digest)).equals(blob)).toBe(true);
+    expect(plainAuth).toEqual([undefined]);
+  });
+
+  it('refuses a plain-HTTP token realm on a host that may not use HTTP, naming no secret', async () => {
+    const reg = await dualStub((_req, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer realm="http://auth.example.invalid/token",service="stub"' }).end());
+    const r = new Registries({ systemCaFile: null, caFile: reg.caFile, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
+    const err = await r.client(`https://${reg.host}`).pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    expect(err).toBeInstanceOf(OciError);
+    expect(err.message).toMatch(/plain-HTTP token realm on auth\.example\.invalid/);
+    expect(err.message).not.toContain('hunter2');
+    // Loopback and listed hosts may.
+    expect(new Registries({ insecureHosts: ['auth.example.invalid'] }).mayUseHttp('auth.example.invalid')).toBe(true);
   });
 });
