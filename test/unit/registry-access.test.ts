@@ -50,6 +50,9 @@ describe('Retry-After', () => {
     expect(f.nonRetryable).toBe(false);
     expect(f.type).toBe('RegistryError');
     expect(f.nextRetryDelay).toBe(7000);
+    // A day's Retry-After is capped at ten minutes.
+    const day = artifactFailure(new OciError('RegistryError', 'HTTP 503', 86_400_000), 'fetching') as ApplicationFailure;
+    expect(day.nextRetryDelay).toBe(600_000);
     const refused = artifactFailure(new OciError('RegistryCredentialsRefused', 'refused'), 'fetching') as ApplicationFailure;
     expect(refused.nonRetryable).toBe(true);
     expect(refused.type).toBe('RegistryCredentialsRefused');
