@@ -33,7 +33,14 @@ export interface RegistriesOptions {
   systemCaFile?: string | null;
   /** Environment names for messages (the settings a person can change). */
   caSetting?: string;
+  /**
+   * How long a registry may send nothing (no answer, no body bytes) before the request fails as
+   * RegistryUnavailable. Reset by every chunk, so a big blob still streams. Default 30 s.
+   */
+  idleTimeoutMs?: number;
 }
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 export const SYSTEM_CA_FILE = '/etc/ssl/certs/ca-certificates.crt';
 
@@ -133,6 +140,7 @@ export class Registries {
   readonly tokens = new TokenCache();
   readonly credentials?: CredentialSource;
   private readonly caSetting: string;
+  private readonly idleTimeoutMs: number;
 
   constructor(readonly options: RegistriesOptions = {}) {
     const ca = [...tls.rootCertificates];
@@ -149,6 +157,7 @@ export class Registries {
     this.insecure = new Set((options.insecureHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean));
     this.credentials = options.credentials;
     this.caSetting = options.caSetting ?? 'KLM_REGISTRY_CA_FILE';
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   }
 
   /** The shared instance for callers that bring no configuration: system trust, no credentials. */
@@ -345,7 +354,18 @@ export class Registries {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const secure = current.protocol === 'https:';
         const h = { ...headers, ...(init.body ? { 'content-length': String(init.body.byteLength) } : {}) };
-        const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, resolve);
+        let answer: IncomingMessage | undefined;
+        const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, (res) => {
+          answer = res;
+          resolve(res);
+        });
+        // Inactivity, not total time: the socket timer restarts with every chunk, before and after the answer.
+        request.setTimeout(this.idleTimeoutMs, () => {
+          const seconds = Math.round(this.idleTimeoutMs / 100) / 10;
+          const err = new OciError('RegistryUnavailable', `registry ${current.host} did not answer in time (nothing received for ${seconds} s)`);
+          answer?.destroy(err);
+          request.destroy(err);
+        });
         request.on('error', reject);
         request.end(init.body ? Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength) : undefined);
       });

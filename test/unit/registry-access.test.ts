@@ -317,4 +317,35 @@ describe('registry access against a stub', () => {
     // Loopback and listed hosts may.
     expect(new Registries({ insecureHosts: ['auth.example.invalid'] }).mayUseHttp('auth.example.invalid')).toBe(true);
   });
+
+  it('fails as RegistryUnavailable when the registry sends nothing for the idle timeout, but lets a slow blob stream', async () => {
+    const big = Buffer.alloc(5000, 7);
+    const bigDigest = sha256Digest(big);
+    const s = await stub((req, res) => {
+      if (req.url?.includes('/silent/')) return; // never answers
+      if (req.url?.includes('/stalls/')) {
+        res.writeHead(200, { 'content-length': String(blob.length + 10) });
+        res.write(blob); // then nothing
+        return;
+      }
+      // 5 chunks 120 ms apart: longer than the idle timeout in all, never idle that long.
+      res.writeHead(200, { 'content-length': String(big.length) });
+      let i = 0;
+      const next = () => {
+        res.write(big.subarray(i * 1000, (i + 1) * 1000));
+        if (++i < 5) setTimeout(next, 120);
+        else res.end();
+      };
+      next();
+    });
+    servers.push(s.server);
+    const c = new Registries({ systemCaFile: null, idleTimeoutMs: 300 }).client(`http://${s.host}`);
+    for (const repo of ['silent', 'stalls']) {
+      const err = await c.pullBlob(repo, digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+      expect(err).toBeInstanceOf(OciError);
+      expect(err.reason).toBe('RegistryUnavailable');
+      expect(err.message).toMatch(/did not answer in time/);
+    }
+    expect((await c.pullBlob('slow', bigDigest)).equals(big)).toBe(true);
+  });
 });
