@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { artifactFailure } from '../../src/activities/install/fetch';
+import { BlobCache } from '../../src/activities/blob-cache';
+import { artifactFailure, ensureLayer } from '../../src/activities/install/fetch';
 import { parseSecretRef } from '../../src/activities/registry-secret';
 import { parseChallenges, parseDockerConfig, parseRetryAfter, TokenCache } from '../../src/oci/auth';
 import { OciError, sha256Digest } from '../../src/oci/errors';
@@ -347,5 +348,30 @@ describe('registry access against a stub', () => {
       expect(err.message).toMatch(/did not answer in time/);
     }
     expect((await c.pullBlob('slow', bigDigest)).equals(big)).toBe(true);
+  });
+
+  it('pulls a digest once however many installs ask for it at the same time', async () => {
+    let served = 0;
+    const s = await stub((_req, res) => {
+      served++;
+      // Slow enough that every request arrives while the first is in flight.
+      setTimeout(() => res.end(blob), 100);
+    });
+    servers.push(s.server);
+    const dir = mkdtempSync(path.join(tmpdir(), 'klm-blobs-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const cache = new BlobCache(dir, new Registries({ systemCaFile: null }));
+    const layer = { registry: `http://${s.host}`, repository: 'm', digest, size: blob.length, format: 'yaml' as const };
+    const got = await Promise.all(Array.from({ length: 8 }, () => ensureLayer(cache, layer)));
+    expect(got.every((b) => b.equals(blob))).toBe(true);
+    expect(served).toBe(1);
+    // Kept: later requests are answered from disk.
+    await ensureLayer(cache, layer);
+    expect(served).toBe(1);
+    // A failed pull is shared too, and not kept: the next request tries again.
+    const failing = { ...layer, repository: 'x', digest: sha256Digest(Buffer.from('other')) };
+    const errors = await Promise.all(Array.from({ length: 4 }, () => ensureLayer(cache, failing).then(() => undefined, (e: unknown) => e as OciError)));
+    expect(errors.every((e) => e?.reason === 'DigestMismatch')).toBe(true);
+    expect(served).toBe(2);
   });
 });
