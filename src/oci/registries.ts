@@ -68,7 +68,8 @@ export function hostnameOf(host: string): string {
 
 export function isLoopback(host: string): boolean {
   const name = hostnameOf(host).toLowerCase();
-  if (name === 'localhost' || name === '::1') return true;
+  // `*.localhost` resolves to loopback (RFC 6761), e.g. k3d's `k3d-registry.localhost`.
+  if (name === 'localhost' || name.endsWith('.localhost') || name === '::1') return true;
   return isIP(name) === 4 && name.startsWith('127.');
 }
 

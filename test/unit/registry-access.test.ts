@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BlobCache } from '../../src/activities/blob-cache';
 import { artifactFailure, ensureLayer } from '../../src/activities/install/fetch';
 import { parseSecretRef } from '../../src/activities/registry-secret';
+import { configFromEnv } from '../../src/infra/config';
 import { parseChallenges, parseDockerConfig, parseRetryAfter, TokenCache } from '../../src/oci/auth';
 import { OciError, sha256Digest } from '../../src/oci/errors';
 import { isLoopback, parseEndpoint, Registries } from '../../src/oci/registries';
@@ -104,12 +105,23 @@ describe('token cache', () => {
 });
 
 describe('schemes', () => {
+  it('lets an explicit http:// KLM_OCI_REGISTRY_HOST speak plain HTTP, as documented', () => {
+    const config = configFromEnv({ KLM_OCI_REGISTRY_HOST: 'http://Reg.internal:5000/modules', KLM_INSECURE_REGISTRIES: 'other.internal' });
+    expect(config.registry.insecureHosts).toEqual(['other.internal', 'reg.internal:5000']);
+    expect(new Registries(config.registry).mayUseHttp('reg.internal:5000')).toBe(true);
+    expect(configFromEnv({ KLM_OCI_REGISTRY_HOST: 'https://reg.internal:5000' }).registry.insecureHosts).toEqual([]);
+    expect(configFromEnv({ KLM_OCI_REGISTRY_HOST: 'reg.internal:5000' }).registry.insecureHosts).toEqual([]);
+  });
+
   it('lets loopback and listed hosts use plain HTTP, nothing else', () => {
     expect(isLoopback('127.0.0.1:5000')).toBe(true);
     expect(isLoopback('127.1.2.3')).toBe(true);
     expect(isLoopback('localhost:5000')).toBe(true);
     expect(isLoopback('[::1]:5000')).toBe(true);
     expect(isLoopback('128.0.0.1:5000')).toBe(false);
+    // k3d names its registry `k3d-<name>.localhost`.
+    expect(isLoopback('k3d-registry.localhost:5000')).toBe(true);
+    expect(isLoopback('localhost.example.com')).toBe(false);
     const r = new Registries({ insecureHosts: ['reg.internal:5000', 'other.internal'] });
     expect(r.mayUseHttp('reg.internal:5000')).toBe(true);
     expect(r.mayUseHttp('reg.internal:5001')).toBe(false);
