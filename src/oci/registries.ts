@@ -186,11 +186,6 @@ export class Registries {
     return endpoint.scheme ?? this.schemes.get(endpoint.host);
   }
 
-  /** Forgets tokens (e.g. the credentials changed). */
-  forgetTokens(): void {
-    this.tokens.clear();
-  }
-
   /** The base URL of an endpoint (`https://host/prefix`), as far as the scheme is known. */
   baseUrl(endpoint: Endpoint): string {
     return `${this.schemeOf(endpoint) ?? 'https'}://${endpoint.host}${endpoint.basePath}`;
