@@ -16,8 +16,13 @@ export class BlobCache {
   /** Pulls in flight by digest: concurrent installs of one new version share one download. */
   private readonly pulls = new Map<string, Pull>();
 
-  /** `registries`: where a missing layer is fetched from (trust, credentials), see `ensureLayer`. */
-  constructor(readonly dir: string, readonly registries: Registries = Registries.default()) {}
+  /**
+   * `registries`: how a missing layer is fetched (trust, insecure hosts, credentials), see
+   * `ensureLayer`; required, so that a worker without its registry configuration fails loudly.
+   */
+  constructor(readonly dir: string, readonly registries: Registries) {
+    if (!(registries instanceof Registries)) throw new Error('BlobCache needs the worker\'s Registries (trust, insecure hosts, credentials)');
+  }
 
   /**
    * The blob of `digest`: from disk, else from `pull` (which must verify the digest), kept once

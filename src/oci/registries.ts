@@ -161,9 +161,13 @@ export class Registries {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   }
 
-  /** The shared instance for callers that bring no configuration: system trust, no credentials. */
-  static default(): Registries {
-    return (defaultRegistries ??= new Registries());
+  /**
+   * A shared instance with no configuration (system trust, no credentials, no insecure hosts
+   * besides loopback): for tests and for publishing to a local registry only. The worker builds
+   * its own from its configuration (`registriesFromConfig`) and passes it on explicitly.
+   */
+  static unconfigured(): Registries {
+    return (unconfiguredRegistries ??= new Registries());
   }
 
   /** One client per registry (host:port or URL). */
@@ -381,7 +385,7 @@ export class Registries {
   }
 }
 
-let defaultRegistries: Registries | undefined;
+let unconfiguredRegistries: Registries | undefined;
 
 function basic(c: Credentials): string {
   return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;

@@ -17,6 +17,7 @@ import { configFromEnv } from '../../src/infra/config';
 import { parseChallenges, parseDockerConfig, parseRetryAfter, TokenCache } from '../../src/oci/auth';
 import { OciError, sha256Digest } from '../../src/oci/errors';
 import { isLoopback, parseEndpoint, Registries } from '../../src/oci/registries';
+import { OciRegistryClient } from '../../src/oci/registry-client';
 
 describe('WWW-Authenticate', () => {
   it('parses a Bearer challenge with a scope that holds commas', () => {
@@ -101,6 +102,16 @@ describe('token cache', () => {
     expect(cache.get('short')).toBe('s');
     now += 1;
     expect(cache.get('short')).toBeUndefined();
+  });
+});
+
+describe('wiring', () => {
+  it('needs the process\'s Registries: a blob cache or client without them fails at once, not at the first private registry', () => {
+    const missing = undefined as unknown as Registries;
+    expect(() => new BlobCache(tmpdir(), missing)).toThrow(/needs the worker's Registries/);
+    expect(() => new OciRegistryClient('registry.example.com', missing)).toThrow(/needs the process's Registries/);
+    const r = new Registries({ systemCaFile: null });
+    expect(new BlobCache(tmpdir(), r).registries).toBe(r);
   });
 });
 
