@@ -354,6 +354,7 @@ export class Registries {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const secure = current.protocol === 'https:';
         const h = { ...headers, ...(init.body ? { 'content-length': String(init.body.byteLength) } : {}) };
+        const asked = current;
         let answer: IncomingMessage | undefined;
         const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, (res) => {
           answer = res;
@@ -362,7 +363,7 @@ export class Registries {
         // Inactivity, not total time: the socket timer restarts with every chunk, before and after the answer.
         request.setTimeout(this.idleTimeoutMs, () => {
           const seconds = Math.round(this.idleTimeoutMs / 100) / 10;
-          const err = new OciError('RegistryUnavailable', `registry ${current.host} did not answer in time (nothing received for ${seconds} s)`);
+          const err = new OciError('RegistryUnavailable', `registry ${asked.host} did not answer in time (nothing received for ${seconds} s)`);
           answer?.destroy(err);
           request.destroy(err);
         });
