@@ -397,4 +397,23 @@ describe('registry access against a stub', () => {
     expect(errors.every((e) => e?.reason === 'DigestMismatch')).toBe(true);
     expect(served).toBe(2);
   });
+
+  it('lets every caller waiting on a shared pull hear of its chunks (each activity heartbeats)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'klm-blobs-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const cache = new BlobCache(dir, new Registries({ systemCaFile: null }));
+    let pulls = 0;
+    const pull = async (onChunk: () => void) => {
+      pulls++;
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        onChunk();
+      }
+      return blob;
+    };
+    const heard = [0, 0];
+    await Promise.all(heard.map((_, i) => cache.obtain(digest, pull, { onChunk: () => heard[i]!++ })));
+    expect(pulls).toBe(1);
+    expect(heard).toEqual([3, 3]);
+  });
 });
