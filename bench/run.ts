@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: stack.temporalNamespace });
     const native = await NativeConnection.connect({ address: stack.temporalAddress });
-    const worker = await createKlmWorker({ connection: native, namespace: stack.temporalNamespace, taskQueue: `${run}bench`, kcp, blobCacheDir: path.join(stack.dir, 'blobs'), ociRegistry: { host: stack.registryHost } });
+    const worker = await createKlmWorker({ connection: native, namespace: stack.temporalNamespace, taskQueue: `${run}bench`, kcp, blobCacheDir: path.join(stack.dir, 'blobs'), registry: { insecureHosts: [] }, ociRegistry: { host: stack.registryHost } });
     const running = worker.run();
     stops.push(async () => { worker.shutdown(); await running; await native.close(); await connection.close(); });
     const bridge = new Bridge({ kcp, temporal: client, taskQueue: `${run}bench`, settings });
@@ -244,10 +244,10 @@ async function applyLoop(kcp: KubeClient, registryHost: string, templateNamespac
   const docs = await Promise.all(modules.map(async (mod) => (await kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, templateNamespace))!));
   const layers = await Promise.all(docs.map(async (t, i) => {
     const { blobLocation, componentLocation, configuredComponentLocation, namesComponent, pullDescriptor, rawManifestResource } = await import('../src/oci/ocm');
-    const { OciRegistryClient } = await import('../src/oci/registry-client');
+    const { Registries } = await import('../src/oci/registries');
     const { extractSingleYaml } = await import('../src/oci/tar');
     const loc = namesComponent(t.spec.descriptor) ? componentLocation(t.spec.descriptor, 'bench') : configuredComponentLocation({ host: registryHost }, `kyma-project.io/module/${modules[i]!.name}`, '1.0.0', 'bench');
-    const oci = new OciRegistryClient(loc.registry);
+    const oci = Registries.unconfigured().client(loc.registry);
     const descriptor = await pullDescriptor(oci, loc);
     const res = rawManifestResource(descriptor, blobLocation(descriptor, loc, 'bench'), 'bench');
     return extractSingleYaml(await oci.pullBlob(res.repository, res.digest), 'bench');

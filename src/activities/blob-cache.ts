@@ -6,9 +6,52 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Registries } from '../oci/registries';
 
+/** A pull in flight, and who wants to hear of its progress (each waiting activity heartbeats). */
+interface Pull {
+  blob: Promise<Buffer>;
+  listeners: Set<() => void>;
+}
+
 export class BlobCache {
-  /** `registries`: where a missing layer is fetched from (trust, credentials), see `ensureLayer`. */
-  constructor(readonly dir: string, readonly registries: Registries = Registries.default()) {}
+  /** Pulls in flight by digest: concurrent installs of one new version share one download. */
+  private readonly pulls = new Map<string, Pull>();
+
+  /**
+   * `registries`: how a missing layer is fetched (trust, insecure hosts, credentials), see
+   * `ensureLayer`; required, so that a worker without its registry configuration fails loudly.
+   */
+  constructor(readonly dir: string, readonly registries: Registries) {
+    if (!(registries instanceof Registries)) throw new Error('BlobCache needs the worker\'s Registries (trust, insecure hosts, credentials)');
+  }
+
+  /**
+   * The blob of `digest`: from disk, else from `pull` (which must verify the digest), kept once
+   * `accept` (if given) has not thrown. One pull per digest at a time: concurrent callers wait
+   * for the same download (and its failure); `onChunk` hears of its progress meanwhile.
+   */
+  async obtain(digest: string, pull: (onChunk: () => void) => Promise<Buffer>, opts: { accept?: (blob: Buffer) => void; onChunk?: () => void } = {}): Promise<Buffer> {
+    const pending = this.pulls.get(digest) ?? (await this.get(digest)) ?? this.pulls.get(digest);
+    if (Buffer.isBuffer(pending)) return pending;
+    let current = pending;
+    if (!current) {
+      const listeners = new Set<() => void>();
+      const blob = (async () => {
+        const data = await pull(() => listeners.forEach((l) => l()));
+        opts.accept?.(data);
+        await this.put(data);
+        return data;
+      })().finally(() => this.pulls.delete(digest));
+      current = { blob, listeners };
+      this.pulls.set(digest, current);
+    }
+    const { onChunk } = opts;
+    if (onChunk) current.listeners.add(onChunk);
+    try {
+      return await current.blob;
+    } finally {
+      if (onChunk) current.listeners.delete(onChunk);
+    }
+  }
 
   private file(digest: string): string {
     const hex = digest.replace(/^sha256:/, '');

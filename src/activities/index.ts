@@ -21,8 +21,8 @@ export interface ActivityDeps {
   cacheDir: string;
   /** Target-cluster clients (one per worker, with its Secret watch); a fresh one by default. */
   targets?: TargetClusters;
-  /** How registries are reached (CA, insecure hosts, credentials); the process default otherwise. */
-  registries?: Registries;
+  /** How registries are reached (CA, insecure hosts, credentials): the worker's, from its configuration. */
+  registries: Registries;
   /**
    * The OCI registry that holds the modules' OCM components (upstream's --oci-registry-host and
    * --modules-repository-subpath): templates with `descriptor: {}` are found there. Unset:

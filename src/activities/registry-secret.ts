@@ -104,12 +104,6 @@ export class RegistryCredentialSecret implements CredentialSource {
     return state.auths?.get(h) ?? (DOCKER_HUB.has(h) ? state.auths?.get('index.docker.io') : undefined);
   }
 
-  /** The registry hosts the Secret has credentials for (upstream takes its registry from the one entry). */
-  async hosts(): Promise<string[]> {
-    const state = this.watching && this.state ? this.state : await this.lookup();
-    return [...(state.auths?.keys() ?? [])];
-  }
-
   private async lookup() {
     if (this.lookedUp && Date.now() - this.lookedUp.at < RegistryCredentialSecret.TTL_MS) return await this.lookedUp.state;
     const state = this.kcp.get<Secret>('v1', 'Secret', this.ref.name, this.ref.namespace).then((s) => readSecret(s, this.describe));

@@ -31,7 +31,10 @@ export interface KlmConfig {
 export interface RegistryConfig {
   /** PEM bundle of extra CAs trusted for registries (besides Node's roots and the system store). */
   caFile?: string;
-  /** Hosts (host or host:port) that may speak plain HTTP; loopback hosts always may. */
+  /**
+   * Hosts (host or host:port) that may speak plain HTTP; loopback hosts always may, and so does
+   * the host of KLM_OCI_REGISTRY_HOST when it is given as an `http://` URL.
+   */
   insecureHosts: string[];
   /** The dockerconfigjson Secret with registry credentials: `name` (in kcp-system) or `namespace/name`. */
   credSecret?: string;
@@ -47,6 +50,17 @@ export function durationMs(value: string | undefined, fallback: number): number 
   return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
 }
 
+/** The host of an explicit `http://` registry URL: it may speak plain HTTP, as the URL says. */
+function plainHttpHost(value: string | undefined): string[] {
+  const v = value?.trim();
+  if (!v || !/^http:\/\//i.test(v)) return [];
+  try {
+    return [new URL(v).host.toLowerCase()];
+  } catch {
+    throw new Error(`KLM_OCI_REGISTRY_HOST is not a valid URL: "${value}"`);
+  }
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
   const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
   return {
@@ -60,7 +74,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
-      insecureHosts: (env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],
       ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
     },
     ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),

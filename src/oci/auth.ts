@@ -121,8 +121,4 @@ export class TokenCache {
   delete(key: string): void {
     this.tokens.delete(key);
   }
-
-  clear(): void {
-    this.tokens.clear();
-  }
 }

@@ -31,7 +31,8 @@ export class DescriptorError extends Error {
 /**
  * The registry the lifecycle manager looks components up in (upstream's `--oci-registry-host`
  * and `--modules-repository-subpath`). The host may carry a path and a scheme (`http://` or
- * `https://`, dropped here: the registry client chooses the protocol).
+ * `https://`, dropped here: the registry client chooses the protocol; an `http://` host is an
+ * insecure host in the worker's configuration, src/infra/config.ts, so it may speak plain HTTP).
  */
 export interface OcmRegistry {
   host: string;

@@ -33,7 +33,14 @@ export interface RegistriesOptions {
   systemCaFile?: string | null;
   /** Environment names for messages (the settings a person can change). */
   caSetting?: string;
+  /**
+   * How long a registry may send nothing (no answer, no body bytes) before the request fails as
+   * RegistryUnavailable. Reset by every chunk, so a big blob still streams. Default 30 s.
+   */
+  idleTimeoutMs?: number;
 }
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 export const SYSTEM_CA_FILE = '/etc/ssl/certs/ca-certificates.crt';
 
@@ -61,7 +68,8 @@ export function hostnameOf(host: string): string {
 
 export function isLoopback(host: string): boolean {
   const name = hostnameOf(host).toLowerCase();
-  if (name === 'localhost' || name === '::1') return true;
+  // `*.localhost` resolves to loopback (RFC 6761), e.g. k3d's `k3d-registry.localhost`.
+  if (name === 'localhost' || name.endsWith('.localhost') || name === '::1') return true;
   return isIP(name) === 4 && name.startsWith('127.');
 }
 
@@ -133,6 +141,7 @@ export class Registries {
   readonly tokens = new TokenCache();
   readonly credentials?: CredentialSource;
   private readonly caSetting: string;
+  private readonly idleTimeoutMs: number;
 
   constructor(readonly options: RegistriesOptions = {}) {
     const ca = [...tls.rootCertificates];
@@ -149,11 +158,16 @@ export class Registries {
     this.insecure = new Set((options.insecureHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean));
     this.credentials = options.credentials;
     this.caSetting = options.caSetting ?? 'KLM_REGISTRY_CA_FILE';
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   }
 
-  /** The shared instance for callers that bring no configuration: system trust, no credentials. */
-  static default(): Registries {
-    return (defaultRegistries ??= new Registries());
+  /**
+   * A shared instance with no configuration (system trust, no credentials, no insecure hosts
+   * besides loopback): for tests and for publishing to a local registry only. The worker builds
+   * its own from its configuration (`registriesFromConfig`) and passes it on explicitly.
+   */
+  static unconfigured(): Registries {
+    return (unconfiguredRegistries ??= new Registries());
   }
 
   /** One client per registry (host:port or URL). */
@@ -174,11 +188,6 @@ export class Registries {
   /** The scheme a host speaks, as far as known. */
   schemeOf(endpoint: Endpoint): 'http' | 'https' | undefined {
     return endpoint.scheme ?? this.schemes.get(endpoint.host);
-  }
-
-  /** Forgets tokens (e.g. the credentials changed). */
-  forgetTokens(): void {
-    this.tokens.clear();
   }
 
   /** The base URL of an endpoint (`https://host/prefix`), as far as the scheme is known. */
@@ -260,13 +269,17 @@ export class Registries {
     const realm = challenge.params.realm;
     if (!realm || !/^https?:\/\//i.test(realm)) throw new OciError('RegistryError', `registry ${endpoint.host} named no usable token realm while ${what}`);
     const url = new URL(realm);
+    // The realm gets the Basic credentials: over plain HTTP only where the registry rule allows it.
+    if (url.protocol === 'http:' && !this.mayUseHttp(url.host.toLowerCase())) {
+      throw new OciError('RegistryError', `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; credentials go over plain HTTP only to loopback hosts or hosts listed in KLM_INSECURE_REGISTRIES`);
+    }
     if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
     url.searchParams.set('scope', scope);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (creds) headers.authorization = basic(creds);
     let res: HttpResponse;
     try {
-      res = await this.raw(url, { method: 'GET', headers });
+      res = await this.raw(url, { method: 'GET', headers }, url.host.toLowerCase());
     } catch (err) {
       throw this.unreachable(url.host, `getting a token for ${endpoint.host} while ${what}`, err);
     }
@@ -330,16 +343,30 @@ export class Registries {
 
   /**
    * A plain HTTP(S) exchange that follows redirects (blob downloads are often sent elsewhere);
-   * the Authorization header goes only to the registry's own host.
+   * the Authorization header goes only to `authHost` on the scheme first asked: a redirect to
+   * another host or scheme (https to http, say) drops it for good.
    */
-  private async raw(url: URL, init: { method: string; headers: Record<string, string>; body?: Uint8Array }, authHost?: string): Promise<HttpResponse> {
+  private async raw(url: URL, init: { method: string; headers: Record<string, string>; body?: Uint8Array }, authHost: string): Promise<HttpResponse> {
     let current = url;
+    const authScheme = url.protocol;
     let headers = init.headers;
     for (let hop = 0; ; hop++) {
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const secure = current.protocol === 'https:';
         const h = { ...headers, ...(init.body ? { 'content-length': String(init.body.byteLength) } : {}) };
-        const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, resolve);
+        const asked = current;
+        let answer: IncomingMessage | undefined;
+        const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, (res) => {
+          answer = res;
+          resolve(res);
+        });
+        // Inactivity, not total time: the socket timer restarts with every chunk, before and after the answer.
+        request.setTimeout(this.idleTimeoutMs, () => {
+          const seconds = Math.round(this.idleTimeoutMs / 100) / 10;
+          const err = new OciError('RegistryUnavailable', `registry ${asked.host} did not answer in time (nothing received for ${seconds} s)`);
+          answer?.destroy(err);
+          request.destroy(err);
+        });
         request.on('error', reject);
         request.end(init.body ? Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength) : undefined);
       });
@@ -348,7 +375,7 @@ export class Registries {
       if ([301, 302, 303, 307, 308].includes(status) && location && hop < 5 && (init.method === 'GET' || init.method === 'HEAD')) {
         res.resume();
         current = new URL(location, current);
-        if (authHost && current.host.toLowerCase() !== authHost) {
+        if (current.host.toLowerCase() !== authHost || current.protocol !== authScheme) {
           const { authorization: _dropped, ...rest } = headers;
           headers = rest;
         }
@@ -359,7 +386,7 @@ export class Registries {
   }
 }
 
-let defaultRegistries: Registries | undefined;
+let unconfiguredRegistries: Registries | undefined;
 
 function basic(c: Credentials): string {
   return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;

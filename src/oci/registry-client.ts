@@ -14,10 +14,11 @@ export class OciRegistryClient {
 
   /**
    * `registry` is host:port (HTTPS; plain HTTP only for loopback or insecure hosts that speak no
-   * TLS) or a full http(s):// URL. Without `registries`, the process-wide default (system trust,
-   * no credentials).
+   * TLS) or a full http(s):// URL; `registries` carries trust, insecure hosts and credentials
+   * (required, so that missing wiring cannot go unnoticed; usually `registries.client(registry)`).
    */
-  constructor(registry: string, private readonly registries: Registries = Registries.default()) {
+  constructor(registry: string, private readonly registries: Registries) {
+    if (!(registries instanceof Registries)) throw new Error(`OciRegistryClient for ${registry} needs the process's Registries (trust, credentials)`);
     this.endpoint = parseEndpoint(registry);
   }
 

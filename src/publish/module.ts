@@ -5,7 +5,8 @@
 // module as the control plane holds them.
 import { stringify } from 'yaml';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
-import { OciRegistryClient } from '../oci/registry-client';
+import type { OciRegistryClient } from '../oci/registry-client';
+import { Registries } from '../oci/registries';
 import { tarOneFile } from '../oci/tar';
 
 export type { OciRegistryClient };
@@ -54,7 +55,7 @@ function target(to: string | PushTarget): PushTarget {
  */
 export async function pushModuleVersion(to: string | PushTarget, m: ModuleVersion, client?: OciRegistryClient): Promise<Record<string, unknown>> {
   const { host, subPath } = target(to);
-  const oci = client ?? new OciRegistryClient(host);
+  const oci = client ?? Registries.unconfigured().client(host);
   const base = (subPath ?? '').replace(/^\/+|\/+$/g, '');
   const repository = `${base ? `${base}/` : ''}component-descriptors/${m.component}`;
   const layer = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);

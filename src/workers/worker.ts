@@ -18,8 +18,8 @@ export interface KlmWorkerOptions {
   blobCacheDir: string;
   /** Deadline of one request to a target cluster (20 s by default). */
   targetRequestTimeoutMs?: number;
-  /** How registries are reached: extra CA, insecure hosts, the credential Secret. Default: none of them. */
-  registry?: RegistryConfig;
+  /** How registries are reached: extra CA, insecure hosts, the credential Secret (required: `configFromEnv().registry`). */
+  registry: RegistryConfig;
   /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
   ociRegistry?: { host: string; subPath?: string };
   /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
@@ -35,7 +35,7 @@ export interface KlmWorker {
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   const targets = new TargetClusters(o.kcp, o.targetRequestTimeoutMs ? { requestTimeoutMs: o.targetRequestTimeoutMs } : {});
-  const reg = await registriesFromConfig(o.kcp, o.registry ?? { insecureHosts: [] });
+  const reg = await registriesFromConfig(o.kcp, o.registry);
   const stopKubeconfigs = await targets.watchSecrets();
   const stopSecrets = () => {
     stopKubeconfigs();

@@ -7,7 +7,7 @@ import type { Manifest } from '../../src/api/manifest';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import { manifestName } from '../../src/api/names';
-import { OciRegistryClient } from '../../src/oci/registry-client';
+import { Registries } from '../../src/oci/registries';
 import { extractSingleYaml } from '../../src/oci/tar';
 import { parse } from 'yaml';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
@@ -50,7 +50,7 @@ describe('templates as modulectl writes them', () => {
   });
 
   it('finds the component in the registry as the OCM tooling lays it out', async () => {
-    const oci = new OciRegistryClient(stackInfo().registryHost);
+    const oci = Registries.unconfigured().client(stackInfo().registryHost);
     const repository = 'component-descriptors/kyma-project.io/module/greeter';
     interface Layer { mediaType: string; digest: string; annotations?: Record<string, string> }
     const manifest = await oci.getManifest<{ mediaType: string; annotations: Record<string, string>; config: Layer; layers: Layer[] }>(repository, '1.0.0');

@@ -1,11 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OciError, OciRegistryClient, sha256Digest } from '../../src/oci/registry-client';
+import { OciError, sha256Digest, type OciRegistryClient } from '../../src/oci/registry-client';
+import { Registries } from '../../src/oci/registries';
 import { stackInfo, uniqueName } from '../support/stack';
 
 function client(): OciRegistryClient {
-  return new OciRegistryClient(stackInfo().registryHost);
+  return Registries.unconfigured().client(stackInfo().registryHost);
 }
 
 async function failure(p: Promise<unknown>): Promise<OciError> {

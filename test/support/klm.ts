@@ -76,7 +76,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     kcp: kube,
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
-    ...(opts.registry ? { registry: opts.registry } : {}),
+    registry: opts.registry ?? { insecureHosts: [] },
     // The registry that holds the sample components (the shared stack's plain one unless given).
     ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
   });

@@ -5,7 +5,7 @@
 // ModuleReleaseMeta's spec.ocmComponentName at the template's version, in the configured
 // registry (src/oci/ocm.ts).
 import type { ModuleReleaseMeta } from '../../api/modulereleasemeta';
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import type { ModuleTemplate } from '../../api/moduletemplate';
 import { isReason } from '../../api/reasons';
 import { API_VERSION, type KubeObject } from '../../api/shared';
@@ -31,12 +31,9 @@ export function artifactFailure(err: unknown, what: string): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** The layer from the cache, else pulled (once per digest at a time, however many ask). */
 export async function ensureLayer(cache: BlobCache, layer: LayerRef): Promise<Buffer> {
-  const cached = await cache.get(layer.digest);
-  if (cached) return cached;
-  const blob = await cache.registries.client(layer.registry).pullBlob(layer.repository, layer.digest);
-  await cache.put(blob);
-  return blob;
+  return await cache.obtain(layer.digest, (onChunk) => cache.registries.client(layer.registry).pullBlob(layer.repository, layer.digest, onChunk));
 }
 
 /** How many templates' raw-manifest resources a worker remembers. */
@@ -82,11 +79,17 @@ export class ModuleFetcher {
         this.resources.set(known, res);
       }
       const layerClient = res.registry === loc.registry ? client : this.cache.registries.client(res.registry);
-      const cached = await this.cache.get(res.digest);
-      const blob = cached ?? (await layerClient.pullBlob(res.repository, res.digest, () => heartbeat()));
-      // Refuse a malformed layer here, before anything is applied (and before it is kept).
-      const { text, format } = readLayer(blob, `raw-manifest layer ${res.digest} of ${where}`);
-      if (!cached) await this.cache.put(blob);
+      const { repository, digest } = res;
+      const what = `raw-manifest layer ${digest} of ${where}`;
+      // One download per digest at a time: concurrent installs of a new version wait for it,
+      // each heartbeating in its own activity while the chunks come in.
+      const activity = Context.current();
+      const blob = await this.cache.obtain(digest, (onChunk) => layerClient.pullBlob(repository, digest, onChunk), {
+        // Refuse a malformed layer before it is kept (and before anything is applied).
+        accept: (b) => void readLayer(b, what),
+        onChunk: () => activity.heartbeat(),
+      });
+      const { text, format } = readLayer(blob, what);
       return {
         fetched: {
           layer: { registry: res.registry, repository: res.repository, digest: res.digest, size: blob.length, format },
