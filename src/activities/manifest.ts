@@ -3,7 +3,7 @@
 // its skip-reconciliation label.
 import { MANAGED_BY } from '../api/identity';
 import type { InventoryEntry, Manifest, ManifestStatus } from '../api/manifest';
-import { manifestName, RESOURCE_KIND_ANNOTATION } from '../api/names';
+import { manifestName, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
@@ -69,8 +69,9 @@ export class ManifestWriter {
         name,
         namespace: kyma.namespace,
         labels: { [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name, [LABELS.managedBy]: MANAGED_BY },
-        // The bridge routes events on CRs of this kind (blockers of removal, too) by it.
-        ...(resourceKind ? { annotations: { [RESOURCE_KIND_ANNOTATION]: resourceKind } } : {}),
+        // The bridge routes events on CRs of this kind (blockers of removal, too) by it, and
+        // follows the fields a customStateCheck reads besides state and message.
+        ...(resourceKind ? { annotations: { [RESOURCE_KIND_ANNOTATION]: resourceKind, ...statePaths(resource) } } : {}),
         ownerReferences: [{ apiVersion: API_VERSION, kind: 'Kyma', name: kyma.name, uid, controller: true, blockOwnerDeletion: false }],
       },
       spec: {
@@ -129,4 +130,10 @@ export function manifestActivities(kcp: KubeClient, writer: ManifestWriter) {
       return m?.metadata.labels?.[LABELS.skipReconciliation] === 'true';
     },
   };
+}
+
+/** The STATE_PATHS_ANNOTATION of a managed CR whose template has a customStateCheck. */
+function statePaths(resource: DefaultCrRef | undefined): Record<string, string> {
+  const paths = [...new Set((resource?.customStateCheck ?? []).map((c) => c.jsonPath))];
+  return paths.length ? { [STATE_PATHS_ANNOTATION]: paths.join(',') } : {};
 }

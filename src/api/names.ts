@@ -40,3 +40,6 @@ export function describeObject(kind: string, name: string, namespace?: string): 
 
 /** On a Manifest: the module's CR kind as `<apiVersion>/<kind>`, whatever the CR policy. */
 export const RESOURCE_KIND_ANNOTATION = 'operator.kyma-project.io/resource-kind';
+
+/** On a Manifest: the paths of its CR that the template's customStateCheck reads, comma-separated (the bridge follows them). */
+export const STATE_PATHS_ANNOTATION = 'operator.kyma-project.io/state-paths';

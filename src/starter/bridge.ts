@@ -8,7 +8,7 @@
 // changes moves its Kyma's watches to a client of the new kubeconfig.
 import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
-import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION } from '../api/names';
+import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
@@ -48,6 +48,8 @@ class TargetWatches {
   private readonly informers = new Map<string, Informer>();
   /** Module workflows per CR kind, for objects that carry no owner annotation. */
   readonly subscribers = new Map<string, Set<string>>();
+  /** Per CR kind, the status paths a customStateCheck of some module reads (besides state and message). */
+  private readonly statePaths = new Map<string, Set<string>>();
   /** Every module workflow whose Manifest targets this cluster. */
   readonly modules = new Set<string>();
   /** Whether the last probe got an answer. */
@@ -99,19 +101,21 @@ class TargetWatches {
       this.seen.delete(uid);
       return true;
     }
-    const print = readinessFingerprint(o);
+    const print = readinessFingerprint(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`));
     const before = this.seen.get(uid);
     this.seen.set(uid, print);
     if (before === undefined) return !(ours && withoutStatus(o));
     return before !== print;
   }
 
-  subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean): void {
+  subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean, statePaths: string[] = []): void {
     const key = `${apiVersion}/${kind}`;
     const set = this.subscribers.get(key) ?? new Set<string>();
     if (on) set.add(workflowId);
     else set.delete(workflowId);
     this.subscribers.set(key, set);
+    // Paths are only ever added: following one more field than needed costs a poke, missing one a wake-up.
+    if (statePaths.length) this.statePaths.set(key, new Set([...(this.statePaths.get(key) ?? []), ...statePaths]));
     if (on) this.watch(apiVersion, kind);
   }
 
@@ -239,7 +243,8 @@ export class Bridge {
       (t) => {
         if (type === 'DELETED') t.modules.delete(workflowId);
         else t.modules.add(workflowId);
-        if (resourceKind) t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED');
+        const statePaths = meta.annotations?.[STATE_PATHS_ANNOTATION]?.split(',').filter(Boolean) ?? [];
+        if (resourceKind) t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED', statePaths);
       },
       (err: unknown) => {
         this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}; trying again in ${TARGET_RETRY_MS / 1000} s`);

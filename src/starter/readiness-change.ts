@@ -5,32 +5,27 @@ import { workloadAvailable } from '../decisions/workload';
 
 /**
  * The readiness-relevant view of a manager workload or a module CR: for workloads whether
- * they are available, for CRs the string fields of their status (state and message, and any
- * field a ModuleTemplate's customStateCheck may read, such as status.health; not conditions,
- * counters or timestamps); for both spec generation, deletion and finalizers (a removal waits
- * on those).
+ * they are available, for CRs their state and message and the `paths` a ModuleTemplate's
+ * customStateCheck reads (such as status.health; other status fields, counters, timestamps and
+ * conditions do not wake anybody); for both spec generation, deletion and finalizers (a removal
+ * waits on those).
  */
-export function readinessFingerprint(o: KubeObject): string {
+export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []): string {
   const meta = o.metadata;
   const common = [meta.generation, meta.deletionTimestamp, meta.finalizers];
   if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
     const { ok, detail } = workloadAvailable(o);
     return JSON.stringify([...common, ok, detail]);
   }
-  const status = (o as { status?: unknown }).status;
-  return JSON.stringify([...common, stringFields(status)]);
+  const status = (o as { status?: { state?: unknown; message?: unknown } }).status;
+  return JSON.stringify([...common, status?.state, status?.message, ...[...paths].map((p) => valueAt(o, p))]);
 }
 
-/** `path=value` of every string leaf, conditions and timestamps left out, in a stable order. */
-function stringFields(v: unknown, path = '', out: string[] = []): string[] {
-  if (typeof v === 'string') out.push(`${path}=${v}`);
-  else if (v && typeof v === 'object' && !Array.isArray(v)) {
-    for (const key of Object.keys(v).sort()) {
-      if (key === 'conditions' || /Time(stamp)?$/.test(key)) continue;
-      stringFields((v as Record<string, unknown>)[key], path ? `${path}.${key}` : key, out);
-    }
-  }
-  return out;
+/** The value at a dot path (`status.health`), as customStateCheck reads it. */
+function valueAt(o: unknown, path: string): unknown {
+  let v = o;
+  for (const key of path.split('.').filter(Boolean)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
 }
 
 /** A fresh object with no status yet: created by its module workflow, which knows already. */

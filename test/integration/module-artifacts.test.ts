@@ -131,6 +131,34 @@ describe('templates as modulectl writes them', () => {
   });
 });
 
+describe('a module CR whose operator changes only a field customStateCheck reads', () => {
+  const klm = useKlm();
+
+  it('wakes the module on that field alone, long before the drift timer', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0', undefined, undefined, {
+      customStateCheck: [
+        { jsonPath: 'status.health', value: 'green', mappedState: 'Ready' },
+        { jsonPath: 'status.health', value: 'red', mappedState: 'Error' },
+      ],
+    });
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    const cr = [mod.apiVersion, mod.kind, 'default', `${name}-system`] as const;
+    await eventually('the CR to be reconciled', async () => (await klm().kube.get<KubeObject & { status?: { state?: string } }>(...cr))?.status?.state === 'Ready');
+    await klm().kube.mergePatch(...cr, { spec: { simulateHealth: 'green' } });
+    await kymaInState(klm(), name, 'Ready', 30_000);
+    // From now on the "operator" is us: status.health turns red, state and message stay as they are.
+    klm().manager.stop();
+    const before = await klm().kube.get<KubeObject & { status?: Record<string, unknown> }>(...cr);
+    await klm().kube.mergePatch(...cr, { status: { health: 'red' } }, 'status');
+    await kymaInState(klm(), name, 'Error', 30_000);
+    const after = await klm().kube.get<KubeObject & { status?: Record<string, unknown> }>(...cr);
+    expect([after?.status?.state, after?.status?.message]).toEqual([before?.status?.state, before?.status?.message]);
+  });
+});
+
 describe('a worker configured with a repository subpath', () => {
   const subPath = `modules/${uniqueName('sp')}`;
   const klm = useKlm({ ociRegistry: { host: `http://${stackInfo().registryHost}`, subPath } });
