@@ -76,7 +76,7 @@ export async function up(o: UpOptions): Promise<void> {
     const native = await NativeConnection.connect({ address: temporalAddress });
     // The local stack's registry holds the sample modules' components, unless one is configured.
     const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, ...(ociRegistry ? { ociRegistry } : {}) });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, ...(ociRegistry ? { ociRegistry } : {}) });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();
@@ -85,7 +85,7 @@ export async function up(o: UpOptions): Promise<void> {
     });
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
-    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, log: (m) => console.error(`bridge: ${m}`) });
+    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, log: (m) => console.error(`bridge: ${m}`) });
     await bridge.start();
     stops.push(() => bridge.stop());
 

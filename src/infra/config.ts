@@ -16,6 +16,8 @@ export interface KlmConfig {
   /** Target clusters: how long one request may take, and how often the bridge probes each. */
   targetRequestTimeoutMs: number;
   targetProbeIntervalMs: number;
+  /** Whether kubeconfig Secrets may run commands for their credentials (exec plugins). */
+  allowKubeconfigExec: boolean;
   /** How the worker reaches OCI registries. */
   registry: RegistryConfig;
   settings: ReconcileSettings;
@@ -72,6 +74,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
+    allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
       insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],
@@ -87,4 +90,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },
   };
+}
+
+/** KLM_KUBECONFIG_EXEC: `allow` (default) or `deny`. */
+function kubeconfigExec(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'allow') return true;
+  if (value === 'deny') return false;
+  throw new Error(`KLM_KUBECONFIG_EXEC must be "allow" or "deny", not "${value}"`);
 }

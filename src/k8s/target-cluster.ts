@@ -40,11 +40,16 @@ export const TARGET_REQUEST_TIMEOUT_MS = 20_000;
 /** How long a client whose Secret changed keeps serving the requests already under way. */
 const CLOSE_GRACE_MS = 60_000;
 
+export interface TargetClientOptions extends Omit<KubeClientOptions, 'reload'> {
+  /** Whether a kubeconfig may run a command for its credential (`exec`, an auth provider's `cmd-path`); true by default. */
+  allowExec?: boolean;
+}
+
 /**
  * A client for the cluster whose kubeconfig a Secret holds (key "config", as upstream). A 401
  * makes it read the kubeconfig again (tokens from files, plugin caches).
  */
-export async function clientFromSecret(secret: KubeObject, opts: Omit<KubeClientOptions, 'reload'> = {}): Promise<KubeClient> {
+export async function clientFromSecret(secret: KubeObject, opts: TargetClientOptions = {}): Promise<KubeClient> {
   const where = `Secret ${secret.metadata.namespace}/${secret.metadata.name}`;
   const encoded = encodedKubeconfig(secret);
   if (!encoded) throw new TargetClusterError(`${where} holds no kubeconfig under the key "config"`);
@@ -60,7 +65,12 @@ export async function clientFromSecret(secret: KubeObject, opts: Omit<KubeClient
     throw new TargetClusterError(`${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`);
   }
   if (!kc.getCurrentCluster()) throw new TargetClusterError(`${where}: its kubeconfig has no current cluster`);
-  return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...opts, reload: () => kubeConfigFromString(text) });
+  const user = kc.getCurrentUser();
+  if (opts.allowExec === false && (user?.exec || (user?.authProvider as { config?: Record<string, unknown> } | undefined)?.config?.['cmd-path'])) {
+    throw new TargetClusterError(`${where}: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`);
+  }
+  const { allowExec: _allowExec, ...clientOptions } = opts;
+  return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...clientOptions, reload: () => kubeConfigFromString(text) });
 }
 
 export class TargetClusters {
@@ -70,7 +80,7 @@ export class TargetClusters {
   /** Which client each Kyma's Secret last used: a rotated Secret drops the client it left. */
   private readonly used = new Map<string, string>();
 
-  constructor(readonly controlPlane: KubeClient, private readonly clientOptions: Omit<KubeClientOptions, 'reload'> = {}) {}
+  constructor(readonly controlPlane: KubeClient, private readonly clientOptions: TargetClientOptions = {}) {}
 
   /** Records that the Kyma `who` now uses client `key` (none: its Secret is gone); closes a client nobody uses any more. */
   private use(who: string, key: string | undefined): void {

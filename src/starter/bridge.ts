@@ -33,6 +33,8 @@ export interface BridgeOptions {
   probeMs?: number;
   /** How long a request to a target cluster may go without an answer (watches excepted). */
   targetRequestTimeoutMs?: number;
+  /** Whether kubeconfig Secrets may run commands for their credentials (default: yes). */
+  allowKubeconfigExec?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -295,7 +297,8 @@ export class Bridge {
     let t = this.targets.get(key);
     if (!t) {
       t = (async () => {
-        const client = secret ? await clientFromSecret(secret, this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}) : this.o.kcp;
+        const options = { ...(this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}), ...(this.o.allowKubeconfigExec === false ? { allowExec: false } : {}) };
+        const client = secret ? await clientFromSecret(secret, options) : this.o.kcp;
         const w = new TargetWatches(client, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
         return w;

@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     settings: config.settings,
     probeMs: config.targetProbeIntervalMs,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
+    allowKubeconfigExec: config.allowKubeconfigExec,
     log: (m) => console.error(`bridge: ${m}`),
   });
   await bridge.start();

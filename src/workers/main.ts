@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     blobCacheDir: config.blobCacheDir,
     registry: config.registry,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
+    allowKubeconfigExec: config.allowKubeconfigExec,
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);

@@ -18,6 +18,8 @@ export interface KlmWorkerOptions {
   blobCacheDir: string;
   /** Deadline of one request to a target cluster (20 s by default). */
   targetRequestTimeoutMs?: number;
+  /** Whether kubeconfig Secrets may run commands for their credentials (default: yes). */
+  allowKubeconfigExec?: boolean;
   /** How registries are reached: extra CA, insecure hosts, the credential Secret (required: `configFromEnv().registry`). */
   registry: RegistryConfig;
   /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
@@ -34,7 +36,10 @@ export interface KlmWorker {
 }
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
-  const targets = new TargetClusters(o.kcp, o.targetRequestTimeoutMs ? { requestTimeoutMs: o.targetRequestTimeoutMs } : {});
+  const targets = new TargetClusters(o.kcp, {
+    ...(o.targetRequestTimeoutMs ? { requestTimeoutMs: o.targetRequestTimeoutMs } : {}),
+    ...(o.allowKubeconfigExec === false ? { allowExec: false } : {}),
+  });
   const reg = await registriesFromConfig(o.kcp, o.registry);
   const stopKubeconfigs = await targets.watchSecrets();
   const stopSecrets = () => {
