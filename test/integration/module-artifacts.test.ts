@@ -29,6 +29,21 @@ function metaWithoutComponent(name: string, namespace: string): KubeObject {
   return { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name, namespace }, spec: { moduleName: name, channels: [{ channel: 'regular', version: '1.0.0' }] } };
 }
 
+/** A module whose template maps status.health green/red to Ready/Error, and a Kyma with it; `cr` addresses its default CR. */
+async function kymaWithHealthCheck(klm: Klm) {
+  const mod = await testModule(klm);
+  await mod.publish('1.0.0', undefined, undefined, {
+    customStateCheck: [
+      { jsonPath: 'status.health', value: 'green', mappedState: 'Ready' },
+      { jsonPath: 'status.health', value: 'red', mappedState: 'Error' },
+    ],
+  });
+  await mod.channels({ regular: '1.0.0' });
+  const name = uniqueName('kyma');
+  await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+  return { mod, name, cr: [mod.apiVersion, mod.kind, 'default', `${name}-system`] as const };
+}
+
 describe('templates as modulectl writes them', () => {
   const klm = useKlm({ settings: { installRetryMs: 1000 } });
 
@@ -96,17 +111,7 @@ describe('templates as modulectl writes them', () => {
   });
 
   it("maps a module CR's own field to Ready and to Error by the template's customStateCheck", async () => {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0', undefined, undefined, {
-      customStateCheck: [
-        { jsonPath: 'status.health', value: 'green', mappedState: 'Ready' },
-        { jsonPath: 'status.health', value: 'red', mappedState: 'Error' },
-      ],
-    });
-    await mod.channels({ regular: '1.0.0' });
-    const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
-    const cr = [mod.apiVersion, mod.kind, 'default', `${name}-system`] as const;
+    const { mod, name, cr } = await kymaWithHealthCheck(klm());
     // The manager reports .status.state Ready, but the check reads status.health, not there yet.
     await eventually('the module to wait for status.health', async () => {
       const s = await moduleStatus(klm(), name, mod.name);
@@ -135,17 +140,7 @@ describe('a module CR whose operator changes only a field customStateCheck reads
   const klm = useKlm();
 
   it('wakes the module on that field alone, long before the drift timer', async () => {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0', undefined, undefined, {
-      customStateCheck: [
-        { jsonPath: 'status.health', value: 'green', mappedState: 'Ready' },
-        { jsonPath: 'status.health', value: 'red', mappedState: 'Error' },
-      ],
-    });
-    await mod.channels({ regular: '1.0.0' });
-    const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
-    const cr = [mod.apiVersion, mod.kind, 'default', `${name}-system`] as const;
+    const { name, cr } = await kymaWithHealthCheck(klm());
     await eventually('the CR to be reconciled', async () => (await klm().kube.get<KubeObject & { status?: { state?: string } }>(...cr))?.status?.state === 'Ready');
     await klm().kube.mergePatch(...cr, { spec: { simulateHealth: 'green' } });
     await kymaInState(klm(), name, 'Ready', 30_000);
