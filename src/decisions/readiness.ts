@@ -62,7 +62,7 @@ export function evaluateReadiness(o: Observed): Readiness {
 }
 
 /** The value at a dot-separated path (`status.health`; a leading dot is allowed). */
-function valueAt(obj: unknown, jsonPath: string): unknown {
+export function valueAt(obj: unknown, jsonPath: string): unknown {
   let v: unknown = obj;
   for (const key of jsonPath.replace(/^\./, '').split('.')) {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;

@@ -1,6 +1,7 @@
 // What of a target object its module workflow acts on. The bridge pokes a workflow only when
 // this changes, so the many status writes of a rollout wake it once or twice, not ten times.
 import type { KubeObject } from '../api/shared';
+import { valueAt } from '../decisions/readiness';
 import { workloadAvailable } from '../decisions/workload';
 
 /**
@@ -19,13 +20,6 @@ export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []
   }
   const status = (o as { status?: { state?: unknown; message?: unknown } }).status;
   return JSON.stringify([...common, status?.state, status?.message, ...[...paths].map((p) => valueAt(o, p))]);
-}
-
-/** The value at a dot path (`status.health`), as customStateCheck reads it. */
-function valueAt(o: unknown, path: string): unknown {
-  let v = o;
-  for (const key of path.split('.').filter(Boolean)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
-  return v;
 }
 
 /** A fresh object with no status yet: created by its module workflow, which knows already. */
