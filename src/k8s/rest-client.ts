@@ -190,7 +190,7 @@ export class KubeClient {
   /** Whether the API server answers, within `timeoutMs`: resolves, or rejects as request() does. */
   async ping(timeoutMs: number): Promise<void> {
     const auth = await this.currentAuth();
-    const { status } = await this.send('GET', new URL(`${this.server}/version`), { ...auth.headers, accept: 'application/json' }, auth.agent, undefined, timeoutMs);
+    const { status } = await this.exchange('GET', new URL(`${this.server}/version`), { ...auth.headers, accept: 'application/json' }, auth.agent, undefined, timeoutMs);
     if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
   }
 
@@ -224,12 +224,12 @@ export class KubeClient {
   }
 
   /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
-  private async exchange(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer): Promise<{ status: number; text: string }> {
+  private async exchange(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
     try {
-      return await this.send(method, url, headers, agent, payload);
+      return await this.send(method, url, headers, agent, payload, timeoutMs);
     } catch (err) {
       if (!(err instanceof ClusterUnreachableError && err.staleConnection && method !== 'POST')) throw err;
-      return await this.send(method, url, headers, agent, payload);
+      return await this.send(method, url, headers, agent, payload, timeoutMs);
     }
   }
 
