@@ -4,16 +4,30 @@ import { defineSignal } from '@temporalio/workflow';
 import type { DesiredModule } from './module';
 import type { ModuleReport } from './readiness';
 
+/** The control-plane kinds the worker serves reads of from its caches. */
+export type CachedKind = 'Kyma' | 'ModuleTemplate' | 'ModuleReleaseMeta' | 'Manifest';
+
+/**
+ * The control-plane event behind a signal: the object's kind and resourceVersion as the bridge
+ * saw it. Reads that follow the signal must see that kind at least at that version: the
+ * worker's cache waits for it (or reads from the API server). Absent in histories recorded
+ * before it existed.
+ */
+export interface SeenVersion {
+  kind: CachedKind;
+  resourceVersion: string;
+}
+
 /** Bridge → Kyma workflow: the Kyma object changed. */
-export const kymaChanged = defineSignal('kymaChanged');
-/** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta in its namespace changed. */
-export const templatesChanged = defineSignal('templatesChanged');
+export const kymaChanged = defineSignal<[SeenVersion?]>('kymaChanged');
+/** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta it may use changed. */
+export const templatesChanged = defineSignal<[SeenVersion?]>('templatesChanged');
 /** Module workflow (through publishModuleReport) → Kyma workflow: the module's status changed. */
 export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 /** Kyma workflow → module workflow: what should be installed now (a removal under way stops). */
 export const desiredModule = defineSignal<[DesiredModule]>('desiredModule');
-/** Bridge → module workflow: the module's CR, manager or Manifest changed. */
-export const resourceChanged = defineSignal('resourceChanged');
+/** Bridge → module workflow: the module's CR, manager or Manifest changed (a Manifest event carries its version). */
+export const resourceChanged = defineSignal<[SeenVersion?]>('resourceChanged');
 /** Kyma workflow → module workflow: the module left the spec (or the Kyma is deleted). */
 export const removeModule = defineSignal('removeModule');
 /** Module workflow → Kyma workflow: the module is removed or released; drop its entry. */
