@@ -12,7 +12,7 @@ import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RE
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { kymaChanged, resourceChanged, templatesChanged } from '../contract/signals';
+import { kymaChanged, resourceChanged, templatesChanged, type SeenVersion } from '../contract/signals';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
@@ -203,12 +203,12 @@ export class Bridge {
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
-      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, []>(KYMA_WORKFLOW, {
+      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, [SeenVersion?]>(KYMA_WORKFLOW, {
         workflowId,
         taskQueue,
         args: [{ kyma: { namespace: ns, name }, settings }],
         signal: kymaChanged,
-        signalArgs: [],
+        signalArgs: meta.resourceVersion ? [{ kind: 'Kyma', resourceVersion: meta.resourceVersion }] : [],
         workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
         typedSearchAttributes: [
           { key: SA.KymaName, value: name },
