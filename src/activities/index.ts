@@ -1,6 +1,8 @@
 // All activities, built over the worker's shared dependencies, by concern: the Kyma, its
 // Manifests and Events in the control plane; installing, checking and removing modules in
 // target clusters.
+import { API_VERSION } from '../api/shared';
+import { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { Registries } from '../oci/registries';
@@ -17,6 +19,8 @@ import { uninstallActivities } from './uninstall';
 export interface ActivityDeps {
   /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
   kcp: KubeClient;
+  /** The worker's cache of the control-plane kinds activities read (`controlPlaneCache`), started. */
+  cache: ObjectCache;
   /** Directory of the content-addressed blob cache. */
   cacheDir: string;
   /** Target-cluster clients (one per worker, with its Secret watch); a fresh one by default. */
@@ -31,17 +35,22 @@ export interface ActivityDeps {
   ociRegistry?: OcmRegistry;
 }
 
+/** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
+export function controlPlaneCache(kcp: KubeClient, onError?: (err: unknown) => void): ObjectCache {
+  return new ObjectCache(kcp, ['Kyma', 'ModuleTemplate', 'ModuleReleaseMeta', 'Manifest'].map((kind) => ({ apiVersion: API_VERSION, kind })), undefined, onError);
+}
+
 export function createActivities(deps: ActivityDeps) {
   const cache = new BlobCache(deps.cacheDir, deps.registries);
   const targets = deps.targets ?? new TargetClusters(deps.kcp);
   const writer = new ManifestWriter(deps.kcp, cache);
-  const manifests = manifestActivities(deps.kcp, writer);
+  const manifests = manifestActivities(deps.kcp, deps.cache, writer);
   return {
-    ...kymaActivities(deps.kcp, targets),
+    ...kymaActivities(deps.kcp, deps.cache, targets),
     ...eventActivities(deps.kcp),
     ...manifests,
     ...reportActivities(writer),
-    ...installActivities(deps.kcp, targets, cache, deps.ociRegistry),
+    ...installActivities(deps.cache, targets, cache, deps.ociRegistry),
     ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
     ...uninstallActivities(targets, cache),
   };

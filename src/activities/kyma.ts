@@ -3,19 +3,24 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, KYMA_FINALIZER, LABELS, type KubeObject } from '../api/shared';
+import { API_VERSION, KYMA_FINALIZER, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { KymaRef, KymaSnapshot } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
+import type { SeenVersions } from '../contract/signals';
 import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
+import { BoundedMap } from '../infra/bounded-map';
 import { recordKymaState } from '../infra/metrics';
-import { isNotFound, type KubeClient } from '../k8s/rest-client';
+import type { ObjectCache } from '../k8s/object-cache';
+import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { transient } from './failure';
 
 export interface KymaInput {
   kyma: KymaRef;
+  /** What the workflow was told of since its last read: the cache must have caught up with it. */
+  seen?: SeenVersions;
 }
 
 export interface KymaUidInput extends KymaInput {
@@ -31,45 +36,61 @@ export interface WriteKymaStatusInput extends KymaUidInput {
   status: KymaStatusInput;
 }
 
-/** The Kyma's namespace as resolution sees it: its ModuleReleaseMetas and ModuleTemplates. */
-function catalogOf(kcp: KubeClient, namespace: string): ModuleCatalog {
+/** How many Kymas a worker remembers the conditions it last wrote of. */
+const KYMAS_KEPT = 20_000;
+
+/** The Kyma's namespace as resolution sees it: its ModuleReleaseMetas and ModuleTemplates, from the cache. */
+function catalogOf(cache: ObjectCache, namespace: string, seen: SeenVersions = {}): ModuleCatalog {
   return {
     namespace,
-    releaseMeta: async (name) => await kcp.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', name, namespace),
-    template: async (name) => await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace),
+    releaseMeta: async (name) => await cache.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', name, namespace, seen.ModuleReleaseMeta),
+    template: async (name) => await cache.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace, seen.ModuleTemplate),
   };
 }
 
-export function kymaActivities(kcp: KubeClient, targets: TargetClusters) {
-  async function readKyma(ref: KymaRef): Promise<Kyma | undefined> {
-    return await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters) {
+  /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
+  const writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
+
+  async function readKyma(ref: KymaRef, atLeast?: string): Promise<Kyma | undefined> {
+    return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
   }
 
+  /** Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again. */
   async function setFinalizer(ref: KymaRef, uid: string, present: boolean): Promise<void> {
-    const kyma = await readKyma(ref);
-    if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
-    const finalizers = kyma.metadata.finalizers ?? [];
-    if (finalizers.includes(KYMA_FINALIZER) === present) return;
-    const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
-    await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion } });
+    for (let fresh = false; ; fresh = true) {
+      const kyma = fresh ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace) : await readKyma(ref);
+      if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
+      const finalizers = kyma.metadata.finalizers ?? [];
+      if (finalizers.includes(KYMA_FINALIZER) === present) return;
+      const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
+      try {
+        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion } });
+        return;
+      } catch (err) {
+        if (fresh || !(err instanceof KubeApiError && err.status === 409)) throw err;
+      }
+    }
   }
 
   return {
     /** The Kyma's spec as the workflow needs it, or null when it no longer exists. */
-    async loadKyma({ kyma: ref }: KymaInput): Promise<KymaSnapshot | null> {
-      const kyma = await readKyma(ref);
+    async loadKyma({ kyma: ref, seen }: KymaInput): Promise<KymaSnapshot | null> {
+      const kyma = await readKyma(ref, seen?.Kyma);
       if (!kyma) return null;
       const invalid = kymaNameProblem(ref.name);
+      const deleting = Boolean(kyma.metadata.deletionTimestamp);
       return {
         uid: kyma.metadata.uid ?? '',
         generation: kyma.metadata.generation ?? 0,
         channel: kyma.spec.channel,
-        deleting: Boolean(kyma.metadata.deletionTimestamp),
+        deleting,
         finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
-        // Looked up afresh: deletion must see a Secret that has just gone. A name that cannot
-        // be a label value cannot label a Secret either.
-        remote: !invalid && (await targets.secretOf(ref.namespace, ref.name, 0)) !== undefined,
+        // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
+        // see a Secret that has just gone. A name that cannot be a label value cannot label a
+        // Secret either.
+        remote: !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined,
         modules: (kyma.spec.modules ?? []).map((m) => ({
           name: m.name,
           ...(m.channel ? { channel: m.channel } : {}),
@@ -82,8 +103,8 @@ export function kymaActivities(kcp: KubeClient, targets: TargetClusters) {
     },
 
     /** Resolves every module of the spec; a module that cannot be resolved gets its reason, the others go on. */
-    async resolveModules({ kyma, snapshot }: ResolveModulesInput): Promise<Resolution[]> {
-      const catalog = catalogOf(kcp, kyma.namespace);
+    async resolveModules({ kyma, snapshot, seen }: ResolveModulesInput): Promise<Resolution[]> {
+      const catalog = catalogOf(cache, kyma.namespace, seen);
       return await Promise.all(snapshot.modules.map(async (m): Promise<Resolution> => {
         try {
           const r = await resolveModule(m, snapshot.channel, catalog);
@@ -105,15 +126,30 @@ export function kymaActivities(kcp: KubeClient, targets: TargetClusters) {
       await setFinalizer(kyma, uid, false);
     },
 
-    /** The one writer of Kyma status. Skips the write when the Kyma was re-created (uid). */
+    /**
+     * The one writer of Kyma status: one patch, no read before it (the cache tells the uid and
+     * generation, this worker's memo the conditions it wrote last). Skips the write when the Kyma
+     * was re-created (uid); a Kyma deleted meanwhile is no error.
+     */
     async writeKymaStatus({ kyma: ref, uid, status }: WriteKymaStatusInput): Promise<void> {
       const kyma = await readKyma(ref);
       if (!kyma || kyma.metadata.uid !== uid) return;
       const now = new Date().toISOString();
-      const conditions = mergeConditions(kyma.status?.conditions, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
-      await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
-        status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
-      }, 'status');
+      const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
+      const conditions = mergeConditions(before, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
+      try {
+        // (A uid in the patch would guard nothing: the status subresource ignores metadata. A
+        // Kyma re-created in the moment since the cache saw the old one gets this status until
+        // its own workflow writes, as it did when a read came first.)
+        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
+          status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
+        }, 'status');
+      } catch (err) {
+        writtenConditions.delete(uid);
+        if (isNotFound(err)) return;
+        throw err;
+      }
+      writtenConditions.set(uid, conditions);
       recordKymaState(ref.namespace, ref.name, status.state ?? '');
     },
   };

@@ -8,11 +8,13 @@ import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
+import type { SeenVersions } from '../contract/signals';
 import type { ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { mergeConditions } from '../decisions/conditions';
 import { BoundedMap } from '../infra/bounded-map';
 import { recordModuleState } from '../infra/metrics';
+import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
 import type { BlobCache } from './blob-cache';
 import { loadRendered } from './install/render';
@@ -44,6 +46,11 @@ export interface SyncManifestInput {
 export interface ManifestInput {
   kyma: KymaRef;
   module: string;
+}
+
+export interface ManifestPausedInput extends ManifestInput {
+  /** The Manifest's version the module workflow was told of: the cache must have caught up with it. */
+  seen?: SeenVersions;
 }
 
 /**
@@ -117,7 +124,7 @@ export class ManifestWriter {
   }
 }
 
-export function manifestActivities(kcp: KubeClient, writer: ManifestWriter) {
+export function manifestActivities(kcp: KubeClient, cache: ObjectCache, writer: ManifestWriter) {
   return {
     async deleteManifest({ kyma, module }: ManifestInput): Promise<void> {
       writer.forget(kyma, module);
@@ -125,8 +132,8 @@ export function manifestActivities(kcp: KubeClient, writer: ManifestWriter) {
     },
 
     /** Whether the module's Manifest carries skip-reconciliation=true (its workflow then waits). */
-    async manifestPaused({ kyma, module }: ManifestInput): Promise<boolean> {
-      const m = await kcp.get(API_VERSION, 'Manifest', manifestName(kyma.name, module), kyma.namespace);
+    async manifestPaused({ kyma, module, seen }: ManifestPausedInput): Promise<boolean> {
+      const m = await cache.get(API_VERSION, 'Manifest', manifestName(kyma.name, module), kyma.namespace, seen?.Manifest);
       return m?.metadata.labels?.[LABELS.skipReconciliation] === 'true';
     },
   };

@@ -3,6 +3,7 @@
 import { apiVersionOf, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
+import type { SeenVersions } from '../contract/signals';
 import type { Readiness } from '../contract/readiness';
 import { evaluateReadiness, type ModuleCrView } from '../decisions/readiness';
 import type { WorkloadView } from '../decisions/workload';
@@ -13,14 +14,16 @@ import { onTarget } from './target';
 export interface CheckReadinessInput {
   kyma: KymaRef;
   module: string;
+  /** What the module workflow was told of (the Manifest's version): the cache must have caught up with it. */
+  seen?: SeenVersions;
   manager?: ObjectRef;
   cr?: DefaultCrRef;
 }
 
-export function readinessActivities(targets: TargetClusters, manifestPaused: (input: { kyma: KymaRef; module: string }) => Promise<boolean>) {
+export function readinessActivities(targets: TargetClusters, manifestPaused: (input: { kyma: KymaRef; module: string; seen?: SeenVersions }) => Promise<boolean>) {
   return {
-    async checkReadiness({ kyma, module, manager, cr }: CheckReadinessInput): Promise<Readiness> {
-      if (await manifestPaused({ kyma, module })) return evaluateReadiness({ paused: true });
+    async checkReadiness({ kyma, module, seen, manager, cr }: CheckReadinessInput): Promise<Readiness> {
+      if (await manifestPaused({ kyma, module, ...(seen ? { seen } : {}) })) return evaluateReadiness({ paused: true });
       const [workload, resource] = await onTarget(targets, kyma, (client: KubeClient) => Promise.all([
         manager && client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace),
         cr && client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace),

@@ -18,6 +18,9 @@ export interface SeenVersion {
   resourceVersion: string;
 }
 
+/** The newest version of each kind a workflow was told of: what its next reads must see. */
+export type SeenVersions = Partial<Record<CachedKind, string>>;
+
 /** Bridge → Kyma workflow: the Kyma object changed. */
 export const kymaChanged = defineSignal<[SeenVersion?]>('kymaChanged');
 /** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta it may use changed. */

@@ -3,6 +3,7 @@ import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport } from './readiness';
 import type { ReconcileSettings } from './settings';
+import type { SeenVersions } from './signals';
 
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 export const MODULE_WORKFLOW = 'moduleWorkflow';
@@ -17,6 +18,8 @@ export interface KymaWorkflowInput {
     reports: Record<string, ModuleReport>;
     removing: Record<string, 'remove' | 'release'>;
     remote: boolean;
+    /** The newest control-plane versions its signals told of. */
+    seen?: SeenVersions;
   };
 }
 
@@ -39,5 +42,7 @@ export interface ModuleWorkflowInput {
     /** Events already recorded, not to be recorded again. */
     reportedTimeout?: boolean;
     blockedBefore?: boolean;
+    /** The newest Manifest version its signals told of. */
+    seen?: SeenVersions;
   };
 }

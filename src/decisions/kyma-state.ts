@@ -9,6 +9,7 @@ import type { State } from '../api/shared';
 import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
+import type { SeenVersion, SeenVersions } from '../contract/signals';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 
@@ -21,8 +22,9 @@ export interface Dispatch {
 }
 
 export type KymaStep =
-  | { kind: 'load' }
-  | { kind: 'resolve'; snapshot: KymaSnapshot }
+  /** `seen`: versions the read must reflect (the signals' events). */
+  | { kind: 'load'; seen?: SeenVersions }
+  | { kind: 'resolve'; snapshot: KymaSnapshot; seen?: SeenVersions }
   | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer' }
   | { kind: 'event'; event: KymaEvent }
@@ -76,6 +78,8 @@ export class KymaState {
   /** Leaving modules whose workflow has reported since it was told to go. */
   private leavingReported = new Set<string>();
   private queue: KymaStep[] = [];
+  /** The newest control-plane versions the signals told of (per kind). */
+  private seen: SeenVersions = {};
 
   constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried']) {
     if (!carried) return;
@@ -84,14 +88,16 @@ export class KymaState {
     this.reports = carried.reports;
     this.removing = carried.removing;
     this.remote = carried.remote;
+    this.seen = carried.seen ?? {};
     for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
   // ---- signals ---------------------------------------------------------------------------
 
-  /** The Kyma, or the templates of its namespace, changed. */
-  changed(): void {
+  /** The Kyma, or a template it may use, changed (`version`: the event's, when the bridge sent it). */
+  changed(version?: SeenVersion): void {
     this.needsLoad = true;
+    if (version) this.seen[version.kind] = version.resourceVersion;
   }
 
   reported(r: ModuleReport): void {
@@ -168,7 +174,7 @@ export class KymaState {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([]);
-    else this.queue.push({ kind: 'resolve', snapshot });
+    else this.queue.push({ kind: 'resolve', snapshot, ...this.seenSoFar() });
   }
 
   resolved(resolutions: Resolution[]): void {
@@ -221,7 +227,11 @@ export class KymaState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
-    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote };
+    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...this.seenSoFar() };
+  }
+
+  private seenSoFar(): { seen?: SeenVersions } {
+    return Object.keys(this.seen).length ? { seen: { ...this.seen } } : {};
   }
 
   /**
@@ -237,7 +247,7 @@ export class KymaState {
   private plan(): void {
     if (this.needsLoad) {
       this.needsLoad = false;
-      this.queue.push({ kind: 'load' });
+      this.queue.push({ kind: 'load', ...this.seenSoFar() });
       return;
     }
     switch (this.phase) {

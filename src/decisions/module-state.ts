@@ -16,14 +16,16 @@ import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
 import type { ModuleReport, Readiness } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
+import type { SeenVersion, SeenVersions } from '../contract/signals';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
 
 export type ModuleStep =
   | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
-  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef }
-  | { kind: 'checkPaused' }
+  /** `seen`: the Manifest version the check must reflect (its pause label), when a signal told of one. */
+  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions }
+  | { kind: 'checkPaused'; seen?: SeenVersions }
   | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string }
   | { kind: 'event'; event: KymaEvent }
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
@@ -62,6 +64,8 @@ export class ModuleState {
   /** Failed cycles in a row (the retry backoff grows with them). */
   failedCycles = 0;
   private pokes = 0;
+  /** The newest Manifest version a signal told of. */
+  private seen: SeenVersions = {};
   private queue: ModuleStep[] = [];
   private mark?: Mark;
   private forceApply = false;
@@ -89,6 +93,7 @@ export class ModuleState {
     this.unavailableSince = input.carried?.unavailableSince;
     this.reportedTimeout = input.carried?.reportedTimeout ?? false;
     this.blockedBefore = input.carried?.blockedBefore ?? false;
+    this.seen = input.carried?.seen ?? {};
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -110,9 +115,10 @@ export class ModuleState {
     }
   }
 
-  /** Something of the module changed in its cluster, or its Manifest's pause label flipped. */
-  poke(): void {
+  /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`version`: the Manifest's). */
+  poke(version?: SeenVersion): void {
     this.pokes++;
+    if (version) this.seen[version.kind] = version.resourceVersion;
   }
 
   remove(): void {
@@ -164,7 +170,7 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (this.pausedWait) {
       this.pausedWait = false;
-      this.queue.push({ kind: 'checkPaused' });
+      this.queue.push({ kind: 'checkPaused', ...this.seenSoFar() });
       return;
     }
     // On the drift timer re-apply (idempotent) so that drift is repaired; after a failed install, retry it.
@@ -289,7 +295,11 @@ export class ModuleState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
-    return { installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore };
+    return { installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...this.seenSoFar() };
+  }
+
+  private seenSoFar(): { seen?: SeenVersions } {
+    return Object.keys(this.seen).length ? { seen: { ...this.seen } } : {};
   }
 
   /** The default CR this module manages (CreateAndDelete), if its template has one. */
@@ -390,7 +400,7 @@ export class ModuleState {
 
   private readinessStep(installed: Installed): ModuleStep {
     const cr = this.managedCr();
-    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}) };
+    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...this.seenSoFar() };
   }
 
   /** Queues the report's publication, unless it is what was published last. */

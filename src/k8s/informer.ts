@@ -2,7 +2,8 @@
 // resourceVersion; the server ends each watch after `watchTimeoutSeconds`, and should it not
 // (a connection that died silently), we end it ourselves a little later; we resume from the
 // last seen version. A 410 Gone, an error, the periodic relist or resync() lists again and
-// emits only the differences.
+// emits only the differences. Lists are served from the API server's watch cache (not older
+// than what this informer has seen), in pages, never as full reads from etcd.
 import type { KubeObject } from '../api/shared';
 import { KubeApiError, type KubeClient, type WatchEvent } from './rest-client';
 
@@ -24,6 +25,18 @@ export interface InformerOptions {
 
 /** How long past its timeoutSeconds a watch may stay open before we end it. */
 const WATCH_GRACE_S = 30;
+/** Objects per page of a list. */
+const PAGE = 500;
+
+/**
+ * Whether resourceVersion `a` is at least `b`. Versions are opaque to clients, but the API
+ * server's are etcd revisions (decimal numbers, growing); anything else compares as not
+ * reached, so callers read from the API server instead.
+ */
+export function reached(a: string, b: string): boolean {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length > b.length : a >= b;
+}
 
 function key(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
@@ -31,6 +44,12 @@ function key(o: KubeObject): string {
 
 function rv(o: KubeObject): string | undefined {
   return o.metadata.resourceVersion;
+}
+
+/** What the cache keeps of an object: all but the field managers, which nobody here reads and which can outweigh the rest. */
+function slim(o: KubeObject): KubeObject {
+  delete o.metadata.managedFields;
+  return o;
 }
 
 /**
@@ -64,6 +83,8 @@ export class Informer {
   private needList = true;
   /** Ends the current watch only (resync), not the informer. */
   private watchAbort?: AbortController;
+  /** Callers of caughtUp() waiting for a version. */
+  private readonly waiters = new Set<{ version: string; done: (ok: boolean) => void }>();
 
   constructor(private readonly client: KubeClient, private readonly opts: InformerOptions) {}
 
@@ -77,6 +98,7 @@ export class Informer {
 
   stop(): void {
     this.abort.abort();
+    for (const w of this.waiters) w.done(false);
   }
 
   /** Drops the current watch and lists again (the server was unreachable): the cache stays, so what went meanwhile comes as DELETED. */
@@ -89,21 +111,62 @@ export class Informer {
     return [...this.cache.values()];
   }
 
+  /** The cached object, if any. */
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.cache.get(`${namespace ?? ''}/${name}`);
+  }
+
+  /**
+   * Resolves true once this informer has seen `version` (an event of its kind at that
+   * resourceVersion, or a later one), false after `timeoutMs` or if versions cannot be compared.
+   */
+  caughtUp(version: string, timeoutMs: number): Promise<boolean> {
+    if (reached(this.resourceVersion, version)) return Promise.resolve(true);
+    if (!/^\d+$/.test(version)) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = { version, done: (ok: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(ok);
+      } };
+      const timer = setTimeout(() => waiter.done(false), timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  private advance(version: string): void {
+    this.resourceVersion = version;
+    for (const w of this.waiters) if (reached(version, w.version)) w.done(true);
+  }
+
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
-    for (const { type, obj } of relistDiff(this.cache, items)) this.opts.onEvent(type, obj);
-    this.resourceVersion = resourceVersion;
+    const { items, resourceVersion } = await this.client.list(this.opts.apiVersion, this.opts.kind, {
+      namespace: this.opts.namespace,
+      labelSelector: this.opts.labelSelector,
+      fieldSelector: this.opts.fieldSelector,
+      // From the watch cache, no older than what was seen already.
+      resourceVersion: this.resourceVersion || '0',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: PAGE,
+    });
+    for (const { type, obj } of relistDiff(this.cache, items.map(slim))) this.opts.onEvent(type, obj);
+    this.advance(resourceVersion);
   }
 
   private handle(e: WatchEvent): 'relist' | undefined {
     if (e.type === 'ERROR') return 'relist';
     const obj = e.object;
-    if (rv(obj)) this.resourceVersion = rv(obj)!;
-    if (e.type === 'BOOKMARK') return undefined;
+    if (e.type === 'BOOKMARK') {
+      if (rv(obj)) this.advance(rv(obj)!);
+      return undefined;
+    }
     obj.apiVersion = this.opts.apiVersion;
     obj.kind = this.opts.kind;
+    slim(obj);
     if (e.type === 'DELETED') this.cache.delete(key(obj));
     else this.cache.set(key(obj), obj);
+    // The cache holds the object before a waiter for its version is told.
+    if (rv(obj)) this.advance(rv(obj)!);
     this.opts.onEvent(e.type, obj);
     return undefined;
   }

@@ -88,6 +88,17 @@ const AGENT = { keepAlive: true, maxSockets: 256 };
 /** How long a replaced agent keeps serving the requests already on it. */
 const GRACE_MS = 60_000;
 
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Unset: the newest data, read from etcd; '0': any, from the watch cache; else see resourceVersionMatch. */
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  limit?: number;
+  continue?: string;
+}
+
 export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private auth: Promise<Auth>;
@@ -300,18 +311,41 @@ export class KubeClient {
     return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
   }
 
-  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  /**
+   * One page of a list. `resourceVersion` with `resourceVersionMatch: 'NotOlderThan'` (or '0')
+   * lets the API server answer from its watch cache instead of a read from etcd; `limit` and
+   * `continue` page through it.
+   */
+  async listPage<T extends KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string; continue?: string }> {
     const p = opts.namespace ? await this.path(apiVersion, kind, opts.namespace) : await this.clusterWidePath(apiVersion, kind);
     const params = new URLSearchParams();
     if (opts.labelSelector) params.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) params.set('fieldSelector', opts.fieldSelector);
+    if (opts.continue) params.set('continue', opts.continue);
+    else if (opts.resourceVersion !== undefined) {
+      params.set('resourceVersion', opts.resourceVersion);
+      if (opts.resourceVersionMatch) params.set('resourceVersionMatch', opts.resourceVersionMatch);
+    }
+    if (opts.limit) params.set('limit', String(opts.limit));
     const q = params.size ? `?${params.toString()}` : '';
-    const l = await this.request<{ items: T[]; metadata: { resourceVersion: string } }>('GET', p + q);
+    const l = await this.request<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', p + q);
     for (const item of l.items) {
       item.apiVersion = apiVersion;
       item.kind = kind;
     }
-    return { items: l.items, resourceVersion: l.metadata.resourceVersion };
+    return { items: l.items, resourceVersion: l.metadata.resourceVersion, ...(l.metadata.continue ? { continue: l.metadata.continue } : {}) };
+  }
+
+  /** Every object of a kind (a consistent read), page by page when `limit` is given. */
+  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let page = await this.listPage<T>(apiVersion, kind, opts);
+    items.push(...page.items);
+    while (page.continue) {
+      page = await this.listPage<T>(apiVersion, kind, { ...opts, continue: page.continue });
+      items.push(...page.items);
+    }
+    return { items, resourceVersion: page.resourceVersion };
   }
 
   /** The path listing a kind across all namespaces. */

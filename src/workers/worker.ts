@@ -1,7 +1,7 @@
 // The worker: the workflows and activities on one task queue.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
@@ -42,16 +42,20 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   });
   const reg = await registriesFromConfig(o.kcp, o.registry);
   const stopKubeconfigs = await targets.watchSecrets();
+  // Activities read Kymas, templates, release metas and Manifests from here, not from the API server.
+  const cache = controlPlaneCache(o.kcp, (err) => console.error(`worker: control-plane watch: ${(err as Error).message}`));
   const stopSecrets = () => {
     stopKubeconfigs();
     reg.stop();
+    cache.stop();
   };
+  await cache.start();
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ kcp: o.kcp, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}) }),
+    activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}) }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:

@@ -24,8 +24,8 @@ const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 secon
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
   const st = new KymaState(settings, input.carried);
-  setHandler(kymaChanged, () => st.changed());
-  setHandler(templatesChanged, () => st.changed());
+  setHandler(kymaChanged, (seen) => st.changed(seen));
+  setHandler(templatesChanged, (seen) => st.changed(seen));
   setHandler(moduleReport, (r) => st.reported(r));
   setHandler(moduleRemoved, (name) => st.removed(name));
   const drift = new WakeTimer();
@@ -63,10 +63,10 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     const step = st.next();
     switch (step.kind) {
       case 'load':
-        st.loaded(await kcp.loadKyma({ kyma }));
+        st.loaded(await kcp.loadKyma({ kyma, ...(step.seen ? { seen: step.seen } : {}) }));
         break;
       case 'resolve':
-        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot }));
+        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }));
         break;
       case 'addFinalizer':
         await kcp.addKymaFinalizer({ kyma, uid: st.uid });

@@ -8,7 +8,7 @@ import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
-import { permanent } from '../failure';
+import { permanent, transient } from '../failure';
 import { identify } from './render';
 
 const CONCURRENCY = 8;
@@ -38,27 +38,46 @@ export function applyFailure(err: unknown, o: KubeObject): Error {
 
 type Identity = Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>;
 
-async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promise<void> {
+/** How long a namespace this worker saw exist on a cluster is taken to exist without asking. */
+const NAMESPACE_KNOWN_MS = 60_000;
+const namespacesKnown = new WeakMap<KubeClient, Map<string, number>>();
+
+type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
+
+/** The object as the API server answered the apply. */
+async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promise<KubeObject> {
   try {
     if (o.metadata.namespace && !(await client.isNamespaced(o.apiVersion, o.kind))) {
       // A kind of cluster scope that render could not know: shared, like the others.
       o = { ...o, metadata: { ...o.metadata, namespace: undefined } };
       identify(o, who);
     }
-    await client.apply(o);
+    return await client.apply(o);
   } catch (err) {
-    throw applyFailure(err, o);
+    throw writeFailure(client, err, o);
   }
 }
 
-async function waitEstablished(client: KubeClient, names: string[], timeoutMs: number): Promise<void> {
+/** applyFailure, but a namespace deleted since this worker saw it is forgotten and the write retried (the retry creates it again). */
+export function writeFailure(client: KubeClient, err: unknown, o: KubeObject): Error {
+  const ns = o.metadata.namespace;
+  if (ns && err instanceof KubeApiError && err.status === 404 && err.message.startsWith(`namespaces "${ns}" not found`)) {
+    namespacesKnown.get(client)?.delete(ns);
+    return transient('ApplyRejected', `applying ${describe(o)}: namespace ${ns} was deleted meanwhile; creating it again`);
+  }
+  return applyFailure(err, o);
+}
+
+function established(crd: Crd | undefined): boolean {
+  return crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+}
+
+/** Waits until the CRDs are Established; those whose apply answer said so already are not read again. */
+async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let pending = names;
+  let pending = applied.filter((crd) => !established(crd)).map((crd) => crd.metadata.name);
   while (pending.length) {
-    const states = await Promise.all(pending.map(async (n) => {
-      const crd = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n);
-      return crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? undefined : n;
-    }));
+    const states = await Promise.all(pending.map(async (n) => (established(await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n)) ? undefined : n)));
     pending = states.filter((n): n is string => n !== undefined);
     if (!pending.length) return;
     if (Date.now() > deadline) throw permanent('CrdNotEstablished', `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`);
@@ -70,10 +89,13 @@ async function waitEstablished(client: KubeClient, names: string[], timeoutMs: n
 /**
  * Creates a namespace the module's objects need but do not define (such as kyma-system),
  * labelled and annotated like every object we apply. Created once, never re-applied: the
- * modules of a Kyma that share it do not take it from each other.
+ * modules of a Kyma that share it do not take it from each other. One create (an existing one
+ * answers 409), and none for a minute after this worker saw it on the cluster.
  */
 export async function ensureNamespace(client: KubeClient, name: string, who: Identity): Promise<void> {
-  if (await client.get('v1', 'Namespace', name)) return;
+  const known = namespacesKnown.get(client) ?? new Map<string, number>();
+  namespacesKnown.set(client, known);
+  if ((known.get(name) ?? -Infinity) + NAMESPACE_KNOWN_MS > Date.now()) return;
   const ns: KubeObject = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -86,6 +108,7 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
   await client.create(ns).catch((err: unknown) => {
     if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns);
   });
+  known.set(name, Date.now());
 }
 
 /** How long a CRD this worker applied (and saw Established) on a cluster is not applied again. */
@@ -112,8 +135,9 @@ export class Applier {
     this.crdsApplied.set(client, applied);
     const keyOf = (o: KubeObject) => `${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
     const due = crds.filter((o) => (applied.get(keyOf(o)) ?? -Infinity) + CRD_REAPPLY_MS < Date.now());
-    await inBatches(due, step);
-    await waitEstablished(client, due.map((c) => c.metadata.name), crdTimeoutMs);
+    const answers: Crd[] = [];
+    await inBatches(due, async (o) => answers.push(await step(o)));
+    await waitEstablished(client, answers, crdTimeoutMs);
     for (const o of due) applied.set(keyOf(o), Date.now());
     await inBatches(namespaces, step);
     const own = new Set(namespaces.map((n) => n.metadata.name));

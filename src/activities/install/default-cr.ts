@@ -8,7 +8,7 @@ import type { KymaRef } from '../../contract/kyma';
 import type { ResolvedModule } from '../../contract/module';
 import { isNotFound, KubeApiError, type KubeClient } from '../../k8s/rest-client';
 import { permanent } from '../failure';
-import { applyFailure, ensureNamespace } from './apply';
+import { ensureNamespace, writeFailure } from './apply';
 
 /** Creates the template's default CR if it does not exist; returns false when it already did. */
 export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module: ResolvedModule, template: ModuleTemplate, defaultNamespace: string): Promise<boolean> {
@@ -30,7 +30,7 @@ export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module:
   } else {
     delete meta.namespace;
   }
-  if (await client.get(data.apiVersion, data.kind, meta.name, meta.namespace)) return false;
+  // Created once, never re-applied: one create, and an existing one answers 409.
   meta.labels = { ...meta.labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name };
   meta.annotations = { ...meta.annotations, [OWNED_BY_ANNOTATION]: ownedBy(kyma.namespace, kyma.name, module.name) };
   try {
@@ -39,6 +39,6 @@ export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module:
   } catch (err) {
     // Created meanwhile (by a retry of this very activity, say): it exists once, leave it.
     if (err instanceof KubeApiError && err.status === 409) return false;
-    throw applyFailure(err, data);
+    throw writeFailure(client, err, data);
   }
 }

@@ -12,7 +12,7 @@ import { API_VERSION, type KubeObject } from '../../api/shared';
 import type { DefaultCrRef, FetchedModule, LayerRef, StateCheck } from '../../contract/artifacts';
 import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
-import type { KubeClient } from '../../k8s/rest-client';
+import type { ObjectCache } from '../../k8s/object-cache';
 import { blobLocation, componentLocation, configuredComponentLocation, DescriptorError, hasResources, namesComponent, pullDescriptor, rawManifestResource, type ComponentLocation, type OcmRegistry } from '../../oci/ocm';
 import { OciError } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
@@ -56,12 +56,13 @@ export class ModuleFetcher {
   private readonly resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
 
   /** `registry`: where templates with `descriptor: {}` find their component (none: they fail). */
-  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache, private readonly registry?: OcmRegistry) {}
+  constructor(private readonly kcp: ObjectCache, private readonly cache: BlobCache, private readonly registry?: OcmRegistry) {}
 
   async fetch(module: ResolvedModule, defaultNamespace: string): Promise<Fetched> {
     const { name, namespace } = module.template;
     const where = `ModuleTemplate ${namespace}/${name}`;
-    const template = await this.kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace);
+    // The cached template will do if it is the generation resolution chose (or a later one).
+    const template = await this.kcp.getIf<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace, (t) => (t.metadata.generation ?? 0) >= module.template.generation);
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
       const loc = namesComponent(template.spec.descriptor) ? componentLocation(template.spec.descriptor, where) : await this.configuredLocation(module, template, where);

@@ -5,7 +5,7 @@ import { heartbeat } from '@temporalio/activity';
 import type { FetchedModule, RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';
 import type { ResolvedModule } from '../../contract/module';
-import type { KubeClient } from '../../k8s/rest-client';
+import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
 import type { BlobCache } from '../blob-cache';
@@ -25,7 +25,7 @@ export interface InstallModuleInput {
   previous?: RenderedRef;
 }
 
-export function installActivities(kcp: KubeClient, targets: TargetClusters, cache: BlobCache, registry?: OcmRegistry) {
+export function installActivities(kcp: ObjectCache, targets: TargetClusters, cache: BlobCache, registry?: OcmRegistry) {
   const fetcher = new ModuleFetcher(kcp, cache, registry);
   const applier = new Applier();
   return {

@@ -98,6 +98,15 @@ describe('ModuleState: install and follow', () => {
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'wait']);
   });
 
+  it("asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new", () => {
+    const st = installed();
+    st.poke({ kind: 'Manifest', resourceVersion: '77' });
+    st.woke(false);
+    const t = untilWait(st);
+    expect(t[0]).toMatchObject({ kind: 'checkReadiness', seen: { Manifest: '77' } });
+    expect(st.carry().seen).toEqual({ Manifest: '77' });
+  });
+
   it('keeps a poke that arrives while a step runs: the wait after it returns at once', () => {
     const st = new ModuleState(moduleInput());
     expect(st.next().kind).toBe('install');
