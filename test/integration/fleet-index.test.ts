@@ -1,7 +1,7 @@
 // The bridge's fleet index on the real parts: a ModuleReleaseMeta change signals only the Kymas
 // that use the module on the channel whose version changed, and that Kyma moves to the new
 // version. The signals are counted in the workflows' own histories.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
@@ -22,15 +22,19 @@ async function templatesChangedSignals(klm: Klm, kyma: string): Promise<number> 
 
 describe('the fleet index', () => {
   const klm = useKlm();
+  // A: greeter on regular. B: greeter pinned at 1.0.0 on regular. C: greeter on fast, counter on regular.
+  const [a, b, c] = [uniqueName('a'), uniqueName('b'), uniqueName('c')];
 
-  it("signals a release-meta change of greeter's regular channel only to the Kyma on that channel, which moves to the new version", async () => {
+  beforeAll(async () => {
     const ns = klm().namespace;
-    // A: greeter on regular. B: greeter pinned at 1.0.0 on regular. C: greeter on fast, counter on regular.
-    const [a, b, c] = [uniqueName('a'), uniqueName('b'), uniqueName('c')];
     await klm().kube.create(kymaObject(ns, a, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await klm().kube.create(kymaObject(ns, b, { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] }));
     await klm().kube.create(kymaObject(ns, c, { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'counter', channel: 'regular' }] }));
     for (const k of [a, b, c]) await kymaInState(klm(), k, 'Ready');
+  });
+
+  it("signals a release-meta change of greeter's regular channel only to the Kyma on that channel, which moves to the new version", async () => {
+    const ns = klm().namespace;
     const statsBefore = klm().bridge.stats.templateSignals;
     const before = Object.fromEntries(await Promise.all([a, b, c].map(async (k) => [k, await templatesChangedSignals(klm(), k)] as const)));
 
@@ -58,5 +62,23 @@ describe('the fleet index', () => {
     const [kb, kc] = [await getKyma(klm(), b), await getKyma(klm(), c)];
     expect(kb?.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ version: '1.0.0', state: 'Ready' });
     expect(kc?.status?.modules?.find((m) => m.name === 'counter')).toMatchObject({ version: '1.0.0', state: 'Ready' });
+  });
+
+  it('signals a template event only to the Kymas that resolve to it: none for a version not yet promoted', async () => {
+    const ns = klm().namespace;
+    const counts = async () => Object.fromEntries(await Promise.all([a, b, c].map(async (k) => [k, await templatesChangedSignals(klm(), k)] as const)));
+    const before = await counts();
+    // A version nobody pins and no channel maps: published ahead of its promotion.
+    const template = (await klm().kube.get<KubeObject & { spec: { version: string } }>(API_VERSION, 'ModuleTemplate', 'greeter-1.1.0', ns))!;
+    const { namespace, labels } = template.metadata;
+    await klm().kube.create({ ...template, metadata: { name: 'greeter-2.0.0', namespace, labels }, spec: { ...template.spec, version: '2.0.0' } });
+    // Then a change to greeter-1.0.0, which only B (pinned) resolves to. The informer delivers the
+    // events in order, so once B has heard of it the bridge has routed the first one too.
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'greeter-1.0.0', ns, { metadata: { labels: { touched: 'yes' } } });
+    await eventually('B to be signalled', async () => (await templatesChangedSignals(klm(), b)) === before[b]! + 1);
+    const after = await counts();
+    expect(after).toEqual({ [a]: before[a], [b]: before[b]! + 1, [c]: before[c] });
+    const last = (await templatesChanged(klm(), b)).at(-1) as [{ kind: string }];
+    expect(last[0].kind).toBe('ModuleTemplate');
   });
 });
