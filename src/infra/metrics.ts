@@ -48,6 +48,14 @@ export const signalsSent = new Counter({
   registers: [registry],
 });
 
+/** Per ModuleTemplate or ModuleReleaseMeta event: Kymas of its namespace signalled, and those the fleet index spared. */
+export const templateSignals = new Counter({
+  name: 'klm_bridge_template_signals_total',
+  help: 'Kymas a ModuleTemplate or ModuleReleaseMeta event signalled ("sent") or, by the fleet index, did not ("skipped") among those of its namespace',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
 export const signalLatency = new Histogram({
   name: 'klm_bridge_signal_latency_seconds',
   help: 'Time from a watch event to its signal being accepted by Temporal',

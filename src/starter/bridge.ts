@@ -1,6 +1,7 @@
-// The bridge: stateless routing from Kubernetes watches to Temporal signals. It decides
-// nothing. Kyma events start or poke the Kyma's workflow (signalWithStart); ModuleTemplate
-// and ModuleReleaseMeta events poke every Kyma workflow of their namespace; events on
+// The bridge: routing from Kubernetes watches to Temporal signals. It decides nothing. Kyma
+// events start or poke the Kyma's workflow (signalWithStart); ModuleTemplate and
+// ModuleReleaseMeta events poke the Kyma workflows whose resolution they may change, as the
+// fleet index (./fleet-index.ts, kept from the same watches) tells; events on
 // module CRs and manager workloads in target clusters poke the owning module workflow. Each
 // remote target cluster is probed: when it stops answering, or answers again, its watches are
 // re-established and every module workflow on it is poked, so that the modules show the
@@ -8,15 +9,19 @@
 // changes moves its Kyma's watches to a client of the new kubeconfig.
 import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
+import type { Kyma } from '../api/kyma';
+import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { kymaChanged, resourceChanged, templatesChanged, type SeenVersion } from '../contract/signals';
+import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type SeenVersion } from '../contract/signals';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
+import { templateSignals } from '../infra/metrics';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
+import { FleetIndex } from './fleet-index';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
@@ -137,8 +142,17 @@ class TargetWatches {
   }
 }
 
+/** The object behind a control-plane event, as a signal's SeenVersion (none without a resourceVersion). */
+function seenVersion(kind: CachedKind, o: KubeObject): [SeenVersion] | [] {
+  return o.metadata.resourceVersion ? [{ kind, resourceVersion: o.metadata.resourceVersion }] : [];
+}
+
 export class Bridge {
   private readonly signaller: Signaller;
+  /** Which Kymas use which module on which channel: routes ModuleTemplate and ModuleReleaseMeta events. */
+  readonly fleet = new FleetIndex();
+  /** Kymas that template and release-meta events signalled, and those the index spared. */
+  private readonly templateSignals = { sent: 0, skipped: 0 };
   private readonly informers: Informer[] = [];
   private readonly targets = new Map<string, Promise<TargetWatches>>();
   /** Which watches each Kyma (`<namespace>/<name>`) uses, by kubeconfig key. */
@@ -156,8 +170,8 @@ export class Bridge {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
   }
 
-  get stats(): { sent: number; failed: number } {
-    return { sent: this.signaller.sent, failed: this.signaller.failed };
+  get stats(): { sent: number; failed: number; templateSignals: { sent: number; skipped: number } } {
+    return { sent: this.signaller.sent, failed: this.signaller.failed, templateSignals: { ...this.templateSignals } };
   }
 
   async start(): Promise<void> {
@@ -166,13 +180,12 @@ export class Bridge {
     this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError });
     await this.secrets.start();
     this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
-    const templates = (t: string, o: KubeObject) => this.onTemplates(o.metadata.namespace ?? '');
     const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
     this.informers.push(
       this.secrets,
       this.kymas,
-      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: templates, onError }),
-      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: templates, onError }),
+      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(o), onError }),
+      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError }),
       manifests,
     );
     await Promise.all(this.informers.slice(1).map((i) => i.start()));
@@ -192,6 +205,7 @@ export class Bridge {
     const { temporal, taskQueue, settings } = this.o;
     if (type === 'DELETED') {
       // Gone for good (our finalizer was dropped): poke, never start.
+      this.fleet.deleteKyma(ns, name);
       this.kymaSeen.delete(workflowId);
       this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.getHandle(workflowId).signal(kymaChanged));
       return;
@@ -199,6 +213,7 @@ export class Bridge {
     // The workflow's own status writes come back as events too; only spec (generation),
     // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
     const meta = k.metadata;
+    this.fleet.setKyma(ns, name, (k as unknown as Kyma).spec ?? { channel: '' });
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
@@ -208,7 +223,7 @@ export class Bridge {
         taskQueue,
         args: [{ kyma: { namespace: ns, name }, settings }],
         signal: kymaChanged,
-        signalArgs: meta.resourceVersion ? [{ kind: 'Kyma', resourceVersion: meta.resourceVersion }] : [],
+        signalArgs: seenVersion('Kyma', k),
         workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
         typedSearchAttributes: [
           { key: SA.KymaName, value: name },
@@ -218,11 +233,33 @@ export class Bridge {
     );
   }
 
-  private onTemplates(namespace: string): void {
-    for (const k of this.kymas?.list() ?? []) {
-      if (k.metadata.namespace !== namespace) continue;
-      const workflowId = kymaWorkflowId(namespace, k.metadata.name);
-      this.signaller.submit(`${workflowId}#templatesChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged));
+  /** A ModuleTemplate added, changed or deleted: pokes the Kymas that resolve to it. */
+  private onTemplate(t: KubeObject): void {
+    const namespace = t.metadata.namespace ?? '';
+    this.signalTemplates(namespace, this.fleet.templateChanged(namespace, t.metadata.name), 'ModuleTemplate', t);
+  }
+
+  /** A ModuleReleaseMeta added, changed or deleted: pokes the Kymas whose resolution it may change. */
+  private onReleaseMeta(type: InformerEventType, m: KubeObject): void {
+    const namespace = m.metadata.namespace ?? '';
+    const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
+    this.signalTemplates(namespace, this.fleet.releaseMetaChanged(namespace, m.metadata.name, now), 'ModuleReleaseMeta', m);
+  }
+
+  /**
+   * Signals templatesChanged to the Kymas, carrying the event's kind and version. Keyed by
+   * kind: a template event and a release-meta event that collapse for one Kyma keep both versions.
+   */
+  private signalTemplates(namespace: string, kymas: string[], kind: 'ModuleTemplate' | 'ModuleReleaseMeta', o: KubeObject): void {
+    const skipped = Math.max(0, this.fleet.kymaCount(namespace) - kymas.length);
+    this.templateSignals.sent += kymas.length;
+    this.templateSignals.skipped += skipped;
+    templateSignals.inc({ outcome: 'sent' }, kymas.length);
+    templateSignals.inc({ outcome: 'skipped' }, skipped);
+    const args = seenVersion(kind, o);
+    for (const kyma of kymas) {
+      const workflowId = kymaWorkflowId(namespace, kyma);
+      this.signaller.submit(`${workflowId}#templatesChanged/${kind}`, () => this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged, ...args));
     }
   }
 
@@ -238,7 +275,9 @@ export class Bridge {
     if (type === 'DELETED') this.manifestPaused.delete(workflowId);
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
       this.manifestPaused.set(workflowId, paused);
-      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+      // Keyed apart from target-cluster events (which carry no version) so that none replaces it.
+      const args = seenVersion('Manifest', m);
+      this.signaller.submit(`${workflowId}#resourceChanged/Manifest`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, ...args));
     }
     const slash = resourceKind?.lastIndexOf('/') ?? -1;
     void this.targetFor(m.metadata.namespace!, kyma).then(

@@ -6,6 +6,13 @@ import { signalLatency, signalsSent } from '../infra/metrics';
 
 type Send = () => Promise<unknown>;
 
+/** The signal name of a Signaller key (`<workflow id>#<signal>[/<qualifier>]`). */
+export function signalOf(key: string): string {
+  const name = key.slice(key.lastIndexOf('#') + 1);
+  const slash = name.indexOf('/');
+  return slash < 0 ? name : name.slice(0, slash);
+}
+
 export class Signaller {
   private readonly inFlight = new Map<string, { again?: Send }>();
   sent = 0;
@@ -13,7 +20,11 @@ export class Signaller {
 
   constructor(private readonly onError: (err: unknown, key: string) => void) {}
 
-  /** Queues `send` under `key` (workflow id + signal name). */
+  /**
+   * Queues `send` under `key`: `<workflow id>#<signal name>`, optionally `/<qualifier>` after
+   * the name, so that calls of one signal that must not replace each other (one per kind of
+   * the object behind it, say) collapse apart. Metrics name the signal without the qualifier.
+   */
   submit(key: string, send: Send): void {
     const slot = this.inFlight.get(key);
     if (slot) {
@@ -25,7 +36,7 @@ export class Signaller {
   }
 
   private async drain(key: string, send: Send): Promise<void> {
-    const signal = key.slice(key.lastIndexOf('#') + 1);
+    const signal = signalOf(key);
     let next: Send | undefined = send;
     while (next) {
       const end = signalLatency.startTimer({ signal });

@@ -4,7 +4,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
 import { readinessFingerprint, withoutStatus } from '../../src/starter/readiness-change';
-import { Signaller } from '../../src/starter/signaller';
+import { signalOf, Signaller } from '../../src/starter/signaller';
 
 function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm', namespace: 'n', generation: 1, ...meta }, spec: { replicas: 1 }, status };
@@ -83,5 +83,25 @@ describe('Signaller', () => {
     await s.idle();
     expect(errors).toEqual(['broken#sig']);
     expect(s.failed).toBe(1);
+  });
+
+  it("collapses a template event and a release-meta event for one Kyma apart, so that neither kind's version is lost", async () => {
+    const s = new Signaller(() => undefined);
+    const first = deferred();
+    const calls: string[] = [];
+    const wf = 'kyma/ns/a';
+    s.submit(`${wf}#templatesChanged/ModuleTemplate`, () => (calls.push('template 1'), first.promise));
+    s.submit(`${wf}#templatesChanged/ModuleReleaseMeta`, () => (calls.push('meta 1'), first.promise));
+    s.submit(`${wf}#templatesChanged/ModuleTemplate`, () => (calls.push('template 2'), Promise.resolve()));
+    s.submit(`${wf}#templatesChanged/ModuleReleaseMeta`, () => (calls.push('meta 2'), Promise.resolve()));
+    first.resolve();
+    await s.idle();
+    expect(calls.sort()).toEqual(['meta 1', 'meta 2', 'template 1', 'template 2']);
+  });
+
+  it('names the signal of a key without its qualifier, for the metrics', () => {
+    expect(signalOf('kyma/ns/a#templatesChanged/ModuleTemplate')).toBe('templatesChanged');
+    expect(signalOf('kyma/ns/a/module/greeter#resourceChanged/Manifest')).toBe('resourceChanged');
+    expect(signalOf('kyma/ns/a#kymaChanged')).toBe('kymaChanged');
   });
 });

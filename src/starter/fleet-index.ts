@@ -1,0 +1,183 @@
+// An index of the fleet: which Kymas use which module on which channel (or pin it at which
+// version), per namespace, with the last-seen ModuleReleaseMeta of each module. The bridge keeps
+// it from its watches and asks it which Kymas a ModuleTemplate or ModuleReleaseMeta event
+// affects, so that such an event signals those Kymas and not the whole namespace. Pure: no
+// Temporal, no Kubernetes client. It routes signals only; it decides nothing about a Kyma.
+//
+// Resolution (src/decisions/resolution.ts) is what it mirrors: a module's channel is its own,
+// else the Kyma's, else "regular"; its version is a pin, else the ModuleReleaseMeta's mandatory
+// version, else the channel's; its template is `<module>-<version>`; the ModuleReleaseMeta's
+// ocmComponentName is read by pinned modules too. When unsure, it names a Kyma rather than miss it.
+import type { Kyma } from '../api/kyma';
+import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
+import { DEFAULT_CHANNEL } from '../api/shared';
+
+/** How a Kyma uses one module: on a channel, or pinned at a version. */
+export type ModuleUse = { module: string; channel: string; version?: undefined } | { module: string; version: string; channel?: undefined };
+
+/** What of a ModuleReleaseMeta resolution reads. */
+interface MetaSnapshot {
+  ocmComponentName?: string;
+  mandatory?: string;
+  channels: Map<string, string>;
+}
+
+/** The users of one module in one namespace. */
+interface ModuleUsers {
+  /** channel → Kymas using the module on it. */
+  channels: Map<string, Set<string>>;
+  /** version → Kymas pinning the module at it. */
+  pins: Map<string, Set<string>>;
+}
+
+interface NamespaceIndex {
+  /** Kyma → its module uses, as last recorded. */
+  kymas: Map<string, ModuleUse[]>;
+  modules: Map<string, ModuleUsers>;
+  metas: Map<string, MetaSnapshot>;
+}
+
+/** The module uses of a Kyma's spec. */
+export function moduleUses(spec: Pick<Kyma['spec'], 'channel' | 'modules'>): ModuleUse[] {
+  return (spec.modules ?? []).map((m) => (m.version ? { module: m.name, version: m.version } : { module: m.name, channel: m.channel || spec.channel || DEFAULT_CHANNEL }));
+}
+
+function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
+  return {
+    ...(meta.spec.ocmComponentName ? { ocmComponentName: meta.spec.ocmComponentName } : {}),
+    ...(meta.spec.mandatory?.version ? { mandatory: meta.spec.mandatory.version } : {}),
+    channels: new Map((meta.spec.channels ?? []).map((c) => [c.channel, c.version])),
+  };
+}
+
+/** The version resolution takes for a channel under a ModuleReleaseMeta (undefined: none). */
+function versionOn(meta: MetaSnapshot, channel: string): string | undefined {
+  return meta.mandatory ?? meta.channels.get(channel);
+}
+
+function sameKeys(a: Map<string, string>, b: Map<string, string>): boolean {
+  return a.size === b.size && [...a.keys()].every((k) => b.has(k));
+}
+
+function add(map: Map<string, Set<string>>, key: string, kyma: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(kyma);
+}
+
+function remove(map: Map<string, Set<string>>, key: string, kyma: string): void {
+  const set = map.get(key);
+  set?.delete(kyma);
+  if (set?.size === 0) map.delete(key);
+}
+
+export class FleetIndex {
+  private readonly namespaces = new Map<string, NamespaceIndex>();
+
+  private ns(namespace: string): NamespaceIndex {
+    let n = this.namespaces.get(namespace);
+    if (!n) this.namespaces.set(namespace, (n = { kymas: new Map(), modules: new Map(), metas: new Map() }));
+    return n;
+  }
+
+  /** Records a Kyma as it is now (added or modified). */
+  setKyma(namespace: string, name: string, spec: Pick<Kyma['spec'], 'channel' | 'modules'>): void {
+    this.deleteKyma(namespace, name);
+    const n = this.ns(namespace);
+    const uses = moduleUses(spec);
+    n.kymas.set(name, uses);
+    for (const use of uses) {
+      let users = n.modules.get(use.module);
+      if (!users) n.modules.set(use.module, (users = { channels: new Map(), pins: new Map() }));
+      if (use.version !== undefined) add(users.pins, use.version, name);
+      else add(users.channels, use.channel, name);
+    }
+  }
+
+  /** Forgets a deleted Kyma. */
+  deleteKyma(namespace: string, name: string): void {
+    const n = this.namespaces.get(namespace);
+    const uses = n?.kymas.get(name);
+    if (!n || !uses) return;
+    n.kymas.delete(name);
+    for (const use of uses) {
+      const users = n.modules.get(use.module);
+      if (!users) continue;
+      if (use.version !== undefined) remove(users.pins, use.version, name);
+      else remove(users.channels, use.channel, name);
+      if (!users.channels.size && !users.pins.size) n.modules.delete(use.module);
+    }
+  }
+
+  /** How many Kymas of the namespace are indexed (what a signal to all of them would reach). */
+  kymaCount(namespace: string): number {
+    return this.namespaces.get(namespace)?.kymas.size ?? 0;
+  }
+
+  /** The Kymas that use `module` on `channel` (pins excluded), sorted. */
+  kymasOn(namespace: string, module: string, channel: string): string[] {
+    return [...(this.namespaces.get(namespace)?.modules.get(module)?.channels.get(channel) ?? [])].sort();
+  }
+
+  /** The Kymas that pin `module` at `version`, sorted. */
+  kymasPinning(namespace: string, module: string, version: string): string[] {
+    return [...(this.namespaces.get(namespace)?.modules.get(module)?.pins.get(version) ?? [])].sort();
+  }
+
+  /** The channels some Kyma of the namespace uses `module` on, sorted. */
+  channelsOf(namespace: string, module: string): string[] {
+    return [...(this.namespaces.get(namespace)?.modules.get(module)?.channels.keys() ?? [])].sort();
+  }
+
+  /**
+   * Records the ModuleReleaseMeta `name` as it is now (undefined: deleted) and returns the
+   * Kymas whose resolution of that module its change may alter, sorted:
+   * - added or deleted, or another ocmComponentName: every user of the module, pins included
+   *   (a pinned module's component may be named by the ModuleReleaseMeta);
+   * - else every Kyma on a channel whose version (mandatory, else the channel's) changed, and,
+   *   when the set of channels changed, those on a channel without a version (the message that
+   *   lists the known channels changes).
+   */
+  releaseMetaChanged(namespace: string, name: string, now: ModuleReleaseMeta | undefined): string[] {
+    const n = this.ns(namespace);
+    const before = n.metas.get(name);
+    const after = now ? snapshot(now) : undefined;
+    if (after) n.metas.set(name, after);
+    else n.metas.delete(name);
+    const users = n.modules.get(name);
+    if (!users) return [];
+    const affected = new Set<string>();
+    if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
+      for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) affected.add(k);
+    } else {
+      const channelsChanged = !sameKeys(before.channels, after.channels);
+      for (const [channel, kymas] of users.channels) {
+        const [was, is] = [versionOn(before, channel), versionOn(after, channel)];
+        if (was !== is || (is === undefined && channelsChanged)) for (const k of kymas) affected.add(k);
+      }
+    }
+    return [...affected].sort();
+  }
+
+  /**
+   * The Kymas that resolve to the ModuleTemplate `name` (added, modified or deleted), sorted:
+   * for every module X of the namespace with `name` = `<X>-<v>`, those pinning X at v and those
+   * on a channel the ModuleReleaseMeta of X maps to v; when X has no ModuleReleaseMeta (known
+   * to the index), every Kyma using X on a channel.
+   */
+  templateChanged(namespace: string, name: string): string[] {
+    const n = this.namespaces.get(namespace);
+    if (!n) return [];
+    const affected = new Set<string>();
+    for (const [module, users] of n.modules) {
+      if (!name.startsWith(`${module}-`)) continue;
+      const version = name.slice(module.length + 1);
+      for (const k of users.pins.get(version) ?? []) affected.add(k);
+      const meta = n.metas.get(module);
+      for (const [channel, kymas] of users.channels) {
+        if (!meta || versionOn(meta, channel) === version) for (const k of kymas) affected.add(k);
+      }
+    }
+    return [...affected].sort();
+  }
+}

@@ -1,0 +1,165 @@
+// The fleet index alone: which Kymas a ModuleReleaseMeta or ModuleTemplate event concerns,
+// given the Kymas' module uses, without Temporal or Kubernetes.
+import { describe, expect, it } from 'vitest';
+import type { Kyma } from '../../src/api/kyma';
+import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
+import { FleetIndex, moduleUses } from '../../src/starter/fleet-index';
+
+const NS = 'kcp-system';
+
+function meta(name: string, spec: Partial<ModuleReleaseMeta['spec']>): ModuleReleaseMeta {
+  return { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name, namespace: NS }, spec: { moduleName: name, ocmComponentName: `kyma-project.io/module/${name}`, ...spec } };
+}
+
+const greeter = (channels: Record<string, string>, extra: Partial<ModuleReleaseMeta['spec']> = {}) =>
+  meta('greeter', { channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })), ...extra });
+
+/** A: greeter on regular (the Kyma's); B: greeter pinned at 1.0.0; C: greeter on fast, counter on regular; D: counter only. */
+function fleet(): FleetIndex {
+  const index = new FleetIndex();
+  const kyma = (name: string, spec: Kyma['spec']) => index.setKyma(NS, name, spec);
+  kyma('a', { channel: 'regular', modules: [{ name: 'greeter' }] });
+  kyma('b', { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] });
+  kyma('c', { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }, { name: 'counter' }] });
+  kyma('d', { channel: 'regular', modules: [{ name: 'counter' }] });
+  index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }));
+  index.releaseMetaChanged(NS, 'counter', meta('counter', { channels: [{ channel: 'regular', version: '1.0.0' }] }));
+  return index;
+}
+
+describe('moduleUses', () => {
+  it("takes the module's channel, else the Kyma's, else regular; a version makes a pin", () => {
+    expect(moduleUses({ channel: 'fast', modules: [{ name: 'x', channel: 'experimental' }, { name: 'y' }, { name: 'z', version: '2.0.0', channel: 'fast' }] })).toEqual([
+      { module: 'x', channel: 'experimental' },
+      { module: 'y', channel: 'fast' },
+      { module: 'z', version: '2.0.0' },
+    ]);
+    expect(moduleUses({ channel: '', modules: [{ name: 'x' }] })).toEqual([{ module: 'x', channel: 'regular' }]);
+  });
+});
+
+describe('FleetIndex: Kymas', () => {
+  it('lists the Kymas on a module and channel, pins apart', () => {
+    const index = fleet();
+    expect(index.kymasOn(NS, 'greeter', 'regular')).toEqual(['a']);
+    expect(index.kymasOn(NS, 'greeter', 'fast')).toEqual(['c']);
+    expect(index.kymasOn(NS, 'counter', 'regular')).toEqual(['c', 'd']);
+    expect(index.kymasPinning(NS, 'greeter', '1.0.0')).toEqual(['b']);
+    expect(index.channelsOf(NS, 'greeter')).toEqual(['fast', 'regular']);
+    expect(index.kymasOn('elsewhere', 'greeter', 'regular')).toEqual([]);
+    expect(index.kymaCount(NS)).toBe(4);
+  });
+
+  it("moves a Kyma when its channel or modules change, and forgets it when it is deleted", () => {
+    const index = fleet();
+    index.setKyma(NS, 'a', { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'counter', channel: 'regular' }] });
+    expect(index.kymasOn(NS, 'greeter', 'regular')).toEqual([]);
+    expect(index.kymasOn(NS, 'greeter', 'fast')).toEqual(['a', 'c']);
+    expect(index.kymasOn(NS, 'counter', 'regular')).toEqual(['a', 'c', 'd']);
+    index.setKyma(NS, 'b', { channel: 'regular', modules: [{ name: 'greeter' }] });
+    expect(index.kymasPinning(NS, 'greeter', '1.0.0')).toEqual([]);
+    expect(index.kymasOn(NS, 'greeter', 'regular')).toEqual(['b']);
+    index.deleteKyma(NS, 'c');
+    index.deleteKyma(NS, 'nosuch');
+    expect(index.kymasOn(NS, 'greeter', 'fast')).toEqual(['a']);
+    expect(index.kymasOn(NS, 'counter', 'regular')).toEqual(['a', 'd']);
+    expect(index.kymaCount(NS)).toBe(3);
+  });
+});
+
+describe('FleetIndex: a ModuleReleaseMeta event', () => {
+  it('concerns only the Kymas on the channel whose version changed', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual(['a']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.2.0' }))).toEqual(['c']);
+  });
+
+  it('concerns nobody when no channel in use changed version (a label, a new channel nobody uses)', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual([]);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { beta: true }))).toEqual([]);
+    expect(index.releaseMetaChanged(NS, 'counter', meta('counter', { channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '2.0.0' }] }))).toEqual([]);
+  });
+
+  it('concerns every Kyma on a channel without a version when the channels change, as their message lists them', () => {
+    const index = fleet();
+    index.setKyma(NS, 'e', { channel: 'nightly', modules: [{ name: 'greeter' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', experimental: '2.0.0' }))).toEqual(['e']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' }))).toEqual(['e']);
+  });
+
+  it('concerns every channel user when the mandatory version comes, changes or goes, and no pin', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual(['c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual(['a', 'c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '2.0.0', fast: '1.1.0' }))).toEqual(['c']);
+  });
+
+  it('concerns every user, pins included, when the ocmComponentName changes', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: 'example.com/greeter' }))).toEqual(['a', 'b', 'c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: undefined }))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('concerns every user, pins included, when it is added or deleted', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', undefined)).toEqual(['a', 'b', 'c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('concerns nobody when no Kyma uses the module, yet is remembered for the next diff', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual([]);
+    index.setKyma(NS, 'o', { channel: 'regular', modules: [{ name: 'other' }] });
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual([]);
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.1' }] }))).toEqual(['o']);
+  });
+
+  it('keeps namespaces apart', () => {
+    const index = fleet();
+    index.setKyma('other-ns', 'x', { channel: 'regular', modules: [{ name: 'greeter' }] });
+    index.releaseMetaChanged('other-ns', 'greeter', greeter({ regular: '1.0.0' }));
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual(['a']);
+  });
+});
+
+describe('FleetIndex: a ModuleTemplate event', () => {
+  it('concerns the Kymas that pin its version and those whose channel maps to it', () => {
+    const index = fleet();
+    expect(index.templateChanged(NS, 'greeter-1.0.0')).toEqual(['a', 'b']);
+    expect(index.templateChanged(NS, 'greeter-1.1.0')).toEqual(['c']);
+    expect(index.templateChanged(NS, 'counter-1.0.0')).toEqual(['c', 'd']);
+  });
+
+  it('concerns nobody for a version no channel maps and nobody pins (published before its promotion)', () => {
+    const index = fleet();
+    expect(index.templateChanged(NS, 'greeter-2.0.0')).toEqual([]);
+    expect(index.templateChanged(NS, 'unused-1.0.0')).toEqual([]);
+    expect(index.templateChanged('other-ns', 'greeter-1.0.0')).toEqual([]);
+  });
+
+  it('follows the mandatory version', () => {
+    const index = fleet();
+    index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }));
+    expect(index.templateChanged(NS, 'greeter-2.0.0')).toEqual(['a', 'c']);
+    expect(index.templateChanged(NS, 'greeter-1.1.0')).toEqual([]);
+  });
+
+  it('concerns every channel user of a module without a ModuleReleaseMeta', () => {
+    const index = fleet();
+    index.releaseMetaChanged(NS, 'greeter', undefined);
+    expect(index.templateChanged(NS, 'greeter-7.0.0')).toEqual(['a', 'c']);
+    expect(index.templateChanged(NS, 'greeter-1.0.0')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('tells modules apart whose names share a prefix, and versions with a pre-release', () => {
+    const index = new FleetIndex();
+    index.setKyma(NS, 'p', { channel: 'regular', modules: [{ name: 'foo' }, { name: 'foo-bar', version: '1.0.0-rc.1' }] });
+    index.setKyma(NS, 'q', { channel: 'regular', modules: [{ name: 'foo-bar' }] });
+    index.releaseMetaChanged(NS, 'foo', meta('foo', { channels: [{ channel: 'regular', version: '1.0.0' }] }));
+    index.releaseMetaChanged(NS, 'foo-bar', meta('foo-bar', { channels: [{ channel: 'regular', version: '2.0.0' }] }));
+    expect(index.templateChanged(NS, 'foo-bar-1.0.0-rc.1')).toEqual(['p']);
+    expect(index.templateChanged(NS, 'foo-bar-2.0.0')).toEqual(['q']);
+    expect(index.templateChanged(NS, 'foo-1.0.0')).toEqual(['p']);
+  });
+});
