@@ -20,6 +20,8 @@ export interface KlmConfig {
   allowKubeconfigExec: boolean;
   /** How the worker reaches OCI registries. */
   registry: RegistryConfig;
+  /** How many workflows the worker keeps in memory between their tasks (the SDK's sticky cache). */
+  workflowCacheSize: number;
   settings: ReconcileSettings;
   /**
    * The OCI registry that holds the modules' OCM components, as upstream's flags
@@ -63,6 +65,13 @@ function plainHttpHost(value: string | undefined): string[] {
   }
 }
 
+/**
+ * Workflows kept in memory between tasks. One that is not is replayed from its history on its
+ * next task: module histories are short (about 17 events), so replay is cheap and memory is
+ * what a fleet runs out of.
+ */
+export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
   const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
   return {
@@ -75,6 +84,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
     allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
+    workflowCacheSize: Number(env.KLM_WORKFLOW_CACHE_SIZE ?? DEFAULT_WORKFLOW_CACHE_SIZE),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
       insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],

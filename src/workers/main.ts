@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     registry: config.registry,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
     allowKubeconfigExec: config.allowKubeconfigExec,
+    workflowCacheSize: config.workflowCacheSize,
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);

@@ -5,7 +5,7 @@ import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
-import type { RegistryConfig } from '../infra/config';
+import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig } from '../activities/registry-secret';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -24,6 +24,8 @@ export interface KlmWorkerOptions {
   registry: RegistryConfig;
   /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
   ociRegistry?: { host: string; subPath?: string };
+  /** How many workflows stay in memory between their tasks (KLM_WORKFLOW_CACHE_SIZE). */
+  workflowCacheSize?: number;
   /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -62,7 +64,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     // slots are cheap, waiting on them is not.
     maxConcurrentWorkflowTaskExecutions: 400,
     maxConcurrentLocalActivityExecutions: 400,
-    maxCachedWorkflows: 5000,
+    maxCachedWorkflows: o.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE_SIZE,
   }).catch((err: unknown) => {
     stopSecrets();
     throw err;
