@@ -87,3 +87,13 @@ export interface ObjectRef {
 export function apiVersionOf(ref: Pick<ObjectRef, 'group' | 'version'>): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;
 }
+
+/**
+ * Whether resourceVersion `a` is at least `b`. Versions are opaque to clients, but the API
+ * server's are etcd revisions (decimal numbers, growing); anything else compares as not
+ * reached, so that callers read from the API server instead.
+ */
+export function resourceVersionReached(a: string, b: string): boolean {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length > b.length : a >= b;
+}

@@ -8,29 +8,24 @@ import type { ModuleReport } from './readiness';
 export type CachedKind = 'Kyma' | 'ModuleTemplate' | 'ModuleReleaseMeta' | 'Manifest';
 
 /**
- * The control-plane event behind a signal: the object's kind and resourceVersion as the bridge
- * saw it. Reads that follow the signal must see that kind at least at that version: the
- * worker's cache waits for it (or reads from the API server). Absent in histories recorded
- * before it existed.
+ * The control-plane versions behind a signal, per kind: the event's object, and for a
+ * release-meta event also the newest template the bridge has seen (a promotion may resolve to a
+ * template changed just before). Reads that follow the signal must see each kind at least at
+ * that version: the worker's cache waits for it (or reads from the API server). Absent in
+ * histories recorded before it existed.
  */
-export interface SeenVersion {
-  kind: CachedKind;
-  resourceVersion: string;
-}
-
-/** The newest version of each kind a workflow was told of: what its next reads must see. */
 export type SeenVersions = Partial<Record<CachedKind, string>>;
 
 /** Bridge → Kyma workflow: the Kyma object changed. */
-export const kymaChanged = defineSignal<[SeenVersion?]>('kymaChanged');
+export const kymaChanged = defineSignal<[SeenVersions?]>('kymaChanged');
 /** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta it may use changed. */
-export const templatesChanged = defineSignal<[SeenVersion?]>('templatesChanged');
+export const templatesChanged = defineSignal<[SeenVersions?]>('templatesChanged');
 /** Module workflow (through publishModuleReport) → Kyma workflow: the module's status changed. */
 export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 /** Kyma workflow → module workflow: what should be installed now (a removal under way stops). */
 export const desiredModule = defineSignal<[DesiredModule]>('desiredModule');
 /** Bridge → module workflow: the module's CR, manager or Manifest changed (a Manifest event carries its version). */
-export const resourceChanged = defineSignal<[SeenVersion?]>('resourceChanged');
+export const resourceChanged = defineSignal<[SeenVersions?]>('resourceChanged');
 /** Kyma workflow → module workflow: the module left the spec (or the Kyma is deleted). */
 export const removeModule = defineSignal('removeModule');
 /** Module workflow → Kyma workflow: the module is removed or released; drop its entry. */

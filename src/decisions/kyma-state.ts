@@ -9,7 +9,8 @@ import type { State } from '../api/shared';
 import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
-import type { SeenVersion, SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/signals';
+import { mergeSeen } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 
@@ -94,10 +95,10 @@ export class KymaState {
 
   // ---- signals ---------------------------------------------------------------------------
 
-  /** The Kyma, or a template it may use, changed (`version`: the event's, when the bridge sent it). */
-  changed(version?: SeenVersion): void {
+  /** The Kyma, or a template it may use, changed (`versions`: what the bridge saw, when it sent them). */
+  changed(versions?: SeenVersions): void {
     this.needsLoad = true;
-    if (version) this.seen[version.kind] = version.resourceVersion;
+    this.seen = mergeSeen(this.seen, versions);
   }
 
   reported(r: ModuleReport): void {

@@ -16,7 +16,8 @@ import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
 import type { ModuleReport, Readiness } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
-import type { SeenVersion, SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/signals';
+import { mergeSeen } from './seen-versions';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
@@ -115,10 +116,10 @@ export class ModuleState {
     }
   }
 
-  /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`version`: the Manifest's). */
-  poke(version?: SeenVersion): void {
+  /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`versions`: the Manifest's). */
+  poke(versions?: SeenVersions): void {
     this.pokes++;
-    if (version) this.seen[version.kind] = version.resourceVersion;
+    this.seen = mergeSeen(this.seen, versions);
   }
 
   remove(): void {

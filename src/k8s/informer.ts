@@ -4,7 +4,7 @@
 // last seen version. A 410 Gone, an error, the periodic relist or resync() lists again and
 // emits only the differences. Lists are served from the API server's watch cache (not older
 // than what this informer has seen), in pages, never as full reads from etcd.
-import type { KubeObject } from '../api/shared';
+import { resourceVersionReached, type KubeObject } from '../api/shared';
 import { KubeApiError, type KubeClient, type WatchEvent } from './rest-client';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -28,15 +28,8 @@ const WATCH_GRACE_S = 30;
 /** Objects per page of a list. */
 const PAGE = 500;
 
-/**
- * Whether resourceVersion `a` is at least `b`. Versions are opaque to clients, but the API
- * server's are etcd revisions (decimal numbers, growing); anything else compares as not
- * reached, so callers read from the API server instead.
- */
-export function reached(a: string, b: string): boolean {
-  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return a.length !== b.length ? a.length > b.length : a >= b;
-}
+/** Whether resourceVersion `a` is at least `b` (see resourceVersionReached). */
+export const reached = resourceVersionReached;
 
 function key(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;

@@ -15,10 +15,10 @@ import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RE
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type SeenVersion } from '../contract/signals';
+import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type SeenVersions } from '../contract/signals';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { templateSignals } from '../infra/metrics';
-import { Informer, type InformerEventType } from '../k8s/informer';
+import { Informer, reached, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import { FleetIndex } from './fleet-index';
@@ -142,15 +142,17 @@ class TargetWatches {
   }
 }
 
-/** The object behind a control-plane event, as a signal's SeenVersion (none without a resourceVersion). */
-function seenVersion(kind: CachedKind, o: KubeObject): [SeenVersion] | [] {
-  return o.metadata.resourceVersion ? [{ kind, resourceVersion: o.metadata.resourceVersion }] : [];
+/** The object behind a control-plane event, as a signal's SeenVersions (none without a resourceVersion). */
+function seenVersion(kind: CachedKind, o: KubeObject): [SeenVersions] | [] {
+  return o.metadata.resourceVersion ? [{ [kind]: o.metadata.resourceVersion }] : [];
 }
 
 export class Bridge {
   private readonly signaller: Signaller;
   /** Which Kymas use which module on which channel: routes ModuleTemplate and ModuleReleaseMeta events. */
   readonly fleet = new FleetIndex();
+  /** The newest ModuleTemplate version this bridge has seen (of any template). */
+  private templatesSeen = '';
   /** Kymas that template and release-meta events signalled, and those the index spared. */
   private readonly templateSignals = { sent: 0, skipped: 0 };
   private readonly informers: Informer[] = [];
@@ -218,7 +220,7 @@ export class Bridge {
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
-      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, [SeenVersion?]>(KYMA_WORKFLOW, {
+      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, [SeenVersions?]>(KYMA_WORKFLOW, {
         workflowId,
         taskQueue,
         args: [{ kyma: { namespace: ns, name }, settings }],
@@ -236,6 +238,8 @@ export class Bridge {
   /** A ModuleTemplate added, changed or deleted: pokes the Kymas that resolve to it. */
   private onTemplate(t: KubeObject): void {
     const namespace = t.metadata.namespace ?? '';
+    const version = t.metadata.resourceVersion ?? '';
+    if (!this.templatesSeen || reached(version, this.templatesSeen)) this.templatesSeen = version;
     this.signalTemplates(namespace, this.fleet.templateChanged(namespace, t.metadata.name), 'ModuleTemplate', t);
   }
 
@@ -256,7 +260,10 @@ export class Bridge {
     this.templateSignals.skipped += skipped;
     templateSignals.inc({ outcome: 'sent' }, kymas.length);
     templateSignals.inc({ outcome: 'skipped' }, skipped);
-    const args = seenVersion(kind, o);
+    // A promotion may resolve to a template changed a moment before (an event that signalled
+    // nobody): the Kymas' reads must reflect every template this bridge has seen, too.
+    const [seen] = seenVersion(kind, o);
+    const args = seen && kind === 'ModuleReleaseMeta' && this.templatesSeen ? [{ ...seen, ModuleTemplate: this.templatesSeen }] : seen ? [seen] : [];
     for (const kyma of kymas) {
       const workflowId = kymaWorkflowId(namespace, kyma);
       this.signaller.submit(`${workflowId}#templatesChanged/${kind}`, () => this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged, ...args));

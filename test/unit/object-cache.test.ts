@@ -7,7 +7,7 @@ import { reached } from '../../src/k8s/informer';
 import { ObjectCache } from '../../src/k8s/object-cache';
 import type { KubeClient, ListOptions, WatchEvent } from '../../src/k8s/rest-client';
 
-const kyma = (name: string, rv: string, channel = 'regular'): KubeObject => ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name, namespace: 'kcp', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] }, spec: { channel } } as KubeObject);
+const kyma = (name: string, rv: string, channel = 'regular'): KubeObject => ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name, namespace: 'kcp', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] }, spec: { channel } });
 
 /** A control plane of one kind: a list, one watch the test feeds, and GETs counted. */
 function fakeControlPlane(items: KubeObject[], live: Record<string, KubeObject>) {

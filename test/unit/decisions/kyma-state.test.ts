@@ -75,12 +75,12 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ version: '1.1.0' }) as unknown } }]);
   });
 
-  it('asks its reads to reflect the versions the signals told of, and carries them across continue-as-new', () => {
+  it('asks its reads to reflect the newest version of each kind the signals told of, and carries them across continue-as-new', () => {
     const st = running(['greeter']);
-    st.changed({ kind: 'ModuleReleaseMeta', resourceVersion: '42' });
-    st.changed({ kind: 'Kyma', resourceVersion: '43' });
+    st.changed({ ModuleReleaseMeta: '42', ModuleTemplate: '40' });
+    st.changed({ Kyma: '43', ModuleTemplate: '39' });
     const t = untilWait(st, snapshot([spec('greeter')]));
-    const seen = { ModuleReleaseMeta: '42', Kyma: '43' };
+    const seen = { ModuleReleaseMeta: '42', ModuleTemplate: '40', Kyma: '43' };
     expect(t[0]).toEqual({ kind: 'load', seen });
     expect(t[1]).toMatchObject({ kind: 'resolve', seen });
     expect(st.carry().seen).toEqual(seen);

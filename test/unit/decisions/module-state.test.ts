@@ -100,7 +100,7 @@ describe('ModuleState: install and follow', () => {
 
   it("asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new", () => {
     const st = installed();
-    st.poke({ kind: 'Manifest', resourceVersion: '77' });
+    st.poke({ Manifest: '77' });
     st.woke(false);
     const t = untilWait(st);
     expect(t[0]).toMatchObject({ kind: 'checkReadiness', seen: { Manifest: '77' } });

@@ -1,0 +1,14 @@
+// The control-plane versions a workflow was told of by its signals: its next reads must reflect
+// at least these (the worker's cache waits for them).
+import { resourceVersionReached } from '../api/shared';
+import type { CachedKind, SeenVersions } from '../contract/signals';
+
+/** `into` with each kind at the newer of its own and `more`'s version. */
+export function mergeSeen(into: SeenVersions, more: SeenVersions | undefined): SeenVersions {
+  const out = { ...into };
+  for (const [kind, version] of Object.entries(more ?? {}) as [CachedKind, string][]) {
+    const have = out[kind];
+    if (have === undefined || (resourceVersionReached(version, have) && version !== have)) out[kind] = version;
+  }
+  return out;
+}
