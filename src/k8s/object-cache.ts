@@ -38,8 +38,11 @@ export class ObjectCache {
   }
 
   /** The cached object, without asking the API server (undefined: not held). */
-  peek<T extends KubeObject>(kind: string, name: string, namespace?: string): T | undefined {
-    return this.informers.get(kind)?.informer.get(namespace, name) as T | undefined;
+  peek<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): T | undefined {
+    const entry = this.informers.get(kind);
+    if (entry?.apiVersion !== apiVersion) throw new Error(`${apiVersion} ${kind} is not cached`);
+    this.stats.hits++;
+    return entry.informer.get(namespace, name) as T | undefined;
   }
 
   /**

@@ -50,6 +50,8 @@ export interface KlmOptions {
   ociRegistry?: { host: string; subPath?: string };
   /** Where the bridge's log lines go (none by default). */
   bridgeLog?: (line: string) => void;
+  /** The control-plane client the worker uses (one that counts requests, say); the test's own by default. */
+  workerKcp?: KubeClient;
 }
 
 export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
@@ -73,7 +75,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     connection: native,
     namespace: info.temporalNamespace,
     taskQueue,
-    kcp: kube,
+    kcp: opts.workerKcp ?? kube,
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
     registry: opts.registry ?? { insecureHosts: [] },
