@@ -13,7 +13,7 @@ import type { KymaRef } from '../contract/kyma';
 import type { Blockers } from '../contract/module';
 import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
-import { describe } from './install/apply';
+import { describe, forgetShared } from './install/apply';
 import { loadRendered, objectKey, type Rendered } from './install/render';
 import type { BlobCache } from './blob-cache';
 import { onTarget } from './target';
@@ -96,6 +96,8 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
       if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
     }));
   }
+  // Cluster-scoped objects may be among them: the next install applies them again.
+  if (deleted) forgetShared(client);
   return deleted;
 }
 
@@ -177,6 +179,8 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
           await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
           released++;
         }));
+        // Managed again, the shared ones must be labelled again too.
+        if (released) forgetShared(client);
         return released;
       });
     },

@@ -111,18 +111,29 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
   known.set(name, Date.now());
 }
 
-/** How long a CRD this worker applied (and saw Established) on a cluster is not applied again. */
-const CRD_REAPPLY_MS = 60_000;
+/** How long a cluster-scoped object this worker applied (a CRD: and saw Established) is not applied again. */
+const SHARED_REAPPLY_MS = 60_000;
 
 /**
- * Applies rendered objects to clusters. CRDs are remembered per cluster client, by name and
- * content: the Kymas sharing a cluster share its CRDs, and a thousand of them applying the same
- * CRD at once is what makes API servers time out. Within a minute the same CRD is not applied
- * again; a changed one is.
+ * Cluster-scoped objects (CRDs, cluster roles and their bindings) this worker applied, per
+ * cluster client, by kind, name and content: every installation of a module in a cluster
+ * applies the very same ones, and a thousand of them applying the same CRD at once is what makes
+ * API servers time out. Within a minute the same object is not applied again; a changed one is,
+ * and so is every one of a cluster after a removal deleted some (`forgetShared`).
+ */
+const sharedApplied = new WeakMap<KubeClient, Map<string, number>>();
+
+/** Objects of `client`'s cluster were deleted: apply its cluster-scoped ones again next time. */
+export function forgetShared(client: KubeClient): void {
+  sharedApplied.delete(client);
+}
+
+/**
+ * Applies rendered objects to clusters: CRDs first (then waits until they are Established),
+ * namespaces, then the rest; cluster-scoped objects this worker applied within the last minute
+ * are skipped.
  */
 export class Applier {
-  private readonly crdsApplied = new WeakMap<KubeClient, Map<string, number>>();
-
   async apply(client: KubeClient, objects: KubeObject[], who: Identity, crdTimeoutMs: number): Promise<void> {
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
@@ -131,18 +142,21 @@ export class Applier {
       heartbeat();
       return applyOne(client, o, who);
     };
-    const applied = this.crdsApplied.get(client) ?? new Map<string, number>();
-    this.crdsApplied.set(client, applied);
-    const keyOf = (o: KubeObject) => `${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-    const due = crds.filter((o) => (applied.get(keyOf(o)) ?? -Infinity) + CRD_REAPPLY_MS < Date.now());
+    const applied = sharedApplied.get(client) ?? new Map<string, number>();
+    sharedApplied.set(client, applied);
+    const keyOf = (o: KubeObject) => `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
+    const due = (o: KubeObject) => o.metadata.namespace !== undefined || (applied.get(keyOf(o)) ?? -Infinity) + SHARED_REAPPLY_MS < Date.now();
+    const dueCrds = crds.filter(due);
     const answers: Crd[] = [];
-    await inBatches(due, async (o) => answers.push(await step(o)));
+    await inBatches(dueCrds, async (o) => answers.push(await step(o)));
     await waitEstablished(client, answers, crdTimeoutMs);
-    for (const o of due) applied.set(keyOf(o), Date.now());
+    for (const o of dueCrds) applied.set(keyOf(o), Date.now());
     await inBatches(namespaces, step);
     const own = new Set(namespaces.map((n) => n.metadata.name));
     const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
     await inBatches(referenced, (n) => ensureNamespace(client, n, who));
-    await inBatches(rest, step);
+    const dueRest = rest.filter(due);
+    await inBatches(dueRest, step);
+    for (const o of dueRest) if (o.metadata.namespace === undefined) applied.set(keyOf(o), Date.now());
   }
 }
