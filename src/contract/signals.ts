@@ -24,8 +24,29 @@ export const templatesChanged = defineSignal<[SeenVersions?]>('templatesChanged'
 export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 /** Kyma workflow → module workflow: what should be installed now (a removal under way stops). */
 export const desiredModule = defineSignal<[DesiredModule]>('desiredModule');
-/** Bridge → module workflow: the module's CR, manager or Manifest changed (a Manifest event carries its version). */
-export const resourceChanged = defineSignal<[SeenVersions?]>('resourceChanged');
+/**
+ * A target-cluster object as the bridge's watch saw it, reduced to what readiness reads
+ * (`readinessView`), so that a check need not read it again: `view` null when it was deleted.
+ */
+export interface ObservedObject {
+  /** `objectKey` of the object. */
+  key: string;
+  resourceVersion: string;
+  view: Record<string, unknown> | null;
+}
+
+/**
+ * What changed for a module workflow: its Manifest (`seen`, the version its reads must
+ * reflect), or an object of its in the target cluster (`observed`). Without either (a target
+ * cluster that stopped or started answering, say), everything is to be read again.
+ */
+export interface ResourceChange {
+  seen?: SeenVersions;
+  observed?: ObservedObject;
+}
+
+/** Bridge → module workflow: the module's CR, manager or Manifest changed, or its cluster's health. */
+export const resourceChanged = defineSignal<[ResourceChange?]>('resourceChanged');
 /** Kyma workflow → module workflow: the module left the spec (or the Kyma is deleted). */
 export const removeModule = defineSignal('removeModule');
 /** Module workflow → Kyma workflow: the module is removed or released; drop its entry. */

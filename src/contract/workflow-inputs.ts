@@ -3,7 +3,7 @@ import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport } from './readiness';
 import type { ReconcileSettings } from './settings';
-import type { SeenVersions } from './signals';
+import type { ObservedObject, SeenVersions } from './signals';
 
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 export const MODULE_WORKFLOW = 'moduleWorkflow';
@@ -44,5 +44,8 @@ export interface ModuleWorkflowInput {
     blockedBefore?: boolean;
     /** The newest Manifest version its signals told of. */
     seen?: SeenVersions;
+    /** The manager and default CR as the bridge last saw them, and the manager's version as applied. */
+    views?: Record<string, ObservedObject>;
+    managerApplied?: string;
   };
 }

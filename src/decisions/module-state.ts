@@ -10,13 +10,14 @@ import { lt } from 'semver';
 import type { KymaEvent } from '../api/events';
 import { manifestName } from '../api/names';
 import { stateOf } from '../api/reasons';
-import { API_VERSION, type ObjectRef } from '../api/shared';
+import { API_VERSION, apiVersionOf, resourceVersionReached, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
 import type { ModuleReport, Readiness } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
-import type { SeenVersions } from '../contract/signals';
+import type { ObservedObject, ResourceChange, SeenVersions } from '../contract/signals';
+import { objectKey } from './readiness';
 import { mergeSeen } from './seen-versions';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
@@ -24,8 +25,12 @@ export type Mode = 'run' | 'remove' | 'release';
 
 export type ModuleStep =
   | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
-  /** `seen`: the Manifest version the check must reflect (its pause label), when a signal told of one. */
-  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions }
+  /**
+   * `seen`: the Manifest version the check must reflect (its pause label), when a signal told of
+   * one; `observed`: the manager and CR as the bridge last saw them, when that is news enough
+   * (the check reads the others from the cluster).
+   */
+  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions; observed?: { manager?: ObservedObject; cr?: ObservedObject } }
   | { kind: 'checkPaused'; seen?: SeenVersions }
   | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string }
   | { kind: 'event'; event: KymaEvent }
@@ -67,6 +72,10 @@ export class ModuleState {
   private pokes = 0;
   /** The newest Manifest version a signal told of. */
   private seen: SeenVersions = {};
+  /** The manager and default CR as the bridge last saw them, by objectKey. */
+  private views: Record<string, ObservedObject> = {};
+  /** The manager's resourceVersion as the last install applied it: older views of it are stale. */
+  private managerApplied?: string;
   private queue: ModuleStep[] = [];
   private mark?: Mark;
   private forceApply = false;
@@ -95,6 +104,8 @@ export class ModuleState {
     this.reportedTimeout = input.carried?.reportedTimeout ?? false;
     this.blockedBefore = input.carried?.blockedBefore ?? false;
     this.seen = input.carried?.seen ?? {};
+    this.views = input.carried?.views ?? {};
+    this.managerApplied = input.carried?.managerApplied;
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -117,9 +128,27 @@ export class ModuleState {
   }
 
   /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`versions`: the Manifest's). */
-  poke(versions?: SeenVersions): void {
+  poke(change?: ResourceChange): void {
     this.pokes++;
-    this.seen = mergeSeen(this.seen, versions);
+    this.seen = mergeSeen(this.seen, change?.seen);
+    const o = change?.observed;
+    if (!o) {
+      // Not one object's news (the cluster stopped or started answering): read everything again.
+      if (!change?.seen) this.views = {};
+      return;
+    }
+    if (!Object.values(this.keys()).includes(o.key)) return;
+    // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
+    const have = this.views[o.key];
+    if (have && have.resourceVersion !== o.resourceVersion && resourceVersionReached(have.resourceVersion, o.resourceVersion)) return;
+    this.views[o.key] = o;
+  }
+
+  /** The objectKeys of the installed manager and of the default CR this module manages. */
+  private keys(): { manager?: string; cr?: string } {
+    const m = this.installed?.rendered.manager;
+    const cr = this.managedCr();
+    return { ...(m ? { manager: objectKey(apiVersionOf(m), m.kind, m.name, m.namespace) } : {}), ...(cr ? { cr: objectKey(cr.apiVersion, cr.kind, cr.name, cr.namespace) } : {}) };
   }
 
   remove(): void {
@@ -168,6 +197,8 @@ export class ModuleState {
   /** The wait ended; `drift`: because the drift timer fired. */
   woke(drift: boolean): void {
     this.mark = undefined;
+    // The drift timer reads everything from the cluster again.
+    if (drift) this.views = {};
     if (this.mode !== 'run') return;
     if (this.pausedWait) {
       this.pausedWait = false;
@@ -180,9 +211,13 @@ export class ModuleState {
 
   // ---- results ---------------------------------------------------------------------------
 
-  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef }): void {
+  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string }): void {
     // Recorded whatever the mode now: a removal must know what is there.
     this.installed = { version: module.version, templateGeneration: module.template.generation, fetched: result.fetched, rendered: result.rendered };
+    this.managerApplied = result.managerVersion;
+    // Views of other objects than this version's manager and CR are of no use any more.
+    const keys = Object.values(this.keys());
+    this.views = Object.fromEntries(Object.entries(this.views).filter(([k]) => keys.includes(k)));
     this.applied = true;
     if (this.mode === 'run') this.queue.push(this.readinessStep(this.installed));
   }
@@ -296,7 +331,10 @@ export class ModuleState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
-    return { installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...this.seenSoFar() };
+    return {
+      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...this.seenSoFar(),
+      ...(Object.keys(this.views).length ? { views: this.views } : {}), ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
+    };
   }
 
   private seenSoFar(): { seen?: SeenVersions } {
@@ -401,7 +439,13 @@ export class ModuleState {
 
   private readinessStep(installed: Installed): ModuleStep {
     const cr = this.managedCr();
-    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...this.seenSoFar() };
+    const keys = this.keys();
+    // The manager's view counts only if the watch saw it since this install applied it.
+    const manager = keys.manager ? this.views[keys.manager] : undefined;
+    const fresh = manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
+    const crView = keys.cr ? this.views[keys.cr] : undefined;
+    const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
+    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...this.seenSoFar(), ...(Object.keys(observed).length ? { observed } : {}) };
   }
 
   /** Queues the report's publication, unless it is what was published last. */

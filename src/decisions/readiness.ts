@@ -107,3 +107,40 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
   if (state === 'Ready') return { reason: 'Ready', message: 'module is ready' };
   return { reason: CUSTOM_REASON[state], message: `${what} is ${state} by customStateCheck (${seen.join(', ')})${message ? `: ${message}` : ''}` };
 }
+
+/** How a target object is named in signals and checks: `<apiVersion>/<kind>/<namespace>/<name>`. */
+export function objectKey(apiVersion: string, kind: string, name: string, namespace?: string): string {
+  return `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
+}
+
+/**
+ * What of a manager workload or a module CR readiness reads: for workloads what
+ * `workloadAvailable` needs; for CRs the state, message and conditions and the values at the
+ * `paths` a customStateCheck reads; for both generation, deletion and finalizers. Small enough
+ * for a signal.
+ */
+export function readinessView(o: { kind: string; metadata: { generation?: number; deletionTimestamp?: string; finalizers?: string[] }; spec?: unknown; status?: unknown }, paths: Iterable<string> = []): Record<string, unknown> {
+  const { generation, deletionTimestamp, finalizers } = o.metadata;
+  const metadata = { ...(generation !== undefined ? { generation } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}), ...(finalizers?.length ? { finalizers } : {}) };
+  const status = (o.status ?? {}) as Record<string, unknown> & { conditions?: { type: string; status: string; message?: string }[] };
+  const conditions = status.conditions?.map(({ type, status: st, message }) => ({ type, status: st, ...(message ? { message } : {}) }));
+  if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
+    const { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision } = status;
+    const spec = o.spec as { replicas?: number } | undefined;
+    return { kind: o.kind, metadata, spec: { replicas: spec?.replicas }, status: { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, ...(conditions ? { conditions } : {}) } };
+  }
+  const view: Record<string, unknown> = { kind: o.kind, metadata, status: { state: status.state, message: status.message, ...(conditions ? { conditions } : {}) } };
+  for (const p of paths) setAt(view, p, valueAt(o, p));
+  return view;
+}
+
+function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  if (value === undefined) return;
+  const parts = path.replace(/^\./, '').split('.');
+  let at = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = at[part];
+    at = (at[part] = next && typeof next === 'object' ? { ...(next as Record<string, unknown>) } : {});
+  }
+  at[parts[parts.length - 1]!] = value;
+}

@@ -15,7 +15,8 @@ import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RE
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type SeenVersions } from '../contract/signals';
+import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
+import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { templateSignals } from '../infra/metrics';
 import { Informer, reached, type InformerEventType } from '../k8s/informer';
@@ -113,6 +114,15 @@ class TargetWatches {
     this.seen.set(uid, print);
     if (before === undefined) return !(ours && withoutStatus(o));
     return before !== print;
+  }
+
+  /** The object as a signal carries it: what readiness reads of it, or null when it was deleted. */
+  observed(type: InformerEventType, o: KubeObject): ObservedObject {
+    return {
+      key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace),
+      resourceVersion: o.metadata.resourceVersion ?? '',
+      view: type === 'DELETED' ? null : readinessView(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`)),
+    };
   }
 
   subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean, statePaths: string[] = []): void {
@@ -283,7 +293,7 @@ export class Bridge {
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
       this.manifestPaused.set(workflowId, paused);
       // Keyed apart from target-cluster events (which carry no version) so that none replaces it.
-      const args = seenVersion('Manifest', m);
+      const args = seenVersion('Manifest', m).map((seen) => ({ seen }));
       this.signaller.submit(`${workflowId}#resourceChanged/Manifest`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, ...args));
     }
     const slash = resourceKind?.lastIndexOf('/') ?? -1;
@@ -360,8 +370,11 @@ export class Bridge {
     const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
     if (!t.changed(type, o, owner !== undefined)) return;
     const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
+    // The object as seen, so that the readiness check need not read it again; keyed by object,
+    // so that news of the manager and of the CR do not replace each other.
+    const observed = t.observed(type, o);
     for (const workflowId of ids) {
-      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+      this.signaller.submit(`${workflowId}#resourceChanged/${observed.key}`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, { observed }));
     }
   }
 }

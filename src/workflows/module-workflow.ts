@@ -30,7 +30,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   // may take up to the CRD timeout.
   const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
   setHandler(desiredModule, (d) => st.want(d));
-  setHandler(resourceChanged, (seen) => st.poke(seen));
+  setHandler(resourceChanged, (change) => st.poke(change));
   setHandler(removeModule, () => st.remove());
   setHandler(unmanageModule, () => st.releaseObjects());
   const timers = { drift: new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
@@ -49,7 +49,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
           break;
         }
         case 'checkReadiness':
-          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}) }), Date.now());
+          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}) }), Date.now());
           break;
         case 'checkPaused':
           st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));

@@ -1,7 +1,7 @@
 // The worker reads the control plane from its cache: an install, a promotion and the status
 // writes cost no GET of a template, release meta or Manifest, and the Kyma is read from the API
-// server only while the cache does not hold it yet. (The Kymas here target the control plane
-// itself, so the worker's reads of module objects count too: they are not asserted.)
+// server only while the cache does not hold it yet. Readiness checks read the manager and the
+// default CR from the cluster only when the bridge has not told what its watch saw.
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../src/api/shared';
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
@@ -18,7 +18,7 @@ async function countingClient(): Promise<KubeClient> {
   client.get = (async (apiVersion: string, kind: string, name: string, namespace?: string) => {
     gets.set(kind, (gets.get(kind) ?? 0) + 1);
     return await get(apiVersion, kind, name, namespace);
-  }) as KubeClient['get'];
+  });
   return client;
 }
 
@@ -26,7 +26,7 @@ describe('control-plane reads', async () => {
   const workerKcp = await countingClient();
   const klm = useKlm({ workerKcp });
 
-  it('installs two modules and follows a promotion without reading templates, release metas or Manifests from the API server', async () => {
+  it('installs two modules and follows a promotion without reading templates, release metas or Manifests, and reads each manager and CR once per install', async () => {
     const name = uniqueName('kyma');
     gets.clear();
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
@@ -42,5 +42,9 @@ describe('control-plane reads', async () => {
     // At most the first load (the cache may not hold a Kyma created a moment ago) and a finalizer
     // write that found the cached Kyma outdated.
     expect(gets.get('Kyma') ?? 0).toBeLessThanOrEqual(2);
+    // Readiness reads a manager and a CR once after each of the three installs at most: later
+    // checks use what the bridge's watch saw (these Kymas target the control plane itself).
+    expect(gets.get('Deployment') ?? 0).toBeLessThanOrEqual(3);
+    expect((gets.get('Greeter') ?? 0) + (gets.get('Counter') ?? 0)).toBeLessThanOrEqual(3);
   });
 });

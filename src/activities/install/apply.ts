@@ -10,6 +10,7 @@ import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
 import { permanent, transient } from '../failure';
 import { identify } from './render';
+import { objectKey } from '../../decisions/readiness';
 
 const CONCURRENCY = 8;
 
@@ -134,7 +135,8 @@ export function forgetShared(client: KubeClient): void {
  * are skipped.
  */
 export class Applier {
-  async apply(client: KubeClient, objects: KubeObject[], who: Identity, crdTimeoutMs: number): Promise<void> {
+  /** Returns the resourceVersion each namespaced object has after the apply, by objectKey. */
+  async apply(client: KubeClient, objects: KubeObject[], who: Identity, crdTimeoutMs: number): Promise<Map<string, string>> {
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
     const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
@@ -156,7 +158,12 @@ export class Applier {
     const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
     await inBatches(referenced, (n) => ensureNamespace(client, n, who));
     const dueRest = rest.filter(due);
-    await inBatches(dueRest, step);
+    const versions = new Map<string, string>();
+    await inBatches(dueRest, async (o) => {
+      const answer = await step(o);
+      if (answer.metadata.namespace && answer.metadata.resourceVersion) versions.set(objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace), answer.metadata.resourceVersion);
+    });
     for (const o of dueRest) if (o.metadata.namespace === undefined) applied.set(keyOf(o), Date.now());
+    return versions;
   }
 }

@@ -15,6 +15,8 @@ import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
 import { renderLayer } from './render';
+import { apiVersionOf } from '../../api/shared';
+import { objectKey } from '../../decisions/readiness';
 
 export interface InstallModuleInput {
   kyma: KymaRef;
@@ -30,14 +32,18 @@ export function installActivities(kcp: ObjectCache, targets: TargetClusters, cac
   const applier = new Applier();
   return {
     /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
-    async installModule({ kyma, module, params, crdTimeoutMs, previous }: InstallModuleInput): Promise<{ fetched: FetchedModule; rendered: RenderedRef }> {
+    /** `managerVersion`: the manager's resourceVersion as applied (views of it from before are stale). */
+    async installModule({ kyma, module, params, crdTimeoutMs, previous }: InstallModuleInput): Promise<{ fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string }> {
       const { fetched, template, manifest } = await fetcher.fetch(module, params.defaultNamespace);
       heartbeat();
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
       const rendered = await renderLayer(cache, fetched.layer, manifest, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
       heartbeat();
+      let managerVersion: string | undefined;
       await onTarget(targets, kyma, async (client) => {
-        await applier.apply(client, rendered.objects, params, crdTimeoutMs);
+        const versions = await applier.apply(client, rendered.objects, params, crdTimeoutMs);
+        const m = rendered.ref.manager;
+        managerVersion = m && versions.get(objectKey(apiVersionOf(m), m.kind, m.name, m.namespace));
         if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
           heartbeat();
           await ensureDefaultCr(client, kyma, module, template, params.defaultNamespace);
@@ -47,7 +53,7 @@ export function installActivities(kcp: ObjectCache, targets: TargetClusters, cac
           await pruneObjects(client, cache, kyma, module.name, previous, rendered);
         }
       });
-      return { fetched, rendered: rendered.ref };
+      return { fetched, rendered: rendered.ref, ...(managerVersion ? { managerVersion } : {}) };
     },
   };
 }

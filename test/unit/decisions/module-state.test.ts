@@ -100,7 +100,7 @@ describe('ModuleState: install and follow', () => {
 
   it("asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new", () => {
     const st = installed();
-    st.poke({ Manifest: '77' });
+    st.poke({ seen: { Manifest: '77' } });
     st.woke(false);
     const t = untilWait(st);
     expect(t[0]).toMatchObject({ kind: 'checkReadiness', seen: { Manifest: '77' } });
@@ -408,5 +408,63 @@ describe('ModuleState: release', () => {
     st.releaseObjects();
     st.want({ uid: 'uid-1', module: mod() });
     expect(st.mode).toBe('release');
+  });
+});
+
+describe('ModuleState: what the bridge saw of the manager and the CR', () => {
+  const MANAGER = 'apps/v1/Deployment/k1-system/greeter-manager';
+  const CR = 'greeter.example.io/v1alpha1/Greeter/k1-system/default';
+  const seen = (key: string, resourceVersion: string) => ({ observed: { key, resourceVersion, view: { kind: 'x', metadata: {} } } });
+
+  /** Installed, its install having applied the manager at resourceVersion `applied`, and waiting. */
+  function appliedAt(applied: string): ModuleState {
+    const st = new ModuleState(moduleInput());
+    const step = st.next();
+    if (step.kind !== 'install') throw new Error(step.kind);
+    st.installedModule(step.module, { ...installResult('1.0.0'), managerVersion: applied });
+    untilWait(st);
+    return st;
+  }
+
+  const check = (t: ModuleStep[]) => t.find((s): s is Extract<ModuleStep, { kind: 'checkReadiness' }> => s.kind === 'checkReadiness');
+
+  it('hands the check the manager and CR as the watch saw them after the install applied the manager', () => {
+    const st = appliedAt('100');
+    st.poke(seen(MANAGER, '101'));
+    st.poke(seen(CR, '50'));
+    st.woke(false);
+    const observed = check(untilWait(st))?.observed;
+    expect(observed?.manager?.resourceVersion).toBe('101');
+    expect(observed?.cr?.resourceVersion).toBe('50');
+  });
+
+  it('does not trust a view of the manager from before the install applied it, nor an older one than it holds', () => {
+    const st = appliedAt('100');
+    st.poke(seen(MANAGER, '99'));
+    st.poke(seen(CR, '50'));
+    st.poke(seen(CR, '49'));
+    st.woke(false);
+    const observed = check(untilWait(st))?.observed;
+    expect(observed?.manager).toBeUndefined();
+    expect(observed?.cr?.resourceVersion).toBe('50');
+  });
+
+  it('reads everything again after a poke without news (the cluster stopped or started answering) or on the drift timer', () => {
+    const st = appliedAt('100');
+    st.poke(seen(MANAGER, '101'));
+    st.poke();
+    st.woke(false);
+    expect(check(untilWait(st))?.observed).toBeUndefined();
+    st.poke(seen(CR, '50'));
+    st.woke(true);
+    expect(check(untilWait(st))?.observed).toBeUndefined();
+  });
+
+  it('keeps no view of objects that are not its manager or default CR', () => {
+    const st = appliedAt('100');
+    st.poke(seen('greeter.example.io/v1alpha1/Greeter/other/user-cr', '60'));
+    st.woke(false);
+    expect(check(untilWait(st))?.observed).toBeUndefined();
+    expect(st.carry().views).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 // Readiness evaluation over observed objects, and the workload availability rule.
 import { describe, expect, it } from 'vitest';
-import { evaluateReadiness, type Observed } from '../../../src/decisions/readiness';
+import { customReadiness, evaluateReadiness, readinessView, type ModuleCrView, type Observed } from '../../../src/decisions/readiness';
 import { workloadAvailable, type WorkloadView } from '../../../src/decisions/workload';
 
 const MANAGER = { group: 'apps', version: 'v1', kind: 'Deployment', name: 'greeter-manager', namespace: 'k1-system' };
@@ -40,5 +40,33 @@ describe('workloadAvailable', () => {
     ['a StatefulSet between revisions', { kind: 'StatefulSet', metadata: { generation: 1 }, spec: { replicas: 2 }, status: { observedGeneration: 1, readyReplicas: 2, currentRevision: 'a', updateRevision: 'b' } }, false],
   ])('%s', (_what, w, ok) => {
     expect(workloadAvailable(w).ok).toBe(ok);
+  });
+});
+
+describe('readinessView', () => {
+  const deployment = (over: Record<string, unknown>) => ({
+    kind: 'Deployment',
+    metadata: { name: 'm', namespace: 'n', generation: 2, labels: { a: 'b' }, annotations: { big: 'x'.repeat(1000) } },
+    spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    status: { observedGeneration: 2, replicas: 2, availableReplicas: 2, updatedReplicas: 2, conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', lastUpdateTime: 't' }] },
+    ...over,
+  });
+
+  it('keeps of a workload exactly what decides whether it is available, and nothing else', () => {
+    for (const d of [deployment({}), deployment({ status: { observedGeneration: 1, availableReplicas: 2, updatedReplicas: 2, conditions: [{ type: 'Available', status: 'True' }] } }), deployment({ status: {} })]) {
+      const view = readinessView(d);
+      expect(workloadAvailable(view as unknown as WorkloadView)).toEqual(workloadAvailable(d as unknown as WorkloadView));
+      expect(JSON.stringify(view)).not.toContain('image');
+      expect(JSON.stringify(view)).not.toContain('xxxx');
+    }
+  });
+
+  it('keeps of a module CR its state, message, conditions and the values a customStateCheck reads', () => {
+    const cr = { kind: 'Greeter', metadata: { name: 'default', generation: 1, finalizers: ['f'] }, spec: { big: 'y'.repeat(1000) }, status: { state: 'Warning', message: 'slow', health: { level: 'green' }, other: 'z' } };
+    const view = readinessView(cr, ['status.health.level', '.status.missing']);
+    expect(view).toEqual({ kind: 'Greeter', metadata: { generation: 1, finalizers: ['f'] }, status: { state: 'Warning', message: 'slow', health: { level: 'green' } } });
+    const checks = [{ jsonPath: 'status.health.level', value: 'green', mappedState: 'Ready' as const }, { jsonPath: 'status.health.level', value: 'red', mappedState: 'Error' as const }];
+    expect(customReadiness(checks, view as ModuleCrView, 'Greeter default')).toEqual(customReadiness(checks, cr as ModuleCrView, 'Greeter default'));
+    expect(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: view as ModuleCrView } })).toEqual(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: cr as ModuleCrView } }));
   });
 });
