@@ -4,11 +4,12 @@
 //
 // What counts as ours: all requests but those on resources only the clusters' own controllers
 // and kwok write (pods, ReplicaSets, nodes, leases, …; `ours` below) and, in target clusters,
-// Events and status subresources (written by the controller-manager and by the sample module
-// managers, for the engine and the loop alike). What remains of the background (discovery and
+// Events, status subresources and what the controller-manager creates in each new namespace
+// (written by the controllers and by the sample module managers, for the engine and the loop
+// alike). What remains of the background (discovery and
 // lists by the controller-manager, the API server's own bookkeeping) is removed by subtracting
-// each key's rate in a quiet window before the install. Nothing the engine asks for is left out
-// by name, so a request it makes cannot hide.
+// each key's rate in a quiet window before the install. The engine writes none of the left-out
+// resources and reads none of them, so none of its requests is left out.
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -64,19 +65,23 @@ export function delta(before: RequestCounts, after: RequestCounts): RequestCount
 }
 
 /** Resources only the cluster's own controllers and kwok write (they follow our Deployments). */
-const OTHERS = new Set(['pods', 'replicasets', 'nodes', 'leases', 'endpoints', 'endpointslices', 'controllerrevisions']);
+const OTHERS = new Set(['pods', 'replicasets', 'nodes', 'leases', 'endpoints', 'endpointslices', 'controllerrevisions', 'limitranges']);
+
+/** What the controller-manager creates in every new namespace (kube-root-ca.crt, the default ServiceAccount); the engine and the loop apply theirs. */
+const NEW_NAMESPACE = new Set(['POST configmaps', 'POST serviceaccounts']);
 
 /**
  * Leaves out what is not the engine's or the loop's: the resources of `OTHERS`; in target
- * clusters also Events (the controllers') and status subresources (the controller-manager writes
- * Deployments' status, the sample module managers their CRs': for the engine and the loop alike).
+ * clusters also Events (the controllers'), status subresources (the controller-manager writes
+ * Deployments' status, the sample module managers their CRs': for the engine and the loop alike)
+ * and the controller-manager's objects in each new namespace.
  */
 export function ours(counts: RequestCounts): RequestCounts {
   const kept: RequestCounts = new Map();
   for (const [k, v] of counts) {
-    const [server, , resource, subresource] = k.split(' ');
+    const [server, verb, resource, subresource] = k.split(' ');
     const target = server !== 'kcp';
-    if (OTHERS.has(resource!) || (target && (resource === 'events' || subresource === 'status'))) continue;
+    if (OTHERS.has(resource!) || (target && (resource === 'events' || subresource === 'status' || NEW_NAMESPACE.has(`${verb} ${resource}`)))) continue;
     kept.set(k, v);
   }
   return kept;

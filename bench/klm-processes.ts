@@ -77,9 +77,14 @@ export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmPro
     KLM_DEFAULT_NAMESPACE: e.defaultNamespace,
     KLM_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
   };
-  const [worker, bridge] = await Promise.all([
+  const started = await Promise.allSettled([
     start('worker', 'src/workers/main.ts', env, dir, 'worker: task queue'),
     start('bridge', 'src/starter/main.ts', env, dir, 'bridge: routing events'),
   ]);
+  const [worker, bridge] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  if (!worker || !bridge) {
+    await Promise.all([worker?.stop(), bridge?.stop()]);
+    throw started.find((s) => s.status === 'rejected')!.reason;
+  }
   return { worker, bridge, sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` };
 }

@@ -232,7 +232,10 @@ async function main(): Promise<void> {
     const inCluster = [...workloads.seen.values()].map((t) => t - p0);
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
-    // promoted module's new version into the same namespaces.
+    // promoted module's new version into the same namespaces; alone, with worker and bridge
+    // stopped, so that their last requests do not count as the loop's.
+    const workerPeakRssMB = snapshot(tracked).get('worker')?.peakRssMB ?? 0;
+    await Promise.all([klm.worker.stop(), klm.bridge.stop()]);
     const loopTarget = { kcp, registryHost: stack.registryHost, templateNamespace: ns, targets: clusters.map((c) => c.client) };
     const loop = await measured(() => applyLoop(loopTarget, modules, '1.0.0', kymaNames.length, `${run}loop`));
     const loopPromotion = await measured(() => applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false));
@@ -278,7 +281,7 @@ async function main(): Promise<void> {
       machineCpuSeconds: { install: main.machineCpuSeconds, idle: idle.machineCpuSeconds, promotion: promotion.machineCpuSeconds, loop: loop.machineCpuSeconds },
       installCpuMsPerModule: (1000 * cpuOf(main.procs, 'worker', 'bridge', 'temporal')) / installs,
       idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'worker', 'bridge') * 60) / idle.seconds,
-      workerPeakRssMB: snapshot(tracked).get('worker')?.peakRssMB ?? 0,
+      workerPeakRssMB,
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
         rssBeforeMB: beforeInstall.get('bridge')?.rssMB ?? 0,
@@ -286,7 +289,7 @@ async function main(): Promise<void> {
         rssMB: bridgeGrowthMB / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
-      workflowTasks: { count: wfTasks.get(Infinity) ?? 0, p99Seconds: wfP99.seconds, p99Above: wfP99.above, slowWarnings: slowWarnings(klm.worker.log()) },
+      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, slowWarnings: slowWarnings(klm.worker.log()) },
       shared: stack.given
         ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. Worker and bridge run as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
         : clusterCount === 0
