@@ -39,7 +39,7 @@ export interface BenchReport {
   /** The bridge's cost per watched cluster (distinct kubeconfig). */
   bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; idleCpuSecondsPerMinute: number };
   /** Workflow task execution latency during the install, from the worker's SDK metrics. */
-  workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; slowWarnings: number };
+  workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; shareOverOneSecond: number; slowWarnings: number };
   shared: string;
 }
 
@@ -75,7 +75,7 @@ export function targetRows(r: BenchReport): Row[] {
     { figure: 'idle CPU of worker + bridge', value: `${f(r.idleCpuSecondsPerMinute)} CPU-s/min`, target: '≤ 1 CPU-s/min', met: r.idleCpuSecondsPerMinute <= 1 },
     { figure: 'promotion: last Kyma with the new workload in its cluster / loop applying the new version', value: `${f(r.promotion.inClusterLastSeconds, 1)} / ${f(r.promotion.loopSeconds, 1)} s = ${f(r.promotion.inClusterLastSeconds / r.promotion.loopSeconds)}`, target: '≤ 2 × the loop', met: r.promotion.inClusterLastSeconds <= 2 * r.promotion.loopSeconds },
     { figure: 'history events per module install', value: f(r.historyEventsPerModuleInstall, 1), target: '≤ 20', met: r.historyEventsPerModuleInstall <= 20 },
-    { figure: `workflow task execution p99 during the install (${r.workflowTasks.count} tasks)`, value: `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket bound)`, target: '≤ 1 s', met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 1 },
+    { figure: `workflow task execution p99 during the install (${r.workflowTasks.count} tasks)`, value: `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket bound; ${f(100 * r.workflowTasks.shareOverOneSecond, 1)} % over 1 s)`, target: '≤ 1 s', met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 1 },
   ];
 }
 

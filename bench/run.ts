@@ -31,7 +31,7 @@ import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from 
 import { Progress } from './progress';
 import { benchStack } from './stack';
 import { percentile, renderReport, type BenchReport } from './report';
-import { histogramDelta, histogramPercentile, workflowTaskLatency } from './sdk-metrics';
+import { histogramDelta, histogramPercentile, shareAbove, workflowTaskLatency } from './sdk-metrics';
 import { WorkloadWatch } from './workload-watch';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -289,7 +289,7 @@ async function main(): Promise<void> {
         rssMB: bridgeGrowthMB / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
-      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, slowWarnings: slowWarnings(klm.worker.log()) },
+      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.worker.log()) },
       shared: stack.given
         ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. Worker and bridge run as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
         : clusterCount === 0

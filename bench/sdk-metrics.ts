@@ -38,3 +38,9 @@ export function histogramPercentile(h: Histogram, p: number): { count: number; s
   const bound = bounds.find((b) => h.get(b)! >= (p / 100) * count);
   return bound === undefined ? { count, seconds: bounds.at(-1) ?? 0, above: true } : { count, seconds: bound, above: false };
 }
+
+/** The share of observations above `seconds` (a bucket bound). */
+export function shareAbove(h: Histogram, seconds: number): number {
+  const count = h.get(Infinity) ?? 0;
+  return count ? 1 - (h.get(seconds) ?? 0) / count : 0;
+}
