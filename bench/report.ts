@@ -129,6 +129,8 @@ export function renderReport(r: BenchReport): string {
     `| bridge RSS before / after the install | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
     `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): RSS growth / idle CPU | ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
     '',
+    "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` (milliseconds; buckets 1 ms … 1 s, then +Inf) over kymaWorkflow and moduleWorkflow: a task's execution includes the local activities it runs (control-plane reads and status writes), so a slow API server shows here too.",
+    '',
     `The bridge's figures per cluster are upper bounds: its growth includes what it holds per Kyma (Kymas, Manifests, Secrets in its caches), not only per cluster${r.distinctCredentials ? '' : '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas'}.`,
     '',
     `## API requests per module install (${installs} module installs)`,
