@@ -65,7 +65,7 @@ export function delta(before: RequestCounts, after: RequestCounts): RequestCount
 }
 
 /** Resources only the cluster's own controllers and kwok write (they follow our Deployments). */
-const OTHERS = new Set(['pods', 'replicasets', 'nodes', 'leases', 'endpoints', 'endpointslices', 'controllerrevisions', 'limitranges']);
+const OTHERS = new Set(['pods', 'replicasets', 'nodes', 'leases', 'endpoints', 'endpointslices', 'controllerrevisions', 'limitranges', 'apiservices']);
 
 /** What the controller-manager creates in every new namespace (kube-root-ca.crt, the default ServiceAccount); the engine and the loop apply theirs. */
 const NEW_NAMESPACE = new Set(['POST configmaps', 'POST serviceaccounts']);

@@ -36,7 +36,7 @@ export interface BenchReport {
   /** Worker + bridge with all Ready. */
   idleCpuSecondsPerMinute: number;
   workerPeakRssMB: number;
-  /** The bridge's cost per watched cluster (distinct kubeconfig). */
+  /** The bridge's cost per watched cluster (distinct kubeconfig): RSS before the first Kyma and at the end of the idle phase. */
   bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; idleCpuSecondsPerMinute: number };
   /** Workflow task execution latency during the install, from the worker's SDK metrics. */
   workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; shareOverOneSecond: number; slowWarnings: number };
@@ -126,7 +126,7 @@ export function renderReport(r: BenchReport): string {
     `| promotion, target clusters: first / last new manager Deployment | ${f(r.promotion.inClusterFirstSeconds)} / ${f(r.promotion.inClusterLastSeconds)} s |`,
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,
     `| slow or stuck workflow task warnings in the worker's output | ${r.workflowTasks.slowWarnings} |`,
-    `| bridge RSS before / after the install | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
+    `| bridge RSS before the first Kyma / after the idle minute | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
     `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): RSS growth / idle CPU | ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
     '',
     "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` (milliseconds; buckets 1 ms … 1 s, then +Inf) over kymaWorkflow and moduleWorkflow: a task's execution includes the local activities it runs (control-plane reads and status writes), so a slow API server shows here too.",
@@ -137,7 +137,7 @@ export function renderReport(r: BenchReport): string {
     '',
     ...requestTable(r),
     '',
-    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API server), as the difference around the install (creating the Kymas until all Ready) and around the loop. Counted: every resource but those only the clusters' own controllers and kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges) and, in target clusters, Events, status subresources and the ConfigMap and ServiceAccount the controller-manager creates in each new namespace (all the controllers' and the sample module managers', for the engine and the loop alike; the engine neither writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are taken out. What remains of the background is removed by subtracting each (server, verb, resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. Server-side apply shows as APPLY. The loop's figure is per module it applied (its namespace included); the loop runs with worker and bridge stopped.`,
+    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API server), as the difference around the install (creating the Kymas until all Ready) and around the loop. Counted: every resource but those only the clusters' own controllers and kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges, APIServices) and, in target clusters, Events, status subresources and the ConfigMap and ServiceAccount the controller-manager creates in each new namespace (all the controllers' and the sample module managers', for the engine and the loop alike; the engine neither writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are taken out. What remains of the background is removed by subtracting each (server, verb, resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. Server-side apply shows as APPLY. The loop's figure is per module it applied (its namespace included); the loop runs with worker and bridge stopped.`,
     '',
     '## CPU seconds and memory by process',
     '',

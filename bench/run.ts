@@ -160,7 +160,6 @@ async function main(): Promise<void> {
         wfTasks = histogramDelta(wf0, await workflowTaskLatency(klm.sdkMetricsUrl));
       }
     }
-    const afterInstall = snapshot(tracked);
     const kymaNames = main.result.names;
 
     // History events per module install, from a sample of module workflows.
@@ -246,7 +245,9 @@ async function main(): Promise<void> {
     const byLabel = (p: PhaseCpu[], label: string) => p.find((x) => x.label === label);
     const cpuOf = (p: PhaseCpu[], ...labels: string[]) => labels.reduce((a, l) => a + (byLabel(p, l)?.cpuSeconds ?? 0), 0);
     const distinctKubeconfigCount = new Set(fleetNames.flat().map(kubeconfigOf).filter(Boolean)).size;
-    const bridgeGrowthMB = (afterInstall.get('bridge')?.rssMB ?? 0) - (beforeInstall.get('bridge')?.rssMB ?? 0);
+    // The bridge settled: its RSS at the end of the idle minute, all clusters watched.
+    const bridgeSettledMB = byLabel(idle.procs, 'bridge')?.rssMB ?? 0;
+    const bridgeGrowthMB = bridgeSettledMB - (beforeInstall.get('bridge')?.rssMB ?? 0);
     const wfP99 = histogramPercentile(wfTasks, 99);
     const cores = cpus().length;
     const report: BenchReport = {
@@ -285,7 +286,7 @@ async function main(): Promise<void> {
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
         rssBeforeMB: beforeInstall.get('bridge')?.rssMB ?? 0,
-        rssAfterMB: afterInstall.get('bridge')?.rssMB ?? 0,
+        rssAfterMB: bridgeSettledMB,
         rssMB: bridgeGrowthMB / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
