@@ -64,9 +64,9 @@ function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv,
   });
 }
 
-/** Starts worker and bridge; the worker's SDK metrics are on `sdkMetricsUrl`. */
-export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmProcess; bridge: KlmProcess; sdkMetricsUrl: string }> {
-  const sdkPort = await freePort();
+/** Starts worker and bridge; the worker's SDK metrics are on `sdkMetricsUrl`, the bridge's own on `bridgeMetricsUrl`. */
+export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmProcess; bridge: KlmProcess; sdkMetricsUrl: string; bridgeMetricsUrl: string }> {
+  const [sdkPort, bridgePort] = [await freePort(), await freePort()];
   const env = {
     KUBECONFIG: e.kubeconfig,
     TEMPORAL_ADDRESS: e.temporalAddress,
@@ -79,12 +79,18 @@ export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmPro
   };
   const started = await Promise.allSettled([
     start('worker', 'src/workers/main.ts', env, dir, 'worker: task queue'),
-    start('bridge', 'src/starter/main.ts', env, dir, 'bridge: routing events'),
+    start('bridge', 'src/starter/main.ts', { ...env, KLM_METRICS_PORT: String(bridgePort) }, dir, 'bridge: routing events'),
   ]);
   const [worker, bridge] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
   if (!worker || !bridge) {
     await Promise.all([worker?.stop(), bridge?.stop()]);
     throw started.find((s) => s.status === 'rejected')!.reason;
   }
-  return { worker, bridge, sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` };
+  return { worker, bridge, sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics`, bridgeMetricsUrl: `http://127.0.0.1:${bridgePort}/metrics` };
+}
+
+/** The V8 heap in use (prom-client's `nodejs_heap_size_used_bytes`) of a process serving /metrics, MB. */
+export async function heapUsedMB(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) / 1e6;
 }

@@ -37,7 +37,7 @@ export interface BenchReport {
   idleCpuSecondsPerMinute: number;
   workerPeakRssMB: number;
   /** The bridge's cost per watched cluster (distinct kubeconfig): RSS before the first Kyma and at the end of the idle phase. */
-  bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; idleCpuSecondsPerMinute: number };
+  bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; heapBeforeMB: number; heapAfterMB: number; heapMB: number; idleCpuSecondsPerMinute: number };
   /** Workflow task execution latency during the install, from the worker's SDK metrics. */
   workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; shareOverOneSecond: number; slowWarnings: number };
   shared: string;
@@ -127,11 +127,12 @@ export function renderReport(r: BenchReport): string {
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,
     `| slow or stuck workflow task warnings in the worker's output | ${r.workflowTasks.slowWarnings} |`,
     `| bridge RSS before the first Kyma / after the idle minute | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
-    `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): RSS growth / idle CPU | ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
+    `| bridge V8 heap in use before the first Kyma / after the idle minute | ${f(b.heapBeforeMB, 1)} / ${f(b.heapAfterMB, 1)} MB |`,
+    `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): heap growth / RSS growth / idle CPU | ${f(b.heapMB, 2)} MB / ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
     '',
     "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` (milliseconds; buckets 1 ms … 1 s, then +Inf) over kymaWorkflow and moduleWorkflow: a task's execution includes the local activities it runs (control-plane reads and status writes), so a slow API server shows here too.",
     '',
-    `The bridge's figures per cluster are upper bounds: its growth includes what it holds per Kyma (Kymas, Manifests, Secrets in its caches), not only per cluster${r.distinctCredentials ? '' : '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas'}.`,
+    `The bridge's figures per cluster are upper bounds: its growth includes what it holds per Kyma (Kymas, Manifests, Secrets in its caches), not only per cluster${r.distinctCredentials ? '' : '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas'}. Its RSS is mostly what start-up left behind and moves by tens of MB as the garbage collector returns pages; the heap in use (from its own /metrics) is the steadier figure.`,
     '',
     `## API requests per module install (${installs} module installs)`,
     '',

@@ -12,7 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { SampleManager } from '../src/samples/manager';
 import type { Kyma } from '../src/api/kyma';
 import { moduleWorkflowId } from '../src/api/names';
@@ -25,7 +24,7 @@ import { installCrds } from '../src/k8s/crds';
 import { delta, lessIdle, ours, perVerb, requestCounts, type MetricsSource, type RequestCounts } from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
-import { startKlm } from './klm-processes';
+import { heapUsedMB, startKlm } from './klm-processes';
 import { applyLoop } from './loop';
 import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from './processes';
 import { Progress } from './progress';
@@ -57,7 +56,6 @@ async function main(): Promise<void> {
   const out = values.out ?? RESULTS;
   const clusterCount = Number(values.clusters ?? (smoke ? 1 : 2));
   const distinctCredentials = values['distinct-credentials'] ?? false;
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -148,6 +146,7 @@ async function main(): Promise<void> {
     // The background: API requests in a quiet window before any Kyma exists.
     const quiet = await measured(() => new Promise((r) => setTimeout(r, quietSeconds * 1000)));
     const beforeInstall = snapshot(tracked);
+    const bridgeHeapBeforeMB = await heapUsedMB(klm.bridgeMetricsUrl);
     const growth: { kymas: number; allReadyMs: number }[] = [];
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
     let wfTasks = new Map<number, number>();
@@ -168,6 +167,7 @@ async function main(): Promise<void> {
 
     // Idle cost, with all Ready.
     const idle = await measured(() => new Promise((r) => setTimeout(r, idleSeconds * 1000)));
+    const bridgeHeapAfterMB = await heapUsedMB(klm.bridgeMetricsUrl);
 
     // Status propagation: a module CR changes state → the Kyma's status shows it.
     const propagation: number[] = [];
@@ -288,6 +288,9 @@ async function main(): Promise<void> {
         rssBeforeMB: beforeInstall.get('bridge')?.rssMB ?? 0,
         rssAfterMB: bridgeSettledMB,
         rssMB: bridgeGrowthMB / Math.max(1, distinctKubeconfigCount),
+        heapBeforeMB: bridgeHeapBeforeMB,
+        heapAfterMB: bridgeHeapAfterMB,
+        heapMB: (bridgeHeapAfterMB - bridgeHeapBeforeMB) / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
       workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.worker.log()) },

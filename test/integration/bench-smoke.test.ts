@@ -30,6 +30,7 @@ function figures(r: BenchReport): [string, unknown][] {
     ['loop.ratio', r.loop.ratio],
     ['requests.ratio', r.requests.ratio],
     ['bridgePerCluster.rssMB', r.bridgePerCluster.rssMB],
+    ['bridgePerCluster.heapMB', r.bridgePerCluster.heapMB],
     ['workflowTasks.p99Seconds', r.workflowTasks.p99Seconds],
     ...r.growth.map((g, i): [string, unknown] => [`growth[${i}].allReadySeconds`, g.allReadySeconds]),
     ...Object.entries(r.requests.engine.byVerb).map(([v, x]): [string, unknown] => [`requests.engine.${v}`, x]),
