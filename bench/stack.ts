@@ -6,6 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStack } from '../src/localstack/stack';
+import type { Tracked } from './processes';
 
 export interface BenchStack {
   kubeconfig: string;
@@ -17,6 +18,11 @@ export interface BenchStack {
   /** Working directory (the worker's blob cache goes here). */
   dir: string;
   given: boolean;
+  /** The local stack's servers (pids to measure); none for a given stack. */
+  servers: Tracked[];
+  /** The local stack's PKI (for --distinct-credentials) and the target clusters' URLs. */
+  pkiDir?: string;
+  targetUrls: string[];
   stop(): Promise<void>;
 }
 
@@ -32,7 +38,14 @@ export async function benchStack(given: GivenStack, clusters: number): Promise<B
   if (!given.kubeconfig && !given['temporal-address'] && !given.registry) {
     const stack = await startStack({ profile: 'full', targetClusters: clusters });
     const { info } = stack;
-    return { ...info, targets: info.targetClusters.map((c) => c.kubeconfig), given: false, stop: () => stack.stop() };
+    return {
+      ...info,
+      targets: info.targetClusters.map((c) => c.kubeconfig),
+      targetUrls: info.targetClusters.map((c) => c.kubeApiUrl),
+      given: false,
+      servers: stack.servers.map((s) => ({ label: s.label, pid: () => s.process.pid() })),
+      stop: () => stack.stop(),
+    };
   }
   if (!given.kubeconfig || !given['temporal-address'] || !given.registry) {
     throw new Error('a given stack needs --kubeconfig, --temporal-address and --registry (HOST:PORT) together');
@@ -45,6 +58,8 @@ export async function benchStack(given: GivenStack, clusters: number): Promise<B
     targets: given['target-kubeconfigs']?.split(',').filter(Boolean) ?? [],
     dir: await mkdtemp(path.join(tmpdir(), 'klm-bench-')),
     given: true,
+    servers: [],
+    targetUrls: [],
     stop: () => Promise.resolve(),
   };
 }

@@ -43,6 +43,8 @@ export interface TargetClusterInfo {
 
 export interface Stack {
   info: StackInfo;
+  /** The stack's servers, labelled (`kube-apiserver`, `cluster-1 kube-apiserver`, …): their pids, for measuring. */
+  servers: { label: string; process: ManagedProcess }[];
   stop(): Promise<void>;
 }
 
@@ -64,12 +66,13 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** What makes Deployments roll out: controller-manager, scheduler, and kwok with its node. */
-async function startWorkloads(tools: ToolPaths, dir: string, api: ApiServer, pki: Pki, kube: KubeClient, label = ''): Promise<ManagedProcess[]> {
+async function startWorkloads(tools: ToolPaths, dir: string, api: ApiServer, pki: Pki, kube: KubeClient, named: (label: string, p: ManagedProcess) => ManagedProcess, label = ''): Promise<ManagedProcess[]> {
   const procs = await Promise.all([
     timed(`${label}kube-controller-manager`, () => startControllerManager(tools.kubeControllerManager, dir, api, pki)),
     timed(`${label}kube-scheduler`, () => startScheduler(tools.kubeScheduler, dir, api)),
     timed(`${label}kwok`, () => startKwok(tools.kwok, dir, api.kubeconfig)),
   ]);
+  for (const p of procs) named(`${label}${p.name}`, p);
   await kube.apply(KWOK_NODE);
   return procs;
 }
@@ -83,6 +86,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // Started in tiers (storage, API server, its clients); stopped tier by tier in reverse, so
   // that nothing loses its backend while it is still shutting down.
   const tiers: ManagedProcess[][] = [];
+  const servers: { label: string; process: ManagedProcess }[] = [];
+  const named = (label: string, p: ManagedProcess) => (servers.push({ label, process: p }), p);
   const stop = async () => {
     for (const tier of tiers.reverse()) await Promise.all(tier.map((p) => p.stop()));
     if (ownDir && process.env.KLM_KEEP_STACK_DIR !== '1') await rm(dir, { recursive: true, force: true });
@@ -97,12 +102,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       timed('temporal', () => startTemporal(tools.temporal, dir, { ui: opts.temporalUi ?? false })),
       timed('registry', () => startRegistry(tools.registry, dir)),
     ]);
-    tiers.push([etcd.process, temporal.process, registry.process]);
+    tiers.push([named('etcd', etcd.process), named('temporal', temporal.process), named('registry', registry.process)]);
     const api = await timed('kube-apiserver', () => startApiServer(tools.kubeApiserver, dir, etcd.url, pki));
-    tiers.push([api.process]);
+    tiers.push([named('kube-apiserver', api.process)]);
     const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(api.kubeconfig));
     await timed('CRDs', () => installCrds(kube));
-    if (profile === 'full') tiers.push(await startWorkloads(tools, dir, api, pki, kube));
+    if (profile === 'full') tiers.push(await startWorkloads(tools, dir, api, pki, kube, named));
     const targetClusters: TargetClusterInfo[] = [];
     for (let i = 0; i < (profile === 'full' ? (opts.targetClusters ?? 0) : 0); i++) {
       const name = `cluster-${i + 1}`;
@@ -110,8 +115,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await mkdir(cdir);
       // Its own API server on the shared etcd, under a key prefix of its own.
       const capi = await timed(`${name} kube-apiserver`, () => startApiServer(tools.kubeApiserver, cdir, etcd.url, pki, `/${name}`));
-      tiers.splice(1, 0, [capi.process]);
-      tiers.push(await startWorkloads(tools, cdir, capi, pki, await KubeClient.fromKubeConfig(kubeConfigFromFile(capi.kubeconfig)), `${name} `));
+      tiers.splice(1, 0, [named(`${name} kube-apiserver`, capi.process)]);
+      tiers.push(await startWorkloads(tools, cdir, capi, pki, await KubeClient.fromKubeConfig(kubeConfigFromFile(capi.kubeconfig)), named, `${name} `));
       targetClusters.push({ name, kubeconfig: capi.kubeconfig, kubeApiUrl: capi.url });
     }
     const info: StackInfo = {
@@ -129,7 +134,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       targetClusters,
     };
     await writeFile(path.join(dir, 'stack.json'), JSON.stringify(info, null, 2));
-    return { info, stop };
+    return { info, servers, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,0 +1,96 @@
+// The worker and the bridge as child processes of the bench, each one pid (`node --import tsx
+// <main>`), configured through their environment as in production (src/infra/config.ts). Their
+// output goes to a log file each; the worker serves the SDK's Prometheus metrics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../src/localstack/ports';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface KlmProcess {
+  label: 'worker' | 'bridge';
+  pid(): number | undefined;
+  logFile: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface KlmEnv {
+  kubeconfig: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  registryHost: string;
+  blobCacheDir: string;
+  defaultNamespace: string;
+}
+
+function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv, dir: string, readyLine: string): Promise<KlmProcess> {
+  const logFile = path.join(dir, `${label}.log`);
+  const out = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, ['--import', 'tsx', main], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+  } finally {
+    closeSync(out);
+  }
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const log = () => readFileSync(logFile, 'utf8');
+  const proc: KlmProcess = {
+    label,
+    pid: () => (child.exitCode === null ? child.pid : undefined),
+    logFile,
+    log,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (log().includes(readyLine)) {
+        clearInterval(poll);
+        resolve(proc);
+      } else if (child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error(`${label} exited (${child.exitCode}):\n${log().split('\n').slice(-20).join('\n')}`));
+      }
+    }, 200);
+  });
+}
+
+/** Starts worker and bridge; the worker's SDK metrics are on `sdkMetricsUrl`, the bridge's own on `bridgeMetricsUrl`. */
+export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmProcess; bridge: KlmProcess; sdkMetricsUrl: string; bridgeMetricsUrl: string }> {
+  const [sdkPort, bridgePort] = [await freePort(), await freePort()];
+  const env = {
+    KUBECONFIG: e.kubeconfig,
+    TEMPORAL_ADDRESS: e.temporalAddress,
+    TEMPORAL_NAMESPACE: e.temporalNamespace,
+    KLM_TASK_QUEUE: e.taskQueue,
+    KLM_OCI_REGISTRY_HOST: e.registryHost,
+    KLM_BLOB_CACHE_DIR: e.blobCacheDir,
+    KLM_DEFAULT_NAMESPACE: e.defaultNamespace,
+    KLM_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+  };
+  const started = await Promise.allSettled([
+    start('worker', 'src/workers/main.ts', env, dir, 'worker: task queue'),
+    start('bridge', 'src/starter/main.ts', { ...env, KLM_METRICS_PORT: String(bridgePort) }, dir, 'bridge: routing events'),
+  ]);
+  const [worker, bridge] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  if (!worker || !bridge) {
+    await Promise.all([worker?.stop(), bridge?.stop()]);
+    throw started.find((s) => s.status === 'rejected')!.reason;
+  }
+  return { worker, bridge, sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics`, bridgeMetricsUrl: `http://127.0.0.1:${bridgePort}/metrics` };
+}
+
+/** The V8 heap in use (prom-client's `nodejs_heap_size_used_bytes`) of a process serving /metrics, MB. */
+export async function heapUsedMB(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) / 1e6;
+}
