@@ -67,6 +67,6 @@ describe('readinessView', () => {
     expect(view).toEqual({ kind: 'Greeter', metadata: { generation: 1, finalizers: ['f'] }, status: { state: 'Warning', message: 'slow', health: { level: 'green' } } });
     const checks = [{ jsonPath: 'status.health.level', value: 'green', mappedState: 'Ready' as const }, { jsonPath: 'status.health.level', value: 'red', mappedState: 'Error' as const }];
     expect(customReadiness(checks, view as ModuleCrView, 'Greeter default')).toEqual(customReadiness(checks, cr as ModuleCrView, 'Greeter default'));
-    expect(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: view as ModuleCrView } })).toEqual(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: cr as ModuleCrView } }));
+    expect(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: view } })).toEqual(evaluateReadiness({ paused: false, cr: { ref: { apiVersion: 'g/v1', kind: 'Greeter', name: 'default' }, live: cr } }));
   });
 });
