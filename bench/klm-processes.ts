@@ -6,6 +6,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/localstack/ports';
+import { writeWorkflowBundle } from '../src/workers/worker';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -67,6 +68,8 @@ function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv,
 /** Starts worker and bridge; the worker's SDK metrics are on `sdkMetricsUrl`, the bridge's own on `bridgeMetricsUrl`. */
 export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmProcess; bridge: KlmProcess; sdkMetricsUrl: string; bridgeMetricsUrl: string }> {
   const [sdkPort, bridgePort] = [await freePort(), await freePort()];
+  const bundle = path.join(dir, 'workflow-bundle.js');
+  await writeWorkflowBundle(bundle);
   const env = {
     KUBECONFIG: e.kubeconfig,
     TEMPORAL_ADDRESS: e.temporalAddress,
@@ -76,6 +79,8 @@ export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmPro
     KLM_BLOB_CACHE_DIR: e.blobCacheDir,
     KLM_DEFAULT_NAMESPACE: e.defaultNamespace,
     KLM_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+    // Built ahead of time, as in production: bundling at start would add its own memory to the worker's.
+    KLM_WORKFLOW_BUNDLE: bundle,
   };
   const started = await Promise.allSettled([
     start('worker', 'src/workers/main.ts', env, dir, 'worker: task queue'),

@@ -4,15 +4,18 @@
 //   klm up --kubeconfig F --temporal-address H:P
 //                               worker and bridge against an existing cluster and Temporal
 //   klm tools [--profile P]     build the local servers into the cache and print their paths
+//   klm bundle --out FILE       bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)
 import { parseArgs } from 'node:util';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv } from '../infra/config';
+import { writeWorkflowBundle } from '../workers/worker';
 import { up } from './up';
 
 const USAGE = `usage:
   klm up [--profile full|minimal] [--dir DIR] [--fleet N]
   klm up --kubeconfig FILE --temporal-address HOST:PORT [--temporal-namespace NS]
   klm tools [--profile full|minimal]
+  klm bundle --out FILE
 Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
 KLM_INSTALL_RETRY, KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
 
@@ -33,6 +36,7 @@ async function main(argv: string[]): Promise<void> {
       'temporal-address': { type: 'string' },
       'temporal-namespace': { type: 'string' },
       quiet: { type: 'boolean' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -55,6 +59,12 @@ async function main(argv: string[]): Promise<void> {
         external: external ? { kubeconfig: values.kubeconfig!, temporalAddress: values['temporal-address']! } : undefined,
         fleetSize,
       });
+      return;
+    }
+    case 'bundle': {
+      if (!values.out) throw new Error('klm bundle needs --out FILE');
+      await writeWorkflowBundle(values.out);
+      console.log(`workflow bundle written to ${values.out}: start the worker with KLM_WORKFLOW_BUNDLE=${values.out}`);
       return;
     }
     case 'tools': {

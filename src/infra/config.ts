@@ -22,6 +22,8 @@ export interface KlmConfig {
   registry: RegistryConfig;
   /** How many workflows the worker keeps in memory between their tasks (the SDK's sticky cache). */
   workflowCacheSize: number;
+  /** A workflow bundle built ahead of time (`klm bundle`); unset: the worker bundles at start. */
+  workflowBundle?: string;
   settings: ReconcileSettings;
   /**
    * The OCI registry that holds the modules' OCM components, as upstream's flags
@@ -85,6 +87,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
     allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
     workflowCacheSize: Number(env.KLM_WORKFLOW_CACHE_SIZE ?? DEFAULT_WORKFLOW_CACHE_SIZE),
+    ...(env.KLM_WORKFLOW_BUNDLE ? { workflowBundle: env.KLM_WORKFLOW_BUNDLE } : {}),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
       insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],

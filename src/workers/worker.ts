@@ -1,6 +1,7 @@
 // The worker: the workflows and activities on one task queue.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { writeFile } from 'node:fs/promises';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
@@ -9,6 +10,12 @@ import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/confi
 import { registriesFromConfig } from '../activities/registry-secret';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** Bundles the workflows into `file`, for KLM_WORKFLOW_BUNDLE. */
+export async function writeWorkflowBundle(file: string): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  await writeFile(file, code);
+}
 
 export interface KlmWorkerOptions {
   connection: NativeConnection;
@@ -26,7 +33,11 @@ export interface KlmWorkerOptions {
   ociRegistry?: { host: string; subPath?: string };
   /** How many workflows stay in memory between their tasks (KLM_WORKFLOW_CACHE_SIZE). */
   workflowCacheSize?: number;
-  /** A pre-built workflow bundle (tests build it once); else the workflows are bundled here. */
+  /**
+   * A workflow bundle built ahead of time (tests build it once; `klm bundle` writes one for
+   * KLM_WORKFLOW_BUNDLE); else the workflows are bundled here, which costs the worker a few
+   * hundred MB of memory that it keeps.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
