@@ -321,9 +321,13 @@ function ownRequestsOut(counts: RequestCounts, kymas: number, secrets: boolean):
   return out;
 }
 
-/** Lines of the worker's output that warn of slow or stuck workflow tasks. */
+/**
+ * Lines of the worker's output that warn of slow or stuck workflow tasks: the SDK core's
+ * `[TMPRL1104] Workflow task duration exceeded 5 seconds`, a task that timed out before it
+ * completed (`Workflow task not found`), and deadlock reports.
+ */
 function slowWarnings(log: string): number {
-  return log.split('\n').filter((l) => /slow|deadlock|took longer/i.test(l)).length;
+  return log.split('\n').filter((l) => /TMPRL1104|task duration exceeded|Workflow task not found|deadlock/i.test(l)).length;
 }
 
 main().then(() => process.exit(0), (err: unknown) => {

@@ -37,12 +37,13 @@ export interface ObservedObject {
 
 /**
  * What changed for a module workflow: its Manifest (`seen`, the version its reads must
- * reflect), or an object of its in the target cluster (`observed`). Without either (a target
- * cluster that stopped or started answering, say), everything is to be read again.
+ * reflect), or objects of its in the target cluster (`observed`, the newest view of each). A
+ * signal without a payload (a target cluster that stopped or started answering) means that
+ * everything is to be read again.
  */
 export interface ResourceChange {
   seen?: SeenVersions;
-  observed?: ObservedObject;
+  observed?: ObservedObject[];
 }
 
 /** Bridge → module workflow: the module's CR, manager or Manifest changed, or its cluster's health. */

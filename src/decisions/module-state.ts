@@ -130,18 +130,17 @@ export class ModuleState {
   /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`versions`: the Manifest's). */
   poke(change?: ResourceChange): void {
     this.pokes++;
+    // No news of any object (the cluster stopped or started answering): read everything again.
+    if (!change) this.views = {};
     this.seen = mergeSeen(this.seen, change?.seen);
-    const o = change?.observed;
-    if (!o) {
-      // Not one object's news (the cluster stopped or started answering): read everything again.
-      if (!change?.seen) this.views = {};
-      return;
+    const keys = Object.values(this.keys());
+    for (const o of change?.observed ?? []) {
+      if (!keys.includes(o.key)) continue;
+      // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
+      const have = this.views[o.key];
+      if (have && have.resourceVersion !== o.resourceVersion && resourceVersionReached(have.resourceVersion, o.resourceVersion)) continue;
+      this.views[o.key] = o;
     }
-    if (!Object.values(this.keys()).includes(o.key)) return;
-    // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
-    const have = this.views[o.key];
-    if (have && have.resourceVersion !== o.resourceVersion && resourceVersionReached(have.resourceVersion, o.resourceVersion)) return;
-    this.views[o.key] = o;
   }
 
   /** The objectKeys of the installed manager and of the default CR this module manages. */

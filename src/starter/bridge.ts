@@ -171,6 +171,8 @@ export class Bridge {
   private readonly kymaTarget = new Map<string, string>();
   /** What of each Kyma the workflow acts on, as last signalled: status writes alone are not news. */
   private readonly kymaSeen = new Map<string, string>();
+  /** Views of target objects not yet sent, per module workflow and object. */
+  private readonly pendingViews = new Map<string, Map<string, ObservedObject>>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
@@ -341,7 +343,8 @@ export class Bridge {
   private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
     this.o.log?.(`target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`);
     for (const workflowId of t.modules) {
-      this.signaller.submit(`${workflowId}#resourceChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+      // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
+      this.signaller.submit(`${workflowId}#resourceChanged/health`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
     }
   }
 
@@ -370,11 +373,18 @@ export class Bridge {
     const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
     if (!t.changed(type, o, owner !== undefined)) return;
     const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
-    // The object as seen, so that the readiness check need not read it again; keyed by object,
-    // so that news of the manager and of the CR do not replace each other.
+    // The object as seen, so that the readiness check need not read it again. Views that pile
+    // up while a signal is in flight go out together in the next one, the newest of each object.
     const observed = t.observed(type, o);
     for (const workflowId of ids) {
-      this.signaller.submit(`${workflowId}#resourceChanged/${observed.key}`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, { observed }));
+      const pending = this.pendingViews.get(workflowId) ?? new Map<string, ObservedObject>();
+      pending.set(observed.key, observed);
+      this.pendingViews.set(workflowId, pending);
+      this.signaller.submit(`${workflowId}#resourceChanged`, () => {
+        const views = [...(this.pendingViews.get(workflowId)?.values() ?? [])];
+        this.pendingViews.delete(workflowId);
+        return this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, { observed: views });
+      });
     }
   }
 }

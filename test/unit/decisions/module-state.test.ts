@@ -414,7 +414,7 @@ describe('ModuleState: release', () => {
 describe('ModuleState: what the bridge saw of the manager and the CR', () => {
   const MANAGER = 'apps/v1/Deployment/k1-system/greeter-manager';
   const CR = 'greeter.example.io/v1alpha1/Greeter/k1-system/default';
-  const seen = (key: string, resourceVersion: string) => ({ observed: { key, resourceVersion, view: { kind: 'x', metadata: {} } } });
+  const seen = (key: string, resourceVersion: string) => ({ observed: [{ key, resourceVersion, view: { kind: 'x', metadata: {} } }] });
 
   /** Installed, its install having applied the manager at resourceVersion `applied`, and waiting. */
   function appliedAt(applied: string): ModuleState {
@@ -432,10 +432,20 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     const st = appliedAt('100');
     st.poke(seen(MANAGER, '101'));
     st.poke(seen(CR, '50'));
+    // News of the Manifest alone keeps what was seen of the objects.
+    st.poke({ seen: { Manifest: '5' } });
     st.woke(false);
     const observed = check(untilWait(st))?.observed;
     expect(observed?.manager?.resourceVersion).toBe('101');
     expect(observed?.cr?.resourceVersion).toBe('50');
+  });
+
+  it('takes the views of several objects from one signal', () => {
+    const st = appliedAt('100');
+    st.poke({ observed: [...seen(MANAGER, '102').observed, ...seen(CR, '51').observed] });
+    st.woke(false);
+    const observed = check(untilWait(st))?.observed;
+    expect([observed?.manager?.resourceVersion, observed?.cr?.resourceVersion]).toEqual(['102', '51']);
   });
 
   it('does not trust a view of the manager from before the install applied it, nor an older one than it holds', () => {
