@@ -28,9 +28,6 @@ const WATCH_GRACE_S = 30;
 /** Objects per page of a list. */
 const PAGE = 500;
 
-/** Whether resourceVersion `a` is at least `b` (see resourceVersionReached). */
-export const reached = resourceVersionReached;
-
 function key(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
@@ -114,7 +111,7 @@ export class Informer {
    * resourceVersion, or a later one), false after `timeoutMs` or if versions cannot be compared.
    */
   caughtUp(version: string, timeoutMs: number): Promise<boolean> {
-    if (reached(this.resourceVersion, version)) return Promise.resolve(true);
+    if (resourceVersionReached(this.resourceVersion, version)) return Promise.resolve(true);
     if (!/^\d+$/.test(version)) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = { version, done: (ok: boolean) => {
@@ -129,7 +126,7 @@ export class Informer {
 
   private advance(version: string): void {
     this.resourceVersion = version;
-    for (const w of this.waiters) if (reached(version, w.version)) w.done(true);
+    for (const w of this.waiters) if (resourceVersionReached(version, w.version)) w.done(true);
   }
 
   private async relist(): Promise<void> {

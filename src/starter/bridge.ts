@@ -13,13 +13,13 @@ import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { templateSignals } from '../infra/metrics';
-import { Informer, reached, type InformerEventType } from '../k8s/informer';
+import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import { FleetIndex } from './fleet-index';
@@ -251,7 +251,7 @@ export class Bridge {
   private onTemplate(t: KubeObject): void {
     const namespace = t.metadata.namespace ?? '';
     const version = t.metadata.resourceVersion ?? '';
-    if (!this.templatesSeen || reached(version, this.templatesSeen)) this.templatesSeen = version;
+    if (!this.templatesSeen || resourceVersionReached(version, this.templatesSeen)) this.templatesSeen = version;
     this.signalTemplates(namespace, this.fleet.templateChanged(namespace, t.metadata.name), 'ModuleTemplate', t);
   }
 

@@ -3,7 +3,7 @@
 // is read from the API server. Relists come from the watch cache.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
-import { reached } from '../../src/k8s/informer';
+import { resourceVersionReached as reached } from '../../src/api/shared';
 import { ObjectCache } from '../../src/k8s/object-cache';
 import type { KubeClient, ListOptions, WatchEvent } from '../../src/k8s/rest-client';
 
@@ -39,7 +39,7 @@ async function started(items: KubeObject[], live: Record<string, KubeObject> = {
   return { ...cp, cache };
 }
 
-describe('reached', () => {
+describe('resourceVersionReached', () => {
   it('compares resourceVersions as the numbers etcd gives them, and never claims an opaque one reached', () => {
     expect(reached('10', '9')).toBe(true);
     expect(reached('10', '10')).toBe(true);
