@@ -24,6 +24,8 @@ export interface KlmConfig {
   workflowCacheSize: number;
   /** A workflow bundle built ahead of time (`klm bundle`); unset: the worker bundles at start. */
   workflowBundle?: string;
+  /** How many task polls the worker keeps open per kind: scaled by the server's backlog, or a fixed number. */
+  taskPollers: 'autoscaling' | number;
   settings: ReconcileSettings;
   /**
    * The OCI registry that holds the modules' OCM components, as upstream's flags
@@ -86,8 +88,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
     allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
-    workflowCacheSize: Number(env.KLM_WORKFLOW_CACHE_SIZE ?? DEFAULT_WORKFLOW_CACHE_SIZE),
+    workflowCacheSize: wholeNumber('KLM_WORKFLOW_CACHE_SIZE', env.KLM_WORKFLOW_CACHE_SIZE, DEFAULT_WORKFLOW_CACHE_SIZE),
     ...(env.KLM_WORKFLOW_BUNDLE ? { workflowBundle: env.KLM_WORKFLOW_BUNDLE } : {}),
+    taskPollers: taskPollers(env.KLM_TASK_POLLERS),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
       insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],
@@ -103,6 +106,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },
   };
+}
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, not "${value}"`);
+  return n;
+}
+
+/** KLM_TASK_POLLERS: `autoscaling` (default) or a fixed number of polls per task kind (at least 2). */
+function taskPollers(value: string | undefined): 'autoscaling' | number {
+  if (value === undefined || value === '' || value === 'autoscaling') return 'autoscaling';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 2) throw new Error(`KLM_TASK_POLLERS must be "autoscaling" or a whole number of at least 2, not "${value}"`);
+  return n;
 }
 
 /** KLM_KUBECONFIG_EXEC: `allow` (default) or `deny`. */

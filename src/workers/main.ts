@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
     allowKubeconfigExec: config.allowKubeconfigExec,
     workflowCacheSize: config.workflowCacheSize,
+    taskPollers: config.taskPollers,
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
   });

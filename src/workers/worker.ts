@@ -31,6 +31,13 @@ export interface KlmWorkerOptions {
   registry: RegistryConfig;
   /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
   ociRegistry?: { host: string; subPath?: string };
+  /**
+   * Task polls kept open per kind (KLM_TASK_POLLERS): scaled with the server's backlog by
+   * default. A fixed ten (the SDK's default) drains a burst of a thousand signalled workflows
+   * at about what ten polls per round trip allow: tasks waited 81 s on average before a worker
+   * took them, with half its slots free.
+   */
+  taskPollers?: 'autoscaling' | number;
   /** How many workflows stay in memory between their tasks (KLM_WORKFLOW_CACHE_SIZE). */
   workflowCacheSize?: number;
   /**
@@ -39,6 +46,12 @@ export interface KlmWorkerOptions {
    * hundred MB of memory that it keeps.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
+
+function pollers(setting: 'autoscaling' | number = 'autoscaling'): PollerBehavior {
+  return setting === 'autoscaling' ? { type: 'autoscaling' } : { type: 'simple-maximum', maximum: setting };
 }
 
 /** The Temporal worker and what lives as long as it runs (the kubeconfig Secret watch). */
@@ -76,6 +89,8 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     maxConcurrentWorkflowTaskExecutions: 400,
     maxConcurrentLocalActivityExecutions: 400,
     maxCachedWorkflows: o.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE_SIZE,
+    workflowTaskPollerBehavior: pollers(o.taskPollers),
+    activityTaskPollerBehavior: pollers(o.taskPollers),
   }).catch((err: unknown) => {
     stopSecrets();
     throw err;

@@ -1,0 +1,24 @@
+// The worker's tuning from its environment: what an operator sets, and a clear error for what
+// cannot work.
+import { describe, expect, it } from 'vitest';
+import { configFromEnv, DEFAULT_WORKFLOW_CACHE_SIZE } from '../../src/infra/config';
+
+describe('worker tuning', () => {
+  it('scales task polls with the backlog unless told a fixed number', () => {
+    expect(configFromEnv({}).taskPollers).toBe('autoscaling');
+    expect(configFromEnv({ KLM_TASK_POLLERS: 'autoscaling' }).taskPollers).toBe('autoscaling');
+    expect(configFromEnv({ KLM_TASK_POLLERS: '40' }).taskPollers).toBe(40);
+  });
+
+  it('refuses a number of polls the SDK cannot use, naming the variable', () => {
+    for (const bad of ['1', 'many', '2.5']) expect(() => configFromEnv({ KLM_TASK_POLLERS: bad })).toThrow(/KLM_TASK_POLLERS must be "autoscaling" or a whole number of at least 2/);
+  });
+
+  it('takes the workflow cache size and a prebuilt workflow bundle', () => {
+    expect(configFromEnv({}).workflowCacheSize).toBe(DEFAULT_WORKFLOW_CACHE_SIZE);
+    expect(configFromEnv({}).workflowBundle).toBeUndefined();
+    const c = configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: '800', KLM_WORKFLOW_BUNDLE: '/opt/klm/workflows.js' });
+    expect([c.workflowCacheSize, c.workflowBundle]).toEqual([800, '/opt/klm/workflows.js']);
+    expect(() => configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: 'lots' })).toThrow(/KLM_WORKFLOW_CACHE_SIZE must be a whole number/);
+  });
+});
