@@ -18,8 +18,6 @@ const CATCH_UP_MS = 3_000;
 
 export class ObjectCache {
   private readonly informers = new Map<string, { informer: Informer; apiVersion: string }>();
-  /** Reads served from the cache, and from the API server (absent, behind, or not watched). */
-  readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly client: KubeClient, kinds: CachedKindOptions[], relistMs?: number, onError?: (err: unknown) => void) {
     for (const k of kinds) {
@@ -41,7 +39,6 @@ export class ObjectCache {
   peek<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): T | undefined {
     const entry = this.informers.get(kind);
     if (entry?.apiVersion !== apiVersion) throw new Error(`${apiVersion} ${kind} is not cached`);
-    this.stats.hits++;
     return entry.informer.get(namespace, name) as T | undefined;
   }
 
@@ -59,11 +56,7 @@ export class ObjectCache {
   async getIf<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, usable: (cached: T) => boolean): Promise<T | undefined> {
     const entry = this.informers.get(kind);
     const hit = entry?.apiVersion === apiVersion ? (entry.informer.get(namespace, name) as T | undefined) : undefined;
-    if (hit && usable(hit)) {
-      this.stats.hits++;
-      return hit;
-    }
-    this.stats.misses++;
+    if (hit && usable(hit)) return hit;
     return await this.client.get<T>(apiVersion, kind, name, namespace);
   }
 }
