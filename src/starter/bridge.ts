@@ -294,7 +294,7 @@ export class Bridge {
     if (type === 'DELETED') this.manifestPaused.delete(workflowId);
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
       this.manifestPaused.set(workflowId, paused);
-      // Keyed apart from target-cluster events (which carry no version) so that none replaces it.
+      // Keyed apart from target-cluster events (which carry no Manifest version) so that none replaces it.
       const args = seenVersion('Manifest', m).map((seen) => ({ seen }));
       this.signaller.submit(`${workflowId}#resourceChanged/Manifest`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, ...args));
     }
