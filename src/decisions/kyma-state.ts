@@ -10,7 +10,7 @@ import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
 import type { SeenVersions } from '../contract/signals';
-import { mergeSeen } from './seen-versions';
+import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 
@@ -175,7 +175,7 @@ export class KymaState {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([]);
-    else this.queue.push({ kind: 'resolve', snapshot, ...this.seenSoFar() });
+    else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
   resolved(resolutions: Resolution[]): void {
@@ -228,12 +228,9 @@ export class KymaState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
-    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...this.seenSoFar() };
+    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...seenField(this.seen) };
   }
 
-  private seenSoFar(): { seen?: SeenVersions } {
-    return Object.keys(this.seen).length ? { seen: { ...this.seen } } : {};
-  }
 
   /**
    * What the run for a re-created Kyma (another uid, same name) carries: the module workflows
@@ -248,7 +245,7 @@ export class KymaState {
   private plan(): void {
     if (this.needsLoad) {
       this.needsLoad = false;
-      this.queue.push({ kind: 'load', ...this.seenSoFar() });
+      this.queue.push({ kind: 'load', ...seenField(this.seen) });
       return;
     }
     switch (this.phase) {

@@ -18,7 +18,7 @@ import type { ModuleReport, Readiness } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ObservedObject, ResourceChange, SeenVersions } from '../contract/signals';
 import { objectKey } from './readiness';
-import { mergeSeen } from './seen-versions';
+import { mergeSeen, seenField } from './seen-versions';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
@@ -127,7 +127,7 @@ export class ModuleState {
     }
   }
 
-  /** Something of the module changed in its cluster, or its Manifest's pause label flipped (`versions`: the Manifest's). */
+  /** Something of the module changed in its cluster (`change.observed`: the objects as seen), or its Manifest's pause label flipped (`change.seen`). */
   poke(change?: ResourceChange): void {
     this.pokes++;
     // No news of any object (the cluster stopped or started answering): read everything again.
@@ -201,7 +201,7 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (this.pausedWait) {
       this.pausedWait = false;
-      this.queue.push({ kind: 'checkPaused', ...this.seenSoFar() });
+      this.queue.push({ kind: 'checkPaused', ...seenField(this.seen) });
       return;
     }
     // On the drift timer re-apply (idempotent) so that drift is repaired; after a failed install, retry it.
@@ -331,14 +331,11 @@ export class ModuleState {
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
     return {
-      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...this.seenSoFar(),
+      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...seenField(this.seen),
       ...(Object.keys(this.views).length ? { views: this.views } : {}), ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
     };
   }
 
-  private seenSoFar(): { seen?: SeenVersions } {
-    return Object.keys(this.seen).length ? { seen: { ...this.seen } } : {};
-  }
 
   /** The default CR this module manages (CreateAndDelete), if its template has one. */
   managedCr(): DefaultCrRef | undefined {
@@ -444,7 +441,7 @@ export class ModuleState {
     const fresh = manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
     const crView = keys.cr ? this.views[keys.cr] : undefined;
     const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
-    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...this.seenSoFar(), ...(Object.keys(observed).length ? { observed } : {}) };
+    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}) };
   }
 
   /** Queues the report's publication, unless it is what was published last. */

@@ -12,3 +12,8 @@ export function mergeSeen(into: SeenVersions, more: SeenVersions | undefined): S
   }
   return out;
 }
+
+/** `seen` as an optional field of a step or a carried input: absent while nothing was told. */
+export function seenField(seen: SeenVersions): { seen?: SeenVersions } {
+  return Object.keys(seen).length ? { seen: { ...seen } } : {};
+}
