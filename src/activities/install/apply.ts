@@ -39,9 +39,31 @@ export function applyFailure(err: unknown, o: KubeObject): Error {
 
 type Identity = Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>;
 
-/** How long a namespace this worker saw exist on a cluster is taken to exist without asking. */
-const NAMESPACE_KNOWN_MS = 60_000;
-const namespacesKnown = new WeakMap<KubeClient, Map<string, number>>();
+/** What this worker did on each cluster (by client) in the last minute: not done again meanwhile. */
+class RecentPerCluster {
+  private readonly done = new WeakMap<KubeClient, Map<string, number>>();
+
+  recent(client: KubeClient, key: string): boolean {
+    return (this.done.get(client)?.get(key) ?? -Infinity) + RECENT_MS > Date.now();
+  }
+
+  mark(client: KubeClient, key: string): void {
+    const done = this.done.get(client) ?? new Map<string, number>();
+    this.done.set(client, done);
+    done.set(key, Date.now());
+  }
+
+  /** Forgets one key of `client`'s cluster, or all of them. */
+  forget(client: KubeClient, key?: string): void {
+    if (key === undefined) this.done.delete(client);
+    else this.done.get(client)?.delete(key);
+  }
+}
+
+/** How long a namespace seen, or a cluster-scoped object applied, is taken as done. */
+const RECENT_MS = 60_000;
+/** Namespaces this worker saw exist on a cluster. */
+const namespacesKnown = new RecentPerCluster();
 
 type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 
@@ -63,7 +85,7 @@ async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promi
 export function writeFailure(client: KubeClient, err: unknown, o: KubeObject): Error {
   const ns = o.metadata.namespace;
   if (ns && err instanceof KubeApiError && err.status === 404 && err.message.startsWith(`namespaces "${ns}" not found`)) {
-    namespacesKnown.get(client)?.delete(ns);
+    namespacesKnown.forget(client, ns);
     return transient('ApplyRejected', `applying ${describe(o)}: namespace ${ns} was deleted meanwhile; creating it again`);
   }
   return applyFailure(err, o);
@@ -94,9 +116,7 @@ async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: nu
  * answers 409), and none for a minute after this worker saw it on the cluster.
  */
 export async function ensureNamespace(client: KubeClient, name: string, who: Identity): Promise<void> {
-  const known = namespacesKnown.get(client) ?? new Map<string, number>();
-  namespacesKnown.set(client, known);
-  if ((known.get(name) ?? -Infinity) + NAMESPACE_KNOWN_MS > Date.now()) return;
+  if (namespacesKnown.recent(client, name)) return;
   const ns: KubeObject = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -109,11 +129,9 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
   await client.create(ns).catch((err: unknown) => {
     if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns);
   });
-  known.set(name, Date.now());
+  namespacesKnown.mark(client, name);
 }
 
-/** How long a cluster-scoped object this worker applied (a CRD: and saw Established) is not applied again. */
-const SHARED_REAPPLY_MS = 60_000;
 
 /**
  * Cluster-scoped objects (CRDs, cluster roles and their bindings) this worker applied, per
@@ -122,11 +140,11 @@ const SHARED_REAPPLY_MS = 60_000;
  * API servers time out. Within a minute the same object is not applied again; a changed one is,
  * and so is every one of a cluster after a removal deleted some (`forgetShared`).
  */
-const sharedApplied = new WeakMap<KubeClient, Map<string, number>>();
+const sharedApplied = new RecentPerCluster();
 
 /** Objects of `client`'s cluster were deleted: apply its cluster-scoped ones again next time. */
 export function forgetShared(client: KubeClient): void {
-  sharedApplied.delete(client);
+  sharedApplied.forget(client);
 }
 
 /**
@@ -144,15 +162,13 @@ export class Applier {
       heartbeat();
       return applyOne(client, o, who);
     };
-    const applied = sharedApplied.get(client) ?? new Map<string, number>();
-    sharedApplied.set(client, applied);
     const keyOf = (o: KubeObject) => `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-    const due = (o: KubeObject) => o.metadata.namespace !== undefined || (applied.get(keyOf(o)) ?? -Infinity) + SHARED_REAPPLY_MS < Date.now();
+    const due = (o: KubeObject) => o.metadata.namespace !== undefined || !sharedApplied.recent(client, keyOf(o));
     const dueCrds = crds.filter(due);
     const answers: Crd[] = [];
     await inBatches(dueCrds, async (o) => answers.push(await step(o)));
     await waitEstablished(client, answers, crdTimeoutMs);
-    for (const o of dueCrds) applied.set(keyOf(o), Date.now());
+    for (const o of dueCrds) sharedApplied.mark(client, keyOf(o));
     await inBatches(namespaces, step);
     const own = new Set(namespaces.map((n) => n.metadata.name));
     const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
@@ -163,7 +179,7 @@ export class Applier {
       const answer = await step(o);
       if (answer.metadata.namespace && answer.metadata.resourceVersion) versions.set(objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace), answer.metadata.resourceVersion);
     });
-    for (const o of dueRest) if (o.metadata.namespace === undefined) applied.set(keyOf(o), Date.now());
+    for (const o of dueRest) if (o.metadata.namespace === undefined) sharedApplied.mark(client, keyOf(o));
     return versions;
   }
 }
