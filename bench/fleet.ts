@@ -18,7 +18,7 @@ function letterName(i: number): string {
   return `bench-${'abcdefghijklmnopqrstuvwxyz'[i % 26]!.repeat(3)}${i >= 26 ? `-${'abcdefghijklmnopqrstuvwxyz'[Math.floor(i / 26) % 26]!.repeat(3)}` : ''}`;
 }
 
-/** Publishes M bench modules at 1.0.0 (and 1.1.0 for promotion), regular → 1.0.0. */
+/** Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0 for the promotions), regular → 1.0.0. */
 export async function publishBenchModules(kcp: KubeClient, registry: string, namespace: string, count: number): Promise<BenchModule[]> {
   const { versions } = await loadSamples();
   const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
@@ -29,7 +29,7 @@ export async function publishBenchModules(kcp: KubeClient, registry: string, nam
     const kind = plain[0]!.toUpperCase() + plain.slice(1);
     const group = `${plain}.bench.example.io`;
     const manifest = greeter.manifest.replaceAll('greeter.example.io', group).replaceAll('Greeter', kind).replaceAll('greeters', `${plain}s`).replaceAll('greeter', name);
-    for (const version of ['1.0.0', '1.1.0']) {
+    for (const version of ['1.0.0', '1.1.0', '1.2.0']) {
       const m: ModuleVersion = {
         ...greeter,
         name,

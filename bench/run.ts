@@ -1,4 +1,4 @@
-// npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --smoke]
+// npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
 //   [--distinct-credentials] [--quiet SECONDS]
@@ -15,7 +15,8 @@ import { Client, Connection } from '@temporalio/client';
 import { SampleManager } from '../src/samples/manager';
 import type { Kyma } from '../src/api/kyma';
 import { moduleWorkflowId } from '../src/api/names';
-import { API_VERSION } from '../src/api/shared';
+import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP } from '../src/api/shared';
+import { rolloutProgress, rolloutWaves, rolloutWorkflowId } from '../src/contract/rollout';
 import { inBatches } from '../src/activities/install/apply';
 import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     options: {
       kymas: { type: 'string' }, modules: { type: 'string' }, sizes: { type: 'string' },
       samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
-      'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' },
+      'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' }, soak: { type: 'string' },
       kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
       registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' },
     },
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   const out = values.out ?? RESULTS;
   const clusterCount = Number(values.clusters ?? (smoke ? 1 : 2));
   const distinctCredentials = values['distinct-credentials'] ?? false;
+  /** The staged promotion's soak (the default policy's is 10 min: each wave adds one soak, nothing else). */
+  const soakSeconds = Number(values.soak ?? (smoke ? 1 : 30));
 
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -197,38 +200,50 @@ async function main(): Promise<void> {
     progress.finish();
     await Promise.all(kymaNames.map((k) => clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } })));
 
-    // Promotion: the regular channel of one module moves to 1.1.0 for the whole fleet; seen in
-    // the Kymas' status and, where it happens, as the new manager image in each target cluster.
+    // Promotions: the regular channel of one module moves for the whole fleet; seen in the
+    // Kymas' status and, where it happens, as the new manager image in each target cluster.
+    // First all at once (a one-wave rollout policy), then by the default staged policy.
     const promoted = modules[1] ?? modules[0]!;
     const allNames = new Set(kymaNames);
-    const onNew = new Map<string, number>();
-    const workloads = new WorkloadWatch(clusters.map((c) => c.client), `${promoted.name}-manager`, ':1.1.0', allNames);
-    await workloads.start();
-    stops.push(() => workloads.stop());
-    const promo = new Progress(`promotion of ${promoted.name} to 1.1.0`, allNames.size);
-    const promotionDone = new Promise<void>((resolve) => {
-      const l = (k: Kyma) => {
-        const st = k.status?.modules?.find((x) => x.name === promoted.name);
-        if (allNames.has(k.metadata.name) && !onNew.has(k.metadata.name) && st?.version === '1.1.0' && st.state === 'Ready') {
-          onNew.set(k.metadata.name, Date.now());
-          promo.update(onNew.size);
-          if (onNew.size === allNames.size) {
-            listeners.delete(l);
-            resolve();
+    const rolloutPolicy = async (regular: string) => await kcp.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns }, data: { regular } });
+    async function promote(version: string, channels: { channel: string; version: string }[]) {
+      const onNew = new Map<string, number>();
+      const workloads = new WorkloadWatch(clusters.map((c) => c.client), `${promoted.name}-manager`, `:${version}`, allNames);
+      await workloads.start();
+      const promo = new Progress(`promotion of ${promoted.name} to ${version}`, allNames.size);
+      const done = new Promise<void>((resolve) => {
+        const l = (k: Kyma) => {
+          const st = k.status?.modules?.find((x) => x.name === promoted.name);
+          if (allNames.has(k.metadata.name) && !onNew.has(k.metadata.name) && st?.version === version && st.state === 'Ready') {
+            onNew.set(k.metadata.name, Date.now());
+            promo.update(onNew.size);
+            if (onNew.size === allNames.size) {
+              listeners.delete(l);
+              resolve();
+            }
           }
-        }
-      };
-      listeners.add(l);
-    });
-    const p0 = Date.now();
-    const promotion = await measured(async () => {
-      await kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', promoted.name, ns, { spec: { channels: [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }] } });
-      await Promise.all([promotionDone, workloads.all()]);
-    });
-    promo.finish();
-    workloads.stop();
-    const promoTimes = [...onNew.values()].map((t) => t - p0);
-    const inCluster = [...workloads.seen.values()].map((t) => t - p0);
+        };
+        listeners.add(l);
+      });
+      const t0 = Date.now();
+      const m = await measured(async () => {
+        await kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', promoted.name, ns, { spec: { channels } });
+        await Promise.all([done, workloads.all()]);
+      });
+      promo.finish();
+      workloads.stop();
+      const times = [...onNew.values()].map((t) => t - t0);
+      const inCluster = [...workloads.seen.values()].map((t) => t - t0);
+      return { ...m, onNew, t0, firstSeconds: Math.min(...times) / 1000, lastSeconds: Math.max(...times) / 1000, inClusterFirstSeconds: Math.min(...inCluster) / 1000, inClusterLastSeconds: Math.max(...inCluster) / 1000 };
+    }
+    await rolloutPolicy('waves: []\nsoak: 0s');
+    const promotion = await promote('1.1.0', [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]);
+    // The default staged policy, its soak shortened (each wave adds one soak, nothing else).
+    await rolloutPolicy(`soak: ${soakSeconds}s`);
+    const staged = await promote('1.2.0', [{ channel: 'regular', version: '1.2.0' }, { channel: 'fast', version: '1.2.0' }]);
+    const rollout = client.workflow.getHandle(rolloutWorkflowId({ namespace: ns, module: promoted.name, channel: 'regular' }));
+    const [waves, progressAfter] = [await rollout.query(rolloutWaves), await rollout.query(rolloutProgress)];
+    const stagedWaves = waves.map((w) => ({ size: w.length, lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000 }));
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
     // promoted module's new version into the same namespaces; alone, with worker and bridge
@@ -260,11 +275,20 @@ async function main(): Promise<void> {
       allReadySeconds: main.result.totalMs / 1000,
       perKymaReadySeconds: { p50: percentile(main.result.perKymaMs, 50) / 1000, p95: percentile(main.result.perKymaMs, 95) / 1000, p99: percentile(main.result.perKymaMs, 99) / 1000 },
       promotion: {
-        firstSeconds: Math.min(...promoTimes) / 1000,
-        lastSeconds: Math.max(...promoTimes) / 1000,
-        inClusterFirstSeconds: Math.min(...inCluster) / 1000,
-        inClusterLastSeconds: Math.max(...inCluster) / 1000,
+        firstSeconds: promotion.firstSeconds,
+        lastSeconds: promotion.lastSeconds,
+        inClusterFirstSeconds: promotion.inClusterFirstSeconds,
+        inClusterLastSeconds: promotion.inClusterLastSeconds,
         loopSeconds: loopPromotion.result / 1000,
+      },
+      stagedPromotion: {
+        firstSeconds: staged.firstSeconds,
+        lastSeconds: staged.lastSeconds,
+        inClusterLastSeconds: staged.inClusterLastSeconds,
+        soakSeconds,
+        waves: stagedWaves,
+        phase: progressAfter.phase,
+        cpuSeconds: cpuOf(staged.procs, 'worker', 'bridge', 'temporal'),
       },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
       historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,

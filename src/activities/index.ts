@@ -14,6 +14,7 @@ import { kymaActivities } from './kyma';
 import { manifestActivities, ManifestWriter } from './manifest';
 import { readinessActivities } from './readiness';
 import { reportActivities } from './report';
+import { rolloutActivities } from './rollout';
 import { uninstallActivities } from './uninstall';
 
 export interface ActivityDeps {
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...installActivities(deps.cache, targets, cache, deps.ociRegistry),
     ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
     ...uninstallActivities(targets, cache),
+    ...rolloutActivities(deps.kcp, deps.cache),
   };
 }
 

@@ -1,5 +1,6 @@
-// The custom search attributes every Kyma workflow carries, so that the Temporal UI and
-// visibility queries list clusters by name, namespace, state, channel and modules.
+// The custom search attributes of the workflows, so that the Temporal UI and visibility queries
+// list clusters by name, namespace, state, channel and modules, and rollouts by module, channel,
+// version and state.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const SEARCH_ATTRIBUTES = {
@@ -8,6 +9,9 @@ export const SEARCH_ATTRIBUTES = {
   KymaState: 'Keyword',
   Channel: 'Keyword',
   Modules: 'KeywordList',
+  ModuleName: 'Keyword',
+  ModuleVersion: 'Keyword',
+  RolloutState: 'Keyword',
 } as const;
 
 export const SA = {
@@ -16,4 +20,7 @@ export const SA = {
   KymaState: defineSearchAttributeKey('KymaState', SearchAttributeType.KEYWORD),
   Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
   Modules: defineSearchAttributeKey('Modules', SearchAttributeType.KEYWORD_LIST),
+  ModuleName: defineSearchAttributeKey('ModuleName', SearchAttributeType.KEYWORD),
+  ModuleVersion: defineSearchAttributeKey('ModuleVersion', SearchAttributeType.KEYWORD),
+  RolloutState: defineSearchAttributeKey('RolloutState', SearchAttributeType.KEYWORD),
 };

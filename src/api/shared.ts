@@ -14,7 +14,12 @@ export const LABELS = {
   kymaName: `${GROUP}/kyma-name`,
   moduleName: `${GROUP}/module-name`,
   skipReconciliation: `${GROUP}/skip-reconciliation`,
+  /** On a Kyma: its place in rollouts (a number, lower first; 100 when absent). An extension of this implementation. */
+  rolloutPriority: `${GROUP}/rollout-priority`,
 } as const;
+
+/** The ConfigMap, in the Kymas' namespace, that holds each channel's rollout policy (key: channel, else `default`). */
+export const ROLLOUT_POLICY_CONFIGMAP = 'klm-rollout-policy';
 
 export const KYMA_FINALIZER = `${GROUP}/Kyma`;
 

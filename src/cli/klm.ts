@@ -5,10 +5,13 @@
 //                               worker and bridge against an existing cluster and Temporal
 //   klm tools [--profile P]     build the local servers into the cache and print their paths
 //   klm bundle --out FILE       bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)
+//   klm rollout status|pause|resume|abort MODULE [--channel C] [--namespace NS] [--reason R] [-o json]
+//                               a channel's rollout: its waves, and the operator's steering
 import { parseArgs } from 'node:util';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv } from '../infra/config';
 import { writeWorkflowBundle } from '../workers/worker';
+import { rollout, type RolloutAction } from './rollout';
 import { up } from './up';
 
 const USAGE = `usage:
@@ -16,6 +19,8 @@ const USAGE = `usage:
   klm up --kubeconfig FILE --temporal-address HOST:PORT [--temporal-namespace NS]
   klm tools [--profile full|minimal]
   klm bundle --out FILE
+  klm rollout status MODULE [--channel regular] [--namespace kcp-system] [-o table|json]
+  klm rollout pause|resume|abort MODULE --reason "why" [--channel regular] [--namespace kcp-system]
 Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
 KLM_INSTALL_RETRY, KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
 
@@ -37,6 +42,10 @@ async function main(argv: string[]): Promise<void> {
       'temporal-namespace': { type: 'string' },
       quiet: { type: 'boolean' },
       out: { type: 'string' },
+      channel: { type: 'string' },
+      namespace: { type: 'string' },
+      reason: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -65,6 +74,15 @@ async function main(argv: string[]): Promise<void> {
       if (!values.out) throw new Error('klm bundle needs --out FILE');
       await writeWorkflowBundle(values.out);
       console.log(`workflow bundle written to ${values.out}: start the worker with KLM_WORKFLOW_BUNDLE=${values.out}`);
+      return;
+    }
+    case 'rollout': {
+      const [, action, module] = positionals;
+      if (!['status', 'pause', 'resume', 'abort'].includes(action ?? '') || !module) throw new Error(`klm rollout needs an action (status, pause, resume, abort) and a module\n${USAGE}`);
+      const output = values.output ?? 'table';
+      if (output !== 'table' && output !== 'json') throw new Error(`unknown output "${output}": use table or json`);
+      const channel = { namespace: values.namespace ?? 'kcp-system', module, channel: values.channel ?? 'regular' };
+      console.log(await rollout({ action: action as RolloutAction, channel, output, ...(values.reason ? { reason: values.reason } : {}) }, configFromEnv(process.env)));
       return;
     }
     case 'tools': {

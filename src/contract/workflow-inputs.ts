@@ -2,6 +2,7 @@
 import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport } from './readiness';
+import type { Admission } from './rollout';
 import type { ReconcileSettings } from './settings';
 import type { ObservedObject, SeenVersions } from './signals';
 
@@ -20,6 +21,8 @@ export interface KymaWorkflowInput {
     remote: boolean;
     /** The newest control-plane versions its signals told of. */
     seen?: SeenVersions;
+    /** What rollouts admitted, per module. */
+    admitted?: Record<string, Admission>;
   };
 }
 

@@ -9,6 +9,7 @@ import type { State } from '../api/shared';
 import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
+import type { Admission, RolloutReport } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
@@ -25,7 +26,8 @@ export interface Dispatch {
 export type KymaStep =
   /** `seen`: versions the read must reflect (the signals' events). */
   | { kind: 'load'; seen?: SeenVersions }
-  | { kind: 'resolve'; snapshot: KymaSnapshot; seen?: SeenVersions }
+  /** `snapshot`: the modules to resolve (all of the spec, or those a rollout admitted). */
+  | { kind: 'resolve'; snapshot: KymaSnapshot; only?: string[]; seen?: SeenVersions }
   | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer' }
   | { kind: 'event'; event: KymaEvent }
@@ -33,6 +35,8 @@ export type KymaStep =
   /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
   | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
+  /** Tell the module's rollout how it stands at the version it admitted. */
+  | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   | { kind: 'wait'; driftMs?: number }
   /** Another Kyma under the same name: start over for it. */
   | { kind: 'restart' }
@@ -81,8 +85,20 @@ export class KymaState {
   private queue: KymaStep[] = [];
   /** The newest control-plane versions the signals told of (per kind). */
   private seen: SeenVersions = {};
+  /** What rollouts admitted: module → the channel and version it may move to. */
+  private admitted: Record<string, Admission> = {};
+  /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
+  held: Record<string, string> = {};
+  /** Modules admitted since the last resolution, to resolve alone. */
+  private toResolve = new Set<string>();
+  /** The state each admitted module last told its rollout. */
+  private toldRollout: Record<string, string> = {};
 
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried']) {
+  /**
+   * `gated`: an installed module moves to a new version of its channel only when the channel's
+   * rollout admits it (false in runs recorded before rollouts existed).
+   */
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false) {
     if (!carried) return;
     this.uid = carried.uid;
     this.desired = carried.desired;
@@ -90,6 +106,7 @@ export class KymaState {
     this.removing = carried.removing;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
+    this.admitted = carried.admitted ?? {};
     for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
@@ -107,6 +124,24 @@ export class KymaState {
     this.reports[name] = r;
     if (this.removing[name]) this.leavingReported.add(name);
     this.statusDirty = true;
+    this.tellRollout(name);
+  }
+
+  /** A rollout lets the module move to the version: resolve it alone (the others stay as they are). */
+  admit(a: Admission): void {
+    this.admitted[a.module] = a;
+    delete this.toldRollout[a.module];
+    // Not loaded yet (a fresh run): the resolution after the load applies the admission.
+    if (!this.snapshot) return;
+    const spec = this.snapshot?.modules.find((m) => m.name === a.module);
+    const follows = spec && !spec.version && spec.managed && (spec.channel || this.snapshot?.channel) === a.channel;
+    if (this.phase !== 'normal' || this.snapshot?.deleting || !follows) {
+      // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
+      this.queue.push({ kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } });
+      return;
+    }
+    if (this.desired[a.module]?.version === a.version) this.tellRollout(a.module);
+    else this.toResolve.add(a.module);
   }
 
   removed(name: string): void {
@@ -128,7 +163,8 @@ export class KymaState {
   }
 
   awake(): boolean {
-    if (this.needsLoad) return true;
+    if (this.needsLoad || this.queue.length > 0) return true;
+    if (this.toResolve.size > 0 && this.phase === 'normal') return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
   }
@@ -178,13 +214,16 @@ export class KymaState {
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
-  resolved(resolutions: Resolution[]): void {
+  /** `only`: the modules resolved (the others keep their resolution); all of the spec when absent. */
+  resolved(resolutions: Resolution[], only?: string[]): void {
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
     const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
-    this.failures = {};
-    for (const r of resolutions) {
+    if (only) for (const n of only) delete this.failures[n];
+    else this.failures = {};
+    for (const resolution of resolutions) {
+      const r = this.gate(resolution);
       if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
       const running = this.desired[r.name] !== undefined;
       const rewanted = this.removing[r.name] === 'remove';
@@ -226,9 +265,38 @@ export class KymaState {
     this.statusDirty = true;
   }
 
+  /**
+   * The rollout gate: an installed module that follows a channel keeps its version when the
+   * channel moved to one its rollout has not admitted yet (first installs, pins and channel
+   * switches are not held).
+   */
+  private gate(r: Resolution): Resolution {
+    const running = this.desired[r.name];
+    delete this.held[r.name];
+    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return r;
+    const a = this.admitted[r.name];
+    if (a?.channel === r.module.channel && a.version === r.module.version) return r;
+    this.held[r.name] = r.module.version;
+    return { name: r.name, module: running };
+  }
+
+  /** Tells the module's rollout its state at the admitted version, once per state. */
+  private tellRollout(name: string): void {
+    const a = this.admitted[name];
+    const status = this.reports[name]?.status;
+    if (!a || !status || !['Ready', 'Error', 'Warning'].includes(status.state)) return;
+    // Ready counts once the admitted version runs; an Error also while it is being installed
+    // (a failed upgrade shows the version still installed).
+    const at = status.state === 'Error' ? this.desired[name]?.version : status.version;
+    if (at !== a.version) return;
+    if (this.toldRollout[name] === status.state) return;
+    this.toldRollout[name] = status.state;
+    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: status.state, ...(status.message ? { message: status.message } : {}) } });
+  }
+
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
-    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...seenField(this.seen) };
+    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...seenField(this.seen), ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}) };
   }
 
 
@@ -245,7 +313,14 @@ export class KymaState {
   private plan(): void {
     if (this.needsLoad) {
       this.needsLoad = false;
+      this.toResolve.clear();
       this.queue.push({ kind: 'load', ...seenField(this.seen) });
+      return;
+    }
+    if (this.toResolve.size > 0 && this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
+      const only = this.toResolve;
+      this.toResolve = new Set();
+      this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
       return;
     }
     switch (this.phase) {
@@ -321,6 +396,8 @@ export class KymaState {
         return { status: { name: m.name, channel: failure.channel, ...(failure.version ? { version: failure.version } : {}), state: stateOf(reason), message }, reason };
       }
       const report = this.reports[m.name];
+      const held = this.held[m.name];
+      if (report && held) return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}version ${held} of channel ${report.status.channel ?? ''} waits for its rollout` }, reason: report.reason };
       if (report) return { status: report.status, reason: report.reason };
       const d = this.desired[m.name];
       return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };

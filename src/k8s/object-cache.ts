@@ -42,6 +42,14 @@ export class ObjectCache {
     return entry.informer.get(namespace, name) as T | undefined;
   }
 
+  /** The cached objects of a kind in a namespace, once the cache has seen `atLeast` (a resourceVersion) or waited for it. */
+  async list<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, atLeast?: string): Promise<T[]> {
+    const entry = this.informers.get(kind);
+    if (entry?.apiVersion !== apiVersion) throw new Error(`${apiVersion} ${kind} is not cached`);
+    if (atLeast) await entry.informer.caughtUp(atLeast, CATCH_UP_MS);
+    return entry.informer.list().filter((o) => o.metadata.namespace === namespace) as T[];
+  }
+
   /**
    * The object: from the cache when it holds it (and has seen `atLeast`, a resourceVersion of
    * this kind), else from the API server.

@@ -15,6 +15,7 @@ import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RE
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
+import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
 import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -255,11 +256,37 @@ export class Bridge {
     this.signalTemplates(namespace, this.fleet.templateChanged(namespace, t.metadata.name), 'ModuleTemplate', t);
   }
 
-  /** A ModuleReleaseMeta added, changed or deleted: pokes the Kymas whose resolution it may change. */
+  /**
+   * A ModuleReleaseMeta added, changed or deleted: pokes the Kymas whose resolution it may
+   * change, and tells the rollout of each channel that moved to another version.
+   */
   private onReleaseMeta(type: InformerEventType, m: KubeObject): void {
     const namespace = m.metadata.namespace ?? '';
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
-    this.signalTemplates(namespace, this.fleet.releaseMetaChanged(namespace, m.metadata.name, now), 'ModuleReleaseMeta', m);
+    const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
+    this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
+    const [seen] = seenVersion('ModuleReleaseMeta', m);
+    for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) });
+  }
+
+  /** Starts the channel's rollout workflow, or tells the running one, of a promotion. */
+  private promote(channel: ChannelRef, promotion: Promotion): void {
+    const workflowId = rolloutWorkflowId(channel);
+    this.signaller.submit(`${workflowId}#promoted`, () =>
+      this.o.temporal.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
+        workflowId,
+        taskQueue: this.o.taskQueue,
+        args: [{ channel }],
+        signal: promoted,
+        signalArgs: [promotion],
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+        typedSearchAttributes: [
+          { key: SA.ModuleName, value: channel.module },
+          { key: SA.Channel, value: channel.channel },
+          { key: SA.KymaNamespace, value: channel.namespace },
+        ],
+      }),
+    );
   }
 
   /**

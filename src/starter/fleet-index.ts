@@ -130,33 +130,44 @@ export class FleetIndex {
   }
 
   /**
-   * Records the ModuleReleaseMeta `name` as it is now (undefined: deleted) and returns the
-   * Kymas whose resolution of that module its change may alter, sorted:
-   * - added or deleted, or another ocmComponentName: every user of the module, pins included
-   *   (a pinned module's component may be named by the ModuleReleaseMeta);
-   * - else every Kyma on a channel whose version (mandatory, else the channel's) changed, and,
-   *   when the set of channels changed, those on a channel without a version (the message that
-   *   lists the known channels changes).
+   * Records the ModuleReleaseMeta `name` as it is now (undefined: deleted) and returns what its
+   * change means for the Kymas that use the module:
+   * - `promotions`: channels with users that moved from one version to another (mandatory, else
+   *   the channel's); their Kymas are not poked, the channel's rollout moves them. A
+   *   ModuleReleaseMeta seen for the first time names every used channel it carries (the bridge
+   *   may have missed a promotion; a rollout ignores the version it rolls already);
+   * - `poke`: the Kymas whose resolution changes otherwise, sorted. Added or deleted, or another
+   *   ocmComponentName: every user, pins included (a pinned module's component may be named by
+   *   the ModuleReleaseMeta). Else those on a channel that gained or lost its version, and, when
+   *   the set of channels changed, those on a channel without one (the message that lists the
+   *   known channels changes).
    */
-  releaseMetaChanged(namespace: string, name: string, now: ModuleReleaseMeta | undefined): string[] {
+  releaseMetaChanged(namespace: string, name: string, now: ModuleReleaseMeta | undefined): { poke: string[]; promotions: { channel: string; version: string }[] } {
     const n = this.ns(namespace);
     const before = n.metas.get(name);
     const after = now ? snapshot(now) : undefined;
     if (after) n.metas.set(name, after);
     else n.metas.delete(name);
     const users = n.modules.get(name);
-    if (!users) return [];
-    const affected = new Set<string>();
+    if (!users) return { poke: [], promotions: [] };
+    const poke = new Set<string>();
+    const promotions: { channel: string; version: string }[] = [];
     if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
-      for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) affected.add(k);
+      for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) poke.add(k);
+      if (after) for (const channel of users.channels.keys()) {
+        const version = versionOn(after, channel);
+        if (version !== undefined) promotions.push({ channel, version });
+      }
     } else {
       const channelsChanged = !sameKeys(before.channels, after.channels);
       for (const [channel, kymas] of users.channels) {
         const [was, is] = [versionOn(before, channel), versionOn(after, channel)];
-        if (was !== is || (is === undefined && channelsChanged)) for (const k of kymas) affected.add(k);
+        if (was !== undefined && is !== undefined && was !== is) promotions.push({ channel, version: is });
+        else if (was !== is || (is === undefined && channelsChanged)) for (const k of kymas) poke.add(k);
       }
     }
-    return [...affected].sort();
+    promotions.sort((a, b) => a.channel.localeCompare(b.channel));
+    return { poke: [...poke].sort(), promotions };
   }
 
   /**

@@ -1,3 +1,4 @@
 // The workflow bundle's entry point: every workflow type the worker runs.
 export { kymaWorkflow } from './kyma-workflow';
 export { moduleWorkflow } from './module-workflow';
+export { rolloutWorkflow } from './rollout-workflow';

@@ -1,11 +1,12 @@
 // KymaWorkflow: one per Kyma (id kyma/<namespace>/<name>). A thin interpreter of KymaState
 // (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a child
 // workflow start, a signal or a wait, and feeds the result back.
-import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { KymaEvent } from '../api/events';
 import { moduleWorkflowId } from '../api/names';
+import { admitModule, rolloutReport, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
@@ -23,8 +24,10 @@ const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 secon
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
-  const st = new KymaState(settings, input.carried);
+  // Runs recorded before rollouts existed move modules to a new channel version without one.
+  const st = new KymaState(settings, input.carried, patched('rollout-gate'));
   setHandler(kymaChanged, (seen) => st.changed(seen));
+  setHandler(admitModule, (a) => st.admit(a));
   setHandler(templatesChanged, (seen) => st.changed(seen));
   setHandler(moduleReport, (r) => st.reported(r));
   setHandler(moduleRemoved, (name) => st.removed(name));
@@ -66,7 +69,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         st.loaded(await kcp.loadKyma({ kyma, ...(step.seen ? { seen: step.seen } : {}) }));
         break;
       case 'resolve':
-        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }));
+        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }), step.only);
+        break;
+      case 'rolloutReport':
+        // Best effort: a rollout that is gone (or not started) has nobody to tell.
+        await getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module: step.module, channel: step.channel }))
+          .signal(rolloutReport, { kyma: kyma.name, ...step.report })
+          .catch(() => undefined);
         break;
       case 'addFinalizer':
         await kcp.addKymaFinalizer({ kyma, uid: st.uid });

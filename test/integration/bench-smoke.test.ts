@@ -22,6 +22,10 @@ function figures(r: BenchReport): [string, unknown][] {
     ['promotion.inClusterFirstSeconds', r.promotion.inClusterFirstSeconds],
     ['promotion.inClusterLastSeconds', r.promotion.inClusterLastSeconds],
     ['promotion.loopSeconds', r.promotion.loopSeconds],
+    ['stagedPromotion.firstSeconds', r.stagedPromotion.firstSeconds],
+    ['stagedPromotion.lastSeconds', r.stagedPromotion.lastSeconds],
+    ['stagedPromotion.inClusterLastSeconds', r.stagedPromotion.inClusterLastSeconds],
+    ...r.stagedPromotion.waves.map((w, i): [string, unknown] => [`stagedPromotion.waves[${i}].lastSeconds`, w.lastSeconds]),
     ['idleCpuSecondsPerMinute', r.idleCpuSecondsPerMinute],
     ['historyEventsPerModuleInstall', r.historyEventsPerModuleInstall],
     ['workerPeakRssMB', r.workerPeakRssMB],
@@ -58,6 +62,9 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     expect(cpu.get('worker')!.pid).not.toBe(cpu.get('bridge')!.pid);
     expect(report.workerPeakRssMB).toBeGreaterThan(50);
     expect(report.workflowTasks.count).toBeGreaterThan(0);
+    // The staged promotion went through the default waves (1 %, 10 %, 30 % of five: one each, then the rest) and completed.
+    expect(report.stagedPromotion.waves.map((w) => w.size)).toEqual([1, 1, 1, 2]);
+    expect(report.stagedPromotion.phase).toBe('Completed');
     for (const [name, value] of figures(report)) {
       expect(typeof value, name).toBe('number');
       expect(Number.isFinite(value), name).toBe(true);

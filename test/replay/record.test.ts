@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
+import { pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -131,5 +132,28 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
     await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
     await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-install-retry');
+  });
+});
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of rollouts', () => {
+  const klm = useKlm({ rolloutPolicy: { default: 'waves: [1]\nsoak: 1s\nfailureBudget: 0' } });
+
+  it('a promotion held by the gate until its rollout admits it, in two waves with a soak, a pause and a resume', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.publish('1.1.0');
+    await mod.channels({ regular: '1.0.0' });
+    const [first, second] = [uniqueName('kyma-a'), uniqueName('kyma-b')];
+    for (const name of [first, second]) await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    for (const name of [first, second]) await kymaInState(klm(), name, 'Ready');
+    await mod.channels({ regular: '1.1.0' });
+    const rollout = klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }));
+    await eventually('the first wave to soak', async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Soaking' || undefined);
+    await rollout.executeUpdate(pauseRollout, { args: [{ reason: 'recording' }] });
+    await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
+    await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
+    for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
+    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-rollout');
+    await save(rollout.workflowId, 'rollout-workflow');
   });
 });

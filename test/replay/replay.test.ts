@@ -22,7 +22,7 @@ describe('replaying committed histories', async () => {
       const h = JSON.parse(await readFile(DIR + f, 'utf8')) as { events?: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
       types.add(h.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '');
     }
-    expect([...types].sort()).toEqual(['kymaWorkflow', 'moduleWorkflow']);
+    expect([...types].sort()).toEqual(['kymaWorkflow', 'moduleWorkflow', 'rolloutWorkflow']);
   });
 
   it('has, for every patched() id in the workflows, a history recorded with it and one from before it', async () => {

@@ -11,7 +11,7 @@ import { SampleManager } from '../../src/samples/manager';
 import { publishSamples, SAMPLE_KINDS } from '../../src/samples/modules';
 import type { Kyma } from '../../src/api/kyma';
 import { kymaWorkflowId } from '../../src/api/names';
-import { API_VERSION } from '../../src/api/shared';
+import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP } from '../../src/api/shared';
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
 import type { KubeObject } from '../../src/api/shared';
 import { KubeClient } from '../../src/k8s/rest-client';
@@ -52,6 +52,11 @@ export interface KlmOptions {
   bridgeLog?: (line: string) => void;
   /** The control-plane client the worker uses (one that counts requests, say); the test's own by default. */
   workerKcp?: KubeClient;
+  /**
+   * The namespace's rollout policies (ConfigMap klm-rollout-policy): all Kymas at once by
+   * default, so that tests that promote a version to several Kymas need not wait for waves.
+   */
+  rolloutPolicy?: Record<string, string>;
 }
 
 export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
@@ -64,6 +69,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace }, data: opts.rolloutPolicy ?? { default: 'waves: []\nsoak: 0s\nfailureBudget: "100%"' } });
   await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples ? { client: opts.samples.client } : {});
   const taskQueue = uniqueName('klm');
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.

@@ -68,58 +68,61 @@ describe('FleetIndex: Kymas', () => {
 });
 
 describe('FleetIndex: a ModuleReleaseMeta event', () => {
-  it('concerns only the Kymas on the channel whose version changed', () => {
+  const poke = (kymas: string[]) => ({ poke: kymas, promotions: [] });
+
+  it("is a promotion of the channel whose version changed, for its rollout: no Kyma is poked", () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual(['a']);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.2.0' }))).toEqual(['c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.1.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.2.0' }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.2.0' }] });
   });
 
   it('concerns nobody when no channel in use changed version (a label, a new channel nobody uses)', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual([]);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { beta: true }))).toEqual([]);
-    expect(index.releaseMetaChanged(NS, 'counter', meta('counter', { channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '2.0.0' }] }))).toEqual([]);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual(poke([]));
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { beta: true }))).toEqual(poke([]));
+    expect(index.releaseMetaChanged(NS, 'counter', meta('counter', { channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '2.0.0' }] }))).toEqual(poke([]));
   });
 
-  it('concerns every Kyma on a channel without a version when the channels change, as their message lists them', () => {
+  it('pokes every Kyma on a channel without a version when the channels change (their message lists them), and those whose channel gains one', () => {
     const index = fleet();
     index.setKyma(NS, 'e', { channel: 'nightly', modules: [{ name: 'greeter' }] });
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', experimental: '2.0.0' }))).toEqual(['e']);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' }))).toEqual(['e']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', experimental: '2.0.0' }))).toEqual(poke(['e']));
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' }))).toEqual(poke(['e']));
   });
 
-  it('concerns every channel user when the mandatory version comes, changes or goes, and no pin', () => {
+  it('promotes every used channel when the mandatory version changes; pokes those whose channel gains or loses a version', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual(['c']);
-    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual(['a', 'c']);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '2.0.0', fast: '1.1.0' }))).toEqual(['c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.0.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '2.0.0' }, { channel: 'regular', version: '2.0.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '2.0.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.1.0' }] });
   });
 
-  it('concerns every user, pins included, when the ocmComponentName changes', () => {
+  it('pokes every user, pins included, when the ocmComponentName changes (and names the used channels for their rollouts)', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: 'example.com/greeter' }))).toEqual(['a', 'b', 'c']);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: undefined }))).toEqual(['a', 'b', 'c']);
+    const both = [{ channel: 'fast', version: '1.1.0' }, { channel: 'regular', version: '1.0.0' }];
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: 'example.com/greeter' }))).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: undefined }))).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
   });
 
-  it('concerns every user, pins included, when it is added or deleted', () => {
+  it('pokes every user, pins included, when it is added or deleted; an added one names every used channel it carries', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', undefined)).toEqual(['a', 'b', 'c']);
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual(['a', 'b', 'c']);
+    expect(index.releaseMetaChanged(NS, 'greeter', undefined)).toEqual(poke(['a', 'b', 'c']));
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual({ poke: ['a', 'b', 'c'], promotions: [{ channel: 'fast', version: '1.1.0' }, { channel: 'regular', version: '1.0.0' }] });
   });
 
   it('concerns nobody when no Kyma uses the module, yet is remembered for the next diff', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual([]);
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual(poke([]));
     index.setKyma(NS, 'o', { channel: 'regular', modules: [{ name: 'other' }] });
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual([]);
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.1' }] }))).toEqual(['o']);
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual(poke([]));
+    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.1' }] }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.0.1' }] });
   });
 
   it('keeps namespaces apart', () => {
     const index = fleet();
     index.setKyma('other-ns', 'x', { channel: 'regular', modules: [{ name: 'greeter' }] });
     index.releaseMetaChanged('other-ns', 'greeter', greeter({ regular: '1.0.0' }));
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual(['a']);
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.1.0' }] });
   });
 });
 

@@ -1,0 +1,131 @@
+// Staged rollouts: what the bridge, the rollout workflow and the Kyma workflows exchange. One
+// rollout workflow per (namespace, module, channel), id `rollout/<ns>/<module>/<channel>`: it
+// lives as long as the channel does and rolls each version the channel is promoted to.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { State } from '../api/shared';
+import type { SeenVersions } from './signals';
+
+export const ROLLOUT_WORKFLOW = 'rolloutWorkflow';
+
+/** A module on a channel of a namespace: what a rollout workflow rolls. */
+export interface ChannelRef {
+  namespace: string;
+  module: string;
+  channel: string;
+}
+
+export function rolloutWorkflowId(c: ChannelRef): string {
+  return `rollout/${c.namespace}/${c.module}/${c.channel}`;
+}
+
+/** One wave's size: a number of Kymas, or a share of those to move (`"10%"`). */
+export type WaveSize = number | `${number}%`;
+
+/**
+ * How a channel's promotions reach the fleet. Operators set it per channel in the ConfigMap
+ * `klm-rollout-policy` of the Kymas' namespace (key: the channel, else `default`).
+ */
+export interface RolloutPolicy {
+  /** The waves' sizes in order; the Kymas left after them form one last wave. Empty: one wave. */
+  waves: WaveSize[];
+  /** After a wave has settled, how long its modules must stay Ready before the next one starts. */
+  soakMs: number;
+  /** At most this many Kymas upgrading at once. */
+  maxConcurrent: number;
+  /** The rollout halts when more Kymas than this failed: a count, or a share of those reached. */
+  failureBudget: WaveSize;
+  /** A Kyma whose module is not Ready (or Error) this long after its admission counts as failed. */
+  waveTimeoutMs: number;
+  /** `manual`: the rollout waits for `resume` before its first wave (the plan can be read first). */
+  start: 'auto' | 'manual';
+}
+
+/** Bridge → rollout workflow (signalWithStart): the channel now carries this version. */
+export interface Promotion {
+  version: string;
+  /** The control-plane versions behind the event, for the rollout's reads. */
+  seen?: SeenVersions;
+}
+
+export const promoted = defineSignal<[Promotion]>('promoted');
+
+/** Rollout workflow → Kyma workflow: this Kyma's module may move to `version` on `channel`. */
+export interface Admission {
+  module: string;
+  channel: string;
+  version: string;
+}
+
+export const admitModule = defineSignal<[Admission]>('admitModule');
+
+/** Kyma workflow → rollout workflow: the admitted module's state at the admitted version. */
+export interface RolloutReport {
+  kyma: string;
+  version: string;
+  state: State;
+  message?: string;
+}
+
+export const rolloutReport = defineSignal<[RolloutReport]>('rolloutReport');
+
+/** Why an operator pauses, resumes or aborts a rollout (recorded in its progress). */
+export interface OperatorAction {
+  reason: string;
+}
+
+export const pauseRollout = defineUpdate<RolloutProgress, [OperatorAction]>('pause');
+export const resumeRollout = defineUpdate<RolloutProgress, [OperatorAction]>('resume');
+export const abortRollout = defineUpdate<RolloutProgress, [OperatorAction]>('abort');
+
+/**
+ * Idle: no promotion to roll. Planning: finding the Kymas. Waiting: `start: manual`, for resume.
+ * Rolling, Soaking: a wave upgrading or soaking. Paused: by an operator. Halted: the failure
+ * budget is spent (or the policy is invalid). Completed, Aborted: this version is done.
+ */
+export type RolloutPhase = 'Idle' | 'Planning' | 'Waiting' | 'Rolling' | 'Soaking' | 'Paused' | 'Halted' | 'Completed' | 'Aborted';
+
+export interface WaveProgress {
+  size: number;
+  done: number;
+  failed: number;
+  /** Admitted, not settled yet. */
+  upgrading: number;
+  pending: number;
+}
+
+export interface RolloutProgress {
+  module: string;
+  channel: string;
+  version: string;
+  from?: string;
+  phase: RolloutPhase;
+  /** What the phase means now, for a person. */
+  message: string;
+  waves: WaveProgress[];
+  /** The wave under way (0-based); waves.length once all are through. */
+  wave: number;
+  failed: { kyma: string; message: string }[];
+  policy?: RolloutPolicy;
+  /** Operators' actions, newest last. */
+  actions: { action: 'pause' | 'resume' | 'abort'; reason: string; at: string }[];
+}
+
+export const rolloutProgress = defineQuery<RolloutProgress>('progress');
+/** The Kymas of each wave, in order (the plan). */
+export const rolloutWaves = defineQuery<string[][]>('waves');
+
+export interface RolloutWorkflowInput {
+  channel: ChannelRef;
+  /** Carried across continue-as-new: the version last rolled and how it ended. */
+  carried?: { version: string; phase: RolloutPhase };
+}
+
+/** What the plan activity returns: the Kymas to move, in wave order, and the channel's policy. */
+export interface RolloutPlan {
+  kymas: string[];
+  policy: RolloutPolicy;
+  /** The policy in the ConfigMap could not be read: why (the rollout halts until it is fixed). */
+  policyProblem?: string;
+  /** The version most of the Kymas run now. */
+  from?: string;
+}

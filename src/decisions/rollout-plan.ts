@@ -1,0 +1,35 @@
+// Which Kymas a promotion moves, in the order the waves take them. Pure.
+import type { Kyma } from '../api/kyma';
+import { DEFAULT_CHANNEL, LABELS } from '../api/shared';
+import type { ChannelRef } from '../contract/rollout';
+
+const DEFAULT_PRIORITY = 100;
+
+function priorityOf(k: Kyma): number {
+  const p = Number(k.metadata.labels?.[LABELS.rolloutPriority]);
+  return Number.isFinite(p) ? p : DEFAULT_PRIORITY;
+}
+
+/**
+ * The Kymas of the namespace that follow the module on the channel (not pinned, not being
+ * deleted) and do not run `version` yet, ordered by their rollout-priority label (lower first),
+ * then by name; and the version most of them run now.
+ */
+export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version: string): { kymas: string[]; from?: string } {
+  const chosen = kymas.filter((k) => {
+    if (k.metadata.namespace !== c.namespace || k.metadata.deletionTimestamp) return false;
+    const m = k.spec.modules?.find((x) => x.name === c.module);
+    if (!m || m.version || m.managed === false) return false;
+    if ((m.channel || k.spec.channel || DEFAULT_CHANNEL) !== c.channel) return false;
+    const status = k.status?.modules?.find((x) => x.name === c.module);
+    return !(status?.version === version && status.state === 'Ready');
+  });
+  chosen.sort((a, b) => priorityOf(a) - priorityOf(b) || a.metadata.name.localeCompare(b.metadata.name));
+  const runs = new Map<string, number>();
+  for (const k of chosen) {
+    const v = k.status?.modules?.find((x) => x.name === c.module)?.version;
+    if (v) runs.set(v, (runs.get(v) ?? 0) + 1);
+  }
+  const from = [...runs].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return { kymas: chosen.map((k) => k.metadata.name), ...(from ? { from } : {}) };
+}

@@ -1,0 +1,103 @@
+// A channel's rollout policy: validated from what operators write in the ConfigMap
+// `klm-rollout-policy`, and cut into waves. Pure.
+import type { RolloutPolicy, WaveSize } from '../contract/rollout';
+
+/** The fleet's default: a 1 % canary, then growing waves, 10 minutes of soak after each. */
+export const DEFAULT_ROLLOUT_POLICY: RolloutPolicy = {
+  waves: ['1%', '10%', '30%'],
+  soakMs: 10 * 60_000,
+  maxConcurrent: 100,
+  failureBudget: '5%',
+  waveTimeoutMs: 30 * 60_000,
+  start: 'auto',
+};
+
+/** Today's behaviour before rollouts: every Kyma at once, nothing to soak. */
+export const ALL_AT_ONCE: RolloutPolicy = { waves: [], soakMs: 0, maxConcurrent: 1_000_000, failureBudget: '100%', waveTimeoutMs: 30 * 60_000, start: 'auto' };
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `"90s"`, `"10m"`, `"1h30m"`, or milliseconds as a number. */
+export function parseDuration(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : undefined;
+  if (typeof v !== 'string' || !/^(\d+(ms|s|m|h))+$/.test(v)) return undefined;
+  let total = 0;
+  for (const [, n, unit] of v.matchAll(/(\d+)(ms|s|m|h)/g)) total += Number(n) * UNITS[unit!]!;
+  return total;
+}
+
+function waveSize(v: unknown): WaveSize | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && v > 0 ? v : undefined;
+  if (typeof v === 'string' && /^\d+(\.\d+)?%$/.test(v)) {
+    const p = Number(v.slice(0, -1));
+    return p > 0 && p <= 100 ? (v as WaveSize) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The policy an operator wrote (parsed YAML or JSON), over the default for what it leaves out;
+ * or the problem with it, in words that say what to fix.
+ */
+export function rolloutPolicyOf(raw: unknown, base: RolloutPolicy = DEFAULT_ROLLOUT_POLICY): { policy: RolloutPolicy; problem?: undefined } | { problem: string; policy?: undefined } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'the policy must be a map of waves, soak, maxConcurrent, failureBudget, waveTimeout, start' };
+  const r = raw as Record<string, unknown>;
+  const known = new Set(['waves', 'soak', 'maxConcurrent', 'failureBudget', 'waveTimeout', 'start']);
+  const unknown = Object.keys(r).filter((k) => !known.has(k));
+  if (unknown.length) return { problem: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...known].join(', ')})` };
+  const policy = { ...base };
+  if (r.waves !== undefined) {
+    if (!Array.isArray(r.waves)) return { problem: 'waves must be a list of sizes, each a count (5) or a share ("10%")' };
+    const given = r.waves as unknown[];
+    const sizes = given.map(waveSize);
+    const bad: unknown = given.find((_, i) => sizes[i] === undefined);
+    if (bad !== undefined) return { problem: `wave size ${JSON.stringify(bad)} is neither a positive count nor a share between 0 and 100 % ("10%")` };
+    policy.waves = sizes as WaveSize[];
+  }
+  for (const [field, key] of [['soak', 'soakMs'], ['waveTimeout', 'waveTimeoutMs']] as const) {
+    if (r[field] === undefined) continue;
+    const ms = parseDuration(r[field]);
+    if (ms === undefined) return { problem: `${field} ${JSON.stringify(r[field])} is not a duration ("90s", "10m", "1h")` };
+    policy[key] = ms;
+  }
+  if (r.maxConcurrent !== undefined) {
+    if (typeof r.maxConcurrent !== 'number' || !Number.isInteger(r.maxConcurrent) || r.maxConcurrent < 1) return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
+    policy.maxConcurrent = r.maxConcurrent;
+  }
+  if (r.failureBudget !== undefined) {
+    const b = r.failureBudget === 0 ? 0 : waveSize(r.failureBudget);
+    if (b === undefined) return { problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a count (0, 2) or a share of the Kymas reached ("5%")` };
+    policy.failureBudget = b;
+  }
+  if (r.start !== undefined) {
+    if (r.start !== 'auto' && r.start !== 'manual') return { problem: `start ${JSON.stringify(r.start)} must be auto or manual` };
+    policy.start = r.start;
+  }
+  return { policy };
+}
+
+/** How many of `total` a size names (a share rounds up, at least one). */
+function countOf(size: WaveSize, total: number): number {
+  return typeof size === 'number' ? size : Math.max(1, Math.ceil((Number(size.slice(0, -1)) / 100) * total));
+}
+
+/** Cuts the Kymas (in order) into the policy's waves; what is left forms the last wave. */
+export function cutWaves<T>(kymas: readonly T[], policy: RolloutPolicy): T[][] {
+  const waves: T[][] = [];
+  let at = 0;
+  for (const size of policy.waves) {
+    if (at >= kymas.length) break;
+    const n = countOf(size, kymas.length);
+    waves.push(kymas.slice(at, at + n));
+    at += n;
+  }
+  if (at < kymas.length) waves.push(kymas.slice(at));
+  return waves;
+}
+
+/** Whether `failed` of `reached` Kymas spend more than the budget. */
+export function budgetExceeded(policy: RolloutPolicy, failed: number, reached: number): boolean {
+  const b = policy.failureBudget;
+  if (typeof b === 'number') return failed > b;
+  return reached > 0 && failed / reached > Number(b.slice(0, -1)) / 100;
+}

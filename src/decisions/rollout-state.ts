@@ -1,0 +1,288 @@
+// The decisions of one channel's rollout, without I/O: for each version the channel is promoted
+// to, find the Kymas to move (plan), admit them wave by wave under a concurrency cap, wait for
+// each wave to settle and soak, halt when the failure budget is spent, and follow operators'
+// pause, resume and abort. The workflow asks `next(now)` for a step, runs it and feeds back.
+import type { ChannelRef, OperatorAction, Promotion, RolloutPhase, RolloutPlan, RolloutPolicy, RolloutProgress, RolloutReport, WaveProgress } from '../contract/rollout';
+import type { SeenVersions } from '../contract/signals';
+import { budgetExceeded, cutWaves } from './rollout-policy';
+import { mergeSeen, seenField } from './seen-versions';
+
+export type RolloutStep =
+  | { kind: 'plan'; version: string; seen?: SeenVersions }
+  /** Tell these Kymas their module may move to the version. */
+  | { kind: 'admit'; version: string; kymas: string[] }
+  /** Search attributes and the UI's details changed. */
+  | { kind: 'publish'; progress: RolloutProgress }
+  /** Until a signal or update, or `untilMs` (workflow time). */
+  | { kind: 'wait'; untilMs?: number }
+  /** A newer promotion while this one is under way: continue as new for it. */
+  | { kind: 'restart' };
+
+type KymaPhase = 'pending' | 'upgrading' | 'done' | 'failed';
+
+interface KymaEntry {
+  wave: number;
+  phase: KymaPhase;
+  admittedAt?: number;
+  message?: string;
+}
+
+/** Phases in which the rollout admits nobody until an operator or a promotion acts. */
+const STOPPED: RolloutPhase[] = ['Idle', 'Waiting', 'Paused', 'Halted', 'Completed', 'Aborted'];
+
+export class RolloutState {
+  phase: RolloutPhase = 'Idle';
+  version?: string;
+  from?: string;
+  policy?: RolloutPolicy;
+  waves: string[][] = [];
+  wave = 0;
+  private message = 'no promotion yet';
+  private readonly kymas = new Map<string, KymaEntry>();
+  /** The newest promotion not yet begun. */
+  private promotedTo?: string;
+  private seen: SeenVersions = {};
+  private soakUntil?: number;
+  /** Failures and settled Kymas when the budget was last reset (by resume). */
+  private base = { failed: 0, settled: 0 };
+  private actions: RolloutProgress['actions'] = [];
+  private lastPublished = '';
+  private planning = false;
+  /** The phase to go back to on resume from a pause. */
+  private pausedFrom?: RolloutPhase;
+
+  constructor(readonly channel: ChannelRef, carried?: { version: string; phase: RolloutPhase; next?: string }) {
+    if (!carried) return;
+    if (carried.next) {
+      // The run for the next promotion: it begins at once, so that nothing (an update, a
+      // query) mistakes the version left behind for the one rolling.
+      this.version = carried.next;
+      this.set('Planning', `finding the Kymas on ${channel.channel} to move to ${carried.next} (the rollout of ${carried.version} ended ${carried.phase})`);
+      return;
+    }
+    this.version = carried.version;
+    this.set(carried.phase, `${carried.phase.toLowerCase()} at ${carried.version}`);
+  }
+
+  // ---- signals and updates ---------------------------------------------------------------
+
+  promoted(p: Promotion): void {
+    this.seen = mergeSeen(this.seen, p.seen);
+    // The version being rolled (or last rolled): a repeat of the same event, or the bridge relisting.
+    if (p.version === (this.promotedTo ?? this.version)) return;
+    this.promotedTo = p.version;
+  }
+
+  reported(r: RolloutReport): void {
+    if (r.version !== this.version) return;
+    const k = this.kymas.get(r.kyma);
+    if (!k || k.phase === 'pending') return;
+    if (r.state === 'Ready' || r.state === 'Warning' || r.state === 'Unmanaged') {
+      k.phase = 'done';
+      k.message = undefined;
+    } else if (r.state === 'Error') {
+      k.phase = 'failed';
+      k.message = r.message ?? 'Error';
+      this.checkBudget();
+    }
+  }
+
+  /** Why an update cannot be taken now, or undefined. */
+  refusal(action: 'pause' | 'resume' | 'abort', a: OperatorAction | undefined): string | undefined {
+    if (typeof a !== 'object' || a === null || typeof a.reason !== 'string' || !a.reason.trim()) return `${action} needs { reason: "why" }: a non-empty reason, recorded with the rollout`;
+    if (!this.version) return `no rollout to ${action}: ${this.channel.module} has not been promoted on ${this.channel.channel} since this workflow started`;
+    switch (action) {
+      case 'pause':
+        return ['Rolling', 'Soaking', 'Waiting'].includes(this.phase) ? undefined : `the rollout of ${this.version} is ${this.phase}: only a rollout that is rolling, soaking or waiting can be paused`;
+      case 'resume':
+        return ['Paused', 'Halted', 'Waiting'].includes(this.phase) ? undefined : `the rollout of ${this.version} is ${this.phase}: only a paused, halted or waiting rollout can be resumed`;
+      case 'abort':
+        return ['Completed', 'Aborted', 'Idle'].includes(this.phase) ? `the rollout of ${this.version} is ${this.phase} already` : undefined;
+    }
+  }
+
+  act(action: 'pause' | 'resume' | 'abort', a: OperatorAction, at: string): void {
+    this.actions.push({ action, reason: a.reason, at });
+    if (action === 'pause') {
+      this.pausedFrom = this.phase;
+      this.set('Paused', `paused: ${a.reason}`);
+    } else if (action === 'abort') {
+      this.set('Aborted', `aborted: ${a.reason}; the Kymas not reached stay at their version until the next promotion`);
+    } else if (this.phase === 'Paused' && this.pausedFrom) {
+      this.set(this.pausedFrom === 'Waiting' ? 'Rolling' : this.pausedFrom, `resumed: ${a.reason}`);
+    } else if (this.phase === 'Halted' && !this.policy) {
+      // Halted on a policy that could not be read: plan again.
+      this.planning = false;
+      this.set('Planning', `resumed: ${a.reason}`);
+    } else {
+      this.base = { failed: this.count('failed'), settled: this.count('done') + this.count('failed') };
+      this.set('Rolling', `resumed: ${a.reason}`);
+    }
+  }
+
+  // ---- results ---------------------------------------------------------------------------
+
+  planned(plan: RolloutPlan): void {
+    this.planning = false;
+    // Aborted while the plan was read: nothing more to do for this version.
+    if (this.phase === 'Aborted') return;
+    if (plan.policyProblem) {
+      this.policy = undefined;
+      this.set('Halted', `the rollout policy cannot be used: ${plan.policyProblem}; fix the ConfigMap klm-rollout-policy and resume`);
+      return;
+    }
+    this.policy = plan.policy;
+    this.from = plan.from;
+    this.waves = cutWaves(plan.kymas, plan.policy);
+    this.kymas.clear();
+    this.waves.forEach((w, i) => w.forEach((k) => this.kymas.set(k, { wave: i, phase: 'pending' })));
+    this.wave = 0;
+    if (this.waves.length === 0) return this.set('Completed', `no Kyma to move to ${this.version}`);
+    if (plan.policy.start === 'manual') return this.set('Waiting', `planned ${plan.kymas.length} Kymas in ${this.waves.length} waves; waiting for resume`);
+    this.set('Rolling', this.rollingMessage());
+  }
+
+  /** Admissions sent, but these Kymas' workflows are gone: nothing of theirs to move, they count as done. */
+  gone(kymas: string[]): void {
+    for (const name of kymas) {
+      const k = this.kymas.get(name);
+      if (k?.phase === 'upgrading') k.phase = 'done';
+    }
+  }
+
+  // ---- what to do next -------------------------------------------------------------------
+
+  next(now: number): RolloutStep {
+    if (this.promotedTo !== undefined && this.promotedTo !== this.version) {
+      // A rollout under way is superseded; an idle or finished one simply begins the next.
+      if (this.kymas.size > 0 || (this.version !== undefined && !STOPPED.includes(this.phase))) return { kind: 'restart' };
+      this.version = this.promotedTo;
+      this.promotedTo = undefined;
+      this.set('Planning', `finding the Kymas on ${this.channel.channel} to move to ${this.version}`);
+    }
+    const publish = this.publishStep();
+    if (publish) return publish;
+    if (this.phase === 'Planning' && !this.planning) {
+      this.planning = true;
+      return { kind: 'plan', version: this.version!, ...seenField(this.seen) };
+    }
+    if (this.phase === 'Rolling') return this.roll(now) ?? this.next(now);
+    if (this.phase === 'Soaking') {
+      if (now >= this.soakUntil!) {
+        this.advance();
+        return this.next(now);
+      }
+      return { kind: 'wait', untilMs: this.soakUntil };
+    }
+    return { kind: 'wait' };
+  }
+
+  /** What a continue-as-new for the next promotion carries: the version left behind, and the one to begin. */
+  carry(): { version: string; phase: RolloutPhase; next?: string } {
+    return { version: this.version ?? '', phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted', ...(this.promotedTo ? { next: this.promotedTo } : {}) };
+  }
+
+  progress(): RolloutProgress {
+    return {
+      module: this.channel.module,
+      channel: this.channel.channel,
+      version: this.version ?? '',
+      ...(this.from ? { from: this.from } : {}),
+      phase: this.phase,
+      message: this.message,
+      waves: this.waves.map((_, i) => this.waveProgress(i)),
+      wave: this.wave,
+      failed: [...this.kymas].filter(([, k]) => k.phase === 'failed').map(([kyma, k]) => ({ kyma, message: k.message ?? '' })),
+      ...(this.policy ? { policy: this.policy } : {}),
+      actions: this.actions,
+    };
+  }
+
+  // ---- rolling ---------------------------------------------------------------------------
+
+  /** The next admissions, a wait for the wave, or undefined when the phase changed. */
+  private roll(now: number): RolloutStep | undefined {
+    const policy = this.policy!;
+    const wave = this.waves[this.wave]!;
+    const entries = wave.map((name) => [name, this.kymas.get(name)!] as const);
+    // A Kyma silent for longer than the wave timeout has failed.
+    for (const [, k] of entries) {
+      if (k.phase === 'upgrading' && now - k.admittedAt! >= policy.waveTimeoutMs) {
+        k.phase = 'failed';
+        k.message = `not Ready ${Math.round(policy.waveTimeoutMs / 60_000)} min after its admission`;
+        this.checkBudget();
+      }
+    }
+    if (this.phase !== 'Rolling') return undefined;
+    const upgrading = [...this.kymas.values()].filter((k) => k.phase === 'upgrading');
+    const room = policy.maxConcurrent - upgrading.length;
+    const pending = entries.filter(([, k]) => k.phase === 'pending').map(([n]) => n);
+    if (room > 0 && pending.length > 0) {
+      // Upgrading from now on: a report may arrive while the admissions are still being sent.
+      const admit = pending.slice(0, room);
+      for (const name of admit) Object.assign(this.kymas.get(name)!, { phase: 'upgrading', admittedAt: now });
+      return { kind: 'admit', version: this.version!, kymas: admit };
+    }
+    if (pending.length === 0 && entries.every(([, k]) => k.phase === 'done' || k.phase === 'failed')) {
+      if (policy.soakMs > 0) {
+        this.soakUntil = now + policy.soakMs;
+        this.set('Soaking', `wave ${this.wave + 1} of ${this.waves.length} settled; soaking until its modules have stayed Ready for ${Math.round(policy.soakMs / 1000)} s`);
+      } else {
+        this.advance();
+      }
+      return undefined;
+    }
+    const oldest = Math.min(...upgrading.map((k) => k.admittedAt!));
+    return { kind: 'wait', untilMs: oldest + policy.waveTimeoutMs };
+  }
+
+  private advance(): void {
+    this.wave++;
+    if (this.wave >= this.waves.length) {
+      const failed = this.count('failed');
+      this.set('Completed', `all ${this.kymas.size} Kymas reached${failed ? `; ${failed} failed` : ''}`);
+    } else {
+      this.set('Rolling', this.rollingMessage());
+    }
+  }
+
+  private checkBudget(): void {
+    if (!this.policy || STOPPED.includes(this.phase)) return;
+    const failed = this.count('failed') - this.base.failed;
+    const settled = this.count('done') + this.count('failed') - this.base.settled;
+    if (!budgetExceeded(this.policy, failed, settled)) return;
+    this.set('Halted', `halted: ${failed} of ${settled} Kymas reached failed, beyond the failure budget (${this.policy.failureBudget}); the Kymas not reached stay at their version; resume or abort`);
+  }
+
+  private rollingMessage(): string {
+    return `wave ${this.wave + 1} of ${this.waves.length}: moving ${this.waves[this.wave]!.length} Kymas to ${this.version}`;
+  }
+
+  private count(phase: KymaPhase): number {
+    let n = 0;
+    for (const k of this.kymas.values()) if (k.phase === phase) n++;
+    return n;
+  }
+
+  private waveProgress(i: number): WaveProgress {
+    const p: WaveProgress = { size: this.waves[i]!.length, done: 0, failed: 0, upgrading: 0, pending: 0 };
+    for (const name of this.waves[i]!) {
+      const phase = this.kymas.get(name)!.phase;
+      p[phase === 'done' ? 'done' : phase === 'failed' ? 'failed' : phase === 'upgrading' ? 'upgrading' : 'pending']++;
+    }
+    return p;
+  }
+
+  private set(phase: RolloutPhase, message: string): void {
+    this.phase = phase;
+    this.message = message;
+  }
+
+  private publishStep(): RolloutStep | undefined {
+    const progress = this.progress();
+    const key = JSON.stringify([progress.phase, progress.version, progress.wave, progress.message]);
+    if (key === this.lastPublished) return undefined;
+    this.lastPublished = key;
+    return { kind: 'publish', progress };
+  }
+}

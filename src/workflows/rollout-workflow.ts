@@ -1,0 +1,83 @@
+// RolloutWorkflow: one per module × channel of a namespace (id rollout/<ns>/<module>/<channel>),
+// started by the bridge's first promotion signal and kept for the channel's life. A thin
+// interpreter of RolloutState (src/decisions/rollout-state.ts): it plans each promoted version,
+// admits Kymas wave by wave with signals, waits for their reports and soak timers, and takes
+// pause, resume and abort as updates.
+import { condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { kymaWorkflowId } from '../api/names';
+import { SA } from '../api/search-attributes';
+import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutProgress, rolloutReport, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import { rolloutDetails } from '../decisions/rollout-details';
+import { RolloutState } from '../decisions/rollout-state';
+
+const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+
+export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void> {
+  const { channel } = input;
+  const st = new RolloutState(channel, input.carried);
+  let woken = false;
+  const wake = () => (woken = true);
+  setHandler(promoted, (p) => {
+    st.promoted(p);
+    wake();
+  });
+  setHandler(rolloutReport, (r) => {
+    st.reported(r);
+    wake();
+  });
+  setHandler(rolloutProgress, () => st.progress());
+  setHandler(rolloutWaves, () => st.waves);
+  for (const [update, action] of [[pauseRollout, 'pause'], [resumeRollout, 'resume'], [abortRollout, 'abort']] as const) {
+    const handler = (a: OperatorAction) => {
+      st.act(action, a, new Date().toISOString());
+      wake();
+      return st.progress();
+    };
+    setHandler(update, handler, {
+      validator: (a: OperatorAction | undefined) => {
+        const refusal = st.refusal(action, a);
+        if (refusal) throw new Error(refusal);
+      },
+    });
+  }
+
+  for (;;) {
+    const step = st.next(Date.now());
+    setCurrentDetails(rolloutDetails(st.progress()));
+    switch (step.kind) {
+      case 'plan':
+        st.planned(await kcp.planRollout({ channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) }));
+        break;
+      case 'admit': {
+        const gone: string[] = [];
+        await Promise.all(step.kymas.map(async (kyma) => {
+          try {
+            await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, { module: channel.module, channel: channel.channel, version: step.version });
+          } catch {
+            gone.push(kyma);
+          }
+        }));
+        st.gone(gone);
+        break;
+      }
+      case 'publish':
+        upsertSearchAttributes([
+          { key: SA.ModuleName, value: channel.module },
+          { key: SA.Channel, value: channel.channel },
+          { key: SA.ModuleVersion, value: step.progress.version },
+          { key: SA.RolloutState, value: step.progress.phase },
+        ]);
+        break;
+      case 'wait': {
+        woken = false;
+        if (step.untilMs === undefined) await condition(() => woken);
+        else await condition(() => woken, Math.max(1, step.untilMs - Date.now()));
+        break;
+      }
+      case 'restart':
+        await continueAsNew<typeof rolloutWorkflow>({ channel, carried: st.carry() });
+        return;
+    }
+  }
+}

@@ -1,0 +1,218 @@
+// Staged rollouts on the real parts, with 50 Kymas on one channel: a promotion reaches exactly
+// the Kymas that follow the module on that channel, wave by wave (asserted by the order of the
+// rollout's own history, not by wall time); a version that fails beyond the budget halts the
+// rollout and holds the Kymas it has not reached; resume finishes it; abort leaves them.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
+import { LABELS } from '../../src/api/shared';
+import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWaves, rolloutWorkflowId, type RolloutProgress } from '../../src/contract/rollout';
+import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
+import { testModule, type TestModule } from '../support/modules';
+import { stackInfo, uniqueName } from '../support/stack';
+
+const FLEET = 50;
+/** An object the API server refuses (a name that is not a DNS label): the version fails to apply. */
+const BROKEN = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\n';
+
+interface HistoryEvent {
+  eventType?: unknown;
+  workflowExecutionSignaledEventAttributes?: { signalName?: string | null; input?: { payloads?: { data?: Uint8Array | null }[] | null } | null } | null;
+  signalExternalWorkflowExecutionInitiatedEventAttributes?: { workflowExecution?: { workflowId?: string | null } | null } | null;
+  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null;
+  timerFiredEventAttributes?: unknown;
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Runs `klm` as users do; resolves with its exit code and output. */
+async function klmCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace };
+  return await new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Why an update was refused: its validator's message (the client wraps it as the failure's cause). */
+async function refused(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as Error & { cause?: Error };
+    return e.cause?.message ?? e.message;
+  }
+  throw new Error('expected the update to be refused, but it was accepted');
+}
+
+async function historyOf(klm: Klm, workflowId: string): Promise<HistoryEvent[]> {
+  return ((await klm.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
+}
+
+function payload(e: HistoryEvent): unknown {
+  const data = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+}
+
+/** Local activity markers of this activity type. */
+function isActivityMarker(e: HistoryEvent, type: string): boolean {
+  const details = e.markerRecordedEventAttributes?.details;
+  if (!details) return false;
+  return Object.values(details).some((d) => (d.payloads ?? []).some((p) => p.data && Buffer.from(p.data).toString('utf8').includes(`"${type}"`)));
+}
+
+describe('staged rollouts', () => {
+  const klm = useKlm({
+    rolloutPolicy: {
+      default: 'waves: []\nsoak: 0s',
+      regular: 'waves: [5, 15]\nsoak: 3s\nmaxConcurrent: 10\nfailureBudget: 2\nwaveTimeout: 5m',
+    },
+  });
+  let mod: TestModule;
+  const fleet = Array.from({ length: FLEET }, (_, i) => uniqueName(`r${String(i).padStart(2, '0')}`));
+  /** Five Kymas go first: they carry a lower rollout priority. */
+  const canaries = fleet.slice(FLEET - 5);
+  const [pinned, onFast, without] = [uniqueName('pinned'), uniqueName('fast'), uniqueName('without')];
+  const rollout = () => klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }));
+
+  /** Inline descriptors: a version published again (fixed) changes its ModuleTemplate, which pokes its Kymas. */
+  const publish = async (version: string, broken = false) => await mod.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
+  const versionOf = async (kyma: string) => (await getKyma(klm(), kyma))?.status?.modules?.find((m) => m.name === mod.name);
+  const progress = async (h: WorkflowHandle = rollout()) => await h.query(rolloutProgress);
+  const phase = async (want: RolloutProgress['phase'], version: string) => await eventually(`the rollout of ${version} to be ${want}`, async () => {
+    const p = await progress().catch(() => undefined);
+    return p?.phase === want && p.version === version ? p : undefined;
+  }, 240_000);
+  const allAt = async (kymas: string[], version: string) => await eventually(`${kymas.length} Kymas at ${version}, Ready`, async () => {
+    const states = await Promise.all(kymas.map(async (k) => await versionOf(k)));
+    return states.every((m) => m?.version === version && m.state === 'Ready');
+  }, 240_000);
+
+  beforeAll(async () => {
+    mod = await testModule(klm());
+    for (const v of ['1.0.0', '1.1.0']) await publish(v);
+    await publish('1.2.0', true);
+    await mod.channels({ regular: '1.0.0', fast: '1.0.0' });
+    const ns = klm().namespace;
+    for (const k of fleet) {
+      const obj = kymaObject(ns, k, { channel: 'regular', modules: [{ name: mod.name }] });
+      if (canaries.includes(k)) obj.metadata.labels = { [LABELS.rolloutPriority]: '1' };
+      await klm().kube.create(obj);
+    }
+    await klm().kube.create(kymaObject(ns, pinned, { channel: 'regular', modules: [{ name: mod.name, version: '1.0.0' }] }));
+    await klm().kube.create(kymaObject(ns, onFast, { channel: 'fast', modules: [{ name: mod.name }] }));
+    await klm().kube.create(kymaObject(ns, without, { channel: 'regular', modules: [{ name: 'counter' }] }));
+    await allAt([...fleet, pinned, onFast], '1.0.0');
+  }, 600_000);
+
+  it('moves exactly the Kymas on the channel, in waves, each with one admission and one resolution of that module alone', async () => {
+    const ns = klm().namespace;
+    const bystanders = [pinned, onFast, without];
+    const lengths = Object.fromEntries(await Promise.all([...fleet, ...bystanders].map(async (k) => [k, (await historyOf(klm(), kymaWorkflowId(ns, k))).length] as const)));
+
+    await mod.channels({ regular: '1.1.0', fast: '1.0.0' });
+    const done = await phase('Completed', '1.1.0');
+    await allAt(fleet, '1.1.0');
+
+    // The plan: canaries first (priority), then by name; waves of 5, 15 and the rest.
+    const waves = await rollout().query(rolloutWaves);
+    expect(waves.map((w) => w.length)).toEqual([5, 15, 30]);
+    expect([...waves[0]!].sort()).toEqual([...canaries].sort());
+    expect(done.waves.map((w) => [w.done, w.failed])).toEqual([[5, 0], [15, 0], [30, 0]]);
+
+    // Order, from the rollout's own history: every admission of a wave after every Ready of the
+    // wave before it and a soak timer after that.
+    const history = await historyOf(klm(), rollout().workflowId);
+    const waveOf = new Map(waves.flatMap((w, i) => w.map((k) => [kymaWorkflowId(ns, k), i] as const)));
+    const kymaWave = new Map(waves.flatMap((w, i) => w.map((k) => [k, i] as const)));
+    const lastReady = [-1, -1, -1];
+    const firstAdmission = [Infinity, Infinity, Infinity];
+    history.forEach((e, at) => {
+      const target = e.signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowExecution?.workflowId;
+      if (target) firstAdmission[waveOf.get(target)!] = Math.min(firstAdmission[waveOf.get(target)!]!, at);
+      if (e.workflowExecutionSignaledEventAttributes?.signalName === 'rolloutReport') {
+        const r = payload(e) as { kyma: string; state: string; version: string };
+        if (r.version === '1.1.0' && r.state === 'Ready') lastReady[kymaWave.get(r.kyma)!] = at;
+      }
+    });
+    for (const w of [1, 2]) {
+      expect(firstAdmission[w], `wave ${w + 1} admitted after wave ${w}'s last Ready`).toBeGreaterThan(lastReady[w - 1]!);
+      const soak = history.slice(lastReady[w - 1], firstAdmission[w]).some((e) => e.timerFiredEventAttributes);
+      expect(soak, `a soak timer fired between wave ${w} and wave ${w + 1}`).toBe(true);
+    }
+
+    // Each Kyma of the channel: one admission, no templatesChanged, one resolution; the others nothing.
+    for (const k of [...fleet, ...bystanders]) {
+      const since = (await historyOf(klm(), kymaWorkflowId(ns, k))).slice(lengths[k]);
+      const signals = since.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter((s) => s === 'admitModule' || s === 'templatesChanged');
+      const resolutions = since.filter((e) => isActivityMarker(e, 'resolveModules')).length;
+      if (bystanders.includes(k)) expect({ k, signals, resolutions }).toEqual({ k, signals: [], resolutions: 0 });
+      else expect({ k, signals, resolutions }).toEqual({ k, signals: ['admitModule'], resolutions: 1 });
+    }
+    expect(await versionOf(pinned)).toMatchObject({ version: '1.0.0', state: 'Ready' });
+    expect(await versionOf(onFast)).toMatchObject({ version: '1.0.0', state: 'Ready' });
+  }, 600_000);
+
+  it('halts when a wave fails beyond the budget, holds the Kymas it has not reached, and resume finishes it', async () => {
+    await mod.channels({ regular: '1.2.0', fast: '1.0.0' });
+    const halted = await phase('Halted', '1.2.0');
+    expect(halted.message).toMatch(/failed, beyond the failure budget \(2\)/);
+    expect(halted.failed.length).toBeGreaterThan(2);
+    const waves = await rollout().query(rolloutWaves);
+    const unreached = [...waves[1]!, ...waves[2]!];
+    // Not reached, not even told: still at 1.1.0.
+    for (const k of unreached) expect(await versionOf(k), k).toMatchObject({ version: '1.1.0', state: 'Ready' });
+
+    // The validators refuse what makes no sense, without touching the rollout.
+    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: '' }] }))).toMatch(/non-empty reason/);
+    expect(await refused(rollout().executeUpdate(pauseRollout, { args: [{ reason: 'look first' }] }))).toMatch(/is Halted: only a rollout that is rolling/);
+    expect(await refused(rollout().executeUpdate(abortRollout, { args: [undefined as never] }))).toMatch(/non-empty reason/);
+    expect((await progress()).phase).toBe('Halted');
+
+    // The author fixes 1.2.0 in place, which pokes every Kyma on the channel: the admitted ones
+    // recover; the others resolve 1.2.0, stay held at 1.1.0, and say why.
+    await publish('1.2.0');
+    await allAt(waves[0]!, '1.2.0');
+    await eventually('the unreached Kymas to say they wait', async () => {
+      const ms = await Promise.all(unreached.map(async (k) => await versionOf(k)));
+      return ms.every((m) => m?.version === '1.1.0' && m.state === 'Ready' && m.message?.includes('version 1.2.0 of channel regular waits for its rollout'));
+    });
+    // Operators steer from the command line: a refusal is one line and a non-zero exit.
+    const cli = ['--namespace', klm().namespace, '--channel', 'regular'];
+    const status = await klmCli(['rollout', 'status', mod.name, ...cli, '-o', 'json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'Halted', version: '1.2.0', from: '1.1.0' });
+    const noReason = await klmCli(['rollout', 'resume', mod.name, ...cli]);
+    expect({ code: noReason.code, stderr: noReason.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: klm rollout resume needs --reason "why" (recorded with the rollout)' });
+    const resumed = await klmCli(['rollout', 'resume', mod.name, ...cli, '--reason', 'fixed the manifest']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^.* on regular: 1\.2\.0 \(from 1\.1\.0\) {2}Rolling\nresumed: fixed the manifest\n\nWAVE {2}KYMAS {2}DONE {2}FAILED/);
+    await phase('Completed', '1.2.0');
+    await allAt(fleet, '1.2.0');
+    expect((await progress()).actions).toEqual([expect.objectContaining({ action: 'resume', reason: 'fixed the manifest' })]);
+  }, 600_000);
+
+  it('abort leaves the Kymas it has not reached at their version, also when their resolution runs again', async () => {
+    await publish('1.3.0', true);
+    await mod.channels({ regular: '1.3.0', fast: '1.0.0' });
+    await phase('Halted', '1.3.0');
+    const aborted = await rollout().executeUpdate(abortRollout, { args: [{ reason: 'bad release' }] });
+    expect(aborted.phase).toBe('Aborted');
+    const waves = await rollout().query(rolloutWaves);
+    // A fix of 1.3.0 pokes every Kyma on the channel: the admitted ones recover, the rest
+    // resolve 1.3.0 and stay at 1.2.0.
+    await publish('1.3.0');
+    await allAt(waves[0]!, '1.3.0');
+    const unreached = [...waves[1]!, ...waves[2]!];
+    await eventually('the unreached Kymas to stay at 1.2.0, waiting', async () => {
+      const ms = await Promise.all(unreached.map(async (k) => await versionOf(k)));
+      return ms.every((m) => m?.version === '1.2.0' && m.state === 'Ready' && m.message?.includes('version 1.3.0 of channel regular waits for its rollout'));
+    });
+    expect((await progress()).phase).toBe('Aborted');
+    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(/is Aborted/);
+    const again = await klmCli(['rollout', 'resume', mod.name, '--namespace', klm().namespace, '--reason', 'try again']);
+    expect({ code: again.code, stderr: again.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: resume refused: the rollout of 1.3.0 is Aborted: only a paused, halted or waiting rollout can be resumed' });
+  }, 600_000);
+});

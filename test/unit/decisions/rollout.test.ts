@@ -1,0 +1,299 @@
+// Rollouts without Temporal: the policy operators write, the plan, the waves with their soak and
+// failure budget, the operators' actions, and the Kyma's gate that holds a module until admitted.
+import { describe, expect, it } from 'vitest';
+import type { Kyma, KymaModule } from '../../../src/api/kyma';
+import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
+import type { Resolution } from '../../../src/contract/module';
+import type { RolloutPolicy } from '../../../src/contract/rollout';
+import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
+import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
+import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
+import { RolloutState, type RolloutStep } from '../../../src/decisions/rollout-state';
+import { mod, SETTINGS } from './fixtures';
+
+const CHANNEL = { namespace: 'kcp', module: 'greeter', channel: 'regular' };
+
+describe('rollout policy', () => {
+  it('reads what operators write over the default, and says what is wrong with the rest', () => {
+    expect(rolloutPolicyOf({ waves: [1, '10%'], soak: '1m30s', failureBudget: 0, start: 'manual' })).toEqual({ policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, '10%'], soakMs: 90_000, failureBudget: 0, start: 'manual' } });
+    expect(rolloutPolicyOf({ waves: [0] }).problem).toBe('wave size 0 is neither a positive count nor a share between 0 and 100 % ("10%")');
+    expect(rolloutPolicyOf({ waves: ['150%'] }).problem).toMatch(/150%/);
+    expect(rolloutPolicyOf({ soak: 'ten minutes' }).problem).toBe('soak "ten minutes" is not a duration ("90s", "10m", "1h")');
+    expect(rolloutPolicyOf({ wave: [] }).problem).toMatch(/^unknown field wave/);
+    expect(rolloutPolicyOf('waves: 3').problem).toMatch(/must be a map/);
+    expect(rolloutPolicyOf({ maxConcurrent: 0 }).problem).toMatch(/at least 1/);
+    expect(rolloutPolicyOf({ start: 'now' }).problem).toMatch(/auto or manual/);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('1h')).toBe(3_600_000);
+  });
+
+  it('cuts the default into a 1 % canary and growing waves, the rest last; no waves is one wave', () => {
+    const kymas = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    expect(cutWaves(kymas, DEFAULT_ROLLOUT_POLICY).map((w) => w.length)).toEqual([10, 100, 300, 590]);
+    expect(cutWaves(kymas.slice(0, 3), DEFAULT_ROLLOUT_POLICY).map((w) => w.length)).toEqual([1, 1, 1]);
+    expect(cutWaves(kymas, { ...DEFAULT_ROLLOUT_POLICY, waves: [] }).map((w) => w.length)).toEqual([1000]);
+    expect(cutWaves([], DEFAULT_ROLLOUT_POLICY)).toEqual([]);
+  });
+
+  it('spends the budget as a count, or as a share of the Kymas reached', () => {
+    expect(budgetExceeded({ ...DEFAULT_ROLLOUT_POLICY, failureBudget: 2 }, 2, 10)).toBe(false);
+    expect(budgetExceeded({ ...DEFAULT_ROLLOUT_POLICY, failureBudget: 2 }, 3, 10)).toBe(true);
+    expect(budgetExceeded({ ...DEFAULT_ROLLOUT_POLICY, failureBudget: '5%' }, 1, 1)).toBe(true);
+    expect(budgetExceeded({ ...DEFAULT_ROLLOUT_POLICY, failureBudget: '5%' }, 1, 40)).toBe(false);
+  });
+});
+
+describe('rollout plan', () => {
+  const kyma = (name: string, module: Omit<KymaModule, 'name'> | undefined, over: { channel?: string; priority?: string; status?: string } = {}): Kyma => ({
+    apiVersion: 'operator.kyma-project.io/v1beta2',
+    kind: 'Kyma',
+    metadata: { name, namespace: 'kcp', ...(over.priority ? { labels: { 'operator.kyma-project.io/rollout-priority': over.priority } } : {}) },
+    spec: { channel: over.channel ?? 'regular', modules: module ? [{ name: 'greeter', ...module }] : [] },
+    ...(over.status ? { status: { modules: [{ name: 'greeter', version: over.status, state: 'Ready' }] } } : {}),
+  });
+
+  it('takes the Kymas that follow the module on the channel and do not run the version, by priority then name', () => {
+    const plan = rolloutCandidates([
+      kyma('b', {}, { status: '1.0.0' }),
+      kyma('a', {}, { status: '1.0.0' }),
+      kyma('z', {}, { priority: '1', status: '1.0.0' }),
+      kyma('pinned', { version: '1.0.0' }),
+      kyma('fast', {}, { channel: 'fast' }),
+      kyma('own-channel', { channel: 'fast' }),
+      kyma('moved-own', { channel: 'regular' }, { channel: 'fast', status: '0.9.0' }),
+      kyma('unmanaged', { managed: false }),
+      kyma('none', undefined),
+      kyma('there', {}, { status: '1.1.0' }),
+    ], CHANNEL, '1.1.0');
+    expect(plan).toEqual({ kymas: ['z', 'a', 'b', 'moved-own'], from: '1.0.0' });
+  });
+});
+
+/** Drives a rollout: answers plans with these Kymas, records admissions. */
+function driver(policy: Partial<RolloutPolicy>, kymas: string[]) {
+  const st = new RolloutState(CHANNEL);
+  const admitted: string[][] = [];
+  let now = 1_000;
+  function run(): RolloutStep {
+    for (let i = 0; i < 100; i++) {
+      const step = st.next(now);
+      if (step.kind === 'plan') st.planned({ kymas, policy: { ...DEFAULT_ROLLOUT_POLICY, ...policy } });
+      else if (step.kind === 'admit') admitted.push(step.kymas);
+      else if (step.kind === 'wait' || step.kind === 'restart') return step;
+    }
+    throw new Error('no wait');
+  }
+  const report = (kymas: string[], state: 'Ready' | 'Error', version = '1.1.0') => kymas.forEach((kyma) => st.reported({ kyma, version, state, message: state === 'Error' ? 'ApplyRejected' : undefined }));
+  return { st, admitted, run, report, advance: (ms: number) => (now += ms), at: () => now };
+}
+
+describe('RolloutState: waves', () => {
+  const kymas = Array.from({ length: 10 }, (_, i) => `k${i}`);
+
+  it('admits wave by wave under the concurrency cap, soaks after each, and completes', () => {
+    const d = driver({ waves: [2, 3], soakMs: 60_000, maxConcurrent: 2, failureBudget: 0 }, kymas);
+    d.st.promoted({ version: '1.1.0' });
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: d.at() + DEFAULT_ROLLOUT_POLICY.waveTimeoutMs });
+    expect(d.admitted).toEqual([['k0', 'k1']]);
+    d.report(['k0', 'k1'], 'Ready');
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: d.at() + 60_000 });
+    expect(d.st.phase).toBe('Soaking');
+    d.advance(60_000);
+    d.run();
+    // Wave 2 of 3 Kymas, two at a time.
+    expect(d.admitted.slice(1)).toEqual([['k2', 'k3']]);
+    d.report(['k2'], 'Ready');
+    d.run();
+    expect(d.admitted.slice(2)).toEqual([['k4']]);
+    d.report(['k3', 'k4'], 'Ready');
+    d.run();
+    d.advance(60_000);
+    d.run();
+    d.report(['k5', 'k6'], 'Ready');
+    d.run();
+    d.report(['k7', 'k8'], 'Ready');
+    d.run();
+    d.report(['k9'], 'Ready');
+    d.run();
+    d.advance(60_000);
+    expect(d.run()).toEqual({ kind: 'wait' });
+    expect(d.st.progress()).toMatchObject({ phase: 'Completed', waves: [{ size: 2, done: 2 }, { size: 3, done: 3 }, { size: 5, done: 5 }] });
+  });
+
+  it('one wave without soak is everyone at once', () => {
+    const d = driver({ waves: [], soakMs: 0, maxConcurrent: 1000 }, kymas);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    expect(d.admitted).toEqual([kymas]);
+    d.report(kymas, 'Ready');
+    d.run();
+    expect(d.st.phase).toBe('Completed');
+  });
+
+  it('halts beyond the failure budget, also during the soak, and holds the rest until resumed', () => {
+    const d = driver({ waves: [3], soakMs: 60_000, failureBudget: 1 }, kymas);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.report(['k0'], 'Error');
+    d.report(['k1', 'k2'], 'Ready');
+    d.run();
+    expect(d.st.phase).toBe('Soaking');
+    d.report(['k1'], 'Error');
+    expect(d.run()).toEqual({ kind: 'wait' });
+    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'ApplyRejected' }, { kyma: 'k1' }] });
+    expect(d.admitted).toEqual([['k0', 'k1', 'k2']]);
+    // A report of another version changes nothing.
+    d.report(['k2'], 'Error', '1.0.0');
+    expect(d.st.progress().failed).toHaveLength(2);
+    expect(d.st.refusal('pause', { reason: 'x' })).toMatch(/is Halted/);
+    // Resumed during the soak: the wave soaks again (with a fresh budget), then the rest goes.
+    d.st.act('resume', { reason: 'known issue' }, 'now');
+    d.run();
+    expect(d.st.phase).toBe('Soaking');
+    d.advance(60_000);
+    d.run();
+    expect(d.admitted.at(-1)).toEqual(kymas.slice(3));
+  });
+
+  it('counts a Kyma silent past the wave timeout as failed', () => {
+    const d = driver({ waves: [], soakMs: 0, failureBudget: 0, waveTimeoutMs: 1000 }, ['k0']);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.advance(1000);
+    d.run();
+    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'not Ready 0 min after its admission' }] });
+  });
+
+  it('pauses and resumes where it was; abort ends the version for good; bad arguments are refused', () => {
+    const d = driver({ waves: [1], soakMs: 0 }, kymas);
+    expect(d.st.refusal('pause', { reason: 'x' })).toMatch(/no rollout to pause/);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    expect(d.st.refusal('pause', { reason: '  ' })).toMatch(/non-empty reason/);
+    expect(d.st.refusal('pause', undefined)).toMatch(/non-empty reason/);
+    expect(d.st.refusal('resume', { reason: 'x' })).toMatch(/is Rolling/);
+    d.st.act('pause', { reason: 'look' }, 't1');
+    d.report(['k0'], 'Ready');
+    d.run();
+    expect(d.admitted).toEqual([['k0']]);
+    d.st.act('resume', { reason: 'ok' }, 't2');
+    d.run();
+    expect(d.admitted).toHaveLength(2);
+    d.st.act('abort', { reason: 'bad' }, 't3');
+    d.run();
+    expect(d.admitted).toHaveLength(2);
+    expect(d.st.refusal('abort', { reason: 'again' })).toMatch(/Aborted already/);
+    expect(d.st.progress().actions.map((a) => a.action)).toEqual(['pause', 'resume', 'abort']);
+    // The same version again (a relist) is no news; a newer one starts a fresh run.
+    d.st.promoted({ version: '1.1.0' });
+    expect(d.run()).toEqual({ kind: 'wait' });
+    d.st.promoted({ version: '1.2.0' });
+    expect(d.run()).toEqual({ kind: 'restart' });
+    expect(d.st.carry()).toEqual({ version: '1.1.0', phase: 'Aborted', next: '1.2.0' });
+  });
+
+  it('a run for the next promotion begins it at once: updates and queries see the new version', () => {
+    const st = new RolloutState(CHANNEL, { version: '1.1.0', phase: 'Halted', next: '1.2.0' });
+    expect(st.progress()).toMatchObject({ version: '1.2.0', phase: 'Planning', message: expect.stringMatching(/rollout of 1\.1\.0 ended Halted/) as unknown });
+    expect(st.refusal('resume', { reason: 'x' })).toMatch(/of 1\.2\.0 is Planning/);
+    expect(st.next(0)).toMatchObject({ kind: 'publish' });
+    expect(st.next(0)).toMatchObject({ kind: 'plan', version: '1.2.0' });
+  });
+
+  it('waits for resume before the first wave when the policy starts manually', () => {
+    const d = driver({ waves: [], soakMs: 0, start: 'manual' }, kymas);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    expect(d.st.phase).toBe('Waiting');
+    expect(d.admitted).toEqual([]);
+    d.st.act('resume', { reason: 'plan reviewed' }, 't');
+    d.run();
+    expect(d.admitted).toEqual([kymas]);
+  });
+
+  it('halts on a policy it cannot use, and plans again on resume', () => {
+    const st = new RolloutState(CHANNEL);
+    st.promoted({ version: '1.1.0' });
+    expect(st.next(0)).toMatchObject({ kind: 'publish' });
+    expect(st.next(0)).toMatchObject({ kind: 'plan', version: '1.1.0' });
+    st.planned({ kymas: ['k0'], policy: DEFAULT_ROLLOUT_POLICY, policyProblem: 'soak "x" is not a duration' });
+    expect(st.progress().message).toMatch(/cannot be used: soak "x".*fix the ConfigMap klm-rollout-policy and resume/);
+    st.act('resume', { reason: 'fixed' }, 't');
+    expect(st.next(0)).toMatchObject({ kind: 'publish' });
+    expect(st.next(0)).toMatchObject({ kind: 'plan' });
+  });
+});
+
+describe('KymaState: the rollout gate', () => {
+  const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
+  const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false };
+  const ok = (name: string, version: string): Resolution => ({ name, module: mod(version, { name, channel: 'regular', template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
+
+  function drive(st: KymaState, versions: Record<string, string>): KymaStep[] {
+    const trace: KymaStep[] = [];
+    for (let i = 0; i < 30; i++) {
+      const step = st.next();
+      trace.push(step);
+      if (step.kind === 'load') st.loaded(snap);
+      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ok(m.name, versions[m.name]!)), step.only);
+      else if (step.kind === 'wait') return trace;
+    }
+    throw new Error('no wait');
+  }
+  const updates = (t: KymaStep[]) => t.flatMap((s) => (s.kind === 'dispatch' ? s.update.map((u) => `${u.name}@${u.desired.module?.version}`) : []));
+  const ready = (name: string, version: string) => ({ reason: 'Ready' as const, status: { name, channel: 'regular', version, state: 'Ready' as const } });
+
+  it('holds an installed module at its version until the rollout admits the new one, then resolves that module alone and reports back', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.reported(ready('counter', '1.0.0'));
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    // A poke after the promotion: greeter stays, and says why.
+    st.changed();
+    const held = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(updates(held)).toEqual([]);
+    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe('version 1.1.0 of channel regular waits for its rollout');
+    // Admitted: one resolution of greeter alone, one update.
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    const moved = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(moved.filter((s) => s.kind === 'resolve').map((s) => s.kind === 'resolve' && s.snapshot.modules.map((m) => m.name))).toEqual([['greeter']]);
+    expect(updates(moved)).toEqual(['greeter@1.1.0']);
+    // Ready at the admitted version: the rollout hears it once.
+    st.reported(ready('greeter', '1.1.0'));
+    st.reported(ready('greeter', '1.1.0'));
+    const told = drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport');
+    expect(told).toEqual([{ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready' } }]);
+    expect(st.carry().admitted).toEqual({ greeter: { module: 'greeter', channel: 'regular', version: '1.1.0' } });
+  });
+
+  it('tells the rollout of a failed upgrade, which reports the version still installed', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    st.reported({ reason: 'ApplyRejected', status: { name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: 'applying ConfigMap x: invalid' } });
+    expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
+      { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Error', message: 'applying ConfigMap x: invalid' } },
+    ]);
+  });
+
+  it('does not hold first installs, nor runs recorded before rollouts existed', () => {
+    const gated = new KymaState(SETTINGS, undefined, true);
+    const first = drive(gated, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(first.some((s) => s.kind === 'dispatch' && s.start.length === 2)).toBe(true);
+    const old = new KymaState(SETTINGS);
+    drive(old, { greeter: '1.0.0', counter: '1.0.0' });
+    old.changed();
+    expect(updates(drive(old, { greeter: '1.1.0', counter: '1.0.0' }))).toEqual(['greeter@1.1.0']);
+  });
+
+  it('answers an admission for a module it does not follow at once, so that the rollout need not wait', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'other', channel: 'regular', version: '2.0.0' });
+    expect(drive(st, {}).find((s) => s.kind === 'rolloutReport')).toMatchObject({ module: 'other', report: { version: '2.0.0', state: 'Ready', message: expect.stringMatching(/^skipped/) as unknown } });
+  });
+});
