@@ -204,7 +204,8 @@ async function main(): Promise<void> {
     // Kymas' status and, where it happens, as the new manager image in each target cluster.
     // First all at once (a one-wave rollout policy), then by the default staged policy.
     const promoted = modules[1] ?? modules[0]!;
-    const allNames = new Set(kymaNames);
+    // Every Kyma of the runs (the growth series' too): all of them follow the channel.
+    const allNames = new Set(fleetNames.flat());
     const rolloutPolicy = async (regular: string) => await kcp.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns }, data: { regular } });
     async function promote(version: string, channels: { channel: string; version: string }[]) {
       const onNew = new Map<string, number>();

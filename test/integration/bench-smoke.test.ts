@@ -62,8 +62,8 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     expect(cpu.get('worker')!.pid).not.toBe(cpu.get('bridge')!.pid);
     expect(report.workerPeakRssMB).toBeGreaterThan(50);
     expect(report.workflowTasks.count).toBeGreaterThan(0);
-    // The staged promotion went through the default waves (1 %, 10 %, 30 % of five: one each, then the rest) and completed.
-    expect(report.stagedPromotion.waves.map((w) => w.size)).toEqual([1, 1, 1, 2]);
+    // The staged promotion went through the default waves (1 %, 10 %, 30 % of the 2 + 5 Kymas, then the rest) and completed.
+    expect(report.stagedPromotion.waves.map((w) => w.size)).toEqual([1, 1, 3, 2]);
     expect(report.stagedPromotion.phase).toBe('Completed');
     for (const [name, value] of figures(report)) {
       expect(typeof value, name).toBe('number');
