@@ -24,7 +24,7 @@ export interface BenchReport {
    * The next promotion by the default staged policy (its soak shortened to `soakSeconds`):
    * seconds after the channel moved, per wave the last Kyma Ready on the new version.
    */
-  stagedPromotion: { firstSeconds: number; lastSeconds: number; inClusterLastSeconds: number; soakSeconds: number; waves: { size: number; lastSeconds: number }[]; phase: string; cpuSeconds: number };
+  stagedPromotion: { firstSeconds: number; lastSeconds: number; inClusterLastSeconds: number; soakSeconds: number; waves: { size: number; lastSeconds: number }[]; phase: string; completedSeconds: number; cpuSeconds: number };
   statusPropagation: { samples: number; p50Seconds: number; p95Seconds: number };
   historyEventsPerModuleInstall: number;
   growth: { kymas: number; allReadySeconds: number }[];
@@ -129,7 +129,7 @@ export function renderReport(r: BenchReport): string {
     `| per-Kyma time to Ready p50 / p95 / p99 | ${f(r.perKymaReadySeconds.p50)} / ${f(r.perKymaReadySeconds.p95)} / ${f(r.perKymaReadySeconds.p99)} s |`,
     `| promotion, Kyma status: first / last Kyma on the new version | ${f(r.promotion.firstSeconds)} / ${f(r.promotion.lastSeconds)} s |`,
     `| promotion, target clusters: first / last new manager Deployment | ${f(r.promotion.inClusterFirstSeconds)} / ${f(r.promotion.inClusterLastSeconds)} s |`,
-    `| staged promotion (default waves, soak ${r.stagedPromotion.soakSeconds} s), Kyma status: first / last Kyma on the new version | ${f(r.stagedPromotion.firstSeconds)} / ${f(r.stagedPromotion.lastSeconds)} s (rollout ${r.stagedPromotion.phase}) |`,
+    `| staged promotion (default waves, soak ${r.stagedPromotion.soakSeconds} s), Kyma status: first / last Kyma on the new version | ${f(r.stagedPromotion.firstSeconds)} / ${f(r.stagedPromotion.lastSeconds)} s (rollout ${r.stagedPromotion.phase} after ${f(r.stagedPromotion.completedSeconds, 1)} s) |`,
     `| staged promotion, each wave's last Kyma Ready (size: seconds) | ${r.stagedPromotion.waves.map((w) => `${w.size}: ${f(w.lastSeconds, 1)}`).join(', ')} |`,
     `| staged promotion, last target cluster with the new manager / CPU of worker + bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,

@@ -243,7 +243,14 @@ async function main(): Promise<void> {
     await rolloutPolicy(`soak: ${soakSeconds}s`);
     const staged = await promote('1.2.0', [{ channel: 'regular', version: '1.2.0' }, { channel: 'fast', version: '1.2.0' }]);
     const rollout = client.workflow.getHandle(rolloutWorkflowId({ namespace: ns, module: promoted.name, channel: 'regular' }));
-    const [waves, progressAfter] = [await rollout.query(rolloutWaves), await rollout.query(rolloutProgress)];
+    // The rollout completes one soak after its last wave is Ready.
+    let progressAfter = await rollout.query(rolloutProgress);
+    for (const deadline = Date.now() + (soakSeconds + 60) * 1000; progressAfter.phase !== 'Completed' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      progressAfter = await rollout.query(rolloutProgress);
+    }
+    const completedSeconds = (Date.now() - staged.t0) / 1000;
+    const waves = await rollout.query(rolloutWaves);
     const stagedWaves = waves.map((w) => ({ size: w.length, lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000 }));
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
@@ -289,6 +296,7 @@ async function main(): Promise<void> {
         soakSeconds,
         waves: stagedWaves,
         phase: progressAfter.phase,
+        completedSeconds,
         cpuSeconds: cpuOf(staged.procs, 'worker', 'bridge', 'temporal'),
       },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },

@@ -54,6 +54,8 @@ export interface Admission {
   module: string;
   channel: string;
   version: string;
+  /** The control-plane versions behind the promotion: the Kyma's resolution must see them. */
+  seen?: SeenVersions;
 }
 
 export const admitModule = defineSignal<[Admission]>('admitModule');

@@ -129,7 +129,9 @@ export class KymaState {
 
   /** A rollout lets the module move to the version: resolve it alone (the others stay as they are). */
   admit(a: Admission): void {
-    this.admitted[a.module] = a;
+    this.seen = mergeSeen(this.seen, a.seen);
+    const { seen: _, ...admission } = a;
+    this.admitted[a.module] = admission;
     delete this.toldRollout[a.module];
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
     if (!this.snapshot) return;
@@ -145,6 +147,13 @@ export class KymaState {
   }
 
   removed(name: string): void {
+    const a = this.admitted[name];
+    if (a) {
+      // Its rollout need not wait for a module that is gone.
+      delete this.admitted[name];
+      if (this.toldRollout[name] === undefined) this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: the module was removed from this Kyma' } });
+      delete this.toldRollout[name];
+    }
     delete this.desired[name];
     delete this.reports[name];
     delete this.removing[name];

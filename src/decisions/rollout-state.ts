@@ -10,7 +10,7 @@ import { mergeSeen, seenField } from './seen-versions';
 export type RolloutStep =
   | { kind: 'plan'; version: string; seen?: SeenVersions }
   /** Tell these Kymas their module may move to the version. */
-  | { kind: 'admit'; version: string; kymas: string[] }
+  | { kind: 'admit'; version: string; kymas: string[]; seen?: SeenVersions }
   /** Search attributes and the UI's details changed. */
   | { kind: 'publish'; progress: RolloutProgress }
   /** Until a signal or update, or `untilMs` (workflow time). */
@@ -221,7 +221,7 @@ export class RolloutState {
       // Upgrading from now on: a report may arrive while the admissions are still being sent.
       const admit = pending.slice(0, room);
       for (const name of admit) Object.assign(this.kymas.get(name)!, { phase: 'upgrading', admittedAt: now });
-      return { kind: 'admit', version: this.version!, kymas: admit };
+      return { kind: 'admit', version: this.version!, kymas: admit, ...seenField(this.seen) };
     }
     if (pending.length === 0 && entries.every(([, k]) => k.phase === 'done' || k.phase === 'failed')) {
       if (policy.soakMs > 0) {

@@ -53,7 +53,7 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
         const gone: string[] = [];
         await Promise.all(step.kymas.map(async (kyma) => {
           try {
-            await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, { module: channel.module, channel: channel.channel, version: step.version });
+            await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, { module: channel.module, channel: channel.channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) });
           } catch {
             gone.push(kyma);
           }

@@ -280,6 +280,18 @@ describe('KymaState: the rollout gate', () => {
     ]);
   });
 
+  it("resolves an admitted module with the promotion's versions, and tells the rollout when the module goes before it is Ready", () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0', seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' } });
+    const t = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(t.find((s) => s.kind === 'resolve')).toMatchObject({ seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' } });
+    st.removed('greeter');
+    expect(drive(st, { counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
+      { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' } },
+    ]);
+  });
+
   it('does not hold first installs, nor runs recorded before rollouts existed', () => {
     const gated = new KymaState(SETTINGS, undefined, true);
     const first = drive(gated, { greeter: '1.1.0', counter: '1.0.0' });
