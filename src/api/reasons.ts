@@ -35,6 +35,7 @@ export const REASONS = {
   InvalidVersion: { state: 'Error', means: 'the version is not a semantic version' },
   TemplateNotFound: { state: 'Error', means: 'no ModuleTemplate <module>-<version> (never there, or deleted)' },
   TemplateVersionMismatch: { state: 'Error', means: 'the ModuleTemplate describes another version than its name says' },
+  ModuleNotVisible: { state: 'Error', means: 'the ModuleTemplate is labelled beta or internal and the Kyma lacks that label; an installed module is removed' },
   // Error: the module's artifacts
   OcmComponentNameMissing: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and no ModuleReleaseMeta of the module names its spec.ocmComponentName' },
   OciRegistryNotConfigured: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and the worker has no registry to find the component in (KLM_OCI_REGISTRY_HOST)' },

@@ -14,7 +14,23 @@ export const LABELS = {
   kymaName: `${GROUP}/kyma-name`,
   moduleName: `${GROUP}/module-name`,
   skipReconciliation: `${GROUP}/skip-reconciliation`,
+  /** On a ModuleTemplate: served only to Kymas that carry the same label "true" (upstream's visibility). */
+  beta: `${GROUP}/beta`,
+  internal: `${GROUP}/internal`,
 } as const;
+
+/** Upstream's runtime labels on a Kyma, which a maintenance policy's rules match. */
+export const RUNTIME_LABELS = {
+  globalAccountID: 'kyma-project.io/global-account-id',
+  region: 'kyma-project.io/region',
+  platformRegion: 'kyma-project.io/platform-region',
+  plan: 'kyma-project.io/broker-plan-name',
+} as const;
+
+/** A label that enables something, as upstream reads it ("true", any case). */
+export function labelEnabled(labels: Record<string, string> | undefined, key: string): boolean {
+  return labels?.[key]?.toLowerCase() === 'true';
+}
 
 export const KYMA_FINALIZER = `${GROUP}/Kyma`;
 

@@ -10,6 +10,7 @@ import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
 import type { SeenVersions } from '../contract/signals';
+import { holdForMaintenance, type Hold } from './maintenance-window';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -33,7 +34,8 @@ export type KymaStep =
   /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
   | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
-  | { kind: 'wait'; driftMs?: number }
+  /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
+  | { kind: 'wait'; driftMs?: number; wakeAt?: number }
   /** Another Kyma under the same name: start over for it. */
   | { kind: 'restart' }
   | { kind: 'end' };
@@ -64,6 +66,8 @@ export class KymaState {
   desired: Record<string, ResolvedModule> = {};
   /** Modules that could not be resolved and have no workflow. */
   failures: Record<string, Extract<Resolution, { failure: object }>> = {};
+  /** Running modules kept at their installed version until a maintenance window opens. */
+  held: Record<string, Hold> = {};
   reports: Record<string, ModuleReport> = {};
   /** Module workflows told to go, until they report back. */
   removing: Record<string, 'remove' | 'release'> = {};
@@ -174,19 +178,25 @@ export class KymaState {
     this.phase = 'normal';
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
-    if (snapshot.deleting) this.resolved([]);
+    if (snapshot.deleting) this.resolved([], 0);
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
-  resolved(resolutions: Resolution[]): void {
+  /** `now`: the workflow's time, against which a held upgrade's maintenance window is checked. */
+  resolved(resolutions: Resolution[], now: number): void {
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
     const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
     this.failures = {};
+    this.held = {};
     for (const r of resolutions) {
       if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
       const running = this.desired[r.name] !== undefined;
+      if (r.failure && r.failure.reason === 'ModuleNotVisible') {
+        this.hide(d, r, running);
+        continue;
+      }
       const rewanted = this.removing[r.name] === 'remove';
       if (rewanted) {
         delete this.removing[r.name];
@@ -201,14 +211,16 @@ export class KymaState {
         this.tell(d, r.name, { uid: this.uid, failure: r.failure }, rewanted);
         continue;
       }
+      const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
+      if (hold) this.held[r.name] = hold;
       if (!running) {
-        d.start.push(r.module);
-        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${r.module.version} (channel ${r.module.channel || 'pinned'})` });
-        this.sent[r.name] = sentKey({ uid: this.uid, module: r.module });
+        d.start.push(module);
+        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})` });
+        this.sent[r.name] = sentKey({ uid: this.uid, module });
       } else {
-        this.tell(d, r.name, { uid: this.uid, module: r.module }, rewanted);
+        this.tell(d, r.name, { uid: this.uid, module }, rewanted);
       }
-      this.desired[r.name] = r.module;
+      this.desired[r.name] = module;
     }
     for (const n of Object.keys(this.desired)) {
       if (this.removing[n]) continue;
@@ -268,7 +280,7 @@ export class KymaState {
           return;
         }
         this.writeStatus();
-        this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+        this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
   }
 
@@ -286,6 +298,24 @@ export class KymaState {
       release: names,
       events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
     });
+  }
+
+  /**
+   * A module whose template this Kyma may not see (beta, internal): shown as such; a running one
+   * is removed, as upstream deletes its Manifest.
+   */
+  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, running: boolean): void {
+    this.failures[r.name] = r;
+    if (!running || this.removing[r.name]) return;
+    this.removing[r.name] = 'remove';
+    d.remove.push(r.name);
+    d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${r.name}: ${r.failure.message}` });
+  }
+
+  /** The earliest time a held upgrade may move, if any. */
+  private wakeAt(): { wakeAt?: number } {
+    const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
+    return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 
   private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
@@ -321,7 +351,8 @@ export class KymaState {
         return { status: { name: m.name, channel: failure.channel, ...(failure.version ? { version: failure.version } : {}), state: stateOf(reason), message }, reason };
       }
       const report = this.reports[m.name];
-      if (report) return { status: report.status, reason: report.reason };
+      const hold = this.held[m.name];
+      if (report) return { status: hold ? { ...report.status, maintenance: true, message: hold.message } : report.status, reason: report.reason };
       const d = this.desired[m.name];
       return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
     });
