@@ -159,13 +159,13 @@ describe('KymaState: a Kyma and its modules', () => {
     const fresh = new KymaState(SETTINGS);
     const first = untilWait(fresh, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(first)).toBeUndefined();
-    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure!.message }]);
+    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
 
     const st = running(['greeter']);
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
-    expect(dispatch(t)).toMatchObject({ remove: ['greeter'], update: [], events: [{ reason: 'ModuleRemoving', message: `removing module greeter: ${hidden.failure!.message}` }] });
-    expect(status(t)).toMatchObject({ state: 'Error', modules: [{ name: 'greeter', state: 'Error', message: hidden.failure!.message }] });
+    expect(dispatch(t)).toMatchObject({ remove: ['greeter'], update: [], events: [{ reason: 'ModuleRemoving', message: `removing module greeter: ${hidden.failure.message}` }] });
+    expect(status(t)).toMatchObject({ state: 'Error', modules: [{ name: 'greeter', state: 'Error', message: hidden.failure.message }] });
     // Resolved again while it goes: it is neither told again nor wanted back.
     st.changed();
     expect(dispatch(untilWait(st, snapshot([spec('greeter')]), () => [hidden]))).toBeUndefined();
@@ -174,7 +174,7 @@ describe('KymaState: a Kyma and its modules', () => {
     const after = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(after)).toBeUndefined();
     expect(kinds(after)).toEqual(['load', 'resolve', 'wait']);
-    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure!.message }]);
+    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
   });
 
   it('keeps a running module at its version until its maintenance window opens, shows it, and wakes up then', () => {
