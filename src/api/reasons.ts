@@ -59,6 +59,7 @@ export const REASONS = {
   ManagerNotAvailableTimeout: { state: 'Error', means: 'the manager stayed unavailable longer than the timeout (recovers by itself)' },
   ResourceError: { state: 'Error', means: 'the module CR reports Error' },
   InvalidCustomStateCheck: { state: 'Error', means: "the ModuleTemplate's customStateCheck maps no value to Ready or to Error, or its jsonPath finds no string in the module CR" },
+  MaintenancePolicyInvalid: { state: 'Error', means: 'an upgrade requires downtime and the maintenance-window policy (KLM_MAINTENANCE_POLICY) cannot be used; the installed version stays' },
   ResolutionFailed: { state: 'Error', means: 'the ModuleReleaseMeta or ModuleTemplate could not be read' },
   Failed: { state: 'Error', means: 'an unexpected failure; the message tells which step' },
 } as const satisfies Record<string, { state: Exclude<State, ''>; means: string }>;

@@ -352,7 +352,8 @@ export class KymaState {
       }
       const report = this.reports[m.name];
       const hold = this.held[m.name];
-      if (report) return { status: hold ? { ...report.status, maintenance: true, message: hold.message } : report.status, reason: report.reason };
+      if (report && hold) return heldEntry(report, hold);
+      if (report) return { status: report.status, reason: report.reason };
       const d = this.desired[m.name];
       return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
     });
@@ -388,6 +389,12 @@ export class KymaState {
       lastOperation: { operation },
     };
   }
+}
+
+/** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */
+function heldEntry(report: ModuleReport, hold: Hold): Entry {
+  if (hold.reason) return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
+  return { status: { ...report.status, maintenance: true, message: hold.message }, reason: report.reason };
 }
 
 /** What a module workflow was told, as compared with what to tell it next: the uid counts too. */

@@ -7,6 +7,7 @@
 // day), or no days and two RFC 3339 timestamps. First installs are never held; neither is a
 // Kyma with `spec.skipMaintenanceWindows`. The activity resolves the window with its clock;
 // the workflow decides with its own (replayable) time whether the window is open.
+import type { Reason } from '../api/reasons';
 import type { ResolvedModule, Resolution, Window } from '../contract/module';
 
 export interface PolicyWindow {
@@ -134,6 +135,8 @@ export function resolveWindow(policy: MaintenancePolicy, runtime: Runtime, now: 
 /** A module kept at its installed version until a window opens. */
 export interface Hold {
   message: string;
+  /** The policy cannot be used: the module shows this failure (upstream: Error) rather than a wait. */
+  reason?: Reason;
   /** When it may move (the window's begin); none: no window ahead, a change or the drift timer looks again. */
   until?: number;
 }
@@ -148,7 +151,7 @@ export function holdForMaintenance(r: Extract<Resolution, { module: object }>, i
   const { downtime } = r;
   if (!downtime || !installed || installed.version === r.module.version) return { module: r.module };
   const upgrade = `upgrading ${r.name} from ${installed.version} to ${r.module.version} requires downtime`;
-  if (downtime.problem) return { module: installed, hold: { message: `${upgrade}, and the maintenance policy cannot be used: ${downtime.problem}` } };
+  if (downtime.problem) return { module: installed, hold: { reason: 'MaintenancePolicyInvalid', message: `${upgrade}, and the maintenance policy cannot be used: ${downtime.problem}` } };
   const w = downtime.window;
   if (!w) return { module: installed, hold: { message: `${upgrade}, and the maintenance policy has no window ahead` } };
   if (now >= w.begin && now < w.end) return { module: r.module };

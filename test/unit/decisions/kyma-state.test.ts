@@ -194,6 +194,16 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(open[open.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
+  it('shows a held upgrade whose maintenance policy cannot be used as its failure, and keeps the installed version', () => {
+    const st = running(['greeter']);
+    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { problem: 'ConfigMap kcp/policy key policy.json: not JSON' } };
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), () => [upgrade]);
+    expect(dispatch(t)).toBeUndefined();
+    expect(status(t)).toMatchObject({ state: 'Error', conditions: [{ reason: 'MaintenancePolicyInvalid' }], modules: [{ version: '1.0.0', state: 'Error', message: expect.stringContaining('the maintenance policy cannot be used: ConfigMap kcp/policy') as string }] });
+    expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
   it('releases an unmanaged module and shows it Unmanaged', () => {
     const st = running(['greeter']);
     st.changed();

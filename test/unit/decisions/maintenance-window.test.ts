@@ -93,6 +93,6 @@ describe('holdForMaintenance', () => {
   it('holds without a wake-up when the policy has no window ahead or cannot be used', () => {
     const now = at(`${SAT}T10:00:00Z`);
     expect(holdForMaintenance(upgrade({}), installed, now)).toEqual({ module: installed, hold: { message: 'upgrading greeter from 1.0.0 to 1.1.0 requires downtime, and the maintenance policy has no window ahead' } });
-    expect(holdForMaintenance(upgrade({ problem: 'not JSON' }), installed, now).hold?.message).toContain('the maintenance policy cannot be used: not JSON');
+    expect(holdForMaintenance(upgrade({ problem: 'not JSON' }), installed, now).hold).toEqual({ reason: 'MaintenancePolicyInvalid', message: 'upgrading greeter from 1.0.0 to 1.1.0 requires downtime, and the maintenance policy cannot be used: not JSON' });
   });
 });
