@@ -11,6 +11,7 @@ import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
 import { kymaActivities } from './kyma';
+import type { PolicyRef } from './maintenance';
 import { manifestActivities, ManifestWriter } from './manifest';
 import { readinessActivities } from './readiness';
 import { reportActivities } from './report';
@@ -34,6 +35,8 @@ export interface ActivityDeps {
    * such templates fail with OciRegistryNotConfigured.
    */
   ociRegistry?: OcmRegistry;
+  /** The ConfigMap holding the maintenance-window policy (KLM_MAINTENANCE_POLICY); none: upgrades are never held. */
+  maintenancePolicy?: PolicyRef;
 }
 
 /** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
@@ -47,7 +50,7 @@ export function createActivities(deps: ActivityDeps) {
   const writer = new ManifestWriter(deps.kcp, cache);
   const manifests = manifestActivities(deps.kcp, deps.cache, writer);
   return {
-    ...kymaActivities(deps.kcp, deps.cache, targets),
+    ...kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy),
     ...eventActivities(deps.kcp),
     ...manifests,
     ...reportActivities(writer),

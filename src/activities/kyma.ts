@@ -3,7 +3,7 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, KYMA_FINALIZER, LABELS, type Condition, type KubeObject } from '../api/shared';
+import { API_VERSION, KYMA_FINALIZER, LABELS, labelEnabled, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { KymaRef, KymaSnapshot } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/signals';
@@ -16,6 +16,7 @@ import type { ObjectCache } from '../k8s/object-cache';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { transient } from './failure';
+import { withDowntime, type PolicyRef } from './maintenance';
 
 export interface KymaInput {
   kyma: KymaRef;
@@ -36,6 +37,11 @@ export interface WriteKymaStatusInput extends KymaUidInput {
   status: KymaStatusInput;
 }
 
+/** Upstream's runtime labels of the Kyma that are set, by the policy's field names. */
+function runtimeOf(labels: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(RUNTIME_LABELS).flatMap(([field, label]) => (labels[label] ? [[field, labels[label]]] : [])));
+}
+
 /** How many Kymas a worker remembers the conditions it last wrote of. */
 const KYMAS_KEPT = 20_000;
 
@@ -48,7 +54,8 @@ function catalogOf(cache: ObjectCache, namespace: string, seen: SeenVersions = {
   };
 }
 
-export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters) {
+/** `maintenancePolicy`: the ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY), if any. */
+export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters, maintenancePolicy?: PolicyRef) {
   /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
   const writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
 
@@ -87,6 +94,9 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         deleting,
         finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
+        skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
+        runtime: runtimeOf(kyma.metadata.labels),
+        visibility: { beta: labelEnabled(kyma.metadata.labels, LABELS.beta), internal: labelEnabled(kyma.metadata.labels, LABELS.internal) },
         // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
         // see a Secret that has just gone. A name that cannot be a label value cannot label a
         // Secret either.
@@ -105,15 +115,16 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
     /** Resolves every module of the spec; a module that cannot be resolved gets its reason, the others go on. */
     async resolveModules({ kyma, snapshot, seen }: ResolveModulesInput): Promise<Resolution[]> {
       const catalog = catalogOf(cache, kyma.namespace, seen);
-      return await Promise.all(snapshot.modules.map(async (m): Promise<Resolution> => {
+      const resolutions = await Promise.all(snapshot.modules.map(async (m): Promise<Resolution> => {
         try {
-          const r = await resolveModule(m, snapshot.channel, catalog);
+          const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
           return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
         } catch (err) {
           if (isNotFound(err)) return { name: m.name, channel: m.channel || snapshot.channel, failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` } };
           throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
         }
       }));
+      return await withDowntime(kcp, cache, maintenancePolicy, snapshot, resolutions);
     },
 
     /** Adds the Kyma finalizer (so that deletion waits for the modules' removal). */

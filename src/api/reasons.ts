@@ -35,6 +35,7 @@ export const REASONS = {
   InvalidVersion: { state: 'Error', means: 'the version is not a semantic version' },
   TemplateNotFound: { state: 'Error', means: 'no ModuleTemplate <module>-<version> (never there, or deleted)' },
   TemplateVersionMismatch: { state: 'Error', means: 'the ModuleTemplate describes another version than its name says' },
+  ModuleNotVisible: { state: 'Error', means: 'the ModuleTemplate is labelled beta or internal and the Kyma lacks that label; an installed module is removed' },
   // Error: the module's artifacts
   OcmComponentNameMissing: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and no ModuleReleaseMeta of the module names its spec.ocmComponentName' },
   OciRegistryNotConfigured: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and the worker has no registry to find the component in (KLM_OCI_REGISTRY_HOST)' },
@@ -58,6 +59,7 @@ export const REASONS = {
   ManagerNotAvailableTimeout: { state: 'Error', means: 'the manager stayed unavailable longer than the timeout (recovers by itself)' },
   ResourceError: { state: 'Error', means: 'the module CR reports Error' },
   InvalidCustomStateCheck: { state: 'Error', means: "the ModuleTemplate's customStateCheck maps no value to Ready or to Error, or its jsonPath finds no string in the module CR" },
+  MaintenancePolicyInvalid: { state: 'Error', means: 'an upgrade requires downtime and the maintenance-window policy (KLM_MAINTENANCE_POLICY) cannot be used; the installed version stays' },
   ResolutionFailed: { state: 'Error', means: 'the ModuleReleaseMeta or ModuleTemplate could not be read' },
   Failed: { state: 'Error', means: 'an unexpected failure; the message tells which step' },
 } as const satisfies Record<string, { state: Exclude<State, ''>; means: string }>;

@@ -16,7 +16,23 @@ export const LABELS = {
   skipReconciliation: `${GROUP}/skip-reconciliation`,
   /** On a Kyma: its place in rollouts (a number, lower first; 100 when absent). An extension of this implementation. */
   rolloutPriority: `${GROUP}/rollout-priority`,
+  /** On a ModuleTemplate: served only to Kymas that carry the same label "true" (upstream's visibility). */
+  beta: `${GROUP}/beta`,
+  internal: `${GROUP}/internal`,
 } as const;
+
+/** Upstream's runtime labels on a Kyma, which a maintenance policy's rules match. */
+export const RUNTIME_LABELS = {
+  globalAccountID: 'kyma-project.io/global-account-id',
+  region: 'kyma-project.io/region',
+  platformRegion: 'kyma-project.io/platform-region',
+  plan: 'kyma-project.io/broker-plan-name',
+} as const;
+
+/** A label that enables something, as upstream reads it ("true", any case). */
+export function labelEnabled(labels: Record<string, string> | undefined, key: string): boolean {
+  return labels?.[key]?.toLowerCase() === 'true';
+}
 
 /** The ConfigMap, in the Kymas' namespace, that holds each channel's rollout policy (key: channel, else `default`). */
 export const ROLLOUT_POLICY_CONFIGMAP = 'klm-rollout-policy';

@@ -18,6 +18,12 @@ export interface SpecModule {
   managed: boolean;
 }
 
+/** Which labelled ModuleTemplates a Kyma may use (its `beta` / `internal` labels). */
+export interface Visibility {
+  beta: boolean;
+  internal: boolean;
+}
+
 export interface KymaSnapshot {
   uid: string;
   generation: number;
@@ -30,6 +36,12 @@ export interface KymaSnapshot {
   paused: boolean;
   /** A kubeconfig Secret names the target cluster (else it is the control plane). */
   remote: boolean;
+  /** Its beta and internal labels: which labelled ModuleTemplates it may use. */
+  visibility: Visibility;
+  /** spec.skipMaintenanceWindows: upgrades that require downtime go ahead at once. */
+  skipMaintenanceWindows?: boolean;
+  /** Upstream's runtime labels (region, plan, ...) that a maintenance policy matches, as set. */
+  runtime?: Record<string, string>;
   /** Why this Kyma cannot be reconciled at all (its name), if it cannot. */
   invalid?: Readiness;
 }

@@ -16,8 +16,24 @@ export interface ResolvedModule {
   remote?: boolean;
 }
 
+/** A maintenance window in epoch milliseconds: [begin, end). */
+export interface Window {
+  begin: number;
+  end: number;
+}
+
+/**
+ * On a resolved module whose template requires downtime (its Kyma not skipping maintenance
+ * windows, a policy configured): the window it may move in now or next (none ahead in the
+ * policy: absent), or why the policy cannot be used.
+ */
+export interface Downtime {
+  window?: Window;
+  problem?: string;
+}
+
 /** The outcome of resolving one module of the spec. */
-export type Resolution = { name: string; module: ResolvedModule; failure?: undefined } | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
+export type Resolution = { name: string; module: ResolvedModule; failure?: undefined; downtime?: Downtime } | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
 
 /**
  * Kyma workflow → module workflow: what is wanted now, for the Kyma with this uid. A failure

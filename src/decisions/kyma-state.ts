@@ -11,6 +11,7 @@ import type { DesiredModule, Resolution, ResolvedModule } from '../contract/modu
 import type { ModuleReport } from '../contract/readiness';
 import type { Admission, RolloutReport } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
+import { holdForMaintenance, type Hold } from './maintenance-window';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -37,7 +38,8 @@ export type KymaStep =
   | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
-  | { kind: 'wait'; driftMs?: number }
+  /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
+  | { kind: 'wait'; driftMs?: number; wakeAt?: number }
   /** Another Kyma under the same name: start over for it. */
   | { kind: 'restart' }
   | { kind: 'end' };
@@ -68,6 +70,8 @@ export class KymaState {
   desired: Record<string, ResolvedModule> = {};
   /** Modules that could not be resolved and have no workflow. */
   failures: Record<string, Extract<Resolution, { failure: object }>> = {};
+  /** Running modules kept at their installed version until a maintenance window opens. */
+  held: Record<string, Hold> = {};
   reports: Record<string, ModuleReport> = {};
   /** Module workflows told to go, until they report back. */
   removing: Record<string, 'remove' | 'release'> = {};
@@ -88,7 +92,7 @@ export class KymaState {
   /** What rollouts admitted: module → the channel and version it may move to. */
   private admitted: Record<string, Admission> = {};
   /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
-  held: Record<string, string> = {};
+  awaitingRollout: Record<string, string> = {};
   /** Modules admitted since the last resolution, to resolve alone. */
   private toResolve = new Set<string>();
   /** The state each admitted module last told its rollout. */
@@ -219,22 +223,36 @@ export class KymaState {
     this.phase = 'normal';
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
-    if (snapshot.deleting) this.resolved([]);
+    if (snapshot.deleting) this.resolved([], 0);
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
-  /** `only`: the modules resolved (the others keep their resolution); all of the spec when absent. */
-  resolved(resolutions: Resolution[], only?: string[]): void {
+  /**
+   * `now`: the workflow's time, against which a held upgrade's maintenance window is checked;
+   * `only`: the modules resolved (the others keep their resolution); all of the spec when absent.
+   */
+  resolved(resolutions: Resolution[], now: number, only?: string[]): void {
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
     const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
-    if (only) for (const n of only) delete this.failures[n];
-    else this.failures = {};
+    if (only) {
+      for (const n of only) {
+        delete this.failures[n];
+        delete this.held[n];
+      }
+    } else {
+      this.failures = {};
+      this.held = {};
+    }
     for (const resolution of resolutions) {
       const r = this.gate(resolution);
       if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
       const running = this.desired[r.name] !== undefined;
+      if (r.failure && r.failure.reason === 'ModuleNotVisible') {
+        this.hide(d, r, running);
+        continue;
+      }
       const rewanted = this.removing[r.name] === 'remove';
       if (rewanted) {
         delete this.removing[r.name];
@@ -249,14 +267,19 @@ export class KymaState {
         this.tell(d, r.name, { uid: this.uid, failure: r.failure }, rewanted);
         continue;
       }
-      if (!running) {
-        d.start.push(r.module);
-        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${r.module.version} (channel ${r.module.channel || 'pinned'})` });
-        this.sent[r.name] = sentKey({ uid: this.uid, module: r.module });
-      } else {
-        this.tell(d, r.name, { uid: this.uid, module: r.module }, rewanted);
+      const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
+      if (hold) {
+        this.held[r.name] = hold;
+        this.deferredByMaintenance(r.name, r.module.version);
       }
-      this.desired[r.name] = r.module;
+      if (!running) {
+        d.start.push(module);
+        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})` });
+        this.sent[r.name] = sentKey({ uid: this.uid, module });
+      } else {
+        this.tell(d, r.name, { uid: this.uid, module }, rewanted);
+      }
+      this.desired[r.name] = module;
     }
     for (const n of Object.keys(this.desired)) {
       if (this.removing[n]) continue;
@@ -281,12 +304,20 @@ export class KymaState {
    */
   private gate(r: Resolution): Resolution {
     const running = this.desired[r.name];
-    delete this.held[r.name];
+    delete this.awaitingRollout[r.name];
     if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return r;
     const a = this.admitted[r.name];
     if (a?.channel === r.module.channel && a.version === r.module.version) return r;
-    this.held[r.name] = r.module.version;
+    this.awaitingRollout[r.name] = r.module.version;
     return { name: r.name, module: running };
+  }
+
+  /** An admitted upgrade that waits for its maintenance window: the rollout counts it as done (the window's timer moves it). */
+  private deferredByMaintenance(name: string, version: string): void {
+    const a = this.admitted[name];
+    if (a?.version !== version || this.toldRollout[name] === 'deferred') return;
+    this.toldRollout[name] = 'deferred';
+    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version, state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } });
   }
 
   /** Tells the module's rollout its state at the admitted version, once per state. */
@@ -352,7 +383,7 @@ export class KymaState {
           return;
         }
         this.writeStatus();
-        this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
+        this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
   }
 
@@ -370,6 +401,24 @@ export class KymaState {
       release: names,
       events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
     });
+  }
+
+  /**
+   * A module whose template this Kyma may not see (beta, internal): shown as such; a running one
+   * is removed, as upstream deletes its Manifest.
+   */
+  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, running: boolean): void {
+    this.failures[r.name] = r;
+    if (!running || this.removing[r.name]) return;
+    this.removing[r.name] = 'remove';
+    d.remove.push(r.name);
+    d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${r.name}: ${r.failure.message}` });
+  }
+
+  /** The earliest time a held upgrade may move, if any. */
+  private wakeAt(): { wakeAt?: number } {
+    const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
+    return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 
   private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
@@ -405,8 +454,10 @@ export class KymaState {
         return { status: { name: m.name, channel: failure.channel, ...(failure.version ? { version: failure.version } : {}), state: stateOf(reason), message }, reason };
       }
       const report = this.reports[m.name];
-      const held = this.held[m.name];
-      if (report && held) return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}version ${held} of channel ${report.status.channel ?? ''} waits for its rollout` }, reason: report.reason };
+      const awaited = this.awaitingRollout[m.name];
+      if (report && awaited) return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout` }, reason: report.reason };
+      const hold = this.held[m.name];
+      if (report && hold) return heldEntry(report, hold);
       if (report) return { status: report.status, reason: report.reason };
       const d = this.desired[m.name];
       return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
@@ -443,6 +494,12 @@ export class KymaState {
       lastOperation: { operation },
     };
   }
+}
+
+/** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */
+function heldEntry(report: ModuleReport, hold: Hold): Entry {
+  if (hold.reason) return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
+  return { status: { ...report.status, maintenance: true, message: hold.message }, reason: report.reason };
 }
 
 /** What a module workflow was told, as compared with what to tell it next: the uid counts too. */

@@ -5,8 +5,8 @@
 import { satisfies, valid } from 'semver';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { DEFAULT_CHANNEL } from '../api/shared';
-import type { SpecModule } from '../contract/kyma';
+import { DEFAULT_CHANNEL, LABELS, labelEnabled } from '../api/shared';
+import type { SpecModule, Visibility } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleNameProblem } from './names';
@@ -22,7 +22,20 @@ function templateName(module: string, version: string): string {
   return `${module}-${version}`;
 }
 
-export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog): Promise<Resolution> {
+/**
+ * Upstream's visibility rule: a template labelled internal (checked first) or beta serves only
+ * Kymas labelled the same; the message says what is missing, or undefined when it may be used.
+ */
+export function visibilityProblem(template: ModuleTemplate, visibility: Visibility | undefined, where: string): Readiness | undefined {
+  for (const kind of ['internal', 'beta'] as const) {
+    if (labelEnabled(template.metadata.labels, LABELS[kind]) && !visibility?.[kind]) {
+      return { reason: 'ModuleNotVisible', message: `ModuleTemplate ${where} is ${kind} (${LABELS[kind]}: "true"): not available to this Kyma, which lacks that label` };
+    }
+  }
+  return undefined;
+}
+
+export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {
   const channel = m.channel || kymaChannel || DEFAULT_CHANNEL;
   const { namespace } = catalog;
   const failed = (failure: Readiness, version?: string): Resolution => ({ name: m.name, failure, channel, ...(version ? { version } : {}) });
@@ -49,6 +62,8 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
   if (template.spec.version && !satisfies(template.spec.version, `=${version}`)) {
     return failed({ reason: 'TemplateVersionMismatch', message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}` }, version);
   }
+  const hidden = visibilityProblem(template, visibility, `${namespace}/${name}`);
+  if (hidden) return failed({ ...hidden, message: `module "${m.name}": ${hidden.message}` }, version);
   // The component: named by the descriptor, else (`descriptor: {}`, modulectl 2.3 and later) by
   // the ModuleReleaseMeta's ocmComponentName.
   const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;

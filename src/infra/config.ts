@@ -34,6 +34,8 @@ export interface KlmConfig {
    * `descriptor: {}` is found at `<host>[/<subpath>]/component-descriptors/<ocmComponentName>:<version>`.
    */
   ociRegistry?: { host: string; subPath: string };
+  /** The ConfigMap (KLM_MAINTENANCE_POLICY: namespace/name) whose key `policy.json` holds the maintenance-window policy. */
+  maintenancePolicy?: { namespace: string; name: string };
 }
 
 export interface RegistryConfig {
@@ -97,6 +99,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
     },
     ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
+    ...maintenancePolicy(env.KLM_MAINTENANCE_POLICY),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
@@ -106,6 +109,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },
   };
+}
+
+/** KLM_MAINTENANCE_POLICY: `namespace/name` of a ConfigMap. */
+function maintenancePolicy(value: string | undefined): { maintenancePolicy?: { namespace: string; name: string } } {
+  if (!value) return {};
+  const [namespace, name, ...rest] = value.split('/');
+  if (!namespace || !name || rest.length) throw new Error(`KLM_MAINTENANCE_POLICY must be namespace/name of a ConfigMap, not "${value}"`);
+  return { maintenancePolicy: { namespace, name } };
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     taskPollers: config.taskPollers,
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
+    ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
   });
   console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.

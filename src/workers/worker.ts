@@ -31,6 +31,8 @@ export interface KlmWorkerOptions {
   registry: RegistryConfig;
   /** Where templates with `descriptor: {}` find their OCM component (KLM_OCI_REGISTRY_HOST, KLM_MODULES_REPOSITORY_SUBPATH). */
   ociRegistry?: { host: string; subPath?: string };
+  /** The ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY). */
+  maintenancePolicy?: { namespace: string; name: string };
   /**
    * Task polls kept open per kind (KLM_TASK_POLLERS): scaled with the server's backlog by
    * default. A fixed ten (the SDK's default) drains a burst of a thousand signalled workflows
@@ -81,7 +83,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}) }),
+    activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:

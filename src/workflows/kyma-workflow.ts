@@ -69,7 +69,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         st.loaded(await kcp.loadKyma({ kyma, ...(step.seen ? { seen: step.seen } : {}) }));
         break;
       case 'resolve':
-        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }), step.only);
+        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }), Date.now(), step.only);
         break;
       case 'rolloutReport':
         // Best effort: a rollout that is gone (or not started) has nobody to tell.
@@ -106,8 +106,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       case 'wait': {
         const withDrift = step.driftMs !== undefined;
         if (withDrift) drift.arm(step.driftMs!);
-        await condition(() => st.awake() || (withDrift && drift.fired()));
-        st.woke(withDrift && drift.take());
+        const woken = () => st.awake() || (withDrift && drift.fired());
+        // A held upgrade's maintenance window opens at wakeAt: a timer for it, only then.
+        let windowOpened = false;
+        if (step.wakeAt === undefined) await condition(woken);
+        else windowOpened = !(await condition(woken, Math.max(step.wakeAt - Date.now(), 1)));
+        const drifted = withDrift && drift.take();
+        st.woke(drifted || windowOpened);
         if (shouldContinueAsNew(settings)) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: st.carry() });
         break;
       }

@@ -48,6 +48,8 @@ export interface KlmOptions {
   samples?: { registryHost: string; client: OciRegistryClient };
   /** Where templates with `descriptor: {}` find their components: where the samples are, by default. */
   ociRegistry?: { host: string; subPath?: string };
+  /** The ConfigMap of the maintenance-window policy (none by default). */
+  maintenancePolicy?: { namespace: string; name: string };
   /** Where the bridge's log lines go (none by default). */
   bridgeLog?: (line: string) => void;
   /** The control-plane client the worker uses (one that counts requests, say); the test's own by default. */
@@ -87,6 +89,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     registry: opts.registry ?? { insecureHosts: [] },
     // The registry that holds the sample components (the shared stack's plain one unless given).
     ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
+    ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
   });
   const running = worker?.run();
   const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });

@@ -21,4 +21,10 @@ describe('worker tuning', () => {
     expect([c.workflowCacheSize, c.workflowBundle]).toEqual([800, '/opt/klm/workflows.js']);
     expect(() => configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: 'lots' })).toThrow(/KLM_WORKFLOW_CACHE_SIZE must be a whole number/);
   });
+
+  it('names the maintenance policy ConfigMap as namespace/name, or none', () => {
+    expect(configFromEnv({}).maintenancePolicy).toBeUndefined();
+    expect(configFromEnv({ KLM_MAINTENANCE_POLICY: 'kcp-system/maintenance' }).maintenancePolicy).toEqual({ namespace: 'kcp-system', name: 'maintenance' });
+    for (const bad of ['maintenance', 'a/b/c', '/b']) expect(() => configFromEnv({ KLM_MAINTENANCE_POLICY: bad })).toThrow(/KLM_MAINTENANCE_POLICY must be namespace\/name of a ConfigMap/);
+  });
 });

@@ -10,7 +10,7 @@ import { mod, SETTINGS } from './fixtures';
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
 
 function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
-  return { uid: 'uid-1', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: false, ...over };
+  return { uid: 'uid-1', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false }, ...over };
 }
 
 const ok = (name: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
@@ -20,13 +20,13 @@ function report(name: string, reason: ModuleReport['reason'], state: string, mes
 }
 
 /** Answers steps until the state asks to wait (or ends); load and resolve answers come from the test. */
-function untilWait(st: KymaState, load: KymaSnapshot | null, resolve: (s: KymaSnapshot) => Resolution[] = (s) => s.modules.map((m) => ok(m.name))): KymaStep[] {
+function untilWait(st: KymaState, load: KymaSnapshot | null, resolve: (s: KymaSnapshot) => Resolution[] = (s) => s.modules.map((m) => ok(m.name)), now = 0): KymaStep[] {
   const trace: KymaStep[] = [];
   for (let i = 0; i < 50; i++) {
     const step = st.next();
     trace.push(step);
     if (step.kind === 'load') st.loaded(load);
-    else if (step.kind === 'resolve') st.resolved(resolve(step.snapshot));
+    else if (step.kind === 'resolve') st.resolved(resolve(step.snapshot), now);
     else if (step.kind === 'wait' || step.kind === 'end' || step.kind === 'restart') return trace;
   }
   throw new Error(`no wait within 50 steps: ${trace.map((s) => s.kind).join(', ')}`);
@@ -152,6 +152,56 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', failure: failure.failure } }]);
     st.changed();
     expect(dispatch(untilWait(st, snapshot([spec('greeter')]), () => [failure]))).toBeUndefined();
+  });
+
+  it('shows a module whose template this Kyma may not see, starts nothing, and removes it when it was running (as upstream)', () => {
+    const hidden: Resolution = { name: 'greeter', channel: 'regular', version: '1.0.0', failure: { reason: 'ModuleNotVisible', message: 'module "greeter": ModuleTemplate kcp/greeter-1.0.0 is beta: not available to this Kyma' } };
+    const fresh = new KymaState(SETTINGS);
+    const first = untilWait(fresh, snapshot([spec('greeter')]), () => [hidden]);
+    expect(dispatch(first)).toBeUndefined();
+    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
+
+    const st = running(['greeter']);
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
+    expect(dispatch(t)).toMatchObject({ remove: ['greeter'], update: [], events: [{ reason: 'ModuleRemoving', message: `removing module greeter: ${hidden.failure.message}` }] });
+    expect(status(t)).toMatchObject({ state: 'Error', modules: [{ name: 'greeter', state: 'Error', message: hidden.failure.message }] });
+    // Resolved again while it goes: it is neither told again nor wanted back.
+    st.changed();
+    expect(dispatch(untilWait(st, snapshot([spec('greeter')]), () => [hidden]))).toBeUndefined();
+    // Gone: it stays shown, and nothing starts it again.
+    st.removed('greeter');
+    const after = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
+    expect(dispatch(after)).toBeUndefined();
+    expect(kinds(after)).toEqual(['load', 'resolve', 'wait']);
+    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
+  });
+
+  it('keeps a running module at its version until its maintenance window opens, shows it, and wakes up then', () => {
+    const st = running(['greeter']);
+    const window = { begin: 10_000, end: 20_000 };
+    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { window } };
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), () => [upgrade], 1_000);
+    expect(dispatch(t)).toBeUndefined();
+    expect(status(t)?.modules?.[0]).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready', maintenance: true, message: expect.stringContaining('waiting for the maintenance window') as string });
+    expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs, wakeAt: window.begin });
+    // The window opens: the upgrade goes ahead and the hold is gone.
+    st.woke(true);
+    const open = untilWait(st, snapshot([spec('greeter')]), () => [upgrade], window.begin);
+    expect(dispatch(open)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: upgrade.module } }]);
+    expect(status(open)?.modules?.[0]).not.toHaveProperty('maintenance');
+    expect(open[open.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
+  it('shows a held upgrade whose maintenance policy cannot be used as its failure, and keeps the installed version', () => {
+    const st = running(['greeter']);
+    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { problem: 'ConfigMap kcp/policy key policy.json: not JSON' } };
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), () => [upgrade]);
+    expect(dispatch(t)).toBeUndefined();
+    expect(status(t)).toMatchObject({ state: 'Error', conditions: [{ reason: 'MaintenancePolicyInvalid' }], modules: [{ version: '1.0.0', state: 'Error', message: expect.stringContaining('the maintenance policy cannot be used: ConfigMap kcp/policy') as string }] });
+    expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
   it('releases an unmanaged module and shows it Unmanaged', () => {

@@ -4,14 +4,14 @@ import type { ModuleReleaseMeta } from '../../../src/api/modulereleasemeta';
 import type { SpecModule } from '../../../src/contract/kyma';
 import { resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
 
-function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number }>): ModuleCatalog {
+function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number; labels?: Record<string, string> }>): ModuleCatalog {
   return {
     namespace: 'kcp',
     releaseMeta: (name) => Promise.resolve(metas[name] && ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name }, spec: metas[name] })),
     template: (name) => Promise.resolve(templates[name] && ({
       apiVersion: 'operator.kyma-project.io/v1beta2',
       kind: 'ModuleTemplate',
-      metadata: { name, generation: templates[name].generation ?? 1 },
+      metadata: { name, generation: templates[name].generation ?? 1, ...(templates[name].labels ? { labels: templates[name].labels } : {}) },
       spec: { version: templates[name].version, descriptor: { component: { name: 'kyma-project.io/module/greeter' } } },
     })),
   };
@@ -24,8 +24,13 @@ const CATALOG = catalog(
     broken: { moduleName: 'broken', channels: [{ channel: 'regular', version: 'latest' }] },
     liar: { moduleName: 'liar', channels: [{ channel: 'regular', version: '2.0.0' }] },
     always: { moduleName: 'always', mandatory: { version: '3.0.0' } },
+    preview: { moduleName: 'preview', channels: [{ channel: 'regular', version: '0.1.0' }] },
+    staff: { moduleName: 'staff', channels: [{ channel: 'regular', version: '1.0.0' }] },
   },
-  { 'greeter-1.0.0': { version: '1.0.0' }, 'greeter-1.1.0': { version: '1.1.0', generation: 4 }, 'liar-2.0.0': { version: '2.0.1' }, 'always-3.0.0': {} },
+  {
+    'preview-0.1.0': { version: '0.1.0', labels: { 'operator.kyma-project.io/beta': 'True' } },
+    'staff-1.0.0': { version: '1.0.0', labels: { 'operator.kyma-project.io/internal': 'true', 'operator.kyma-project.io/beta': 'true' } },
+    'greeter-1.0.0': { version: '1.0.0' }, 'greeter-1.1.0': { version: '1.1.0', generation: 4 }, 'liar-2.0.0': { version: '2.0.1' }, 'always-3.0.0': {} },
 );
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
@@ -57,5 +62,28 @@ describe('resolveModule', () => {
     expect(r.module).toBeUndefined();
     expect(r.failure?.reason).toBe(reason);
     expect(r.failure?.message).toContain(message);
+  });
+
+  describe('visibility (beta and internal templates, as upstream)', () => {
+    const none = { beta: false, internal: false };
+    it.each([
+      ['a beta template to a Kyma without the beta label', spec('preview'), none, 'module "preview": ModuleTemplate kcp/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label'],
+      ['an internal template (checked first) to a beta Kyma', spec('staff'), { beta: true, internal: false }, 'ModuleTemplate kcp/staff-1.0.0 is internal (operator.kyma-project.io/internal: "true")'],
+      ['an internal and beta template to an internal Kyma that is not beta', spec('staff'), { beta: false, internal: true }, 'is beta'],
+    ] as const)('refuses %s as ModuleNotVisible', async (_what, m, visibility, message) => {
+      const r = await resolveModule(m, 'regular', CATALOG, visibility);
+      expect(r.module).toBeUndefined();
+      expect(r.failure?.reason).toBe('ModuleNotVisible');
+      expect(r.failure?.message).toContain(message);
+      expect(r).toMatchObject({ channel: 'regular', version: m.name === 'preview' ? '0.1.0' : '1.0.0' });
+    });
+
+    it.each([
+      ['a beta template to a beta Kyma', spec('preview'), { beta: true, internal: false }],
+      ['an internal beta template to a Kyma with both labels', spec('staff'), { beta: true, internal: true }],
+      ['an unlabelled template to any Kyma', spec('greeter'), none],
+    ] as const)('serves %s', async (_what, m, visibility) => {
+      expect((await resolveModule(m, 'regular', CATALOG, visibility)).failure).toBeUndefined();
+    });
   });
 });

@@ -226,7 +226,7 @@ describe('RolloutState: waves', () => {
 
 describe('KymaState: the rollout gate', () => {
   const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
-  const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false };
+  const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false } };
   const ok = (name: string, version: string): Resolution => ({ name, module: mod(version, { name, channel: 'regular', template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
 
   function drive(st: KymaState, versions: Record<string, string>): KymaStep[] {
@@ -235,7 +235,7 @@ describe('KymaState: the rollout gate', () => {
       const step = st.next();
       trace.push(step);
       if (step.kind === 'load') st.loaded(snap);
-      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ok(m.name, versions[m.name]!)), step.only);
+      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ok(m.name, versions[m.name]!)), 0, step.only);
       else if (step.kind === 'wait') return trace;
     }
     throw new Error('no wait');
@@ -290,6 +290,31 @@ describe('KymaState: the rollout gate', () => {
     expect(drive(st, { counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
       { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' } },
     ]);
+  });
+
+  it('counts an admitted upgrade that waits for its maintenance window as done for the rollout, once', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    const window = { begin: 10_000, end: 20_000 };
+    const resolve = (): KymaStep[] => {
+      const trace: KymaStep[] = [];
+      for (let i = 0; i < 30; i++) {
+        const step = st.next();
+        trace.push(step);
+        if (step.kind === 'load') st.loaded(snap);
+        else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ({ ...ok(m.name, m.name === 'greeter' ? '1.1.0' : '1.0.0'), downtime: { window } })), 0, step.only);
+        else if (step.kind === 'wait') return trace;
+      }
+      throw new Error('no wait');
+    };
+    const t = resolve();
+    expect(updates(t)).toEqual([]);
+    expect(t.filter((s) => s.kind === 'rolloutReport')).toEqual([{ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } }]);
+    st.changed();
+    expect(resolve().filter((s) => s.kind === 'rolloutReport')).toEqual([]);
   });
 
   it('does not hold first installs, nor runs recorded before rollouts existed', () => {

@@ -1,0 +1,50 @@
+// The maintenance-window policy (upstream's format) from a ConfigMap in the control plane
+// (KLM_MAINTENANCE_POLICY = namespace/name, key `policy.json` as upstream's file), and the window
+// each resolved module that requires downtime may move in, by the activity's clock.
+import type { ModuleTemplate } from '../api/moduletemplate';
+import { API_VERSION, type KubeObject } from '../api/shared';
+import type { KymaSnapshot } from '../contract/kyma';
+import type { Downtime, Resolution } from '../contract/module';
+import { parsePolicy, resolveWindow } from '../decisions/maintenance-window';
+import type { ObjectCache } from '../k8s/object-cache';
+import type { KubeClient } from '../k8s/rest-client';
+
+/** The ConfigMap key of the policy: upstream's policy file name. */
+export const POLICY_KEY = 'policy.json';
+
+export interface PolicyRef {
+  namespace: string;
+  name: string;
+}
+
+/** The policy as it is now: none (no ConfigMap, or none configured: no restriction), or why it cannot be used. */
+async function readPolicy(kcp: KubeClient, ref: PolicyRef): Promise<ReturnType<typeof parsePolicy> | undefined> {
+  const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ref.name, ref.namespace);
+  const json = cm?.data?.[POLICY_KEY];
+  if (json === undefined) return undefined;
+  const parsed = parsePolicy(json);
+  return 'problem' in parsed ? { problem: `ConfigMap ${ref.namespace}/${ref.name} key ${POLICY_KEY}: ${parsed.problem}` } : parsed;
+}
+
+/**
+ * Adds `downtime` to the resolutions whose template requires downtime, unless the Kyma skips
+ * maintenance windows or no policy is configured; the policy is read only when one does.
+ */
+export async function withDowntime(kcp: KubeClient, cache: ObjectCache, ref: PolicyRef | undefined, snapshot: KymaSnapshot, resolutions: Resolution[]): Promise<Resolution[]> {
+  if (!ref || snapshot.skipMaintenanceWindows) return resolutions;
+  const requires = await Promise.all(resolutions.map(async (r) => {
+    if (!r.module) return false;
+    const t = await cache.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', r.module.template.name, r.module.template.namespace);
+    return t?.spec.requiresDowntime === true;
+  }));
+  if (!requires.some(Boolean)) return resolutions;
+  const policy = await readPolicy(kcp, ref);
+  if (!policy) return resolutions;
+  let downtime: Downtime;
+  if ('problem' in policy) downtime = { problem: policy.problem };
+  else {
+    const window = resolveWindow(policy.policy, snapshot.runtime ?? {}, Date.now());
+    downtime = window ? { window } : {};
+  }
+  return resolutions.map((r, i) => (requires[i] ? { ...r, downtime } : r));
+}
