@@ -1,23 +1,24 @@
-// The bridge's fleet index on the real parts: a ModuleReleaseMeta change signals only the Kymas
-// that use the module on the channel whose version changed, and that Kyma moves to the new
-// version. The signals are counted in the workflows' own histories.
+// The bridge's fleet index on the real parts: a promotion reaches only the Kymas that use the
+// module on the channel whose version changed (through the channel's rollout), and that Kyma
+// moves to the new version; a template event only the Kymas that resolve to it. The signals
+// are counted in the workflows' own histories.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
 import { uniqueName } from '../support/stack';
 
-/** The templatesChanged signals the Kyma's workflow (its current run) has received, with their arguments. */
-async function templatesChanged(klm: Klm, kyma: string): Promise<unknown[]> {
+/** The signals of this name the Kyma's workflow (its current run) has received, with their arguments. */
+async function signalled(klm: Klm, kyma: string, name: string): Promise<unknown[]> {
   const history = await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, kyma)).fetchHistory();
   return (history.events ?? [])
     .map((e) => e.workflowExecutionSignaledEventAttributes)
-    .filter((a) => a?.signalName === 'templatesChanged')
-    .map((a) => (a?.input?.payloads ?? []).map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as unknown));
+    .filter((x) => x?.signalName === name)
+    .map((x) => (x?.input?.payloads ?? []).map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as unknown));
 }
 
 async function templatesChangedSignals(klm: Klm, kyma: string): Promise<number> {
-  return (await templatesChanged(klm, kyma)).length;
+  return (await signalled(klm, kyma, 'templatesChanged')).length;
 }
 
 describe('the fleet index', () => {
@@ -33,10 +34,11 @@ describe('the fleet index', () => {
     for (const k of [a, b, c]) await kymaInState(klm(), k, 'Ready');
   });
 
-  it("signals a release-meta change of greeter's regular channel only to the Kyma on that channel, which moves to the new version", async () => {
+  it("tells a promotion of greeter's regular channel to its rollout, which admits only the Kyma on that channel; the others hear nothing", async () => {
     const ns = klm().namespace;
     const statsBefore = klm().bridge.stats.templateSignals;
-    const before = Object.fromEntries(await Promise.all([a, b, c].map(async (k) => [k, await templatesChangedSignals(klm(), k)] as const)));
+    const signalsOf = async (k: string, name: string) => (await signalled(klm(), k, name)).length;
+    const before = Object.fromEntries(await Promise.all([a, b, c].map(async (k) => [k, { t: await signalsOf(k, 'templatesChanged'), a: await signalsOf(k, 'admitModule') }] as const)));
 
     // Promote greeter 1.1.0 to regular (fast already has it).
     const meta = (await klm().kube.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', 'greeter', ns))!;
@@ -49,17 +51,16 @@ describe('the fleet index', () => {
       return kyma?.status?.state === 'Ready' && greeter?.version === '1.1.0' && greeter.state === 'Ready';
     }, 60_000);
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${a}-system`)).toBeDefined();
-    // Had the bridge signalled B or C, the signal would have been sent with A's.
-    const signals = await templatesChanged(klm(), a);
-    expect(signals).toHaveLength(before[a]! + 1);
-    // The signal names the event behind it, for reads that must see at least that version, and
-    // the newest template the bridge has seen (the promoted one may have changed just before).
-    expect(signals.at(-1)).toEqual([{ ModuleReleaseMeta: patched.metadata.resourceVersion, ModuleTemplate: expect.stringMatching(/^\d+$/) as unknown }]);
-    expect(await templatesChangedSignals(klm(), b)).toBe(before[b]);
-    expect(await templatesChangedSignals(klm(), c)).toBe(before[c]);
-    // The index's count: one Kyma signalled, two of the namespace spared.
+    // A: one admission from the rollout, which names the event behind it (reads must see at
+    // least that version) and the newest template the bridge had seen.
+    const admissions = await signalled(klm(), a, 'admitModule');
+    expect(admissions).toHaveLength(before[a]!.a + 1);
+    expect(admissions.at(-1)).toEqual([{ module: 'greeter', channel: 'regular', version: '1.1.0', seen: { ModuleReleaseMeta: patched.metadata.resourceVersion, ModuleTemplate: expect.stringMatching(/^\d+$/) as unknown } }]);
+    // Nobody was poked by the release-meta event itself; B (pinned) and C (fast, counter on regular) heard nothing.
+    for (const k of [a, b, c]) expect(await signalsOf(k, 'templatesChanged'), k).toBe(before[k]!.t);
+    for (const k of [b, c]) expect(await signalsOf(k, 'admitModule'), k).toBe(before[k]!.a);
     const stats = klm().bridge.stats.templateSignals;
-    expect({ sent: stats.sent - statsBefore.sent, skipped: stats.skipped - statsBefore.skipped }).toEqual({ sent: 1, skipped: 2 });
+    expect({ sent: stats.sent - statsBefore.sent, skipped: stats.skipped - statsBefore.skipped }).toEqual({ sent: 0, skipped: 3 });
     const [kb, kc] = [await getKyma(klm(), b), await getKyma(klm(), c)];
     expect(kb?.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ version: '1.0.0', state: 'Ready' });
     expect(kc?.status?.modules?.find((m) => m.name === 'counter')).toMatchObject({ version: '1.0.0', state: 'Ready' });
@@ -79,7 +80,7 @@ describe('the fleet index', () => {
     await eventually('B to be signalled', async () => (await templatesChangedSignals(klm(), b)) === before[b]! + 1);
     const after = await counts();
     expect(after).toEqual({ [a]: before[a], [b]: before[b]! + 1, [c]: before[c] });
-    const last = (await templatesChanged(klm(), b)).at(-1) as [Record<string, string>];
+    const last = (await signalled(klm(), b, 'templatesChanged')).at(-1) as [Record<string, string>];
     expect(Object.keys(last[0])).toEqual(['ModuleTemplate']);
   });
 });
