@@ -139,9 +139,9 @@ export class KymaState {
     delete this.toldRollout[a.module];
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
     if (!this.snapshot) return;
-    const spec = this.snapshot?.modules.find((m) => m.name === a.module);
-    const follows = spec && !spec.version && spec.managed && (spec.channel || this.snapshot?.channel) === a.channel;
-    if (this.phase !== 'normal' || this.snapshot?.deleting || !follows) {
+    const spec = this.snapshot.modules.find((m) => m.name === a.module);
+    const follows = spec && !spec.version && spec.managed && (spec.channel || this.snapshot.channel) === a.channel;
+    if (this.phase !== 'normal' || this.snapshot.deleting || !follows) {
       // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
       this.queue.push({ kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } });
       return;
@@ -357,11 +357,14 @@ export class KymaState {
       this.queue.push({ kind: 'load', ...seenField(this.seen) });
       return;
     }
-    if (this.toResolve.size > 0 && this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
+    if (this.toResolve.size > 0) {
       const only = this.toResolve;
       this.toResolve = new Set();
-      this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
-      return;
+      // Being deleted (or paused, say) meanwhile: the admission waits in `admitted` for the next full resolution.
+      if (this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
+        this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
+        return;
+      }
     }
     switch (this.phase) {
       case 'gone':

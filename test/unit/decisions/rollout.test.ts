@@ -317,6 +317,15 @@ describe('KymaState: the rollout gate', () => {
     expect(resolve().filter((s) => s.kind === 'rolloutReport')).toEqual([]);
   });
 
+  it('drops an admission it cannot resolve now (the Kyma is being deleted) instead of waking again and again', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    st.loaded({ ...snap, deleting: true });
+    for (let i = 0; i < 10 && st.next().kind !== 'wait'; i++);
+    expect(st.awake()).toBe(false);
+  });
+
   it('does not hold first installs, nor runs recorded before rollouts existed', () => {
     const gated = new KymaState(SETTINGS, undefined, true);
     const first = drive(gated, { greeter: '1.1.0', counter: '1.0.0' });
