@@ -237,7 +237,8 @@ async function main(): Promise<void> {
       const inCluster = [...workloads.seen.values()].map((t) => t - t0);
       return { ...m, onNew, t0, firstSeconds: Math.min(...times) / 1000, lastSeconds: Math.max(...times) / 1000, inClusterFirstSeconds: Math.min(...inCluster) / 1000, inClusterLastSeconds: Math.max(...inCluster) / 1000 };
     }
-    await rolloutPolicy('waves: []\nsoak: 0s');
+    // Everyone at once, as before rollouts: one wave, no soak, no cap, no budget.
+    await rolloutPolicy('waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"');
     const promotion = await promote('1.1.0', [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]);
     // The default staged policy, its soak shortened (each wave adds one soak, nothing else).
     await rolloutPolicy(`soak: ${soakSeconds}s`);

@@ -12,9 +12,6 @@ export const DEFAULT_ROLLOUT_POLICY: RolloutPolicy = {
   start: 'auto',
 };
 
-/** Today's behaviour before rollouts: every Kyma at once, nothing to soak. */
-export const ALL_AT_ONCE: RolloutPolicy = { waves: [], soakMs: 0, maxConcurrent: 1_000_000, failureBudget: '100%', waveTimeoutMs: 30 * 60_000, start: 'auto' };
-
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** `"90s"`, `"10m"`, `"1h30m"`, or milliseconds as a number. */

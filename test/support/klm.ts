@@ -71,7 +71,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace }, data: opts.rolloutPolicy ?? { default: 'waves: []\nsoak: 0s\nfailureBudget: "100%"' } });
+  await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace }, data: opts.rolloutPolicy ?? { default: 'waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"' } });
   await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples ? { client: opts.samples.client } : {});
   const taskQueue = uniqueName('klm');
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
