@@ -16,29 +16,29 @@ export interface PlanRolloutInput {
   seen?: SeenVersions;
 }
 
-export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
-  /** The channel's policy: its key in the ConfigMap, else `default`, else the built-in default. */
-  async function policyOf(c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
-    const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, c.namespace);
-    const key = cm?.data?.[c.channel] !== undefined ? c.channel : 'default';
-    const text = cm?.data?.[key];
-    if (text === undefined) return { policy: DEFAULT_ROLLOUT_POLICY };
-    let raw: unknown;
-    try {
-      raw = parse(text);
-    } catch (err) {
-      return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP} is not YAML: ${(err as Error).message.split('\n')[0]}` };
-    }
-    const r = rolloutPolicyOf(raw);
-    if (r.problem !== undefined) return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP}: ${r.problem}` };
-    return { policy: r.policy };
+/** The channel's policy: its key in the ConfigMap, else `default`, else the built-in default. */
+export async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
+  const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, c.namespace);
+  const key = cm?.data?.[c.channel] !== undefined ? c.channel : 'default';
+  const text = cm?.data?.[key];
+  if (text === undefined) return { policy: DEFAULT_ROLLOUT_POLICY };
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (err) {
+    return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP} is not YAML: ${(err as Error).message.split('\n')[0]}` };
   }
+  const r = rolloutPolicyOf(raw);
+  if (r.problem !== undefined) return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP}: ${r.problem}` };
+  return { policy: r.policy };
+}
 
+export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
   return {
     /** The Kymas a promotion of the channel to `version` moves, in wave order, and the policy to move them by. */
     async planRollout({ channel, version, seen }: PlanRolloutInput): Promise<RolloutPlan> {
       const kymas = await cache.list<Kyma & KubeObject>(API_VERSION, 'Kyma', channel.namespace, seen?.Kyma);
-      return { ...rolloutCandidates(kymas, channel, version), ...(await policyOf(channel)) };
+      return { ...rolloutCandidates(kymas, channel, version), ...(await rolloutPolicyFor(kcp, channel)) };
     },
   };
 }

@@ -1,8 +1,15 @@
 // klm rollout status|pause|resume|abort: a channel's rollout as operators follow and steer it,
-// through its workflow's query and updates (the same ones the Temporal UI offers).
+// through its workflow's query and updates (the same ones the Temporal UI offers); klm rollout
+// plan: which Kymas a promotion would move, in wave order, before it is made.
 import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId, type ChannelRef, type RolloutProgress } from '../contract/rollout';
+import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId, type ChannelRef, type RolloutPolicy, type RolloutProgress } from '../contract/rollout';
+import type { Kyma } from '../api/kyma';
+import { API_VERSION, type KubeObject } from '../api/shared';
+import { rolloutPolicyFor } from '../activities/rollout';
+import { rolloutCandidates } from '../decisions/rollout-plan';
+import { cutWaves } from '../decisions/rollout-policy';
 import type { KlmConfig } from '../infra/config';
+import type { KubeClient } from '../k8s/rest-client';
 
 export type RolloutAction = 'status' | 'pause' | 'resume' | 'abort';
 
@@ -43,4 +50,31 @@ export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temp
   } finally {
     await connection.close();
   }
+}
+
+export interface RolloutPlanView {
+  module: string;
+  channel: string;
+  version: string;
+  from?: string;
+  policy: RolloutPolicy;
+  /** The ConfigMap's policy could not be used (the rollout would halt at once). */
+  policyProblem?: string;
+  waves: string[][];
+}
+
+/** What a promotion of the channel to `version` would do now: the Kymas it moves, wave by wave. Applies nothing. */
+export async function rolloutPlan(kcp: KubeClient, c: ChannelRef, version: string): Promise<RolloutPlanView> {
+  const { items } = await kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma', { namespace: c.namespace });
+  const { kymas, from } = rolloutCandidates(items, c, version);
+  const { policy, policyProblem } = await rolloutPolicyFor(kcp, c);
+  return { module: c.module, channel: c.channel, version, ...(from ? { from } : {}), policy, ...(policyProblem ? { policyProblem } : {}), waves: cutWaves(kymas, policy) };
+}
+
+export function planTable(p: RolloutPlanView): string {
+  const total = p.waves.reduce((n, w) => n + w.length, 0);
+  const lines = [`${p.module} on ${p.channel} → ${p.version}${p.from ? ` (from ${p.from})` : ''}: ${total} Kymas in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`];
+  if (p.policyProblem) lines.push(`the policy cannot be used (the rollout would halt at once): ${p.policyProblem}`);
+  p.waves.forEach((w, i) => lines.push(`wave ${i + 1} (${w.length}): ${w.join(' ')}`));
+  return lines.join('\n');
 }

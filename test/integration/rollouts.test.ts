@@ -155,6 +155,21 @@ describe('staged rollouts', () => {
     expect(await versionOf(onFast)).toMatchObject({ version: '1.0.0', state: 'Ready' });
   }, 600_000);
 
+  it('shows the plan of a promotion before it is made, and applies nothing', async () => {
+    const plan = await klmCli(['rollout', 'plan', mod.name, '--version', '1.2.0', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig, '-o', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const view = JSON.parse(plan.stdout) as { from: string; waves: string[][]; policy: { soakMs: number } };
+    expect({ from: view.from, sizes: view.waves.map((w) => w.length), soakMs: view.policy.soakMs }).toEqual({ from: '1.1.0', sizes: [5, 15, 30], soakMs: 3000 });
+    expect([...view.waves[0]!].sort()).toEqual([...canaries].sort());
+    const table = await klmCli(['rollout', 'plan', mod.name, '--version', '1.2.0', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig]);
+    expect(table.stdout).toMatch(/→ 1\.2\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /);
+    const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig]);
+    expect({ code: missing.code, stderr: missing.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: klm rollout plan needs --version V: the version the channel would move to' });
+    // Nothing moved: the rollout still stands at 1.1.0, every Kyma too.
+    expect((await progress()).version).toBe('1.1.0');
+    for (const k of fleet) expect((await versionOf(k))?.version, k).toBe('1.1.0');
+  }, 120_000);
+
   it('halts when a wave fails beyond the budget, holds the Kymas it has not reached, and resume finishes it', async () => {
     await mod.channels({ regular: '1.2.0', fast: '1.0.0' });
     const halted = await phase('Halted', '1.2.0');
