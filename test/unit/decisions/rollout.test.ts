@@ -229,19 +229,29 @@ describe('KymaState: the rollout gate', () => {
   const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false } };
   const ok = (name: string, version: string): Resolution => ({ name, module: mod(version, { name, channel: 'regular', template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
 
-  function drive(st: KymaState, versions: Record<string, string>): KymaStep[] {
+  /** Answers steps until a wait; resolutions at `versions`, each passed through `decorate`. */
+  function drive(st: KymaState, versions: Record<string, string>, decorate: (r: Resolution) => Resolution = (r) => r): KymaStep[] {
     const trace: KymaStep[] = [];
     for (let i = 0; i < 30; i++) {
       const step = st.next();
       trace.push(step);
       if (step.kind === 'load') st.loaded(snap);
-      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ok(m.name, versions[m.name]!)), 0, step.only);
+      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => decorate(ok(m.name, versions[m.name]!))), 0, step.only);
       else if (step.kind === 'wait') return trace;
     }
     throw new Error('no wait');
   }
   const updates = (t: KymaStep[]) => t.flatMap((s) => (s.kind === 'dispatch' ? s.update.map((u) => `${u.name}@${u.desired.module?.version}`) : []));
   const ready = (name: string, version: string) => ({ reason: 'Ready' as const, status: { name, channel: 'regular', version, state: 'Ready' as const } });
+  /** A gated Kyma with greeter Ready at 1.0.0, just admitted to 1.1.0. */
+  function admittedAt110(): KymaState {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    return st;
+  }
 
   it('holds an installed module at its version until the rollout admits the new one, then resolves that module alone and reports back', () => {
     const st = new KymaState(SETTINGS, undefined, true);
@@ -268,11 +278,7 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it('tells the rollout of a failed upgrade, which reports the version still installed', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.reported(ready('greeter', '1.0.0'));
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    const st = admittedAt110();
     drive(st, { greeter: '1.1.0', counter: '1.0.0' });
     st.reported({ reason: 'ApplyRejected', status: { name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: 'applying ConfigMap x: invalid' } });
     expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
@@ -293,23 +299,9 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it('counts an admitted upgrade that waits for its maintenance window as done for the rollout, once', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.reported(ready('greeter', '1.0.0'));
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    const st = admittedAt110();
     const window = { begin: 10_000, end: 20_000 };
-    const resolve = (): KymaStep[] => {
-      const trace: KymaStep[] = [];
-      for (let i = 0; i < 30; i++) {
-        const step = st.next();
-        trace.push(step);
-        if (step.kind === 'load') st.loaded(snap);
-        else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ({ ...ok(m.name, m.name === 'greeter' ? '1.1.0' : '1.0.0'), downtime: { window } })), 0, step.only);
-        else if (step.kind === 'wait') return trace;
-      }
-      throw new Error('no wait');
-    };
+    const resolve = () => drive(st, { greeter: '1.1.0', counter: '1.0.0' }, (r) => ({ ...r, downtime: { window } }) as Resolution);
     const t = resolve();
     expect(updates(t)).toEqual([]);
     expect(t.filter((s) => s.kind === 'rolloutReport')).toEqual([{ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } }]);
