@@ -3,7 +3,7 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, KYMA_FINALIZER, LABELS, labelEnabled, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
+import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, labelEnabled, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { KymaRef, KymaSnapshot } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/signals';
@@ -120,7 +120,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
           const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
           return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
         } catch (err) {
-          if (isNotFound(err)) return { name: m.name, channel: m.channel || snapshot.channel, failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` } };
+          if (isNotFound(err)) return { name: m.name, channel: effectiveChannel(m.channel, snapshot.channel), failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` } };
           throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
         }
       }));

@@ -9,6 +9,11 @@ export type State = (typeof STATES)[number] | '';
 
 export const DEFAULT_CHANNEL = 'regular';
 
+/** The channel a module of a Kyma follows: its own, else the Kyma's, else the default (upstream's rule). */
+export function effectiveChannel(moduleChannel: string | undefined, kymaChannel: string | undefined): string {
+  return moduleChannel || kymaChannel || DEFAULT_CHANNEL;
+}
+
 export const LABELS = {
   managedBy: `${GROUP}/managed-by`,
   kymaName: `${GROUP}/kyma-name`,

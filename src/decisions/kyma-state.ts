@@ -5,7 +5,7 @@
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput, ModuleStatus } from '../api/kyma';
 import { stateOf, type Reason } from '../api/reasons';
-import type { State } from '../api/shared';
+import { effectiveChannel, type State } from '../api/shared';
 import type { KymaSnapshot } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
@@ -140,7 +140,7 @@ export class KymaState {
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
     if (!this.snapshot) return;
     const spec = this.snapshot.modules.find((m) => m.name === a.module);
-    const follows = spec && !spec.version && spec.managed && (spec.channel || this.snapshot.channel) === a.channel;
+    const follows = spec && !spec.version && spec.managed && effectiveChannel(spec.channel, this.snapshot.channel) === a.channel;
     if (this.phase !== 'normal' || this.snapshot.deleting || !follows) {
       // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
       this.queue.push({ kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } });

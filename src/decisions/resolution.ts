@@ -5,7 +5,7 @@
 import { satisfies, valid } from 'semver';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { DEFAULT_CHANNEL, LABELS, labelEnabled } from '../api/shared';
+import { effectiveChannel, LABELS, labelEnabled } from '../api/shared';
 import type { SpecModule, Visibility } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
@@ -36,7 +36,7 @@ export function visibilityProblem(template: ModuleTemplate, visibility: Visibili
 }
 
 export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {
-  const channel = m.channel || kymaChannel || DEFAULT_CHANNEL;
+  const channel = effectiveChannel(m.channel, kymaChannel);
   const { namespace } = catalog;
   const failed = (failure: Readiness, version?: string): Resolution => ({ name: m.name, failure, channel, ...(version ? { version } : {}) });
   const invalid = moduleNameProblem(m.name);

@@ -1,6 +1,6 @@
 // Which Kymas a promotion moves, in the order the waves take them. Pure.
 import type { Kyma } from '../api/kyma';
-import { DEFAULT_CHANNEL, LABELS } from '../api/shared';
+import { effectiveChannel, LABELS } from '../api/shared';
 import type { ChannelRef } from '../contract/rollout';
 
 const DEFAULT_PRIORITY = 100;
@@ -20,7 +20,7 @@ export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version
     if (k.metadata.namespace !== c.namespace || k.metadata.deletionTimestamp) return false;
     const m = k.spec.modules?.find((x) => x.name === c.module);
     if (!m || m.version || m.managed === false) return false;
-    if ((m.channel || k.spec.channel || DEFAULT_CHANNEL) !== c.channel) return false;
+    if (effectiveChannel(m.channel, k.spec.channel) !== c.channel) return false;
     const status = k.status?.modules?.find((x) => x.name === c.module);
     return !(status?.version === version && status.state === 'Ready');
   });

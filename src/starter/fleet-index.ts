@@ -10,7 +10,7 @@
 // ocmComponentName is read by pinned modules too. When unsure, it names a Kyma rather than miss it.
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
-import { DEFAULT_CHANNEL } from '../api/shared';
+import { effectiveChannel } from '../api/shared';
 
 /** How a Kyma uses one module: on a channel, or pinned at a version. */
 export type ModuleUse = { module: string; channel: string; version?: undefined } | { module: string; version: string; channel?: undefined };
@@ -39,7 +39,7 @@ interface NamespaceIndex {
 
 /** The module uses of a Kyma's spec. */
 export function moduleUses(spec: Pick<Kyma['spec'], 'channel' | 'modules'>): ModuleUse[] {
-  return (spec.modules ?? []).map((m) => (m.version ? { module: m.name, version: m.version } : { module: m.name, channel: m.channel || spec.channel || DEFAULT_CHANNEL }));
+  return (spec.modules ?? []).map((m) => (m.version ? { module: m.name, version: m.version } : { module: m.name, channel: effectiveChannel(m.channel, spec.channel) }));
 }
 
 function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
