@@ -1,12 +1,12 @@
 // Readiness: reads what decides it (the Manifest's pause label, the manager workload, the
 // default CR; those the bridge's watch told of already are not read again) and lets the pure
 // evaluation (src/decisions/readiness.ts) decide.
-import { apiVersionOf, type ObjectRef } from '../api/shared';
+import { apiVersionOf, type KubeObject, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { ObservedObject, SeenVersions } from '../contract/signals';
-import type { Readiness } from '../contract/readiness';
-import { evaluateReadiness } from '../decisions/readiness';
+import type { ReadinessCheck } from '../contract/readiness';
+import { evaluateReadiness, objectKey, readinessView } from '../decisions/readiness';
 import type { WorkloadView } from '../decisions/workload';
 import type { KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
@@ -25,21 +25,39 @@ export interface CheckReadinessInput {
 
 export function readinessActivities(targets: TargetClusters, manifestPaused: (input: { kyma: KymaRef; module: string; seen?: SeenVersions }) => Promise<boolean>) {
   return {
-    async checkReadiness({ kyma, module, seen, observed, manager, cr }: CheckReadinessInput): Promise<Readiness> {
+    async checkReadiness({ kyma, module, seen, observed, manager, cr }: CheckReadinessInput): Promise<ReadinessCheck> {
       if (await manifestPaused({ kyma, module, ...(seen ? { seen } : {}) })) return evaluateReadiness({ paused: true });
       const seenAs = (o: ObservedObject) => o.view ?? undefined;
-      const read = (manager && !observed?.manager) || (cr && !observed?.cr);
-      const [workload, resource] = read
+      const readManager = manager && !observed?.manager;
+      const readCr = cr && !observed?.cr;
+      const [workload, resource] = readManager || readCr
         ? await onTarget(targets, kyma, (client: KubeClient) => Promise.all([
-          manager && (observed?.manager ? seenAs(observed.manager) : client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace)),
-          cr && (observed?.cr ? seenAs(observed.cr) : client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace)),
+          readManager ? client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace) : observed?.manager && seenAs(observed.manager),
+          readCr ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace) : observed?.cr && seenAs(observed.cr),
         ]))
         : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
-      return evaluateReadiness({
-        paused: false,
-        ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined } } : {}),
-        ...(cr ? { cr: { ref: cr, live: resource } } : {}),
-      });
+      const read = [
+        ...(readManager ? asObserved(workload as KubeObject | undefined) : []),
+        ...(readCr ? asObserved(resource as KubeObject | undefined, cr.customStateCheck?.map((c) => c.jsonPath)) : []),
+      ];
+      return {
+        ...evaluateReadiness({
+          paused: false,
+          ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined } } : {}),
+          ...(cr ? { cr: { ref: cr, live: resource } } : {}),
+        }),
+        ...(read.length ? { read } : {}),
+      };
     },
   };
+}
+
+/**
+ * An object read from the cluster as the watch tells of it, under the key the watch uses (its
+ * own apiVersion, kind, name and namespace), so that the watch's next news of it replaces this
+ * view; nothing for one that is not there.
+ */
+function asObserved(o: KubeObject | undefined, paths?: string[]): ObservedObject[] {
+  if (!o?.metadata.resourceVersion) return [];
+  return [{ key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace), resourceVersion: o.metadata.resourceVersion, view: readinessView(o, paths) }];
 }

@@ -2,10 +2,19 @@
 // reason, see src/api/reasons.ts) and a message a person can act on.
 import type { ModuleStatus } from '../api/kyma';
 import type { Reason } from '../api/reasons';
+import type { ObservedObject } from './signals';
 
 export interface Readiness {
   reason: Reason;
   message: string;
+}
+
+/**
+ * A readiness check's answer, with the objects it read from the cluster (not those the watch had
+ * told of): later checks use these views until the watch tells of a newer one.
+ */
+export interface ReadinessCheck extends Readiness {
+  read?: ObservedObject[];
 }
 
 /** What a module workflow tells its Kyma workflow: its entry of the Kyma's .status.modules. */

@@ -14,7 +14,7 @@ import { API_VERSION, apiVersionOf, resourceVersionReached, type ObjectRef } fro
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
-import type { ModuleReport, Readiness } from '../contract/readiness';
+import type { ModuleReport, Readiness, ReadinessCheck } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ObservedObject, ResourceChange, SeenVersions } from '../contract/signals';
 import { objectKey } from './readiness';
@@ -133,13 +133,24 @@ export class ModuleState {
     // No news of any object (the cluster stopped or started answering): read everything again.
     if (!change) this.views = {};
     this.seen = mergeSeen(this.seen, change?.seen);
-    const keys = Object.values(this.keys());
-    for (const o of change?.observed ?? []) {
-      if (!keys.includes(o.key)) continue;
+    this.see(change?.observed ?? []);
+  }
+
+  /** Keeps the newest view of each object readiness reads, from the watch or from a check's own reads. */
+  private see(objects: ObservedObject[]): void {
+    const { manager, cr } = this.keys();
+    // A cluster-scoped CR is seen without the namespace its reference carries (the template's
+    // default): nothing namespaced is ever keyed without one, so the two name the same object.
+    const ref = this.managedCr();
+    const clusterCr = ref && objectKey(ref.apiVersion, ref.kind, ref.name);
+    for (const seen of objects) {
+      const key = seen.key === manager ? manager : seen.key === cr || seen.key === clusterCr ? cr : undefined;
+      if (key === undefined) continue;
+      const o = { ...seen, key };
       // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
-      const have = this.views[o.key];
+      const have = this.views[key];
       if (have && have.resourceVersion !== o.resourceVersion && resourceVersionReached(have.resourceVersion, o.resourceVersion)) continue;
-      this.views[o.key] = o;
+      this.views[key] = o;
     }
   }
 
@@ -227,8 +238,9 @@ export class ModuleState {
     this.settle(f);
   }
 
-  observed(r: Readiness, now: number): void {
+  observed(r: ReadinessCheck, now: number): void {
     if (this.mode !== 'run') return;
+    this.see(r.read ?? []);
     if (r.reason === 'Paused') {
       this.paused = true;
       return;

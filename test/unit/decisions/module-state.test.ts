@@ -470,6 +470,29 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     expect(check(untilWait(st))?.observed).toBeUndefined();
   });
 
+  it('uses what a check read itself until the watch tells of something newer, so a poke for the CR alone does not read the manager again', () => {
+    const st = appliedAt('100');
+    st.poke(seen(CR, '50'));
+    st.woke(false);
+    // The watch has not told of the manager since the install: this check reads it.
+    expect(st.next()).toMatchObject({ kind: 'checkReadiness', observed: { cr: { resourceVersion: '50' } } });
+    st.observed({ reason: 'ManagerNotAvailable', message: 'not yet', read: seen(MANAGER, '103').observed }, 0);
+    untilWait(st);
+    st.poke(seen(CR, '51'));
+    st.woke(false);
+    expect(check(untilWait(st))?.observed).toMatchObject({ manager: { resourceVersion: '103' }, cr: { resourceVersion: '51' } });
+    st.poke(seen(MANAGER, '104'));
+    st.woke(false);
+    expect(check(untilWait(st))?.observed?.manager?.resourceVersion).toBe('104');
+  });
+
+  it('takes the view of a cluster-scoped default CR, which the watch tells of without the namespace its reference carries', () => {
+    const st = appliedAt('100');
+    st.poke(seen('greeter.example.io/v1alpha1/Greeter//default', '70'));
+    st.woke(false);
+    expect(check(untilWait(st))?.observed?.cr?.resourceVersion).toBe('70');
+  });
+
   it('keeps no view of objects that are not its manager or default CR', () => {
     const st = appliedAt('100');
     st.poke(seen('greeter.example.io/v1alpha1/Greeter/other/user-cr', '60'));
