@@ -3,8 +3,8 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, labelEnabled, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
-import type { KymaRef, KymaSnapshot } from '../contract/kyma';
+import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, labelEnabled, MANDATORY_CHANNEL, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
+import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/signals';
 import { mergeConditions } from '../decisions/conditions';
@@ -54,6 +54,18 @@ function catalogOf(cache: ObjectCache, namespace: string, seen: SeenVersions = {
   };
 }
 
+/**
+ * The mandatory modules of the namespace a Kyma does not list itself: those whose
+ * ModuleReleaseMeta has .spec.mandatory and is not being deleted (its deletion removes them).
+ */
+async function mandatoryModules(cache: ObjectCache, namespace: string, listed: Set<string>, seen?: string): Promise<SpecModule[]> {
+  const metas = await cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', namespace, seen);
+  return metas
+    .filter((m) => m.spec.mandatory?.version && !m.metadata.deletionTimestamp && !listed.has(m.metadata.name))
+    .map((m) => ({ name: m.metadata.name, channel: MANDATORY_CHANNEL, customResourcePolicy: 'CreateAndDelete' as const, managed: true, mandatory: true as const }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** `maintenancePolicy`: the ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY), if any. */
 export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters, maintenancePolicy?: PolicyRef) {
   /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
@@ -101,13 +113,16 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         // see a Secret that has just gone. A name that cannot be a label value cannot label a
         // Secret either.
         remote: !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined,
-        modules: (kyma.spec.modules ?? []).map((m) => ({
-          name: m.name,
-          ...(m.channel ? { channel: m.channel } : {}),
-          ...(m.version ? { version: m.version } : {}),
-          customResourcePolicy: m.customResourcePolicy ?? 'CreateAndDelete',
-          managed: m.managed ?? true,
-        })),
+        modules: [
+          ...(kyma.spec.modules ?? []).map((m) => ({
+            name: m.name,
+            ...(m.channel ? { channel: m.channel } : {}),
+            ...(m.version ? { version: m.version } : {}),
+            customResourcePolicy: m.customResourcePolicy ?? 'CreateAndDelete',
+            managed: m.managed ?? true,
+          })),
+          ...(deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set((kyma.spec.modules ?? []).map((m) => m.name)), seen?.ModuleReleaseMeta)),
+        ],
         ...(invalid ? { invalid } : {}),
       };
     },

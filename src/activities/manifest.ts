@@ -75,7 +75,7 @@ export class ManifestWriter {
       metadata: {
         name,
         namespace: kyma.namespace,
-        labels: { [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name, [LABELS.managedBy]: MANAGED_BY },
+        labels: { [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name, [LABELS.managedBy]: MANAGED_BY, ...(module.mandatory ? { [LABELS.mandatoryModule]: 'true' } : {}) },
         // The bridge routes events on CRs of this kind (blockers of removal, too) by it, and
         // follows the fields a customStateCheck reads besides state and message.
         ...(resourceKind ? { annotations: { [RESOURCE_KIND_ANNOTATION]: resourceKind, ...statePaths(resource) } } : {}),

@@ -12,6 +12,7 @@ export const EVENT_REASONS = [
   'Deleted',
   'TargetClusterGone',
   'KymaGone',
+  'MandatoryModuleFailed',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

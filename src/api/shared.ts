@@ -24,6 +24,8 @@ export const LABELS = {
   /** On a ModuleTemplate: served only to Kymas that carry the same label "true" (upstream's visibility). */
   beta: `${GROUP}/beta`,
   internal: `${GROUP}/internal`,
+  /** On a Manifest: the module is mandatory (installed on every Kyma, not listed in its status), as upstream. */
+  mandatoryModule: `${GROUP}/mandatory-module`,
 } as const;
 
 /** Upstream's runtime labels on a Kyma, which a maintenance policy's rules match. */
@@ -43,6 +45,16 @@ export function labelEnabled(labels: Record<string, string> | undefined, key: st
 export const ROLLOUT_POLICY_CONFIGMAP = 'klm-rollout-policy';
 
 export const KYMA_FINALIZER = `${GROUP}/Kyma`;
+
+/** On a mandatory ModuleReleaseMeta: its deletion waits until the module is removed from every Kyma. */
+export const MANDATORY_FINALIZER = `${GROUP}/mandatory-module`;
+
+/**
+ * The channel a mandatory module (one a Kyma has from a ModuleReleaseMeta's .spec.mandatory,
+ * not from its spec) follows: its rollout is `rollout/<ns>/<module>/mandatory`, its policy the
+ * `mandatory` key of the rollout-policy ConfigMap (else `default`).
+ */
+export const MANDATORY_CHANNEL = 'mandatory';
 
 export interface ObjectMeta {
   name: string;

@@ -16,6 +16,8 @@ export interface SpecModule {
   version?: string;
   customResourcePolicy: CustomResourcePolicy;
   managed: boolean;
+  /** From a mandatory ModuleReleaseMeta, not from the Kyma's spec: not listed in its status. */
+  mandatory?: true;
 }
 
 /** Which labelled ModuleTemplates a Kyma may use (its `beta` / `internal` labels). */

@@ -14,6 +14,8 @@ export interface ResolvedModule {
   fqdn?: string;
   /** A kubeconfig Secret names the target cluster. */
   remote?: boolean;
+  /** Installed because its ModuleReleaseMeta is mandatory (its Manifest says so by label). */
+  mandatory?: true;
 }
 
 /** A maintenance window in epoch milliseconds: [begin, end). */

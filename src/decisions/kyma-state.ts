@@ -97,6 +97,8 @@ export class KymaState {
   private toResolve = new Set<string>();
   /** The state each admitted module last told its rollout. */
   private toldRollout: Record<string, string> = {};
+  /** Mandatory modules that could not be resolved, with the message their Event gave. */
+  private mandatoryFailed: Record<string, string> = {};
 
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
@@ -235,6 +237,7 @@ export class KymaState {
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
+    const mandatory = new Set(spec.filter((m) => m.mandatory).map((m) => m.name));
     const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
     if (only) {
       for (const n of only) {
@@ -247,6 +250,7 @@ export class KymaState {
     }
     for (const resolution of resolutions) {
       const r = this.gate(resolution);
+      if (mandatory.has(r.name)) this.mandatoryResolved(r);
       if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
       const running = this.desired[r.name] !== undefined;
       if (r.failure && r.failure.reason === 'ModuleNotVisible') {
@@ -310,6 +314,20 @@ export class KymaState {
     if (a?.channel === r.module.channel && a.version === r.module.version) return r;
     this.awaitingRollout[r.name] = r.module.version;
     return { name: r.name, module: running };
+  }
+
+  /**
+   * A mandatory module has no status entry: that it cannot be resolved (its template missing,
+   * say) is told by a Warning Event, once per message.
+   */
+  private mandatoryResolved(r: Resolution): void {
+    if (!r.failure) {
+      delete this.mandatoryFailed[r.name];
+      return;
+    }
+    if (this.mandatoryFailed[r.name] === r.failure.message) return;
+    this.mandatoryFailed[r.name] = r.failure.message;
+    this.queue.push(event('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
   }
 
   /** An admitted upgrade that waits for its maintenance window: the rollout counts it as done (the window's timer moves it). */
@@ -445,11 +463,14 @@ export class KymaState {
     });
   }
 
-  /** Each module's entry in .status.modules, with the reason behind it. */
+  /**
+   * Each module's entry in .status.modules, with the reason behind it. Mandatory modules have
+   * none (as upstream): their Manifests and Events tell of them, and they do not sway the state.
+   */
   entries(): Entry[] {
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const inSpec = new Set(spec.map((m) => m.name));
-    const current = spec.map((m): Entry => {
+    const current = spec.filter((m) => !m.mandatory).map((m): Entry => {
       if (!m.managed) return { status: { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' }, reason: 'Unmanaged' };
       const failure = this.failures[m.name];
       if (failure) {
@@ -466,7 +487,7 @@ export class KymaState {
       return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
     });
     // Modules on their way out keep an entry until they are gone.
-    const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n)).map((n): Entry => {
+    const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n) && !this.desired[n]?.mandatory).map((n): Entry => {
       const report = this.reports[n];
       if (report && this.leavingReported.has(n)) return { status: report.status, reason: report.reason };
       return { status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' }, reason: 'Removing' };

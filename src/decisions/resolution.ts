@@ -77,6 +77,7 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
       customResourcePolicy: m.customResourcePolicy,
       template: { name, namespace, generation: template.metadata.generation ?? 0 },
       ...(fqdn ? { fqdn } : {}),
+      ...(m.mandatory ? { mandatory: true } : {}),
     },
   };
 }

@@ -1,6 +1,6 @@
 // Which Kymas a promotion moves, in the order the waves take them. Pure.
 import type { Kyma } from '../api/kyma';
-import { effectiveChannel, LABELS } from '../api/shared';
+import { effectiveChannel, LABELS, MANDATORY_CHANNEL } from '../api/shared';
 import type { ChannelRef } from '../contract/rollout';
 
 const DEFAULT_PRIORITY = 100;
@@ -13,12 +13,15 @@ function priorityOf(k: Kyma): number {
 /**
  * The Kymas of the namespace that follow the module on the channel (not pinned, not being
  * deleted) and do not run `version` yet, ordered by their rollout-priority label (lower first),
- * then by name; and the version most of them run now.
+ * then by name; and the version most of them run now. On the channel "mandatory": every Kyma
+ * that does not list the module itself and is not paused (its status does not show mandatory
+ * modules, so those at the version already are admitted too and answer at once).
  */
 export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version: string): { kymas: string[]; from?: string } {
   const chosen = kymas.filter((k) => {
     if (k.metadata.namespace !== c.namespace || k.metadata.deletionTimestamp) return false;
     const m = k.spec.modules?.find((x) => x.name === c.module);
+    if (c.channel === MANDATORY_CHANNEL) return !m && k.metadata.labels?.[LABELS.skipReconciliation] !== 'true';
     if (!m || m.version || m.managed === false) return false;
     if (effectiveChannel(m.channel, k.spec.channel) !== c.channel) return false;
     const status = k.status?.modules?.find((x) => x.name === c.module);

@@ -24,6 +24,7 @@ import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import { FleetIndex } from './fleet-index';
+import { MandatoryFinalizer } from './mandatory-finalizer';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
@@ -179,6 +180,8 @@ export class Bridge {
   private kymas!: Informer;
   private secrets!: Informer;
   private manifests!: Informer;
+  private releaseMetas!: Informer;
+  private mandatory!: MandatoryFinalizer;
   private stopped = false;
 
   constructor(private readonly o: BridgeOptions) {
@@ -196,11 +199,13 @@ export class Bridge {
     await this.secrets.start();
     this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
     const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
+    this.releaseMetas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError });
+    this.mandatory = new MandatoryFinalizer(kcp, () => this.releaseMetas.list(), () => this.manifests.list(), this.o.log);
     this.informers.push(
       this.secrets,
       this.kymas,
       new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(o), onError }),
-      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError }),
+      this.releaseMetas,
       manifests,
     );
     await Promise.all(this.informers.slice(1).map((i) => i.start()));
@@ -210,7 +215,7 @@ export class Bridge {
     this.stopped = true;
     for (const i of this.informers) i.stop();
     for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
-    await this.signaller.idle();
+    await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
   }
 
   private onKyma(type: InformerEventType, k: KubeObject): void {
@@ -264,6 +269,7 @@ export class Bridge {
     const namespace = m.metadata.namespace ?? '';
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
+    if (now) this.mandatory.check(namespace, m.metadata.name);
     this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
     const [seen] = seenVersion('ModuleReleaseMeta', m);
     for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) });
@@ -317,6 +323,8 @@ export class Bridge {
     const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
     if (!kyma || !module) return;
     const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
+    // The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for.
+    if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true') this.mandatory.check(m.metadata.namespace!, module);
     const paused = meta.labels?.[LABELS.skipReconciliation] === 'true';
     if (type === 'DELETED') this.manifestPaused.delete(workflowId);
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {

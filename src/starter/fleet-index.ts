@@ -7,10 +7,12 @@
 // Resolution (src/decisions/resolution.ts) is what it mirrors: a module's channel is its own,
 // else the Kyma's, else "regular"; its version is a pin, else the ModuleReleaseMeta's mandatory
 // version, else the channel's; its template is `<module>-<version>`; the ModuleReleaseMeta's
-// ocmComponentName is read by pinned modules too. When unsure, it names a Kyma rather than miss it.
+// ocmComponentName is read by pinned modules too. A mandatory ModuleReleaseMeta (not being
+// deleted) gives its module to every Kyma of the namespace, on the channel "mandatory". When
+// unsure, it names a Kyma rather than miss it.
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
-import { effectiveChannel } from '../api/shared';
+import { effectiveChannel, MANDATORY_CHANNEL } from '../api/shared';
 
 /** How a Kyma uses one module: on a channel, or pinned at a version. */
 export type ModuleUse = { module: string; channel: string; version?: undefined } | { module: string; version: string; channel?: undefined };
@@ -45,7 +47,8 @@ export function moduleUses(spec: Pick<Kyma['spec'], 'channel' | 'modules'>): Mod
 function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
   return {
     ...(meta.spec.ocmComponentName ? { ocmComponentName: meta.spec.ocmComponentName } : {}),
-    ...(meta.spec.mandatory?.version ? { mandatory: meta.spec.mandatory.version } : {}),
+    // Being deleted, it is mandatory no more: the module leaves every Kyma.
+    ...(meta.spec.mandatory?.version && !meta.metadata.deletionTimestamp ? { mandatory: meta.spec.mandatory.version } : {}),
     channels: new Map((meta.spec.channels ?? []).map((c) => [c.channel, c.version])),
   };
 }
@@ -141,6 +144,9 @@ export class FleetIndex {
    *   the ModuleReleaseMeta). Else those on a channel that gained or lost its version, and, when
    *   the set of channels changed, those on a channel without one (the message that lists the
    *   known channels changes).
+   * - Mandatory (every Kyma of the namespace has the module on the channel "mandatory"): made
+   *   or no longer mandatory (its deletion begun), or seen for the first time, pokes every Kyma;
+   *   a new mandatory version is a promotion on "mandatory" (also on first sight).
    */
   releaseMetaChanged(namespace: string, name: string, now: ModuleReleaseMeta | undefined): { poke: string[]; promotions: { channel: string; version: string }[] } {
     const n = this.ns(namespace);
@@ -148,10 +154,14 @@ export class FleetIndex {
     const after = now ? snapshot(now) : undefined;
     if (after) n.metas.set(name, after);
     else n.metas.delete(name);
-    const users = n.modules.get(name);
-    if (!users) return { poke: [], promotions: [] };
     const poke = new Set<string>();
     const promotions: { channel: string; version: string }[] = [];
+    if (before?.mandatory !== after?.mandatory) {
+      if (before?.mandatory === undefined || after?.mandatory === undefined) for (const k of n.kymas.keys()) poke.add(k);
+      if (after?.mandatory !== undefined) promotions.push({ channel: MANDATORY_CHANNEL, version: after.mandatory });
+    }
+    const users = n.modules.get(name);
+    if (!users) return { poke: [...poke].sort(), promotions };
     if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
       for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) poke.add(k);
       if (after) for (const channel of users.channels.keys()) {
@@ -174,12 +184,15 @@ export class FleetIndex {
    * The Kymas that resolve to the ModuleTemplate `name` (added, modified or deleted), sorted:
    * for every module X of the namespace with `name` = `<X>-<v>`, those pinning X at v and those
    * on a channel the ModuleReleaseMeta of X maps to v; when X has no ModuleReleaseMeta (known
-   * to the index), every Kyma using X on a channel.
+   * to the index), every Kyma using X on a channel; every Kyma when X is mandatory at v.
    */
   templateChanged(namespace: string, name: string): string[] {
     const n = this.namespaces.get(namespace);
     if (!n) return [];
     const affected = new Set<string>();
+    for (const [module, meta] of n.metas) {
+      if (meta.mandatory !== undefined && name === `${module}-${meta.mandatory}`) for (const k of n.kymas.keys()) affected.add(k);
+    }
     for (const [module, users] of n.modules) {
       if (!name.startsWith(`${module}-`)) continue;
       const version = name.slice(module.length + 1);

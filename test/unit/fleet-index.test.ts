@@ -90,11 +90,27 @@ describe('FleetIndex: a ModuleReleaseMeta event', () => {
     expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' }))).toEqual(poke(['e']));
   });
 
-  it('promotes every used channel when the mandatory version changes; pokes those whose channel gains or loses a version', () => {
+  it('promotes every used channel, and the channel "mandatory", when the mandatory version changes', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.0.0' }] });
-    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '2.0.0' }, { channel: 'regular', version: '2.0.0' }] });
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '2.0.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.1.0' }] });
+    index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }));
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual({
+      poke: [],
+      promotions: [{ channel: 'fast', version: '2.0.0' }, { channel: 'mandatory', version: '2.0.0' }, { channel: 'regular', version: '2.0.0' }],
+    });
+  });
+
+  it('pokes every Kyma of the namespace, users or not, when a module becomes mandatory or stops being so (its deletion begun)', () => {
+    const index = fleet();
+    expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual({
+      poke: ['a', 'b', 'c', 'd'],
+      promotions: [{ channel: 'fast', version: '1.0.0' }, { channel: 'mandatory', version: '1.0.0' }],
+    });
+    const deleting = meta('greeter', { mandatory: { version: '1.0.0' } });
+    deleting.metadata.deletionTimestamp = '2026-11-22T00:00:00Z';
+    expect(index.releaseMetaChanged(NS, 'greeter', deleting).poke).toEqual(['a', 'b', 'c', 'd']);
+    // A mandatory module nobody lists: still every Kyma's.
+    expect(index.releaseMetaChanged(NS, 'logging', meta('logging', { mandatory: { version: '3.0.0' } }))).toEqual({ poke: ['a', 'b', 'c', 'd'], promotions: [{ channel: 'mandatory', version: '3.0.0' }] });
+    expect(index.releaseMetaChanged(NS, 'logging', undefined)).toEqual({ poke: ['a', 'b', 'c', 'd'], promotions: [] });
   });
 
   it('pokes every user, pins included, when the ocmComponentName changes (and names the used channels for their rollouts)', () => {
@@ -144,7 +160,8 @@ describe('FleetIndex: a ModuleTemplate event', () => {
   it('follows the mandatory version', () => {
     const index = fleet();
     index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }));
-    expect(index.templateChanged(NS, 'greeter-2.0.0')).toEqual(['a', 'c']);
+    // Every Kyma has a mandatory module, users or not.
+    expect(index.templateChanged(NS, 'greeter-2.0.0')).toEqual(['a', 'b', 'c', 'd']);
     expect(index.templateChanged(NS, 'greeter-1.1.0')).toEqual([]);
   });
 

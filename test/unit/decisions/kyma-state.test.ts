@@ -299,3 +299,53 @@ describe('aggregateState', () => {
     expect(aggregateState([...states])).toBe(expected);
   });
 });
+
+describe('KymaState: mandatory modules', () => {
+  const logging = spec('logging', { channel: 'mandatory', mandatory: true });
+  const okOn = (name: string, channel: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, channel, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 }, ...(channel === 'mandatory' ? { mandatory: true as const } : {}) }) });
+  const resolveAll = (versions: Record<string, string> = {}) => (s: KymaSnapshot) => s.modules.map((m) => okOn(m.name, m.channel ?? 'regular', versions[m.name]));
+
+  it('installs a mandatory module without an entry in the status, and its Error does not sway the state', () => {
+    const st = new KymaState(SETTINGS);
+    const t = untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
+    expect(dispatch(t)?.start.map((m) => [m.name, m.mandatory ?? false])).toEqual([['greeter', false], ['logging', true]]);
+    st.reported(report('greeter', 'Ready', 'Ready', 'module is ready'));
+    st.reported(report('logging', 'ApplyRejected', 'Error', 'applying ConfigMap x: invalid'));
+    untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
+    expect(st.status()).toMatchObject({ state: 'Ready', modules: [{ name: 'greeter', state: 'Ready' }] });
+  });
+
+  it('tells by one Warning Event, not by the status, that a mandatory module cannot be resolved', () => {
+    const st = new KymaState(SETTINGS);
+    const missing = (s: KymaSnapshot): Resolution[] => s.modules.map((m) => (m.mandatory ? { name: m.name, channel: 'mandatory', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "logging-1.0.0"' } } : okOn(m.name, 'regular')));
+    const t = untilWait(st, snapshot([spec('greeter'), logging]), missing);
+    expect(t.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && [s.event.type, s.event.reason, s.event.message])).toEqual([['Warning', 'MandatoryModuleFailed', 'mandatory module logging: no ModuleTemplate "logging-1.0.0"']]);
+    expect(status(t)?.modules?.map((m) => m.name)).toEqual(['greeter']);
+    st.changed();
+    expect(untilWait(st, snapshot([spec('greeter'), logging]), missing).filter((s) => s.kind === 'event')).toEqual([]);
+  });
+
+  it('removes a module that stops being mandatory, without showing it as Deleting', () => {
+    const st = new KymaState(SETTINGS);
+    untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
+    st.reported(report('greeter', 'Ready', 'Ready', 'module is ready'));
+    st.reported(report('logging', 'Ready', 'Ready', 'module is ready'));
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')]), resolveAll());
+    expect(dispatch(t)?.remove).toEqual(['logging']);
+    expect(st.status().modules?.map((m) => m.name)).toEqual(['greeter']);
+  });
+
+  it('moves a mandatory module to a new version only when the rollout of the channel "mandatory" admits it', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    const snap = snapshot([logging]);
+    untilWait(st, snap, resolveAll());
+    st.reported({ reason: 'Ready', status: { name: 'logging', channel: 'mandatory', version: '1.0.0', state: 'Ready' } });
+    st.changed();
+    const held = untilWait(st, snap, resolveAll({ logging: '2.0.0' }));
+    expect(dispatch(held)).toBeUndefined();
+    st.admit({ module: 'logging', channel: 'mandatory', version: '2.0.0' });
+    const moved = untilWait(st, snap, resolveAll({ logging: '2.0.0' }));
+    expect(dispatch(moved)?.update.map((u) => `${u.name}@${u.desired.module?.version}`)).toEqual(['logging@2.0.0']);
+  });
+});

@@ -9,6 +9,7 @@ import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
 import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
 import { RolloutState, type RolloutStep } from '../../../src/decisions/rollout-state';
+import { wantsMandatoryFinalizer } from '../../../src/starter/mandatory-finalizer';
 import { mod, SETTINGS } from './fixtures';
 
 const CHANNEL = { namespace: 'kcp', module: 'greeter', channel: 'regular' };
@@ -66,6 +67,27 @@ describe('rollout plan', () => {
       kyma('there', {}, { status: '1.1.0' }),
     ], CHANNEL, '1.1.0');
     expect(plan).toEqual({ kymas: ['z', 'a', 'b', 'moved-own'], from: '1.0.0' });
+  });
+
+  it('takes, on the channel "mandatory", every Kyma that does not list the module itself and is not paused or being deleted', () => {
+    const paused = kyma('paused', undefined);
+    paused.metadata.labels = { 'operator.kyma-project.io/skip-reconciliation': 'true' };
+    const deleting = kyma('deleting', undefined);
+    deleting.metadata.deletionTimestamp = '2026-11-22T00:00:00Z';
+    const plan = rolloutCandidates([kyma('b', undefined), kyma('a', undefined, { channel: 'fast' }), kyma('lists-it', {}), paused, deleting], { ...CHANNEL, channel: 'mandatory' }, '2.0.0');
+    expect(plan).toEqual({ kymas: ['a', 'b'] });
+  });
+});
+
+describe('the finalizer of a mandatory ModuleReleaseMeta', () => {
+  const meta = (mandatory: boolean, deleting = false) => ({ metadata: { name: 'logging', ...(deleting ? { deletionTimestamp: '2026-11-22T00:00:00Z' } : {}) }, spec: { moduleName: 'logging', ...(mandatory ? { mandatory: { version: '1.0.0' } } : { channels: [] }) } });
+
+  it('is wanted while the module is mandatory, and while a mandatory Manifest of it is left', () => {
+    expect(wantsMandatoryFinalizer(meta(true), 0)).toBe(true);
+    expect(wantsMandatoryFinalizer(meta(true, true), 3)).toBe(true);
+    expect(wantsMandatoryFinalizer(meta(true, true), 0)).toBe(false);
+    expect(wantsMandatoryFinalizer(meta(false), 1)).toBe(true);
+    expect(wantsMandatoryFinalizer(meta(false), 0)).toBe(false);
   });
 });
 
