@@ -13,6 +13,7 @@ import { installActivities } from './install/install';
 import { kymaActivities } from './kyma';
 import type { PolicyRef } from './maintenance';
 import { manifestActivities, ManifestWriter } from './manifest';
+import { promotionDiffActivities } from './promotion-diff';
 import { readinessActivities } from './readiness';
 import { reportActivities } from './report';
 import { rolloutActivities } from './rollout';
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),
+    ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),
   };
 }
 

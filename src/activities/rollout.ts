@@ -17,7 +17,7 @@ export interface PlanRolloutInput {
 }
 
 /** The channel's policy: its key in the ConfigMap, else `default`, else the built-in default. */
-export async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
+async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
   const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, c.namespace);
   const key = cm?.data?.[c.channel] !== undefined ? c.channel : 'default';
   const text = cm?.data?.[key];

@@ -7,16 +7,13 @@
 //   klm bundle --out FILE       bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)
 //   klm rollout status|pause|resume|abort MODULE [--channel C] [--namespace NS] [--reason R] [-o json]
 //                               a channel's rollout: its waves, and the operator's steering
-//   klm rollout plan MODULE --version V [--channel C] [--namespace NS] [--kubeconfig F] [-o json]
-//                               the Kymas a promotion would move, wave by wave (applies nothing)
+//   klm rollout plan MODULE --version V [--channel C] [--namespace NS] [-o json]
+//                               the Kymas a promotion would move, wave by wave, and the objects
+//                               it would add, change and remove (asks the worker; applies nothing)
 import { parseArgs } from 'node:util';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv } from '../infra/config';
 import { writeWorkflowBundle } from '../workers/worker';
-import { homedir } from 'node:os';
-import path from 'node:path';
-import { kubeConfigFromFile } from '../k8s/kubeconfig';
-import { KubeClient } from '../k8s/rest-client';
 import { planTable, rollout, rolloutPlan, type RolloutAction } from './rollout';
 import { up } from './up';
 
@@ -27,7 +24,7 @@ const USAGE = `usage:
   klm bundle --out FILE
   klm rollout status MODULE [--channel regular] [--namespace kcp-system] [-o table|json]
   klm rollout pause|resume|abort MODULE --reason "why" [--channel regular] [--namespace kcp-system]
-  klm rollout plan MODULE --version V [--channel regular] [--namespace kcp-system] [--kubeconfig F] [-o table|json]
+  klm rollout plan MODULE --version V [--channel regular] [--namespace kcp-system] [-o table|json]
 Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
 KLM_INSTALL_RETRY, KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
 
@@ -92,8 +89,7 @@ async function main(argv: string[]): Promise<void> {
       const channel = { namespace: values.namespace ?? 'kcp-system', module, channel: values.channel ?? 'regular' };
       if (action === 'plan') {
         if (!values.version) throw new Error('klm rollout plan needs --version V: the version the channel would move to');
-        const kubeconfig = values.kubeconfig ?? process.env.KUBECONFIG ?? path.join(homedir(), '.kube', 'config');
-        const plan = await rolloutPlan(await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig)), channel, values.version);
+        const plan = await rolloutPlan(channel, values.version, configFromEnv(process.env));
         console.log(output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
         return;
       }

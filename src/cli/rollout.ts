@@ -1,15 +1,11 @@
 // klm rollout status|pause|resume|abort: a channel's rollout as operators follow and steer it,
 // through its workflow's query and updates (the same ones the Temporal UI offers); klm rollout
-// plan: which Kymas a promotion would move, in wave order, before it is made.
-import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId, type ChannelRef, type RolloutPolicy, type RolloutProgress } from '../contract/rollout';
-import type { Kyma } from '../api/kyma';
-import { API_VERSION, type KubeObject } from '../api/shared';
-import { rolloutPolicyFor } from '../activities/rollout';
-import { rolloutCandidates } from '../decisions/rollout-plan';
-import { cutWaves } from '../decisions/rollout-policy';
+// plan: which Kymas a promotion would move, in wave order, and which objects it would add,
+// change and remove, before it is made (computed by the worker, which holds the registry
+// credentials; nothing is applied).
+import { Client, Connection, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { abortRollout, pauseRollout, PROMOTION_PLAN_WORKFLOW, promotionPlanWorkflowId, resumeRollout, rolloutProgress, rolloutWorkflowId, type ChannelRef, type PromotionDiffGroup, type PromotionPlanInput, type RolloutPlanView, type RolloutProgress } from '../contract/rollout';
 import type { KlmConfig } from '../infra/config';
-import type { KubeClient } from '../k8s/rest-client';
 
 export type RolloutAction = 'status' | 'pause' | 'resume' | 'abort';
 
@@ -52,23 +48,43 @@ export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temp
   }
 }
 
-export interface RolloutPlanView {
-  module: string;
-  channel: string;
-  version: string;
-  from?: string;
-  policy: RolloutPolicy;
-  /** The ConfigMap's policy could not be used (the rollout would halt at once). */
-  policyProblem?: string;
-  waves: string[][];
+/** How long the command waits for a worker to compute the plan. */
+const PLAN_TIMEOUT = '5 minutes';
+
+/**
+ * What a promotion of the channel to `version` would do now: the Kymas it moves, wave by wave,
+ * and the objects it changes. Computed by a short workflow on the worker's task queue (the
+ * worker reads its cache and the registries); applies nothing.
+ */
+export async function rolloutPlan(c: ChannelRef, version: string, config: Pick<KlmConfig, 'temporalAddress' | 'temporalNamespace' | 'taskQueue' | 'settings'>): Promise<RolloutPlanView> {
+  const connection = await Connection.connect({ address: config.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+    return await client.workflow.execute<(input: PromotionPlanInput) => Promise<RolloutPlanView>>(PROMOTION_PLAN_WORKFLOW, {
+      workflowId: promotionPlanWorkflowId(c, version),
+      taskQueue: config.taskQueue,
+      args: [{ channel: c, version, defaultNamespace: config.settings.defaultNamespace }],
+      // Asked twice at once: both wait for the same plan.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowExecutionTimeout: PLAN_TIMEOUT,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && /timed out/i.test(err.message + String(err.cause))) {
+      throw new Error(`no worker on task queue "${config.taskQueue}" computed the plan within ${PLAN_TIMEOUT}: is the worker (klm up) running, with KLM_TASK_QUEUE as here?`);
+    }
+    throw err;
+  } finally {
+    await connection.close();
+  }
 }
 
-/** What a promotion of the channel to `version` would do now: the Kymas it moves, wave by wave. Applies nothing. */
-export async function rolloutPlan(kcp: KubeClient, c: ChannelRef, version: string): Promise<RolloutPlanView> {
-  const { items } = await kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma', { namespace: c.namespace });
-  const { kymas, from } = rolloutCandidates(items, c, version);
-  const { policy, policyProblem } = await rolloutPolicyFor(kcp, c);
-  return { module: c.module, channel: c.channel, version, ...(from ? { from } : {}), policy, ...(policyProblem ? { policyProblem } : {}), waves: cutWaves(kymas, policy) };
+function groupLines(g: PromotionDiffGroup): string[] {
+  const who = `${g.kymas.length} Kyma${g.kymas.length === 1 ? '' : 's'} ${g.from ? `on ${g.from}` : 'without the module yet'} (${g.kymas.slice(0, 3).join(', ')}${g.kymas.length > 3 ? ', …' : ''})`;
+  if (g.problem) return [`${who}: cannot tell: ${g.problem}`];
+  const lines = [`${who}: ${g.added.length} added, ${g.changed.length} changed, ${g.removed.length} removed`];
+  for (const [mark, names] of [['+', g.added], ['~', g.changed], ['-', g.removed]] as const) for (const n of names) lines.push(`  ${mark} ${n}`);
+  if (g.more) lines.push(`  … and ${g.more} more`);
+  return lines;
 }
 
 export function planTable(p: RolloutPlanView): string {
@@ -76,5 +92,6 @@ export function planTable(p: RolloutPlanView): string {
   const lines = [`${p.module} on ${p.channel} → ${p.version}${p.from ? ` (from ${p.from})` : ''}: ${total} Kymas in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`];
   if (p.policyProblem) lines.push(`the policy cannot be used (the rollout would halt at once): ${p.policyProblem}`);
   p.waves.forEach((w, i) => lines.push(`wave ${i + 1} (${w.length}): ${w.join(' ')}`));
+  if (p.diff) lines.push('', `what ${p.version} changes, object by object:`, ...p.diff.groups.flatMap(groupLines));
   return lines.join('\n');
 }

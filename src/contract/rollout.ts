@@ -118,8 +118,64 @@ export const rolloutWaves = defineQuery<string[][]>('waves');
 
 export interface RolloutWorkflowInput {
   channel: ChannelRef;
+  /** The default namespace setting, for the plan's object-level difference (absent in runs started before it: the built-in default). */
+  defaultNamespace?: string;
   /** Carried across continue-as-new: the version last rolled and how it ended. */
   carried?: { version: string; phase: RolloutPhase };
+}
+
+/** What a new version changes against the installed one, by object name (`Kind.group namespace/name`). */
+export interface ObjectChanges {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Names left off the lists (each keeps 100). */
+  more?: number;
+}
+
+/** Kymas that run the same version (the same installed template) in the same default namespace, and what the promotion changes for them. */
+export interface PromotionDiffGroup extends ObjectChanges {
+  /** The version installed now; absent: the module is not installed yet (everything is added). */
+  from?: string;
+  kymas: string[];
+  /** Why the difference could not be computed (a typed reason and a message); the lists are then empty. */
+  problem?: string;
+}
+
+/** The object-level difference a promotion to `version` makes, per group of Kymas. */
+export interface PromotionDiff {
+  version: string;
+  groups: PromotionDiffGroup[];
+}
+
+/** A promotion's plan as people read it: the Kymas it moves wave by wave, the policy, and what it changes. */
+export interface RolloutPlanView {
+  module: string;
+  channel: string;
+  version: string;
+  from?: string;
+  policy: RolloutPolicy;
+  /** The ConfigMap's policy could not be used (the rollout would halt at once). */
+  policyProblem?: string;
+  waves: string[][];
+  diff?: PromotionDiff;
+}
+
+/** The rollout's plan of the version it rolls (null before it has planned one). */
+export const rolloutPlanQuery = defineQuery<RolloutPlanView | null>('plan');
+
+/** A plan computed on the worker for the command line, applying nothing: `plan/<ns>/<module>/<channel>/<version>`. */
+export const PROMOTION_PLAN_WORKFLOW = 'promotionPlanWorkflow';
+
+export function promotionPlanWorkflowId(c: ChannelRef, version: string): string {
+  return `plan/${c.namespace}/${c.module}/${c.channel}/${version}`;
+}
+
+export interface PromotionPlanInput {
+  channel: ChannelRef;
+  version: string;
+  /** The worker's default namespace setting (`{kyma}` stands for the Kyma's name): where namespaced objects without one go. */
+  defaultNamespace: string;
 }
 
 /** What the plan activity returns: the Kymas to move, in wave order, and the channel's policy. */

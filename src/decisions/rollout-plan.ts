@@ -1,7 +1,8 @@
 // Which Kymas a promotion moves, in the order the waves take them. Pure.
 import type { Kyma } from '../api/kyma';
 import { effectiveChannel, LABELS, MANDATORY_CHANNEL } from '../api/shared';
-import type { ChannelRef } from '../contract/rollout';
+import type { ChannelRef, PromotionDiff, RolloutPlan, RolloutPlanView } from '../contract/rollout';
+import { cutWaves } from './rollout-policy';
 
 const DEFAULT_PRIORITY = 100;
 
@@ -35,4 +36,18 @@ export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version
   }
   const from = [...runs].sort((a, b) => b[1] - a[1])[0]?.[0];
   return { kymas: chosen.map((k) => k.metadata.name), ...(from ? { from } : {}) };
+}
+
+/** A promotion's plan as people read it: the planned Kymas cut into the policy's waves, with what the version changes. */
+export function planView(c: ChannelRef, version: string, plan: RolloutPlan, diff?: PromotionDiff): RolloutPlanView {
+  return {
+    module: c.module,
+    channel: c.channel,
+    version,
+    ...(plan.from ? { from: plan.from } : {}),
+    policy: plan.policy,
+    ...(plan.policyProblem ? { policyProblem: plan.policyProblem } : {}),
+    waves: cutWaves(plan.kymas, plan.policy),
+    ...(diff ? { diff } : {}),
+  };
 }

@@ -2,7 +2,7 @@
 // to, find the Kymas to move (plan), admit them wave by wave under a concurrency cap, wait for
 // each wave to settle and soak, halt when the failure budget is spent, and follow operators'
 // pause, resume and abort. The workflow asks `next(now)` for a step, runs it and feeds back.
-import type { ChannelRef, OperatorAction, Promotion, RolloutPhase, RolloutPlan, RolloutPolicy, RolloutProgress, RolloutReport, WaveProgress } from '../contract/rollout';
+import type { ChannelRef, OperatorAction, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, WaveProgress } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
@@ -37,6 +37,8 @@ export class RolloutState {
   policy?: RolloutPolicy;
   waves: string[][] = [];
   wave = 0;
+  /** The object-level difference of the version planned. */
+  diff?: PromotionDiff;
   private message = 'no promotion yet';
   private readonly kymas = new Map<string, KymaEntry>();
   /** The newest promotion not yet begun. */
@@ -122,8 +124,10 @@ export class RolloutState {
 
   // ---- results ---------------------------------------------------------------------------
 
-  planned(plan: RolloutPlan): void {
+  /** `diff`: what the version changes, object by object, for the Kymas planned (absent in runs recorded before it was computed). */
+  planned(plan: RolloutPlan, diff?: PromotionDiff): void {
     this.planning = false;
+    this.diff = diff;
     // Aborted while the plan was read: nothing more to do for this version.
     if (this.phase === 'Aborted') return;
     if (plan.policyProblem) {
@@ -180,6 +184,20 @@ export class RolloutState {
   /** What a continue-as-new for the next promotion carries: the version left behind, and the one to begin. */
   carry(): { version: string; phase: RolloutPhase; next?: string } {
     return { version: this.version ?? '', phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted', ...(this.promotedTo ? { next: this.promotedTo } : {}) };
+  }
+
+  /** The plan of the version rolling, as the `plan` query and `klm rollout plan` show it; null before one is planned. */
+  planView(): RolloutPlanView | null {
+    if (!this.version || !this.policy) return null;
+    return {
+      module: this.channel.module,
+      channel: this.channel.channel,
+      version: this.version,
+      ...(this.from ? { from: this.from } : {}),
+      policy: this.policy,
+      waves: this.waves,
+      ...(this.diff ? { diff: this.diff } : {}),
+    };
   }
 
   progress(): RolloutProgress {

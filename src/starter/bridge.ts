@@ -282,7 +282,7 @@ export class Bridge {
       this.o.temporal.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
         workflowId,
         taskQueue: this.o.taskQueue,
-        args: [{ channel }],
+        args: [{ channel, defaultNamespace: this.o.settings.defaultNamespace }],
         signal: promoted,
         signalArgs: [promotion],
         workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,

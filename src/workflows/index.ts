@@ -2,3 +2,4 @@
 export { kymaWorkflow } from './kyma-workflow';
 export { moduleWorkflow } from './module-workflow';
 export { rolloutWorkflow } from './rollout-workflow';
+export { promotionPlanWorkflow } from './promotion-plan-workflow';

@@ -3,13 +3,15 @@
 // interpreter of RolloutState (src/decisions/rollout-state.ts): it plans each promoted version,
 // admits Kymas wave by wave with signals, waits for their reports and soak timers, and takes
 // pause, resume and abort as updates.
-import { condition, continueAsNew, getExternalWorkflowHandle, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { kymaWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutProgress, rolloutReport, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import { DEFAULT_SETTINGS } from '../contract/settings';
 import { rolloutDetails } from '../decisions/rollout-details';
 import { RolloutState } from '../decisions/rollout-state';
+import { promotionDiff } from './promotion-diff';
 
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
 
@@ -28,6 +30,7 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   });
   setHandler(rolloutProgress, () => st.progress());
   setHandler(rolloutWaves, () => st.waves);
+  setHandler(rolloutPlanQuery, () => st.planView());
   for (const [update, action] of [[pauseRollout, 'pause'], [resumeRollout, 'resume'], [abortRollout, 'abort']] as const) {
     const handler = (a: OperatorAction) => {
       st.act(action, a, new Date().toISOString());
@@ -46,9 +49,13 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
     const step = st.next(Date.now());
     setCurrentDetails(rolloutDetails(st.progress()));
     switch (step.kind) {
-      case 'plan':
-        st.planned(await kcp.planRollout({ channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) }));
+      case 'plan': {
+        const plan = await kcp.planRollout({ channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) });
+        // Before the first wave moves (and while `start: manual` waits): what the version changes.
+        const diff = patched('promotion-diff') && !plan.policyProblem ? await promotionDiff({ channel, version: step.version, kymas: plan.kymas, defaultNamespace: input.defaultNamespace ?? DEFAULT_SETTINGS.defaultNamespace }) : undefined;
+        st.planned(plan, diff);
         break;
+      }
       case 'admit': {
         const gone: string[] = [];
         await Promise.all(step.kymas.map(async (kyma) => {
@@ -76,7 +83,7 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
         break;
       }
       case 'restart':
-        await continueAsNew<typeof rolloutWorkflow>({ channel, carried: st.carry() });
+        await continueAsNew<typeof rolloutWorkflow>({ channel, ...(input.defaultNamespace ? { defaultNamespace: input.defaultNamespace } : {}), carried: st.carry() });
         return;
     }
   }

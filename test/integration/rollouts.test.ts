@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { LABELS } from '../../src/api/shared';
-import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWaves, rolloutWorkflowId, type RolloutProgress } from '../../src/contract/rollout';
+import { abortRollout, pauseRollout, resumeRollout, rolloutPlanQuery, rolloutProgress, rolloutWaves, rolloutWorkflowId, type RolloutPlanView, type RolloutProgress } from '../../src/contract/rollout';
 import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -15,6 +15,8 @@ import { stackInfo, uniqueName } from '../support/stack';
 const FLEET = 50;
 /** An object the API server refuses (a name that is not a DNS label): the version fails to apply. */
 const BROKEN = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Valid_Name\n';
+/** One object more for the version only planned (1.9.0). */
+const PLAN_NOTES = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plan-notes\ndata: {note: planned}\n';
 
 interface HistoryEvent {
   eventType?: unknown;
@@ -26,9 +28,9 @@ interface HistoryEvent {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Runs `klm` as users do; resolves with its exit code and output. */
-async function klmCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace };
+/** Runs `klm` as users do (its task queue and default namespace those of the test's worker and bridge); resolves with its exit code and output. */
+async function klmCli(args: string[], taskQueue?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_DEFAULT_NAMESPACE: '{kyma}-system', ...(taskQueue ? { KLM_TASK_QUEUE: taskQueue } : {}) };
   return await new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -155,15 +157,34 @@ describe('staged rollouts', () => {
     expect(await versionOf(onFast)).toMatchObject({ version: '1.0.0', state: 'Ready' });
   }, 600_000);
 
-  it('shows the plan of a promotion before it is made, and applies nothing', async () => {
-    const plan = await klmCli(['rollout', 'plan', mod.name, '--version', '1.2.0', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig, '-o', 'json']);
-    expect(plan.code, plan.stderr).toBe(0);
-    const view = JSON.parse(plan.stdout) as { from: string; waves: string[][]; policy: { soakMs: number } };
+  it('shows the plan of a promotion before it is made, object by object, and applies nothing', async () => {
+    const plan = async (version: string, output: string[] = ['-o', 'json']) => await klmCli(['rollout', 'plan', mod.name, '--version', version, '--namespace', klm().namespace, ...output], klm().taskQueue);
+    const json = await plan('1.2.0');
+    expect(json.code, json.stderr).toBe(0);
+    const view = JSON.parse(json.stdout) as RolloutPlanView;
     expect({ from: view.from, sizes: view.waves.map((w) => w.length), soakMs: view.policy.soakMs }).toEqual({ from: '1.1.0', sizes: [5, 15, 30], soakMs: 3000 });
     expect([...view.waves[0]!].sort()).toEqual([...canaries].sort());
-    const table = await klmCli(['rollout', 'plan', mod.name, '--version', '1.2.0', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig]);
-    expect(table.stdout).toMatch(/→ 1\.2\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /);
-    const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig]);
+    // Per Kyma (each has its own default namespace here): 1.2.0 adds the ConfigMap, nothing else.
+    expect(view.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
+    for (const g of view.diff!.groups) expect(g).toEqual({ from: '1.1.0', kymas: [g.kymas[0]], added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`], changed: [], removed: [] });
+
+    // 1.9.0 (never promoted): one ConfigMap more, the manager Deployment changed, the ClusterRoleBinding gone.
+    await mod.publish('1.9.0', PLAN_NOTES, (m) => m.replace('replicas: 1', 'replicas: 2').split(/^---$/m).filter((d) => !d.includes('kind: ClusterRoleBinding')).join('---'), { descriptor: 'inline' });
+    const next = JSON.parse((await plan('1.9.0')).stdout) as RolloutPlanView;
+    expect(next.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
+    for (const g of next.diff!.groups) {
+      expect(g).toEqual({
+        from: '1.1.0',
+        kymas: [g.kymas[0]],
+        added: [`ConfigMap ${g.kymas[0]}-system/plan-notes`],
+        changed: [`Deployment.apps ${g.kymas[0]}-system/${mod.name}-manager`],
+        removed: [`ClusterRoleBinding.rbac.authorization.k8s.io ${mod.name}-manager`],
+      });
+    }
+    const table = await plan('1.9.0', []);
+    expect(table.stdout).toMatch(/→ 1\.9\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /);
+    expect(table.stdout).toContain(`what 1.9.0 changes, object by object:\n1 Kyma on 1.1.0 (${next.diff!.groups[0]!.kymas[0]}): 1 added, 1 changed, 1 removed\n  + ConfigMap`);
+    const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace], klm().taskQueue);
     expect({ code: missing.code, stderr: missing.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: klm rollout plan needs --version V: the version the channel would move to' });
     // Nothing moved: the rollout still stands at 1.1.0, every Kyma too.
     expect((await progress()).version).toBe('1.1.0');
@@ -174,6 +195,10 @@ describe('staged rollouts', () => {
     await mod.channels({ regular: '1.2.0', fast: '1.0.0' });
     const halted = await phase('Halted', '1.2.0');
     expect(halted.message).toMatch(/failed, beyond the failure budget \(2\)/);
+    // The rollout's own plan, by query: what 1.2.0 changes for each Kyma it planned.
+    const planned = await rollout().query(rolloutPlanQuery);
+    expect(planned?.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
+    for (const g of planned!.diff!.groups) expect(g).toMatchObject({ from: '1.1.0', added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`], changed: [], removed: [] });
     expect(halted.failed.length).toBeGreaterThan(2);
     const waves = await rollout().query(rolloutWaves);
     const unreached = [...waves[1]!, ...waves[2]!];

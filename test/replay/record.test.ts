@@ -154,6 +154,6 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
     for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
     await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-rollout');
-    await save(rollout.workflowId, 'rollout-workflow');
+    await save(rollout.workflowId, 'rollout-workflow-diff');
   });
 });

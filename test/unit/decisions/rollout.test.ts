@@ -6,6 +6,7 @@ import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { RolloutPolicy } from '../../../src/contract/rollout';
 import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
+import { diffObjects } from '../../../src/decisions/object-diff';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
 import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
 import { RolloutState, type RolloutStep } from '../../../src/decisions/rollout-state';
@@ -76,6 +77,23 @@ describe('rollout plan', () => {
     deleting.metadata.deletionTimestamp = '2026-11-22T00:00:00Z';
     const plan = rolloutCandidates([kyma('b', undefined), kyma('a', undefined, { channel: 'fast' }), kyma('lists-it', {}), paused, deleting], { ...CHANNEL, channel: 'mandatory' }, '2.0.0');
     expect(plan).toEqual({ kymas: ['a', 'b'] });
+  });
+});
+
+describe('the object-level difference of a promotion', () => {
+  const obj = (apiVersion: string, kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}) => ({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, ...extra });
+
+  it('names what is added, changed and removed; key order does not make a change', () => {
+    const before = [obj('v1', 'ConfigMap', 'kept', 'ns', { data: { a: '1', b: '2' } }), obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 1 } }), obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gone')];
+    const after = [obj('v1', 'ConfigMap', 'kept', 'ns', { data: { b: '2', a: '1' } }), obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 2 } }), obj('v1', 'ConfigMap', 'new', 'ns')];
+    expect(diffObjects(before, after)).toEqual({ added: ['ConfigMap ns/new'], changed: ['Deployment.apps ns/manager'], removed: ['ClusterRole.rbac.authorization.k8s.io gone'] });
+    expect(diffObjects([], after).added).toHaveLength(3);
+  });
+
+  it('keeps a hundred names per list and counts the rest', () => {
+    const many = Array.from({ length: 130 }, (_, i) => obj('v1', 'ConfigMap', `c${String(i).padStart(3, '0')}`, 'ns'));
+    const d = diffObjects([], many);
+    expect({ kept: d.added.length, first: d.added[0], more: d.more }).toEqual({ kept: 100, first: 'ConfigMap ns/c000', more: 30 });
   });
 });
 
