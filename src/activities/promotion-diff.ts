@@ -7,14 +7,14 @@ import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import type { Manifest } from '../api/manifest';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { defaultNamespaceFor, manifestName } from '../api/names';
-import { API_VERSION, type KubeObject } from '../api/shared';
+import { API_VERSION, type KubeObject, type ObjectRef } from '../api/shared';
 import type { ResolvedModule } from '../contract/module';
 import type { ChannelRef, PromotionDiff, PromotionDiffGroup } from '../contract/rollout';
 import { diffObjects } from '../decisions/object-diff';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { OcmRegistry } from '../oci/ocm';
 import type { BlobCache } from './blob-cache';
-import { ModuleFetcher } from './install/fetch';
+import { ModuleFetcher, type Fetched } from './install/fetch';
 import { RenderError, renderObjects } from './install/render';
 
 export interface DiffPromotionInput {
@@ -36,8 +36,8 @@ function problemOf(err: unknown): string {
 export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, registry?: OcmRegistry) {
   const fetcher = new ModuleFetcher(kcp, cache, registry);
 
-  /** The objects `template` renders to for the Kyma `kyma`, as its install would render them. */
-  async function rendered(c: ChannelRef, template: string, kyma: string, defaultNamespace: string): Promise<KubeObject[]> {
+  /** The raw manifest of `template` and the manager it declares. */
+  async function fetchTemplate(c: ChannelRef, template: string, defaultNamespace: string): Promise<Pick<Fetched, 'manifest'> & { manager?: ObjectRef }> {
     const t = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', template, c.namespace);
     if (!t) throw ApplicationFailure.nonRetryable(`no ModuleTemplate "${template}" in namespace "${c.namespace}"`, 'TemplateNotFound');
     const module: ResolvedModule = {
@@ -49,7 +49,7 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
     };
     const { fetched, manifest } = await fetcher.fetch(module, defaultNamespace);
     heartbeat();
-    return renderObjects(manifest, { kymaNamespace: c.namespace, kymaName: kyma, module: c.module, defaultNamespace, ...(fetched.manager ? { manager: fetched.manager } : {}) });
+    return { manifest, ...(fetched.manager ? { manager: fetched.manager } : {}) };
   }
 
   return {
@@ -66,13 +66,21 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
         groups.set(key, g);
       }
       const target = `${channel.module}-${version}`;
+      // Each template is fetched once per call, however many default namespaces render it.
+      const fetched = new Map<string, ReturnType<typeof fetchTemplate>>();
+      const rendered = async (template: string, kyma: string, defaultNamespace: string): Promise<KubeObject[]> => {
+        let f = fetched.get(template);
+        if (!f) fetched.set(template, (f = fetchTemplate(channel, template, defaultNamespace)));
+        const { manifest, manager } = await f;
+        return renderObjects(manifest, { kymaNamespace: channel.namespace, kymaName: kyma, module: channel.module, defaultNamespace, ...(manager ? { manager } : {}) });
+      };
       const out: PromotionDiffGroup[] = [];
       for (const g of groups.values()) {
         const head = { ...(g.from ? { from: g.from } : {}), kymas: g.kymas };
         try {
           // The Kyma's name labels both renderings alike: the first Kyma's stands for the group.
-          const before = g.template ? await rendered(channel, g.template, g.kymas[0]!, g.namespace) : [];
-          const after = await rendered(channel, target, g.kymas[0]!, g.namespace);
+          const before = g.template ? await rendered(g.template, g.kymas[0]!, g.namespace) : [];
+          const after = await rendered(target, g.kymas[0]!, g.namespace);
           out.push({ ...head, ...diffObjects(before, after) });
         } catch (err) {
           out.push({ ...head, added: [], changed: [], removed: [], problem: problemOf(err) });
