@@ -7,7 +7,7 @@ import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
-import { registriesFromConfig } from '../activities/registry-secret';
+import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -61,6 +61,8 @@ export interface KlmWorker {
   /** Runs until shutdown; then stops the Secret watch. */
   run(): Promise<void>;
   shutdown(): void;
+  /** Where registry credentials come from (the watched Secret), when one is configured. */
+  readonly registryCredentials?: RegistryCredentialSecret;
 }
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
@@ -106,5 +108,6 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       }
     },
     shutdown: () => worker.shutdown(),
+    ...(reg.credentials ? { registryCredentials: reg.credentials } : {}),
   };
 }

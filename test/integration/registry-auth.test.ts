@@ -87,7 +87,9 @@ describe('a private registry with TLS and token auth', () => {
   it('shows refused credentials as a typed Error naming the Secret, never the password, and heals when the Secret is fixed', async () => {
     const refusedBefore = reg.tokens.counts.refused;
     await klm().kube.apply(dockerConfigSecret(secretNamespace, secretName, reg.registry.host, WRONG));
-    // counter's layer has not been fetched yet: its install needs the registry.
+    // The worker learns of the change by its watch: wait until it has, so the install below
+    // cannot race it. counter's layer has not been fetched yet: its install needs the registry.
+    await eventually('the worker to see the changed Secret', async () => (await klm().worker!.registryCredentials!.credentialsFor(reg.registry.host))?.password === WRONG, 30_000);
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
     const kyma = await kymaInState(klm(), name, 'Error', 90_000);
