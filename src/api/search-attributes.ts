@@ -1,6 +1,6 @@
 // The custom search attributes of the workflows, so that the Temporal UI and visibility queries
-// list clusters by name, namespace, state, channel and modules, and rollouts by module, channel,
-// version and state.
+// list clusters by name, namespace, state, channel and modules, modules by Kyma, name, version
+// and state, and rollouts by module, channel, version and state.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const SEARCH_ATTRIBUTES = {
@@ -11,6 +11,7 @@ export const SEARCH_ATTRIBUTES = {
   Modules: 'KeywordList',
   ModuleName: 'Keyword',
   ModuleVersion: 'Keyword',
+  ModuleState: 'Keyword',
   RolloutState: 'Keyword',
 } as const;
 
@@ -22,5 +23,6 @@ export const SA = {
   Modules: defineSearchAttributeKey('Modules', SearchAttributeType.KEYWORD_LIST),
   ModuleName: defineSearchAttributeKey('ModuleName', SearchAttributeType.KEYWORD),
   ModuleVersion: defineSearchAttributeKey('ModuleVersion', SearchAttributeType.KEYWORD),
+  ModuleState: defineSearchAttributeKey('ModuleState', SearchAttributeType.KEYWORD),
   RolloutState: defineSearchAttributeKey('RolloutState', SearchAttributeType.KEYWORD),
 };

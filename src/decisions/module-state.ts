@@ -23,6 +23,12 @@ import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
 
+/** What visibility queries find a module workflow by, besides its Kyma and module name. */
+export interface ModuleSearchAttributes {
+  state: string;
+  version: string;
+}
+
 export type ModuleStep =
   | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
   /**
@@ -32,7 +38,8 @@ export type ModuleStep =
    */
   | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions; observed?: { manager?: ObservedObject; cr?: ObservedObject } }
   | { kind: 'checkPaused'; seen?: SeenVersions }
-  | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string }
+  /** `searchAttributes`: the module's state and version for visibility queries, when they changed. */
+  | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string; searchAttributes?: ModuleSearchAttributes }
   | { kind: 'event'; event: KymaEvent }
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
   /** `keepClusterScoped`: other installations share the cluster, and a default CR of cluster scope is theirs too. */
@@ -88,6 +95,8 @@ export class ModuleState {
   private unavailableSince?: number;
   private reportedTimeout = false;
   private lastReport = '';
+  private published?: ModuleReport;
+  private announced = '';
   private removal: RemovalPhase = 'blockers';
   private blockedBefore = false;
   private release: ReleasePhase = 'objects';
@@ -462,8 +471,12 @@ export class ModuleState {
     const key = JSON.stringify([this.uid, report]);
     if (key === this.lastReport) return;
     this.lastReport = key;
+    this.published = report;
     const cr = installed?.fetched.defaultCr;
     const resource = this.managedCr();
+    const searchAttributes = { state: report.status.state, version: report.status.version ?? '' };
+    const announce = JSON.stringify(searchAttributes) !== this.announced;
+    this.announced = JSON.stringify(searchAttributes);
     this.queue.push({
       kind: 'publish',
       report,
@@ -472,7 +485,13 @@ export class ModuleState {
       ...(installed ? { rendered: installed.rendered } : {}),
       ...(resource ? { resource } : {}),
       ...(cr ? { resourceKind: `${cr.apiVersion}/${cr.kind}` } : {}),
+      ...(announce ? { searchAttributes } : {}),
     });
+  }
+
+  /** The report published last in this run (none yet: undefined), for the `status` query. */
+  current(): ModuleReport | undefined {
+    return this.published;
   }
 
   report(r: Readiness, installed = this.installed): ModuleReport {

@@ -3,12 +3,14 @@ import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../infra/config';
 import { serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { Bridge } from './bridge';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   if (config.metricsPort) console.log(`bridge: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
   const connection = await Connection.connect({ address: config.temporalAddress });
+  await requireSearchAttributes(connection, config.temporalNamespace);
   const bridge = new Bridge({
     kcp: await controlPlaneClient(config.kubeconfig),
     temporal: new Client({ connection, namespace: config.temporalNamespace }),
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bridge: ${err instanceof Error ? err.stack : String(err)}`);
+  // A start-up problem the operator fixes by hand is told in one message, without a stack.
+  console.error(`bridge: ${err instanceof SearchAttributesMissingError ? err.message : err instanceof Error ? err.stack : String(err)}`);
   process.exit(1);
 });

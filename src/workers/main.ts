@@ -3,6 +3,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { configFromEnv } from '../infra/config';
 import { serveMetrics } from '../infra/metrics';
+import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { createKlmWorker } from './worker';
 
 async function main(): Promise<void> {
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   }
   if (config.metricsPort) console.log(`worker: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  await requireSearchAttributes(connection, config.temporalNamespace);
   const worker = await createKlmWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`worker: ${err instanceof Error ? err.stack : String(err)}`);
+  // A start-up problem the operator fixes by hand is told in one message, without a stack.
+  console.error(`worker: ${err instanceof SearchAttributesMissingError ? err.message : err instanceof Error ? err.stack : String(err)}`);
   process.exit(1);
 });

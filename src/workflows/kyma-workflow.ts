@@ -1,17 +1,19 @@
 // KymaWorkflow: one per Kyma (id kyma/<namespace>/<name>). A thin interpreter of KymaState
 // (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a child
 // workflow start, a signal or a wait, and feeds the result back.
-import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { KymaEvent } from '../api/events';
 import { moduleWorkflowId } from '../api/names';
 import { admitModule, rolloutReport, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
+import { kymaStatusQuery } from '../contract/queries';
 import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from '../decisions/kyma-state';
+import { kymaDetails } from '../decisions/workflow-details';
 import { shouldContinueAsNew } from './continue-as-new';
 import { moduleWorkflow } from './module-workflow';
 import { WakeTimer } from './wake-timer';
@@ -31,6 +33,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   setHandler(templatesChanged, (seen) => st.changed(seen));
   setHandler(moduleReport, (r) => st.reported(r));
   setHandler(moduleRemoved, (name) => st.removed(name));
+  setHandler(kymaStatusQuery, () => st.status());
   const drift = new WakeTimer();
   const moduleHandle = (name: string) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, name));
 
@@ -97,6 +100,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       case 'writeStatus':
         await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
+        setCurrentDetails(kymaDetails(step.status));
         upsertSearchAttributes([
           { key: SA.KymaState, value: step.searchAttributes.state },
           { key: SA.Channel, value: step.searchAttributes.channel },

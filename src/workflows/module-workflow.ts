@@ -1,13 +1,16 @@
 // ModuleWorkflow: one per Kyma × module (id kyma/<namespace>/<name>/module/<module>). A thin
 // interpreter of ModuleState (src/decisions/module-state.ts): it asks for the next step, runs
 // it as an activity, a signal or a wait, and feeds the result back.
-import { condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { defaultNamespaceFor, kymaWorkflowId } from '../api/names';
+import { SA } from '../api/search-attributes';
 import { desiredModule, moduleRemoved, removeModule, resourceChanged, unmanageModule } from '../contract/signals';
 import type { KymaRef } from '../contract/kyma';
+import { moduleStatusQuery } from '../contract/queries';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
-import { ModuleState } from '../decisions/module-state';
+import { ModuleState, type ModuleSearchAttributes } from '../decisions/module-state';
+import { moduleDetails } from '../decisions/workflow-details';
 import { shouldContinueAsNew } from './continue-as-new';
 import { failureOf } from './failure';
 import { WakeTimer } from './wake-timer';
@@ -33,11 +36,21 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   setHandler(resourceChanged, (change) => st.poke(change));
   setHandler(removeModule, () => st.remove());
   setHandler(unmanageModule, () => st.releaseObjects());
+  setHandler(moduleStatusQuery, () => st.current() ?? null);
   const timers = { drift: new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
   /** The Kyma as target-cluster activities need it. */
   const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
   const module = () => st.desired.name;
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
+  /** `ModuleName='greeter' AND ModuleState='Error'` finds it (one command, when state or version changed). */
+  const announce = (a: ModuleSearchAttributes) =>
+    upsertSearchAttributes([
+      { key: SA.KymaName, value: kyma.name },
+      { key: SA.KymaNamespace, value: kyma.namespace },
+      { key: SA.ModuleName, value: module() },
+      { key: SA.ModuleVersion, value: a.version },
+      { key: SA.ModuleState, value: a.state },
+    ]);
 
   for (;;) {
     const step = st.next();
@@ -57,6 +70,9 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
         case 'publish': {
           const { report, readiness, module: desired, rendered, resource, resourceKind } = step;
           await kcp.publishModuleReport({ kyma, uid: st.uid, module: desired, readiness, report, ...(rendered ? { rendered } : {}), ...(resource ? { resource } : {}), ...(resourceKind ? { resourceKind } : {}) });
+          setCurrentDetails(moduleDetails(report));
+          // Runs recorded before module workflows had search attributes upsert none.
+          if (step.searchAttributes && patched('module-search-attributes')) announce(step.searchAttributes);
           break;
         }
         case 'event':

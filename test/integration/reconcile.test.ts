@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import type { Manifest } from '../../src/api/manifest';
-import { manifestName } from '../../src/api/names';
+import { manifestName, moduleWorkflowId } from '../../src/api/names';
+import { kymaStatusQuery, moduleStatusQuery } from '../../src/contract/queries';
 import { API_VERSION } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
@@ -42,6 +45,39 @@ describe('core reconcile', () => {
       return ids.length ? ids : undefined;
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
+  });
+  it('finds module workflows by module and state in Temporal, and answers their status query', async () => {
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, { spec: { simulateState: 'Error' } });
+    await kymaInState(klm(), name, 'Error');
+
+    // As an operator asks it, with the Temporal CLI.
+    const { tools, temporalAddress, temporalNamespace } = stackInfo();
+    const list = async (query: string): Promise<string[]> => {
+      const { stdout } = await promisify(execFile)(tools.temporal, ['workflow', 'list', '--address', temporalAddress, '--namespace', temporalNamespace, '--query', query, '--output', 'json']);
+      return ((JSON.parse(stdout || '[]') ?? []) as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId).sort();
+    };
+    const greeter = moduleWorkflowId(klm().namespace, name, 'greeter');
+    const counter = moduleWorkflowId(klm().namespace, name, 'counter');
+    await eventually('greeter to be listed in Error', async () => (await list(`ModuleName='greeter' AND ModuleState='Error' AND KymaName='${name}'`)).includes(greeter) || undefined);
+    expect(await list(`ModuleState='Error' AND KymaName='${name}' AND KymaNamespace='${klm().namespace}'`)).toEqual([greeter]);
+    expect(await list(`ModuleName='counter' AND ModuleState='Ready' AND ModuleVersion='1.0.0' AND KymaName='${name}'`)).toEqual([counter]);
+
+    const module = await klm().client.workflow.getHandle(greeter).query(moduleStatusQuery);
+    expect(module).toMatchObject({ status: { name: 'greeter', version: '1.0.0', state: 'Error' } });
+    const kyma = await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).query(kymaStatusQuery);
+    expect(kyma.state).toBe('Error');
+    expect(kyma.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Error', version: '1.0.0' });
+    // The Temporal UI shows each workflow's current details.
+    const details = async (id: string) => (await klm().client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+    expect(await details(greeter)).toContain('**Error**');
+    expect(await details(kymaWorkflowId(klm().namespace, name))).toMatch(/\| greeter \| 1\.0\.0 \| regular \| Error \|/);
+
+    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, { spec: { simulateState: null } });
+    await eventually('greeter to be listed Ready again', async () => (await list(`ModuleName='greeter' AND ModuleState='Ready' AND KymaName='${name}'`)).includes(greeter) || undefined);
+    expect(await list(`ModuleState='Error' AND KymaName='${name}'`)).toEqual([]);
   });
 });
 

@@ -43,6 +43,18 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await save(moduleWorkflowId(klm().namespace, name, 'counter'), 'module-workflow-counter');
   });
 
+  it('a module workflow announcing its state: install, CR error and recovery', async () => {
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
+    await kymaInState(klm(), name, 'Error');
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
+    await kymaInState(klm(), name, 'Ready');
+    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-search-attributes');
+  });
+
   it('upgrade with prune, blocked removal, Kyma deletion', async () => {
     const [mod, other] = [await testModule(klm()), await testModule(klm())];
     await mod.publish('1.0.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pruned\n');

@@ -51,6 +51,8 @@ const ALLOWED: [string, string, string][] = [
   ['activities', 'src/activities/events.ts', '../decisions/readiness'],
   ['starter', 'src/starter/signaller.ts', '../decisions/workload'],
   ['workers', 'src/workers/worker.ts', '../activities/index'],
+  ['workers', 'src/workers/main.ts', '../temporal/search-attributes'],
+  ['starter', 'src/starter/main.ts', '../temporal/search-attributes'],
   ['cli', 'src/cli/klm.ts', '../starter/bridge'],
 ];
 

@@ -134,6 +134,25 @@ describe('ModuleState: install and follow', () => {
     expect((t[4] as Extract<ModuleStep, { kind: 'publish' }>).report.status.version).toBe('1.1.0');
   });
 
+  it('names its state and version for visibility queries only when they change, and answers the status query', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.current()).toBeUndefined();
+    const announced = (t: ModuleStep[]) => t.flatMap((s) => (s.kind === 'publish' ? [s.searchAttributes ?? null] : []));
+    expect(announced(untilWait(st))).toEqual([{ state: 'Ready', version: '1.0.0' }]);
+    expect(st.current()?.status).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready' });
+    // Another message in the same state: published, not announced again.
+    st.poke();
+    st.woke(false);
+    expect(announced(untilWait(st, { readiness: [{ reason: 'Ready', message: 'ready, differently' }] }))).toEqual([null]);
+    st.want({ uid: 'uid-1', module: mod('1.1.0') });
+    st.woke(false);
+    expect(announced(untilWait(st))).toEqual([{ state: 'Processing', version: '1.0.0' }, { state: 'Ready', version: '1.1.0' }]);
+    st.poke();
+    st.woke(false);
+    expect(announced(untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] }))).toEqual([{ state: 'Error', version: '1.1.0' }]);
+    expect(st.current()).toMatchObject({ reason: 'ResourceError', status: { state: 'Error', version: '1.1.0' } });
+  });
+
   it('re-applies a new template generation of the same version', () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }) });
