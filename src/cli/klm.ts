@@ -63,14 +63,14 @@ async function main(argv: string[]): Promise<void> {
     case 'up': {
       const external = values.kubeconfig || values['temporal-address'];
       if (external && (!values.kubeconfig || !values['temporal-address'])) throw new Error('--kubeconfig and --temporal-address go together');
-      const env = values['temporal-namespace'] ? { ...process.env, TEMPORAL_NAMESPACE: values['temporal-namespace'] } : process.env;
+      const env = { ...process.env, ...(values['temporal-namespace'] ? { TEMPORAL_NAMESPACE: values['temporal-namespace'] } : {}), ...(values['temporal-address'] ? { TEMPORAL_ADDRESS: values['temporal-address'] } : {}) };
       const fleetSize = Number(values.fleet ?? 5);
       if (!Number.isInteger(fleetSize) || fleetSize < 0) throw new Error(`--fleet needs a whole number, not "${values.fleet}"`);
       await up({
         config: configFromEnv(env),
         profile: profileOf(values.profile),
         dir: values.dir,
-        external: external ? { kubeconfig: values.kubeconfig!, temporalAddress: values['temporal-address']! } : undefined,
+        external: external ? { kubeconfig: values.kubeconfig! } : undefined,
         fleetSize,
       });
       return;

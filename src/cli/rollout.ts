@@ -29,11 +29,11 @@ export function progressTable(p: RolloutProgress): string {
   return lines.join('\n');
 }
 
-export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temporalAddress' | 'temporalNamespace'>): Promise<string> {
+export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temporal'>): Promise<string> {
   if (cmd.action !== 'status' && !cmd.reason?.trim()) throw new Error(`klm rollout ${cmd.action} needs --reason "why" (recorded with the rollout)`);
-  const connection = await Connection.connect({ address: config.temporalAddress });
+  const connection = await Connection.connect(config.temporal.connectionOptions);
   try {
-    const handle = new Client({ connection, namespace: config.temporalNamespace }).workflow.getHandle(rolloutWorkflowId(cmd.channel));
+    const handle = new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(rolloutWorkflowId(cmd.channel));
     let progress: RolloutProgress;
     try {
       progress = cmd.action === 'status' ? await handle.query(rolloutProgress) : await handle.executeUpdate(UPDATES[cmd.action], { args: [{ reason: cmd.reason! }] });
@@ -56,10 +56,10 @@ const PLAN_TIMEOUT = '5 minutes';
  * and the objects it changes. Computed by a short workflow on the worker's task queue (the
  * worker reads its cache and the registries); applies nothing.
  */
-export async function rolloutPlan(c: ChannelRef, version: string, config: Pick<KlmConfig, 'temporalAddress' | 'temporalNamespace' | 'taskQueue' | 'settings'>): Promise<RolloutPlanView> {
-  const connection = await Connection.connect({ address: config.temporalAddress });
+export async function rolloutPlan(c: ChannelRef, version: string, config: Pick<KlmConfig, 'temporal' | 'taskQueue' | 'settings'>): Promise<RolloutPlanView> {
+  const connection = await Connection.connect(config.temporal.connectionOptions);
   try {
-    const client = new Client({ connection, namespace: config.temporalNamespace });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
     return await client.workflow.execute<(input: PromotionPlanInput) => Promise<RolloutPlanView>>(PROMOTION_PLAN_WORKFLOW, {
       workflowId: promotionPlanWorkflowId(c, version),
       taskQueue: config.taskQueue,

@@ -7,6 +7,7 @@ import type { Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KlmConfig } from '../infra/config';
 import { serveMetrics } from '../infra/metrics';
+import { describeTemporal } from '../infra/temporal-env';
 import { installCrds } from '../k8s/crds';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { KubeClient } from '../k8s/rest-client';
@@ -25,7 +26,8 @@ export interface UpOptions {
   profile: Profile;
   dir?: string;
   /** Use this control plane and Temporal instead of starting the local stack. */
-  external?: { kubeconfig: string; temporalAddress: string };
+  /** An existing control plane; Temporal is then the one `config.temporal` names. */
+  external?: { kubeconfig: string };
   fleetSize: number;
 }
 
@@ -61,19 +63,19 @@ export async function up(o: UpOptions): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
   const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
-  const temporalAddress = o.external?.temporalAddress ?? stack!.info.temporalAddress;
-  const namespace = o.config.temporalNamespace;
+  const temporal = o.external ? o.config.temporal.connectionOptions : { address: stack!.info.temporalAddress };
+  const namespace = o.config.temporal.namespace;
   const kcp = o.external ? await controlPlaneClient(kubeconfig) : await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
   const stops: (() => Promise<void> | void)[] = [];
   try {
     if (o.external) await installCrds(kcp);
-    const connection = await Connection.connect({ address: temporalAddress });
+    const connection = await Connection.connect(temporal);
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, namespace);
     // Every sample Kyma targets the one local cluster: give each its own namespace.
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
-    const native = await NativeConnection.connect({ address: temporalAddress });
+    const native = await NativeConnection.connect(temporal);
     // The local stack's registry holds the sample modules' components, unless one is configured.
     const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
     const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
@@ -103,7 +105,7 @@ export async function up(o: UpOptions): Promise<void> {
     console.log('');
     console.log('klm is running.');
     if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
-    console.log(`  Temporal address: ${temporalAddress} (namespace ${namespace}, task queue ${o.config.taskQueue})`);
+    console.log(`  Temporal:         ${describeTemporal(temporal)} (namespace ${namespace}, task queue ${o.config.taskQueue})`);
     console.log(`  kubeconfig:       ${kubeconfig}`);
     console.log(`  metrics:          http://127.0.0.1:${metrics.port}/metrics (dashboard: deploy/grafana/klm-dashboard.json)`);
     if (stack) {

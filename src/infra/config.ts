@@ -2,10 +2,11 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../contract/settings';
+import { temporalFromEnv, type TemporalTarget } from './temporal-env';
 
 export interface KlmConfig {
-  temporalAddress: string;
-  temporalNamespace: string;
+  /** Where Temporal is and how to authenticate there (`temporalFromEnv`). */
+  temporal: TemporalTarget;
   taskQueue: string;
   /** Control-plane kubeconfig file; unset: in-cluster or ~/.kube/config. */
   kubeconfig?: string;
@@ -81,8 +82,7 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
   const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
-    temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    temporal: temporalFromEnv(env),
     taskQueue: env.KLM_TASK_QUEUE ?? 'klm',
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),

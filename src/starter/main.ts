@@ -9,11 +9,11 @@ import { Bridge } from './bridge';
 async function main(): Promise<void> {
   const config = configFromEnv();
   if (config.metricsPort) console.log(`bridge: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
-  const connection = await Connection.connect({ address: config.temporalAddress });
-  await requireSearchAttributes(connection, config.temporalNamespace);
+  const connection = await Connection.connect(config.temporal.connectionOptions);
+  await requireSearchAttributes(connection, config.temporal.namespace);
   const bridge = new Bridge({
     kcp: await controlPlaneClient(config.kubeconfig),
-    temporal: new Client({ connection, namespace: config.temporalNamespace }),
+    temporal: new Client({ connection, namespace: config.temporal.namespace }),
     taskQueue: config.taskQueue,
     settings: config.settings,
     probeMs: config.targetProbeIntervalMs,
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     log: (m) => console.error(`bridge: ${m}`),
   });
   await bridge.start();
-  console.log(`bridge: routing events to task queue ${config.taskQueue}`);
+  console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
   await new Promise<void>((resolve) => {
     for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve());
   });

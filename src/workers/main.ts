@@ -13,11 +13,11 @@ async function main(): Promise<void> {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } });
   }
   if (config.metricsPort) console.log(`worker: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  await requireSearchAttributes(connection, config.temporalNamespace);
+  const connection = await NativeConnection.connect(config.temporal.connectionOptions);
+  await requireSearchAttributes(connection, config.temporal.namespace);
   const worker = await createKlmWorker({
     connection,
-    namespace: config.temporalNamespace,
+    namespace: config.temporal.namespace,
     taskQueue: config.taskQueue,
     kcp: await controlPlaneClient(config.kubeconfig),
     blobCacheDir: config.blobCacheDir,
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
   });
-  console.log(`worker: task queue ${config.taskQueue} on ${config.temporalAddress}`);
+  console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
