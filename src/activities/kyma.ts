@@ -11,7 +11,6 @@ import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
 import { BoundedMap } from '../infra/bounded-map';
-import { recordKymaState } from '../infra/metrics';
 import type { ObjectCache } from '../k8s/object-cache';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
@@ -176,7 +175,6 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         throw err;
       }
       writtenConditions.set(uid, conditions);
-      recordKymaState(ref.namespace, ref.name, status.state ?? '');
     },
   };
 }

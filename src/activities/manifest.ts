@@ -13,7 +13,6 @@ import type { ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { mergeConditions } from '../decisions/conditions';
 import { BoundedMap } from '../infra/bounded-map';
-import { recordModuleState } from '../infra/metrics';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
 import type { BlobCache } from './blob-cache';
@@ -115,7 +114,6 @@ export class ManifestWriter {
       throw err;
     }
     written.set(key, { ...last, conditions, syncedDigest: rendered?.digest ?? last.syncedDigest });
-    recordModuleState(kyma.namespace, kyma.name, module.name, state);
   }
 
   /** The Manifest is deleted: the next write starts from the API server. */

@@ -34,6 +34,9 @@ export const RUNTIME_LABELS = {
   region: 'kyma-project.io/region',
   platformRegion: 'kyma-project.io/platform-region',
   plan: 'kyma-project.io/broker-plan-name',
+  /** Upstream's Kyma state metric labels its series with these two (`shoot`, `instance_id`). */
+  shootName: 'kyma-project.io/shoot-name',
+  instanceId: 'kyma-project.io/instance-id',
 } as const;
 
 /** A label that enables something, as upstream reads it ("true", any case). */

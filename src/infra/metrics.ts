@@ -11,18 +11,49 @@ import { STATES } from '../api/shared';
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-const kymaState = new Gauge({
+/** The fleet's states as the control plane has them: each Kyma's and each module's (by its Manifest). */
+export interface FleetStates {
+  kymas: { namespace: string; name: string; state: string; shoot?: string; instanceId?: string }[];
+  modules: { namespace: string; kyma: string; module: string; state: string }[];
+}
+
+let fleetStates: (() => FleetStates) | undefined;
+
+/**
+ * The state gauges are read from `read` at each scrape (the bridge's informers), so that they are
+ * exported by one process for the whole fleet, however many workers run, and a deleted Kyma or
+ * module leaves no series. Returns the function that stops exporting them.
+ */
+export function exportFleetStates(read: () => FleetStates): () => void {
+  fleetStates = read;
+  return () => {
+    if (fleetStates === read) fleetStates = undefined;
+  };
+}
+
+// Registered by construction; filled at each scrape.
+new Gauge({
   name: 'lifecycle_mgr_kyma_state',
-  help: 'State of a Kyma: 1 for its current state, 0 for the others',
-  labelNames: ['kyma_name', 'kyma_namespace', 'state'],
+  help: 'State of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
+  labelNames: ['kyma_name', 'kyma_namespace', 'shoot', 'instance_id', 'state'],
   registers: [registry],
+  collect() {
+    this.reset();
+    for (const k of fleetStates?.().kymas ?? []) {
+      setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) }, k.state);
+    }
+  },
 });
 
-const moduleState = new Gauge({
+new Gauge({
   name: 'lifecycle_mgr_module_state',
-  help: 'State of a module of a Kyma: 1 for its current state, 0 for the others',
+  help: 'State of a module of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
   labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'state'],
   registers: [registry],
+  collect() {
+    this.reset();
+    for (const m of fleetStates?.().modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state);
+  },
 });
 
 /** Upstream counts requeues by reason; here an activity failure is the requeue. */
@@ -66,14 +97,6 @@ export const signalLatency = new Histogram({
 
 function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string): void {
   for (const s of STATES) g.set({ ...labels, state: s }, s === state ? 1 : 0);
-}
-
-export function recordKymaState(namespace: string, name: string, state: string): void {
-  setOneHot(kymaState, { kyma_name: name, kyma_namespace: namespace }, state);
-}
-
-export function recordModuleState(namespace: string, kyma: string, module: string, state: string): void {
-  setOneHot(moduleState, { kyma_name: kyma, kyma_namespace: namespace, module_name: module }, state);
 }
 
 /** Times every activity and counts its failures by reason. */

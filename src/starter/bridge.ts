@@ -19,7 +19,8 @@ import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Pr
 import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
-import { templateSignals } from '../infra/metrics';
+import { exportFleetStates, templateSignals } from '../infra/metrics';
+import { fleetStates } from './fleet-states';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
@@ -183,6 +184,8 @@ export class Bridge {
   private releaseMetas!: Informer;
   private mandatory!: MandatoryFinalizer;
   private stopped = false;
+  /** Stops exporting the fleet's state gauges (this bridge exports them while it runs). */
+  private unexport?: () => void;
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
@@ -209,10 +212,12 @@ export class Bridge {
       manifests,
     );
     await Promise.all(this.informers.slice(1).map((i) => i.start()));
+    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), manifests.list()));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unexport?.();
     for (const i of this.informers) i.stop();
     for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
     await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);

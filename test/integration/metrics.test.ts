@@ -1,7 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { serveMetrics } from '../../src/infra/metrics';
-import { createKymaWithBrokenSecret, eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { uniqueName } from '../support/stack';
+import { createKymaWithBrokenSecret, eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+async function scrape(port: number): Promise<string> {
+  return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+/** Series of a gauge whose value is 1, for the Kymas of one namespace, by state. */
+function onesByState(text: string, metric: string, namespace: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`) || !line.includes(`kyma_namespace="${namespace}"`) || !line.endsWith(' 1')) continue;
+    const state = /state="([^"]+)"/.exec(line)![1]!;
+    out[state] = (out[state] ?? 0) + 1;
+  }
+  return out;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
 
 describe('Prometheus metrics', () => {
   const klm = useKlm();
@@ -9,7 +37,6 @@ describe('Prometheus metrics', () => {
   it('exposes Kyma and module states, activity latencies, failures by reason and bridge signals on /metrics', async () => {
     const server = await serveMetrics(0);
     try {
-      const scrape = async () => (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
       const name = uniqueName('kyma');
       const ns = klm().namespace;
       await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
@@ -20,7 +47,7 @@ describe('Prometheus metrics', () => {
       await kymaInState(klm(), broken, 'Error');
 
       const text = await eventually('the module state to be exported', async () => {
-        const t = await scrape();
+        const t = await scrape(server.port);
         return t.includes(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`) ? t : undefined;
       });
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Ready"} 1`);
@@ -32,6 +59,73 @@ describe('Prometheus metrics', () => {
       expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="resourceChanged"\} [1-9]/);
     } finally {
       await server.close();
+    }
+  });
+
+  it("labels a Kyma's state with upstream's shoot and instance_id", async () => {
+    const server = await serveMetrics(0);
+    try {
+      const name = uniqueName('kyma');
+      const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] });
+      kyma.metadata.labels = { 'kyma-project.io/shoot-name': 'shoot-7', 'kyma-project.io/instance-id': 'inst-7' };
+      await klm().kube.create(kyma);
+      await kymaInState(klm(), name, 'Ready');
+      await eventually('the labelled series', async () => (await scrape(server.port)).includes(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${klm().namespace}",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`) || undefined);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('state gauges with two worker processes', () => {
+  const klm = useKlm({ worker: false });
+  const workers: ChildProcess[] = [];
+  afterAll(() => {
+    for (const w of workers) w.kill('SIGKILL');
+  });
+
+  it('adds up: the fleet is counted once (by the bridge), workers export no state series, a deleted Kyma leaves none', async () => {
+    const info = stackInfo();
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) {
+      workers.push(spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
+        env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm().taskQueue, KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_HOST: info.registryHost, KLM_METRICS_PORT: String(port) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }));
+    }
+    const ns = klm().namespace;
+    const ready = [uniqueName('kyma'), uniqueName('kyma'), uniqueName('kyma')];
+    for (const name of ready) await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    const broken = uniqueName('kyma');
+    await createKymaWithBrokenSecret(klm(), broken, [{ name: 'greeter' }]);
+    for (const name of ready) await kymaInState(klm(), name, 'Ready', 120_000);
+    await kymaInState(klm(), broken, 'Error', 120_000);
+
+    const bridge = await serveMetrics(0);
+    try {
+      // Both workers serve /metrics, the installs ran on them (Temporal spreads the tasks; which
+      // worker got which is up to it), and neither exports a state series.
+      const ran = /klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/;
+      const texts = await Promise.all(ports.map(scrape));
+      expect(texts.some((t) => ran.test(t))).toBe(true);
+      for (const port of ports) {
+        const text = await scrape(port);
+        expect(text.split('\n').filter((l) => l.startsWith('lifecycle_mgr_kyma_state{') || l.startsWith('lifecycle_mgr_module_state{'))).toEqual([]);
+      }
+      const all = [await scrape(bridge.port), ...(await Promise.all(ports.map(scrape)))].join('\n');
+      expect(onesByState(all, 'lifecycle_mgr_kyma_state', ns)).toEqual({ Ready: 3, Error: 1 });
+      expect(onesByState(all, 'lifecycle_mgr_module_state', ns)).toEqual({ Ready: 6, Error: 1 });
+
+      await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', ready[0]!, ns);
+      await eventually('the Kyma to be gone', async () => (await getKyma(klm(), ready[0]!)) === undefined || undefined, 120_000);
+      const after = await eventually('its series to be gone', async () => {
+        const t = await scrape(bridge.port);
+        return t.includes(`kyma_name="${ready[0]}"`) ? undefined : t;
+      });
+      expect(onesByState(after, 'lifecycle_mgr_kyma_state', ns)).toEqual({ Ready: 2, Error: 1 });
+      expect(onesByState(after, 'lifecycle_mgr_module_state', ns)).toEqual({ Ready: 4, Error: 1 });
+    } finally {
+      await bridge.close();
     }
   });
 });
