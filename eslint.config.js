@@ -56,7 +56,7 @@ function layerRule(layer) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'bench/results/**', 'test/replay/histories/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**', 'test/replay/histories/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

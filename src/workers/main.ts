@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
   });
-  console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
+  console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();

@@ -1,5 +1,6 @@
 // The worker: the workflows and activities on one task queue.
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { controlPlaneCache, createActivities } from '../activities';
@@ -10,6 +11,8 @@ import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/confi
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The bundle `npm run build` writes next to the compiled processes (dist/workflow-bundle.js). */
+export const PREBUILT_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
 /** Bundles the workflows into `file`, for KLM_WORKFLOW_BUNDLE. */
 export async function writeWorkflowBundle(file: string): Promise<void> {
@@ -61,6 +64,8 @@ export interface KlmWorker {
   /** Runs until shutdown; then stops the Secret watch. */
   run(): Promise<void>;
   shutdown(): void;
+  /** Where its workflow code comes from: a bundle built ahead of time (its path), or bundled at start. */
+  readonly workflows: string;
   /** Where registry credentials come from (the watched Secret), when one is configured. */
   readonly registryCredentials?: RegistryCredentialSecret;
 }
@@ -80,11 +85,13 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     cache.stop();
   };
   await cache.start();
+  const workflowCode = o.workflowBundle ? { workflowBundle: o.workflowBundle } : existsSync(PREBUILT_BUNDLE) ? { workflowBundle: { codePath: PREBUILT_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH };
+  const workflows = 'workflowsPath' in workflowCode ? 'bundled at start' : 'codePath' in workflowCode.workflowBundle ? `bundle ${workflowCode.workflowBundle.codePath}` : 'a bundle built ahead of time';
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...workflowCode,
     activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
     interceptors: { activity: [activityMetrics] },
     maxConcurrentActivityTaskExecutions: 200,
@@ -108,6 +115,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       }
     },
     shutdown: () => worker.shutdown(),
+    workflows,
     ...(reg.credentials ? { registryCredentials: reg.credentials } : {}),
   };
 }

@@ -25,15 +25,21 @@ const save = saveHistory;
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
   const klm = useKlm();
 
-  it('install, CR error and recovery, channel switch, resolution failure', async () => {
+  /** A Kyma with these modules installed, its greeter CR put in Error and back to Ready. */
+  async function installWithCrErrorAndRecovery(modules: { name: string }[]): Promise<string> {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules }));
     await kymaInState(klm(), name, 'Ready');
     const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
     await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
     await kymaInState(klm(), name, 'Error');
     await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
     await kymaInState(klm(), name, 'Ready');
+    return name;
+  }
+
+  it('install, CR error and recovery, channel switch, resolution failure', async () => {
+    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }]);
     await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { channel: 'fast' } });
     await kymaInState(klm(), name, 'Ready');
     await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
@@ -44,14 +50,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
   });
 
   it('a module workflow announcing its state: install, CR error and recovery', async () => {
-    const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    await kymaInState(klm(), name, 'Ready');
-    const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
-    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
-    await kymaInState(klm(), name, 'Error');
-    await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
-    await kymaInState(klm(), name, 'Ready');
+    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }]);
     await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-search-attributes');
   });
 

@@ -1,0 +1,62 @@
+// The production build: `npm run build` compiles worker, bridge and klm to plain JavaScript in
+// dist/ and bundles the workflows ahead of time; `node dist/…` runs them without tsx, and a module
+// installs end to end through them.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+const exec = promisify(execFile);
+
+describe('the compiled processes', () => {
+  const processes: ChildProcess[] = [];
+  beforeAll(async () => {
+    await exec(process.execPath, ['scripts/build.mjs'], { timeout: 120_000 });
+  });
+  const klm = useKlm({ worker: false });
+  afterAll(() => {
+    for (const p of processes) p.kill('SIGKILL');
+  });
+
+  function start(entry: string, env: NodeJS.ProcessEnv): { proc: ChildProcess; out: () => string } {
+    let out = '';
+    // Plain node: no loader, nothing compiled at run time.
+    const proc = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    processes.push(proc);
+    return { proc, out: () => out };
+  }
+
+  it('writes the worker, the bridge, klm and the workflow bundle', () => {
+    for (const f of ['dist/workers/main.js', 'dist/starter/main.js', 'dist/cli/klm.js', 'dist/workflow-bundle.js']) expect(existsSync(f), f).toBe(true);
+  });
+
+  it('runs worker and bridge with plain node and the prebuilt bundle: a module installs end to end', async () => {
+    const info = stackInfo();
+    const env = { ...process.env, NODE_OPTIONS: '', TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm().taskQueue, KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_HOST: info.registryHost, KLM_METRICS_PORT: '' };
+    const worker = start('dist/workers/main.js', env);
+    const bridge = start('dist/starter/main.js', env);
+    await eventually('the worker to poll', () => Promise.resolve(worker.out().includes('worker: task queue') || undefined), 60_000);
+    await eventually('the bridge to route', () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined), 60_000);
+    expect(worker.out()).toContain(`workflows: bundle ${path.resolve('dist/workflow-bundle.js')}`);
+
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    // Only the compiled worker polls this task queue.
+    const kyma = await kymaInState(klm(), name, 'Ready', 120_000);
+    expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`).sort()).toEqual(['counter=Ready', 'greeter=Ready']);
+    expect(worker.proc.exitCode).toBeNull();
+    expect(bridge.proc.exitCode).toBeNull();
+  });
+
+  it('runs klm with plain node', async () => {
+    const { stdout } = await exec(process.execPath, ['dist/cli/klm.js', '--help'], { env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(stdout).toContain('klm up');
+  });
+});
