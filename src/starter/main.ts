@@ -1,6 +1,7 @@
 // Bridge process: `tsx src/starter/main.ts`. Configuration from the environment.
 import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../infra/config';
+import { TemporalConfigError } from '../infra/temporal-env';
 import { serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
@@ -32,6 +33,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
-  console.error(`bridge: ${err instanceof SearchAttributesMissingError ? err.message : err instanceof Error ? err.stack : String(err)}`);
+  console.error(`bridge: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`);
   process.exit(1);
 });

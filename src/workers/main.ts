@@ -2,6 +2,7 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { configFromEnv } from '../infra/config';
+import { TemporalConfigError } from '../infra/temporal-env';
 import { serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { createKlmWorker } from './worker';
@@ -38,6 +39,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
-  console.error(`worker: ${err instanceof SearchAttributesMissingError ? err.message : err instanceof Error ? err.stack : String(err)}`);
+  console.error(`worker: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`);
   process.exit(1);
 });
