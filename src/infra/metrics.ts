@@ -120,10 +120,23 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
   },
 });
 
-/** Serves /metrics on the port (0: any free one); resolves with the bound port. */
-export async function serveMetrics(port: number, host = '127.0.0.1'): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * Serves /metrics on the port (0: any free one), and the probes: /healthz (200 while the process
+ * answers) and /readyz (200 once `ready` says so, else 503). Resolves with the bound port.
+ */
+export async function serveMetrics(port: number, host = '127.0.0.1', ready: () => boolean = () => true): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    if (req.url !== '/metrics') {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      return;
+    }
+    if (path === '/readyz') {
+      const ok = ready();
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ready\n' : 'not ready\n');
+      return;
+    }
+    if (path !== '/metrics') {
       res.writeHead(404).end();
       return;
     }

@@ -9,7 +9,9 @@ import { Bridge } from './bridge';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
-  if (config.metricsPort) console.log(`bridge: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
+  // Ready once its watches have listed the control plane, until it stops.
+  let ready = false;
+  if (config.metricsPort) console.log(`bridge: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => ready)).port} (/metrics, /healthz, /readyz)`);
   const connection = await Connection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const bridge = new Bridge({
@@ -23,10 +25,12 @@ async function main(): Promise<void> {
     log: (m) => console.error(`bridge: ${m}`),
   });
   await bridge.start();
+  ready = true;
   console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
   await new Promise<void>((resolve) => {
     for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve());
   });
+  ready = false;
   await bridge.stop();
   await connection.close();
 }

@@ -5,7 +5,7 @@ import { configFromEnv } from '../infra/config';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
-import { createKlmWorker } from './worker';
+import { createKlmWorker, type KlmWorker } from './worker';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
@@ -13,10 +13,12 @@ async function main(): Promise<void> {
   if (process.env.KLM_SDK_METRICS_ADDRESS) {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } });
   }
-  if (config.metricsPort) console.log(`worker: metrics on :${(await serveMetrics(config.metricsPort, '0.0.0.0')).port}/metrics`);
+  // The probes answer before the worker exists: not ready until it polls.
+  const started: { worker?: KlmWorker } = {};
+  if (config.metricsPort) console.log(`worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`);
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
-  const worker = await createKlmWorker({
+  const worker = (started.worker = await createKlmWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.taskQueue,
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
-  });
+  }));
   console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();

@@ -64,6 +64,8 @@ export interface KlmWorker {
   /** Runs until shutdown; then stops the Secret watch. */
   run(): Promise<void>;
   shutdown(): void;
+  /** It polls its task queue (the SDK's worker state is RUNNING): for /readyz. */
+  ready(): boolean;
   /** Where its workflow code comes from: a bundle built ahead of time (its path), or bundled at start. */
   readonly workflows: string;
   /** Where registry credentials come from (the watched Secret), when one is configured. */
@@ -115,6 +117,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       }
     },
     shutdown: () => worker.shutdown(),
+    ready: () => worker.getState() === 'RUNNING',
     workflows,
     ...(reg.credentials ? { registryCredentials: reg.credentials } : {}),
   };

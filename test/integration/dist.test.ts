@@ -5,6 +5,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,18 @@ import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const exec = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+async function probe(port: number, path: string): Promise<number> {
+  return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+}
 
 describe('the compiled processes', () => {
   const processes: ChildProcess[] = [];
@@ -40,11 +53,17 @@ describe('the compiled processes', () => {
   it('runs worker and bridge with plain node and the prebuilt bundle: a module installs end to end', async () => {
     const info = stackInfo();
     const env = { ...process.env, NODE_OPTIONS: '', TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm().taskQueue, KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_HOST: info.registryHost, KLM_METRICS_PORT: '' };
-    const worker = start('dist/workers/main.js', env);
-    const bridge = start('dist/starter/main.js', env);
+    const [workerPort, bridgePort] = [await freePort(), await freePort()];
+    const worker = start('dist/workers/main.js', { ...env, KLM_METRICS_PORT: String(workerPort) });
+    const bridge = start('dist/starter/main.js', { ...env, KLM_METRICS_PORT: String(bridgePort) });
     await eventually('the worker to poll', () => Promise.resolve(worker.out().includes('worker: task queue') || undefined), 60_000);
     await eventually('the bridge to route', () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined), 60_000);
     expect(worker.out()).toContain(`workflows: bundle ${path.resolve('dist/workflow-bundle.js')}`);
+    // The probes a Deployment points at, on the metrics port of each.
+    for (const port of [workerPort, bridgePort]) {
+      expect(await probe(port, '/healthz')).toBe(200);
+      await eventually(`:${port}/readyz`, async () => (await probe(port, '/readyz')) === 200 || undefined, 30_000);
+    }
 
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));

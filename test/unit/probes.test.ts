@@ -1,0 +1,21 @@
+// The probes worker and bridge serve on their metrics port.
+import { describe, expect, it } from 'vitest';
+import { serveMetrics } from '../../src/infra/metrics';
+
+describe('the probes on the metrics port', () => {
+  it('answers /healthz at once and /readyz only once the process says it is ready', async () => {
+    let ready = false;
+    const server = await serveMetrics(0, '127.0.0.1', () => ready);
+    try {
+      const status = async (p: string) => (await fetch(`http://127.0.0.1:${server.port}${p}`)).status;
+      expect(await status('/healthz')).toBe(200);
+      expect(await status('/readyz')).toBe(503);
+      ready = true;
+      expect(await status('/readyz')).toBe(200);
+      expect(await status('/metrics')).toBe(200);
+      expect(await status('/other')).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
