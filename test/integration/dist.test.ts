@@ -5,22 +5,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { stackInfo, uniqueName } from '../support/stack';
+import { freePort, stackInfo, uniqueName } from '../support/stack';
 
 const exec = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 async function probe(port: number, path: string): Promise<number> {
   return (await fetch(`http://127.0.0.1:${port}${path}`)).status;

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveMetrics } from '../../src/infra/metrics';
 import { createKymaWithBrokenSecret, eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { stackInfo, uniqueName } from '../support/stack';
+import { freePort, stackInfo, uniqueName } from '../support/stack';
 
 async function scrape(port: number): Promise<string> {
   return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -21,14 +20,6 @@ function onesByState(text: string, metric: string, namespace: string): Record<st
     out[state] = (out[state] ?? 0) + 1;
   }
   return out;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 describe('Prometheus metrics', () => {

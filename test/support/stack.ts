@@ -1,4 +1,5 @@
 // Clients for the shared local stack that test/global-setup.ts started.
+import net from 'node:net';
 import { inject } from 'vitest';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
@@ -43,4 +44,13 @@ export async function rejection(p: Promise<unknown>): Promise<string> {
 export async function createObject<T extends { apiVersion: string; kind: string }>(api: KubernetesObjectApi, obj: T): Promise<T> {
   const created: KubernetesObject = await api.create(obj);
   return created as unknown as T;
+}
+
+/** A loopback port free right now, for a process the test starts (its metrics port, say). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
 }
