@@ -36,7 +36,11 @@ function problemOf(err: unknown): string {
 export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, registry?: OcmRegistry) {
   const fetcher = new ModuleFetcher(kcp, cache, registry);
 
-  /** The raw manifest of `template` and the manager it declares. */
+  /**
+   * The raw manifest of `template` and the manager it declares. Neither depends on
+   * `defaultNamespace` (the fetch uses it only to place the default CR, which the diff leaves
+   * out; rendering places the objects), so one fetch serves every group of a call.
+   */
   async function fetchTemplate(c: ChannelRef, template: string, defaultNamespace: string): Promise<Pick<Fetched, 'manifest'> & { manager?: ObjectRef }> {
     const t = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', template, c.namespace);
     if (!t) throw ApplicationFailure.nonRetryable(`no ModuleTemplate "${template}" in namespace "${c.namespace}"`, 'TemplateNotFound');

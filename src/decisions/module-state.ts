@@ -475,8 +475,9 @@ export class ModuleState {
     const cr = installed?.fetched.defaultCr;
     const resource = this.managedCr();
     const searchAttributes = { state: report.status.state, version: report.status.version ?? '' };
-    const announce = JSON.stringify(searchAttributes) !== this.announced;
-    this.announced = JSON.stringify(searchAttributes);
+    const announced = JSON.stringify(searchAttributes);
+    const announce = announced !== this.announced;
+    this.announced = announced;
     this.queue.push({
       kind: 'publish',
       report,

@@ -7,15 +7,15 @@ import { manifestName } from '../../src/api/names';
 import { API_VERSION } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
-import { stackInfo, uniqueName } from '../support/stack';
+import { processEnv } from '../support/processes';
+import { uniqueName } from '../support/stack';
 
 // node itself (with tsx as a loader), so that SIGKILL hits the worker and not a wrapper.
 const NODE_ARGS = ['--import', 'tsx', 'src/workers/main.ts'];
 
 function startWorkerProcess(klm: Klm, cacheDir: string): ChildProcess {
-  const info = stackInfo();
   return spawn(process.execPath, NODE_ARGS, {
-    env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: cacheDir, KLM_OCI_REGISTRY_HOST: info.registryHost },
+    env: processEnv(klm.taskQueue, { KLM_BLOB_CACHE_DIR: cacheDir }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

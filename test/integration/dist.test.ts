@@ -1,7 +1,7 @@
 // The production build: `npm run build` compiles worker, bridge and klm to plain JavaScript in
 // dist/ and bundles the workflows ahead of time; `node dist/…` runs them without tsx, and a module
 // installs end to end through them.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { freePort, stackInfo, uniqueName } from '../support/stack';
+import { processEnv, startNode } from '../support/processes';
+import { freePort, uniqueName } from '../support/stack';
 
 const exec = promisify(execFile);
 
@@ -27,14 +28,11 @@ describe('the compiled processes', () => {
     for (const p of processes) p.kill('SIGKILL');
   });
 
-  function start(entry: string, env: NodeJS.ProcessEnv): { proc: ChildProcess; out: () => string } {
-    let out = '';
-    // Plain node: no loader, nothing compiled at run time.
-    const proc = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    processes.push(proc);
-    return { proc, out: () => out };
+  /** Plain node: no loader, nothing compiled at run time. */
+  function start(entry: string, env: NodeJS.ProcessEnv) {
+    const started = startNode([entry], env);
+    processes.push(started.proc);
+    return started;
   }
 
   it('writes the worker, the bridge, klm and the workflow bundle', () => {
@@ -42,8 +40,7 @@ describe('the compiled processes', () => {
   });
 
   it('runs worker and bridge with plain node and the prebuilt bundle: a module installs end to end', async () => {
-    const info = stackInfo();
-    const env = { ...process.env, NODE_OPTIONS: '', TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm().taskQueue, KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_HOST: info.registryHost, KLM_METRICS_PORT: '' };
+    const env = processEnv(klm().taskQueue, { NODE_OPTIONS: '', KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')) });
     const [workerPort, bridgePort] = [await freePort(), await freePort()];
     const worker = start('dist/workers/main.js', { ...env, KLM_METRICS_PORT: String(workerPort) });
     const bridge = start('dist/starter/main.js', { ...env, KLM_METRICS_PORT: String(bridgePort) });

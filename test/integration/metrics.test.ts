@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveMetrics } from '../../src/infra/metrics';
 import { createKymaWithBrokenSecret, eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { freePort, stackInfo, uniqueName } from '../support/stack';
+import { processEnv } from '../support/processes';
+import { freePort, uniqueName } from '../support/stack';
 
 async function scrape(port: number): Promise<string> {
   return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -76,11 +77,10 @@ describe('state gauges with two worker processes', () => {
   });
 
   it('adds up: the fleet is counted once (by the bridge), workers export no state series, a deleted Kyma leaves none', async () => {
-    const info = stackInfo();
     const ports = [await freePort(), await freePort()];
     for (const port of ports) {
       workers.push(spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-        env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm().taskQueue, KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_HOST: info.registryHost, KLM_METRICS_PORT: String(port) },
+        env: processEnv(klm().taskQueue, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port) }),
         stdio: ['ignore', 'ignore', 'inherit'],
       }));
     }

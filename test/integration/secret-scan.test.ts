@@ -16,6 +16,7 @@ import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { startAuthRegistry, type AuthRegistry } from '../../src/localstack/registry-token';
 import { Registries } from '../../src/oci/registries';
 import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { processEnv } from '../support/processes';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const MARK = `ZZSECRET${Date.now().toString(36)}`;
@@ -81,8 +82,7 @@ describe('secrets in kubeconfig Secrets', () => {
     const out = createWriteStream(workerLog);
     await new Promise((r) => out.once('open', r));
     worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-      env: { ...process.env, TEMPORAL_ADDRESS: info.temporalAddress, TEMPORAL_NAMESPACE: info.temporalNamespace, KUBECONFIG: info.kubeconfig, KLM_TASK_QUEUE: klm.taskQueue, KLM_BLOB_CACHE_DIR: path.dirname(workerLog),
-        KLM_OCI_REGISTRY_HOST: registry.registry.host, KLM_REGISTRY_CA_FILE: registry.caCert, KLM_OCI_REGISTRY_CRED_SECRET: `${credentials.namespace}/${credentials.name}` },
+      env: processEnv(klm.taskQueue, { KLM_BLOB_CACHE_DIR: path.dirname(workerLog), KLM_OCI_REGISTRY_HOST: registry.registry.host, KLM_REGISTRY_CA_FILE: registry.caCert, KLM_OCI_REGISTRY_CRED_SECRET: `${credentials.namespace}/${credentials.name}` }),
       stdio: ['ignore', out, out],
     });
     local = parse(await readFile(info.kubeconfig, 'utf8')) as KubeconfigDoc;

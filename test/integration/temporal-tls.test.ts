@@ -2,7 +2,7 @@
 // that demands a certificate from its own CA stands in front of the dev server; the worker and
 // the bridge, started as processes with nothing but the SDK's TEMPORAL_* settings, reach it
 // through the terminator and install a module end to end.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCa, issueCert } from '../../src/localstack/pki';
 import { startTlsTerminator, type TlsTerminator } from '../../src/localstack/tls-terminator';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { processEnv, startNode } from '../support/processes';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('Temporal over mTLS', () => {
@@ -39,29 +40,20 @@ describe('Temporal over mTLS', () => {
 
   /** Only the SDK's environment settings: the terminator's address, its CA, the client certificate. */
   function tlsEnv(): NodeJS.ProcessEnv {
-    const info = stackInfo();
-    const { TEMPORAL_ADDRESS: _a, TEMPORAL_API_KEY: _k, ...rest } = process.env;
-    return {
-      ...rest,
+    const { TEMPORAL_API_KEY: _k, ...env } = processEnv(klm().taskQueue, {
       TEMPORAL_ADDRESS: terminator.address,
-      TEMPORAL_NAMESPACE: info.temporalNamespace,
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: files.ca,
       TEMPORAL_TLS_CLIENT_CERT_PATH: files.cert,
       TEMPORAL_TLS_CLIENT_KEY_PATH: files.key,
-      KUBECONFIG: info.kubeconfig,
-      KLM_TASK_QUEUE: klm().taskQueue,
-      KLM_OCI_REGISTRY_HOST: info.registryHost,
       KLM_METRICS_PORT: '',
-    };
+    });
+    return env;
   }
 
-  function start(entry: string, env: NodeJS.ProcessEnv): { proc: ChildProcess; out: () => string } {
-    let out = '';
-    const proc = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    processes.push(proc);
-    return { proc, out: () => out };
+  function start(entry: string, env: NodeJS.ProcessEnv) {
+    const started = startNode(['--import', 'tsx', entry], env);
+    processes.push(started.proc);
+    return started;
   }
 
   it('refuses a client without a certificate', async () => {
