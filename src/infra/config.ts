@@ -1,5 +1,5 @@
 // Worker and bridge configuration, from the environment.
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../contract/settings';
 import { temporalFromEnv, type TemporalTarget } from './temporal-env';
@@ -35,6 +35,12 @@ export interface KlmConfig {
    * `descriptor: {}` is found at `<host>[/<subpath>]/component-descriptors/<ocmComponentName>:<version>`.
    */
   ociRegistry?: { host: string; subPath: string };
+  /**
+   * The bridge's leadership (KLM_LEADER_ELECTION_LEASE: namespace/name of a coordination.k8s.io
+   * Lease): of the bridges that name one Lease, only its holder watches and signals. Unset: no
+   * election, so run one bridge only. `identity` is POD_NAME, else host name and process id.
+   */
+  leaderElection?: { namespace: string; name: string; identity: string };
   /** The ConfigMap (KLM_MAINTENANCE_POLICY: namespace/name) whose key `policy.json` holds the maintenance-window policy. */
   maintenancePolicy?: { namespace: string; name: string };
 }
@@ -100,6 +106,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     },
     ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
     ...maintenancePolicy(env.KLM_MAINTENANCE_POLICY),
+    ...leaderElection(env),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
@@ -117,6 +124,15 @@ function maintenancePolicy(value: string | undefined): { maintenancePolicy?: { n
   const [namespace, name, ...rest] = value.split('/');
   if (!namespace || !name || rest.length) throw new Error(`KLM_MAINTENANCE_POLICY must be namespace/name of a ConfigMap, not "${value}"`);
   return { maintenancePolicy: { namespace, name } };
+}
+
+/** KLM_LEADER_ELECTION_LEASE: `namespace/name` of a Lease. */
+function leaderElection(env: NodeJS.ProcessEnv): { leaderElection?: { namespace: string; name: string; identity: string } } {
+  const value = env.KLM_LEADER_ELECTION_LEASE;
+  if (!value) return {};
+  const [namespace, name, ...rest] = value.split('/');
+  if (!namespace || !name || rest.length) throw new Error(`KLM_LEADER_ELECTION_LEASE must be namespace/name of a Lease, not "${value}"`);
+  return { leaderElection: { namespace, name, identity: env.POD_NAME || `${hostname()}-${process.pid}` } };
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {

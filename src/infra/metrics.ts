@@ -56,6 +56,25 @@ new Gauge({
   },
 });
 
+export const bridgeLeader = new Gauge({
+  name: 'klm_bridge_leader',
+  help: 'Whether this bridge leads (1: it watches and signals) or stands by (0)',
+  registers: [registry],
+});
+
+const kubeRequestDuration = new Histogram({
+  name: 'klm_kube_request_duration_seconds',
+  help: 'Requests to Kubernetes API servers (watches excepted) by cluster (control-plane or target), HTTP method and status code (0: no answer), and their latency',
+  labelNames: ['cluster', 'method', 'code'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+/** For `observeRequests` (src/k8s/rest-client.ts): every Kubernetes request of the process, counted. */
+export function countKubeRequest(r: { cluster: string; method: string; code: number; seconds: number }): void {
+  kubeRequestDuration.observe({ cluster: r.cluster, method: r.method, code: String(r.code) }, r.seconds);
+}
+
 /** Upstream counts requeues by reason; here an activity failure is the requeue. */
 const requeues = new Counter({
   name: 'lifecycle_mgr_requeue_reason_total',

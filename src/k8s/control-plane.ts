@@ -4,8 +4,8 @@ import { kubeConfigFromFile } from './kubeconfig';
 import { KubeClient } from './rest-client';
 
 export async function controlPlaneClient(kubeconfig?: string): Promise<KubeClient> {
-  if (kubeconfig) return await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
+  if (kubeconfig) return await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig), { cluster: 'control-plane' });
   const kc = new KubeConfig();
   kc.loadFromDefault();
-  return await KubeClient.fromKubeConfig(kc);
+  return await KubeClient.fromKubeConfig(kc, { cluster: 'control-plane' });
 }

@@ -82,6 +82,23 @@ export interface KubeClientOptions {
   reload?: () => KubeConfig;
   /** How long a credential plugin or provider may take, 30 s by default. */
   authTimeoutMs?: number;
+  /** What the client's requests are counted as (`control-plane`, else `target`). */
+  cluster?: string;
+}
+
+/** One request a KubeClient made (watches excepted): `code` 0 when no answer came. */
+export interface RequestRecord {
+  cluster: string;
+  method: string;
+  code: number;
+  seconds: number;
+}
+
+let requestObserver: ((r: RequestRecord) => void) | undefined;
+
+/** Hears of every request of every KubeClient of the process (its metrics count them). */
+export function observeRequests(observer: ((r: RequestRecord) => void) | undefined): void {
+  requestObserver = observer;
 }
 
 const AGENT = { keepAlive: true, maxSockets: 256 };
@@ -234,8 +251,22 @@ export class KubeClient {
     });
   }
 
-  /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
+  /** resend(), told to the request observer. */
   private async exchange(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
+    if (!requestObserver) return await this.resend(method, url, headers, agent, payload, timeoutMs);
+    const start = performance.now();
+    let code = 0;
+    try {
+      const answer = await this.resend(method, url, headers, agent, payload, timeoutMs);
+      code = answer.status;
+      return answer;
+    } finally {
+      requestObserver?.({ cluster: this.opts.cluster ?? 'target', method, code, seconds: (performance.now() - start) / 1000 });
+    }
+  }
+
+  /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
+  private async resend(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload: Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
     try {
       return await this.send(method, url, headers, agent, payload, timeoutMs);
     } catch (err) {

@@ -199,13 +199,13 @@ export class Bridge {
     const { kcp } = this.o;
     const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
     this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError });
+    this.informers.push(this.secrets);
     await this.secrets.start();
     this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
     const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
     this.releaseMetas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError });
     this.mandatory = new MandatoryFinalizer(kcp, () => this.releaseMetas.list(), () => this.manifests.list(), this.o.log);
     this.informers.push(
-      this.secrets,
       this.kymas,
       new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(o), onError }),
       this.releaseMetas,

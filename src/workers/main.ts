@@ -1,14 +1,16 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { observeRequests } from '../k8s/rest-client';
 import { configFromEnv } from '../infra/config';
 import { TemporalConfigError } from '../infra/temporal-env';
-import { serveMetrics } from '../infra/metrics';
+import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { createKlmWorker, type KlmWorker } from './worker';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
+  observeRequests(countKubeRequest);
   // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
   if (process.env.KLM_SDK_METRICS_ADDRESS) {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } });

@@ -46,6 +46,13 @@ describe('deploy/kustomize', () => {
     const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['klm-bridge', 'klm-worker']);
     const entry = { 'klm-worker': 'dist/workers/main.js', 'klm-bridge': 'dist/starter/main.js' } as Record<string, string>;
+    // Two bridges share one Lease in their namespace, each under its pod's name.
+    const bridge = deployments.find((d) => d.metadata.name === 'klm-bridge')!;
+    expect((bridge.spec as { replicas?: number }).replicas).toBe(2);
+    const env = (bridge.spec.template.spec.containers[0] as unknown as { env: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[] }).env;
+    expect(env.find((e) => e.name === 'KLM_LEADER_ELECTION_LEASE')?.value).toBe('$(POD_NAMESPACE)/klm-bridge');
+    expect(env.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    expect(env.findIndex((e) => e.name === 'POD_NAMESPACE')).toBeLessThan(env.findIndex((e) => e.name === 'KLM_LEADER_ELECTION_LEASE'));
     for (const d of deployments) {
       const pod = d.spec.template.spec;
       const [c] = pod.containers;
@@ -91,5 +98,9 @@ describe('deploy/kustomize', () => {
     await eventually('the bindings to take effect', async () => (await can('patch', 'kymas.operator.kyma-project.io/status')) === 'yes' || undefined, 30_000);
     expect(await can('delete', 'kymas.operator.kyma-project.io')).toBe('no');
     expect(await can('create', 'secrets')).toBe('no');
+    // The bridges' Lease: theirs to write in their own namespace, nowhere else.
+    const bridgeCan = async (verb: string, ns: string) => (await kubectl(['auth', 'can-i', verb, 'leases.coordination.k8s.io', '-n', ns, '--as', 'system:serviceaccount:klm-system:klm-bridge']).catch((e: { stdout?: string }) => e.stdout ?? '')).trim();
+    await eventually('the Lease binding to take effect', async () => (await bridgeCan('update', 'klm-system')) === 'yes' || undefined, 30_000);
+    expect(await bridgeCan('update', 'default')).toBe('no');
   });
 });

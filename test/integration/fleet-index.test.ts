@@ -36,7 +36,7 @@ describe('the fleet index', () => {
 
   it("tells a promotion of greeter's regular channel to its rollout, which admits only the Kyma on that channel; the others hear nothing", async () => {
     const ns = klm().namespace;
-    const statsBefore = klm().bridge.stats.templateSignals;
+    const statsBefore = klm().bridge!.stats.templateSignals;
     const signalsOf = async (k: string, name: string) => (await signalled(klm(), k, name)).length;
     const before = Object.fromEntries(await Promise.all([a, b, c].map(async (k) => [k, { t: await signalsOf(k, 'templatesChanged'), a: await signalsOf(k, 'admitModule') }] as const)));
 
@@ -59,7 +59,7 @@ describe('the fleet index', () => {
     // Nobody was poked by the release-meta event itself; B (pinned) and C (fast, counter on regular) heard nothing.
     for (const k of [a, b, c]) expect(await signalsOf(k, 'templatesChanged'), k).toBe(before[k]!.t);
     for (const k of [b, c]) expect(await signalsOf(k, 'admitModule'), k).toBe(before[k]!.a);
-    const stats = klm().bridge.stats.templateSignals;
+    const stats = klm().bridge!.stats.templateSignals;
     expect({ sent: stats.sent - statsBefore.sent, skipped: stats.skipped - statsBefore.skipped }).toEqual({ sent: 0, skipped: 3 });
     const [kb, kc] = [await getKyma(klm(), b), await getKyma(klm(), c)];
     expect(kb?.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ version: '1.0.0', state: 'Ready' });

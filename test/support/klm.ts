@@ -31,7 +31,8 @@ export interface Klm {
   taskQueue: string;
   kube: KubeClient;
   client: Client;
-  bridge: Bridge;
+  /** Absent when the test runs the bridge as a process of its own. */
+  bridge?: Bridge;
   /** Absent when the test runs the worker as a process of its own. */
   worker?: KlmWorker;
   manager: SampleManager;
@@ -42,6 +43,8 @@ export interface Klm {
 export interface KlmOptions {
   settings?: Partial<ReconcileSettings>;
   worker?: boolean;
+  /** false: the test runs its own bridge processes. */
+  bridge?: boolean;
   /** How the worker reaches registries (CA, insecure hosts, credential Secret). */
   registry?: RegistryConfig;
   /** Where the sample modules go: the shared stack's plain registry unless given (a client with push access). */
@@ -92,8 +95,8 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
   });
   const running = worker?.run();
-  const bridge = new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
-  await bridge.start();
+  const bridge = opts.bridge === false ? undefined : new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
+  await bridge?.start();
   const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
   manager.start();
   return {
@@ -106,7 +109,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     manager,
     async stop() {
       manager.stop();
-      await bridge.stop();
+      await bridge?.stop();
       worker?.shutdown();
       await running;
       await native.close();
