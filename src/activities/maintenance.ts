@@ -8,6 +8,7 @@ import type { Downtime, Resolution } from '../contract/module';
 import { parsePolicy, resolveWindow } from '../decisions/maintenance-window';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
+import { readPolicyConfigMap } from './policy-configmap';
 
 /** The ConfigMap key of the policy: upstream's policy file name. */
 export const POLICY_KEY = 'policy.json';
@@ -19,8 +20,9 @@ export interface PolicyRef {
 
 /** The policy as it is now: none (no ConfigMap, or none configured: no restriction), or why it cannot be used. */
 async function readPolicy(kcp: KubeClient, ref: PolicyRef): Promise<ReturnType<typeof parsePolicy> | undefined> {
-  const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ref.name, ref.namespace);
-  const json = cm?.data?.[POLICY_KEY];
+  const cm = await readPolicyConfigMap(kcp, ref.namespace, ref.name);
+  if ('problem' in cm) return { problem: cm.problem };
+  const json = cm.data?.[POLICY_KEY];
   if (json === undefined) return undefined;
   const parsed = parsePolicy(json);
   return 'problem' in parsed ? { problem: `ConfigMap ${ref.namespace}/${ref.name} key ${POLICY_KEY}: ${parsed.problem}` } : parsed;

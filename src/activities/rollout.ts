@@ -9,6 +9,7 @@ import { rolloutCandidates } from '../decisions/rollout-plan';
 import { DEFAULT_ROLLOUT_POLICY, rolloutPolicyOf } from '../decisions/rollout-policy';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
+import { readPolicyConfigMap } from './policy-configmap';
 
 export interface PlanRolloutInput {
   channel: ChannelRef;
@@ -18,9 +19,10 @@ export interface PlanRolloutInput {
 
 /** The channel's policy: its key in the ConfigMap, else `default`, else the built-in default. */
 async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
-  const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, c.namespace);
-  const key = cm?.data?.[c.channel] !== undefined ? c.channel : 'default';
-  const text = cm?.data?.[key];
+  const cm = await readPolicyConfigMap(kcp, c.namespace, ROLLOUT_POLICY_CONFIGMAP);
+  if ('problem' in cm) return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: cm.problem };
+  const key = cm.data?.[c.channel] !== undefined ? c.channel : 'default';
+  const text = cm.data?.[key];
   if (text === undefined) return { policy: DEFAULT_ROLLOUT_POLICY };
   let raw: unknown;
   try {

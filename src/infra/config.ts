@@ -36,6 +36,12 @@ export interface KlmConfig {
    */
   ociRegistry?: { host: string; subPath: string };
   /**
+   * The namespaces whose Kymas this installation serves (KLM_KYMA_NAMESPACES, comma-separated):
+   * kubeconfig Secrets are watched there only, so that read access to Secrets can be granted
+   * there only; Kymas elsewhere are left alone. Unset: every namespace.
+   */
+  kymaNamespaces?: string[];
+  /**
    * The bridge's leadership (KLM_LEADER_ELECTION_LEASE: namespace/name of a coordination.k8s.io
    * Lease): of the bridges that name one Lease, only its holder watches and signals. Unset: no
    * election, so run one bridge only. `identity` is POD_NAME, else host name and process id.
@@ -107,6 +113,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
     ...maintenancePolicy(env.KLM_MAINTENANCE_POLICY),
     ...leaderElection(env),
+    ...kymaNamespaces(env.KLM_KYMA_NAMESPACES),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
@@ -124,6 +131,14 @@ function maintenancePolicy(value: string | undefined): { maintenancePolicy?: { n
   const [namespace, name, ...rest] = value.split('/');
   if (!namespace || !name || rest.length) throw new Error(`KLM_MAINTENANCE_POLICY must be namespace/name of a ConfigMap, not "${value}"`);
   return { maintenancePolicy: { namespace, name } };
+}
+
+/** KLM_KYMA_NAMESPACES: namespaces, comma-separated. */
+function kymaNamespaces(value: string | undefined): { kymaNamespaces?: string[] } {
+  const list = [...new Set((value ?? '').split(',').map((n) => n.trim()).filter(Boolean))];
+  const bad = list.find((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n) || n.length > 63);
+  if (bad !== undefined) throw new Error(`KLM_KYMA_NAMESPACES must list namespace names separated by commas; "${bad}" is not one`);
+  return list.length ? { kymaNamespaces: list } : {};
 }
 
 /** KLM_LEADER_ELECTION_LEASE: `namespace/name` of a Lease. */

@@ -75,6 +75,8 @@ export async function clientFromSecret(secret: KubeObject, opts: TargetClientOpt
 
 export class TargetClusters {
   private readonly clients = new Map<string, Promise<KubeClient>>();
+  /** The namespaces whose Secrets may be read (`watchSecrets`); unset: all. */
+  private namespaces?: readonly string[];
   /** Kubeconfig Secrets by `<namespace>/<kyma>`, kept by a watch once `watchSecrets` ran. */
   private readonly index = new Map<string, Secret>();
   /** Which client each Kyma's Secret last used: a rotated Secret drops the client it left. */
@@ -101,11 +103,13 @@ export class TargetClusters {
    * does not know (no Secret, or one the watch has not delivered yet) is looked up as before.
    * Returns the function that stops the watch.
    */
-  async watchSecrets(): Promise<() => void> {
+  async watchSecrets(namespaces?: readonly string[]): Promise<() => void> {
+    this.namespaces = namespaces;
     const keyOf = (s: KubeObject) => `${s.metadata.namespace}/${s.metadata.labels?.[LABELS.kymaName]}`;
-    const informer = new Informer(this.controlPlane, {
+    const informers = (namespaces ?? [undefined]).map((namespace) => new Informer(this.controlPlane, {
       apiVersion: 'v1',
       kind: 'Secret',
+      ...(namespace ? { namespace } : {}),
       labelSelector: LABELS.kymaName,
       onEvent: (type, s) => {
         const key = keyOf(s);
@@ -117,10 +121,10 @@ export class TargetClusters {
           this.use(key, undefined);
         }
       },
-    });
-    await informer.start();
+    }));
+    await Promise.all(informers.map((i) => i.start()));
     return () => {
-      informer.stop();
+      for (const i of informers) i.stop();
       this.index.clear();
     };
   }
@@ -132,6 +136,10 @@ export class TargetClusters {
 
   /** The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used. */
   async secretOf(namespace: string, kyma: string, maxAgeMs = TargetClusters.SECRET_TTL_MS): Promise<Secret | undefined> {
+    // Outside the served namespaces no Secret can be read: never mistake that for "no Secret" (the control plane itself).
+    if (this.namespaces && !this.namespaces.includes(namespace)) {
+      throw new TargetClusterError(`Kyma ${namespace}/${kyma} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.namespaces.join(', ')})`);
+    }
     const key = `${namespace}/${kyma}`;
     const known = maxAgeMs > 0 ? this.index.get(key) : undefined;
     if (known) return known;

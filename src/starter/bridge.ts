@@ -44,6 +44,8 @@ export interface BridgeOptions {
   targetRequestTimeoutMs?: number;
   /** Whether kubeconfig Secrets may run commands for their credentials (default: yes). */
   allowKubeconfigExec?: boolean;
+  /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): Secrets are watched there only, Kymas elsewhere left alone. Unset: all. */
+  kymaNamespaces?: readonly string[];
   log?: (msg: string) => void;
 }
 
@@ -179,7 +181,10 @@ export class Bridge {
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
-  private secrets!: Informer;
+  /** Kubeconfig Secrets: one watch for all namespaces, or one per served namespace. */
+  private secrets: Informer[] = [];
+  /** Kymas outside the served namespaces, told of once. */
+  private readonly unserved = new Set<string>();
   private manifests!: Informer;
   private releaseMetas!: Informer;
   private mandatory!: MandatoryFinalizer;
@@ -198,9 +203,9 @@ export class Bridge {
   async start(): Promise<void> {
     const { kcp } = this.o;
     const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
-    this.secrets = new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError });
-    this.informers.push(this.secrets);
-    await this.secrets.start();
+    this.secrets = (this.o.kymaNamespaces ?? [undefined]).map((namespace) => new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', ...(namespace ? { namespace } : {}), labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError }));
+    this.informers.push(...this.secrets);
+    await Promise.all(this.secrets.map((i) => i.start()));
     this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
     const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
     this.releaseMetas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError });
@@ -211,7 +216,7 @@ export class Bridge {
       this.releaseMetas,
       manifests,
     );
-    await Promise.all(this.informers.slice(1).map((i) => i.start()));
+    await Promise.all(this.informers.slice(this.secrets.length).map((i) => i.start()));
     this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), manifests.list()));
   }
 
@@ -226,6 +231,13 @@ export class Bridge {
   private onKyma(type: InformerEventType, k: KubeObject): void {
     const ns = k.metadata.namespace!;
     const name = k.metadata.name;
+    if (this.o.kymaNamespaces && !this.o.kymaNamespaces.includes(ns)) {
+      // Its kubeconfig Secret cannot be read here: reconciling it could install into the wrong cluster.
+      if (type !== 'DELETED' && !this.unserved.has(`${ns}/${name}`)) this.o.log?.(`Kyma ${ns}/${name} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.o.kymaNamespaces.join(', ')}): left alone`);
+      if (type === 'DELETED') this.unserved.delete(`${ns}/${name}`);
+      else this.unserved.add(`${ns}/${name}`);
+      return;
+    }
     const workflowId = kymaWorkflowId(ns, name);
     const { temporal, taskQueue, settings } = this.o;
     if (type === 'DELETED') {
@@ -389,7 +401,7 @@ export class Bridge {
   }
 
   private targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
-    const secret = this.secrets.list().find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
+    const secret = this.secrets.flatMap((i) => i.list()).find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
     // Kymas whose Secrets hold the same kubeconfig share the watches on that cluster.
     const key = secret ? kubeconfigKey(secret) : CONTROL_PLANE;
     this.kymaTarget.set(`${namespace}/${kyma}`, key);

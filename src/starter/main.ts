@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       probeMs: config.targetProbeIntervalMs,
       targetRequestTimeoutMs: config.targetRequestTimeoutMs,
       allowKubeconfigExec: config.allowKubeconfigExec,
+      ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
       log,
     });
     try {

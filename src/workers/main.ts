@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
+    ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
   }));
   console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.

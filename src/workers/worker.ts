@@ -36,6 +36,8 @@ export interface KlmWorkerOptions {
   ociRegistry?: { host: string; subPath?: string };
   /** The ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY). */
   maintenancePolicy?: { namespace: string; name: string };
+  /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): their kubeconfig Secrets are watched there only. */
+  kymaNamespaces?: string[];
   /**
    * Task polls kept open per kind (KLM_TASK_POLLERS): scaled with the server's backlog by
    * default. A fixed ten (the SDK's default) drains a burst of a thousand signalled workflows
@@ -78,7 +80,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     ...(o.allowKubeconfigExec === false ? { allowExec: false } : {}),
   });
   const reg = await registriesFromConfig(o.kcp, o.registry);
-  const stopKubeconfigs = await targets.watchSecrets();
+  const stopKubeconfigs = await targets.watchSecrets(o.kymaNamespaces);
   // Activities read Kymas, templates, release metas and Manifests from here, not from the API server.
   const cache = controlPlaneCache(o.kcp, (err) => console.error(`worker: control-plane watch: ${(err as Error).message}`));
   const stopSecrets = () => {

@@ -83,6 +83,10 @@ describe('deploy/kustomize', () => {
   });
 
   it('applies server-side to an API server, the ServiceAccounts bound to their roles', async () => {
+    // The namespace of the Kymas exists before the product is deployed.
+    await kubectl(['create', 'namespace', 'kcp-system']).catch((e: { stderr?: string }) => {
+      if (!e.stderr?.includes('AlreadyExists')) throw e;
+    });
     await kubectl(['apply', '-k', OVERLAY, '--server-side', '--field-manager', 'klm-deploy-test']);
     const get = async (kind: string, name: string, ns = ['-n', 'klm-system']) => JSON.parse(await kubectl(['get', kind, name, ...ns, '-o', 'json'])) as KubeObject & Record<string, unknown>;
     for (const name of ['klm-worker', 'klm-bridge']) {
@@ -98,6 +102,13 @@ describe('deploy/kustomize', () => {
     await eventually('the bindings to take effect', async () => (await can('patch', 'kymas.operator.kyma-project.io/status')) === 'yes' || undefined, 30_000);
     expect(await can('delete', 'kymas.operator.kyma-project.io')).toBe('no');
     expect(await can('create', 'secrets')).toBe('no');
+    // Secrets: readable where the Kymas are (kcp-system), not elsewhere, not across the cluster.
+    const secrets = async (who: string, ns: string[]) => (await kubectl(['auth', 'can-i', 'list', 'secrets', ...ns, '--as', `system:serviceaccount:klm-system:${who}`]).catch((e: { stdout?: string }) => e.stdout ?? '')).trim();
+    for (const who of ['klm-worker', 'klm-bridge']) {
+      await eventually(`${who} to read Secrets in kcp-system`, async () => (await secrets(who, ['-n', 'kcp-system'])) === 'yes' || undefined, 30_000);
+      expect(await secrets(who, ['-n', 'default'])).toBe('no');
+      expect(await secrets(who, ['--all-namespaces'])).toBe('no');
+    }
     // The bridges' Lease: theirs to write in their own namespace, nowhere else.
     const bridgeCan = async (verb: string, ns: string) => (await kubectl(['auth', 'can-i', verb, 'leases.coordination.k8s.io', '-n', ns, '--as', 'system:serviceaccount:klm-system:klm-bridge']).catch((e: { stdout?: string }) => e.stdout ?? '')).trim();
     await eventually('the Lease binding to take effect', async () => (await bridgeCan('update', 'klm-system')) === 'yes' || undefined, 30_000);

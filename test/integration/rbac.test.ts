@@ -77,6 +77,8 @@ describe('the deployed roles, used by the processes with their own tokens', () =
   let auditLog: string;
   const procs: StartedProcess[] = [];
   const granted = new Set<string>();
+  /** The deployed settings (ConfigMap klm-config). */
+  let settings: Record<string, string>;
 
   /** The audit log so far: what the ServiceAccounts asked, and the answers. */
   async function audit(): Promise<AuditEvent[]> {
@@ -105,11 +107,21 @@ describe('the deployed roles, used by the processes with their own tokens', () =
 
     // The base's namespace and RBAC, as kustomize renders them.
     const rendered = parseAllDocuments((await exec(info.tools.kubectl, ['kustomize', 'deploy/kustomize/base'])).stdout).map((d) => d.toJS() as KubeObject);
+    // The namespace of the Kymas exists before the product is deployed.
+    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kcp-system' } });
     const rbac = rendered.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(o.kind));
     for (const o of rbac) await admin.apply(o);
-    for (const o of rbac.filter((r) => r.kind === 'ClusterRole' || r.kind === 'Role')) {
-      for (const r of (o as unknown as { rules: Rule[] }).rules) for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) granted.add(right(o.metadata.name.replace(/-leader$/, ''), g, res, v));
+    // Who holds which role: the bindings' ServiceAccounts.
+    const holders = new Map<string, string[]>();
+    for (const b of rbac.filter((r) => r.kind.endsWith('Binding')) as unknown as { roleRef: { name: string }; subjects: { name: string }[] }[]) {
+      holders.set(b.roleRef.name, [...(holders.get(b.roleRef.name) ?? []), ...b.subjects.map((x) => x.name)]);
     }
+    for (const o of rbac.filter((r) => r.kind === 'ClusterRole' || r.kind === 'Role')) {
+      for (const account of holders.get(o.metadata.name) ?? []) {
+        for (const r of (o as unknown as { rules: Rule[] }).rules) for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) granted.add(right(account, g, res, v));
+      }
+    }
+    settings = (rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'klm-config') as unknown as { data: Record<string, string> }).data;
 
     // Each process's kubeconfig: the API server, its CA, and the ServiceAccount's own token.
     const ca = (await readFile(pki.caCert)).toString('base64');
@@ -133,7 +145,8 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     manager.start();
 
     const taskQueue = uniqueName('klm');
-    const common = { KLM_DEFAULT_NAMESPACE: '{kyma}-system', KLM_CRD_ESTABLISHED_TIMEOUT: '20s' };
+    // The deployed settings' namespace of the Kymas, whose Secrets alone the roles let them read.
+    const common = { KLM_DEFAULT_NAMESPACE: '{kyma}-system', KLM_CRD_ESTABLISHED_TIMEOUT: '20s', KLM_KYMA_NAMESPACES: settings.KLM_KYMA_NAMESPACES };
     procs.push(startNode(['--import', 'tsx', 'src/workers/main.ts'], processEnv(taskQueue, { ...common, KUBECONFIG: kubeconfigs['klm-worker'], KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_OCI_REGISTRY_CRED_SECRET: 'kcp-system/klm-registry' })));
     procs.push(startNode(['--import', 'tsx', 'src/starter/main.ts'], processEnv(taskQueue, { ...common, KUBECONFIG: kubeconfigs['klm-bridge'], KLM_LEADER_ELECTION_LEASE: `${SYSTEM}/klm-bridge`, POD_NAME: 'klm-bridge-0' })));
   });
@@ -146,9 +159,9 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     await api?.process.stop();
   });
 
-  it('installs, upgrades by promotion and deletes a Kyma without one forbidden request, and uses every right it is granted', async () => {
+  it('installs, upgrades by promotion and deletes a Kyma without one forbidden request, leaves a Kyma outside its namespaces alone, and uses every right it is granted', async () => {
     const ns = 'kcp-system';
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    expect(settings.KLM_KYMA_NAMESPACES).toBe(ns);
     await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns }, data: { default: 'waves: []\nsoak: 0s' } });
     await publishSamples(admin, info.registryHost, ns);
     // The worker reads its registry credentials from a Secret (the local registry takes any).
@@ -156,6 +169,11 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     await admin.create({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: 'klm-registry', namespace: ns }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') } });
     // counter is mandatory: on every Kyma, behind the bridge's finalizer on its ModuleReleaseMeta.
     await admin.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'counter', ns, { spec: { channels: null, mandatory: { version: '1.0.0' } } });
+    // A Kyma where the installation does not serve (its Secret there is not readable): left alone.
+    const stray = uniqueName('stray');
+    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } });
+    await admin.create(kubeconfigSecret('elsewhere', stray, await readFile(info.kubeconfig, 'utf8')));
+    await admin.create(kymaObject('elsewhere', stray, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     const name = uniqueName('kyma');
     await admin.create(kubeconfigSecret(ns, name, await readFile(info.kubeconfig, 'utf8')));
     await admin.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
@@ -187,6 +205,10 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     // No longer mandatory anywhere: the bridge drops its finalizer and the ModuleReleaseMeta goes.
     await admin.delete(API_VERSION, 'ModuleReleaseMeta', 'counter', ns);
     await until('the mandatory ModuleReleaseMeta to be gone', async () => (await admin.get(API_VERSION, 'ModuleReleaseMeta', 'counter', ns)) === undefined);
+
+    // The stray Kyma was never reconciled, and the bridge said why.
+    expect((await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', stray, 'elsewhere'))?.status).toBeUndefined();
+    expect(procs[1]!.out()).toContain(`Kyma elsewhere/${stray} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: kcp-system): left alone`);
 
     const events = await audit();
     expect(forbidden(events), 'requests the roles forbid').toEqual([]);

@@ -22,6 +22,13 @@ describe('worker tuning', () => {
     expect(() => configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: 'lots' })).toThrow(/KLM_WORKFLOW_CACHE_SIZE must be a whole number/);
   });
 
+  it('serves the Kymas of the namespaces KLM_KYMA_NAMESPACES lists, all when unset, and refuses a name that is no namespace', () => {
+    expect(configFromEnv({}).kymaNamespaces).toBeUndefined();
+    expect(configFromEnv({ KLM_KYMA_NAMESPACES: ' ' }).kymaNamespaces).toBeUndefined();
+    expect(configFromEnv({ KLM_KYMA_NAMESPACES: 'kcp-system, fleet-2,kcp-system' }).kymaNamespaces).toEqual(['kcp-system', 'fleet-2']);
+    expect(() => configFromEnv({ KLM_KYMA_NAMESPACES: 'kcp-system,Fleet_2' })).toThrow('KLM_KYMA_NAMESPACES must list namespace names separated by commas; "Fleet_2" is not one');
+  });
+
   it('names the maintenance policy ConfigMap as namespace/name, or none', () => {
     expect(configFromEnv({}).maintenancePolicy).toBeUndefined();
     expect(configFromEnv({ KLM_MAINTENANCE_POLICY: 'kcp-system/maintenance' }).maintenancePolicy).toEqual({ namespace: 'kcp-system', name: 'maintenance' });
