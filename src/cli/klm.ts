@@ -1,115 +1,235 @@
-// klm: the operator's command line.
-//   klm up                      the local stack (Kubernetes, Temporal + UI, registry), worker,
-//                               bridge, sample modules and a sample fleet
-//   klm up --kubeconfig F --temporal-address H:P
-//                               worker and bridge against an existing cluster and Temporal
-//   klm tools [--profile P]     build the local servers into the cache and print their paths
-//   klm bundle --out FILE       bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)
-//   klm rollout status|pause|resume|abort MODULE [--channel C] [--namespace NS] [--reason R] [-o json]
-//                               a channel's rollout: its waves, and the operator's steering
-//   klm rollout plan MODULE --version V [--channel C] [--namespace NS] [-o json]
-//                               the Kymas a promotion would move, wave by wave, and the objects
-//                               it would add, change and remove (asks the worker; applies nothing)
-import { parseArgs } from 'node:util';
+// klm: the command line, on commander. `klm --help` and `klm <command> --help` list everything;
+// `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
+import { createInterface } from 'node:readline/promises';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { ensureTools, type Profile } from '../localstack/tools';
-import { configFromEnv } from '../infra/config';
+import { configFromEnv, durationMs } from '../infra/config';
 import { writeWorkflowBundle } from '../workers/worker';
-import { planTable, rollout, rolloutPlan, type RolloutAction } from './rollout';
+import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
+import { completionScript } from './completion';
+import { addModule, moduleResources, moduleRows, moduleTable, readKyma, Refused, removeModule, setManaged, targetOf, waitForModule, why, whyText, type KymaRef } from './kyma-modules';
+import { catalog, catalogTable } from './module-catalog';
+import { EXIT, outputOf, render, UsageError, WaitTimeoutError } from './output';
+import { planTable, rollout, rolloutPlan } from './rollout';
 import { up } from './up';
 
-const USAGE = `usage:
-  klm up [--profile full|minimal] [--dir DIR] [--fleet N]
-  klm up --kubeconfig FILE --temporal-address HOST:PORT [--temporal-namespace NS]
-  klm tools [--profile full|minimal]
-  klm bundle --out FILE
-  klm rollout status MODULE [--channel regular] [--namespace kcp-system] [-o table|json]
-  klm rollout pause|resume|abort MODULE --reason "why" [--channel regular] [--namespace kcp-system]
-  klm rollout plan MODULE --version V [--channel regular] [--namespace kcp-system] [-o table|json]
-Environment: TEMPORAL_NAMESPACE, KLM_TASK_QUEUE, KLM_DRIFT_INTERVAL, KLM_CRD_ESTABLISHED_TIMEOUT,
-KLM_INSTALL_RETRY, KLM_DEFAULT_NAMESPACE, KLM_MAX_HISTORY_EVENTS, KLM_CACHE_DIR (see README).`;
+/** Where upstream keeps the Kyma of a runtime; the control plane's are named with --kyma. */
+const DEFAULT_KYMA = 'kyma-system/default';
 
 function profileOf(v: string | undefined): Profile {
   if (v === undefined || v === 'full' || v === 'minimal') return v ?? 'full';
-  throw new Error(`unknown profile "${v}": use full or minimal`);
+  throw new UsageError(`unknown profile "${v}": use full or minimal`);
 }
 
-async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      profile: { type: 'string' },
-      dir: { type: 'string' },
-      fleet: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      'temporal-address': { type: 'string' },
-      'temporal-namespace': { type: 'string' },
-      quiet: { type: 'boolean' },
-      out: { type: 'string' },
-      channel: { type: 'string' },
-      namespace: { type: 'string' },
-      reason: { type: 'string' },
-      version: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
+interface ModuleCommandOptions extends ClusterOptions {
+  kyma: string;
+  output: string;
+}
+
+interface WaitOptions {
+  wait?: boolean;
+  timeout: string;
+}
+
+/** --timeout in milliseconds; a value that is no duration is a usage error. */
+function timeoutOf(o: WaitOptions): number {
+  try {
+    return durationMs(o.timeout, 300_000);
+  } catch (err) {
+    throw new UsageError(`--timeout: ${(err as Error).message}`);
+  }
+}
+
+function withCluster(c: Command): Command {
+  return c
+    .option('--kubeconfig <file>', 'the kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'the kubeconfig context (default: its current one)');
+}
+
+function withKyma(c: Command): Command {
+  return withCluster(c).option('--kyma <namespace/name>', 'the Kyma whose modules these are', DEFAULT_KYMA);
+}
+
+function withOutput(c: Command): Command {
+  return c.addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table').choices(['table', 'json', 'yaml']));
+}
+
+function withWait(c: Command): Command {
+  return c.option('--wait', 'wait until the lifecycle manager has done it').option('--timeout <duration>', 'how long --wait waits (30s, 5m, …)', '5m');
+}
+
+/** Progress of long waits goes to stderr, so that stdout stays what -o asked for. */
+const progress = (line: string) => console.error(`klm: ${line}`);
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function program(): Command {
+  const klm = new Command('klm')
+    .description('the Kyma lifecycle manager on Temporal: run it, steer its rollouts, manage a Kyma\'s modules')
+    .showHelpAfterError()
+    .exitOverride();
+
+  klm.command('up')
+    .description('the local stack (Kubernetes, Temporal and its UI, registry), worker, bridge, sample modules and a sample fleet; or worker and bridge against an existing cluster and Temporal')
+    .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
+    .option('--dir <dir>', "keep the stack's data and logs here")
+    .option('--fleet <n>', 'sample Kymas to create', '5')
+    .option('--kubeconfig <file>', 'an existing control plane (with --temporal-address)')
+    .option('--temporal-address <host:port>', 'an existing Temporal (with --kubeconfig)')
+    .option('--temporal-namespace <ns>', 'its namespace')
+    .action(async (o: { profile: string; dir?: string; fleet: string; kubeconfig?: string; temporalAddress?: string; temporalNamespace?: string }) => {
+      const external = o.kubeconfig || o.temporalAddress;
+      if (external && (!o.kubeconfig || !o.temporalAddress)) throw new UsageError('--kubeconfig and --temporal-address go together');
+      const env = { ...process.env, ...(o.temporalNamespace ? { TEMPORAL_NAMESPACE: o.temporalNamespace } : {}), ...(o.temporalAddress ? { TEMPORAL_ADDRESS: o.temporalAddress } : {}) };
+      const fleetSize = Number(o.fleet);
+      if (!Number.isInteger(fleetSize) || fleetSize < 0) throw new UsageError(`--fleet needs a whole number, not "${o.fleet}"`);
+      await up({ config: configFromEnv(env), profile: profileOf(o.profile), dir: o.dir, external: external ? { kubeconfig: o.kubeconfig! } : undefined, fleetSize });
+    });
+
+  klm.command('tools')
+    .description('build the local servers into the cache and print their paths')
+    .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
+    .option('--quiet', 'print nothing')
+    .action(async (o: { profile: string; quiet?: boolean }) => {
+      const tools = await ensureTools(profileOf(o.profile));
+      if (!o.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);
+    });
+
+  klm.command('bundle')
+    .description("bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)")
+    .requiredOption('--out <file>', 'where to write it')
+    .action(async (o: { out: string }) => {
+      await writeWorkflowBundle(o.out);
+      console.log(`workflow bundle written to ${o.out}: start the worker with KLM_WORKFLOW_BUNDLE=${o.out}`);
+    });
+
+  const ro = klm.command('rollout').description("a channel's rollout: its waves, the operator's steering, the plan of a promotion");
+  const channelOf = (module: string, o: { channel: string; namespace: string }) => ({ namespace: o.namespace, module, channel: o.channel });
+  for (const action of ['status', 'pause', 'resume', 'abort'] as const) {
+    const c = ro.command(`${action} <module>`)
+      .description(action === 'status' ? 'the rollout of the module on a channel, wave by wave' : `${action} the rollout (recorded with --reason)`)
+      .option('--channel <channel>', 'the channel', 'regular')
+      .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
+      .addOption(new Option('-o, --output <format>', 'table or json').default('table').choices(['table', 'json']));
+    if (action !== 'status') c.requiredOption('--reason <why>', 'why (recorded with the rollout)');
+    c.action(async (module: string, o: { channel: string; namespace: string; output: 'table' | 'json'; reason?: string }) => {
+      console.log(await rollout({ action: action, channel: channelOf(module, o), output: o.output, ...(o.reason ? { reason: o.reason } : {}) }, configFromEnv(process.env)));
+    });
+  }
+  ro.command('plan <module>')
+    .description('the Kymas a promotion would move, wave by wave, and the objects it would add, change and remove (asks the worker; applies nothing)')
+    .requiredOption('--version <version>', 'the version the channel would move to')
+    .option('--channel <channel>', 'the channel', 'regular')
+    .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
+    .addOption(new Option('-o, --output <format>', 'table or json').default('table').choices(['table', 'json']))
+    .action(async (module: string, o: { version: string; channel: string; namespace: string; output: string }) => {
+      const plan = await rolloutPlan(channelOf(module, o), o.version, configFromEnv(process.env));
+      console.log(o.output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
+    });
+
+  const mod = klm.command('module').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
+  withOutput(withKyma(mod.command('catalog')))
+    .description("the modules the Kyma's namespace offers: versions, channels, beta or internal")
+    .action(async (o: ModuleCommandOptions) => {
+      const kube = await clusterClient(o);
+      console.log(render(outputOf(o.output), await catalog(kube, kymaRefOf(o.kyma).namespace), catalogTable));
+    });
+  withOutput(withKyma(mod.command('list')))
+    .description("the Kyma's modules: version, CR policy, managed, the module's own status and the installation's")
+    .action(async (o: ModuleCommandOptions) => {
+      const kube = await clusterClient(o);
+      console.log(render(outputOf(o.output), await moduleRows(kube, kymaRefOf(o.kyma)), moduleTable));
+    });
+  withWait(withKyma(mod.command('add <module>')))
+    .description('add the module to the Kyma (or change its channel, version or CR policy)')
+    .option('--channel <channel>', "the channel to follow (default: the Kyma's)")
+    .option('--version <version>', 'a version to pin instead of following a channel')
+    .addOption(new Option('--policy <policy>', 'whether the lifecycle manager creates and deletes the default CR').choices(['CreateAndDelete', 'Ignore']))
+    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & { channel?: string; version?: string; policy?: 'CreateAndDelete' | 'Ignore' }) => {
+      const kube = await clusterClient(o);
+      const ref = kymaRefOf(o.kyma);
+      console.log(await addModule(kube, ref, module, { ...(o.channel ? { channel: o.channel } : {}), ...(o.version ? { version: o.version } : {}), ...(o.policy ? { policy: o.policy } : {}) }));
+      if (o.wait) {
+        await waitForModule(kube, ref, module, (s) => s?.state === 'Ready' && (!o.version || s.version === o.version), timeoutOf(o), progress);
+        console.log(`module ${module} is Ready`);
+      }
+    });
+  withWait(withKyma(mod.command('delete <module>')))
+    .description("remove the module from the Kyma; refused while resources of the module's kinds that people made exist, unless --delete-resources")
+    .option('--delete-resources', 'delete those resources first (asks for confirmation)')
+    .option('--auto-approve', 'do not ask (for scripts)')
+    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & { deleteResources?: boolean; autoApprove?: boolean }) => {
+      const kube = await clusterClient(o);
+      const ref = kymaRefOf(o.kyma);
+      await deleteModule(kube, ref, module, o);
+    });
+  for (const [name, managed] of [['manage', true], ['unmanage', false]] as const) {
+    withKyma(mod.command(`${name} <module>`))
+      .description(managed ? 'let the lifecycle manager reconcile the module again' : 'stop reconciling the module; its objects keep running')
+      .action(async (module: string, o: ModuleCommandOptions) => {
+        console.log(await setManaged(await clusterClient(o), kymaRefOf(o.kyma), module, managed));
+      });
+  }
+  withOutput(withKyma(mod.command('why <module>')))
+    .description("why the module is where it is: state, reason and message, versions, its last Events, its workflow in Temporal's UI")
+    .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
+    .action(async (module: string, o: ModuleCommandOptions & { temporalUi?: string }) => {
+      const kube = await clusterClient(o);
+      console.log(render(outputOf(o.output), await why(kube, kymaRefOf(o.kyma), module, o.temporalUi, process.env.TEMPORAL_NAMESPACE), whyText));
+    });
+
+  klm.command('completion')
+    .description('shell completion: eval "$(klm completion bash)" (or zsh)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action((shell: 'bash' | 'zsh') => {
+      console.log(completionScript(klm, shell));
+    });
+  return klm;
+}
+
+async function deleteModule(kube: Awaited<ReturnType<typeof clusterClient>>, ref: KymaRef, module: string, o: ModuleCommandOptions & WaitOptions & { deleteResources?: boolean; autoApprove?: boolean }): Promise<void> {
+  if (!(await readKyma(kube, ref)).spec.modules?.some((m) => m.name === module)) {
+    console.log(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}: nothing to do`);
     return;
   }
-  switch (command) {
-    case 'up': {
-      const external = values.kubeconfig || values['temporal-address'];
-      if (external && (!values.kubeconfig || !values['temporal-address'])) throw new Error('--kubeconfig and --temporal-address go together');
-      const env = { ...process.env, ...(values['temporal-namespace'] ? { TEMPORAL_NAMESPACE: values['temporal-namespace'] } : {}), ...(values['temporal-address'] ? { TEMPORAL_ADDRESS: values['temporal-address'] } : {}) };
-      const fleetSize = Number(values.fleet ?? 5);
-      if (!Number.isInteger(fleetSize) || fleetSize < 0) throw new Error(`--fleet needs a whole number, not "${values.fleet}"`);
-      await up({
-        config: configFromEnv(env),
-        profile: profileOf(values.profile),
-        dir: values.dir,
-        external: external ? { kubeconfig: values.kubeconfig! } : undefined,
-        fleetSize,
-      });
-      return;
-    }
-    case 'bundle': {
-      if (!values.out) throw new Error('klm bundle needs --out FILE');
-      await writeWorkflowBundle(values.out);
-      console.log(`workflow bundle written to ${values.out}: start the worker with KLM_WORKFLOW_BUNDLE=${values.out}`);
-      return;
-    }
-    case 'rollout': {
-      const [, action, module] = positionals;
-      if (!['status', 'pause', 'resume', 'abort', 'plan'].includes(action ?? '') || !module) throw new Error(`klm rollout needs an action (status, pause, resume, abort, plan) and a module\n${USAGE}`);
-      const output = values.output ?? 'table';
-      if (output !== 'table' && output !== 'json') throw new Error(`unknown output "${output}": use table or json`);
-      const channel = { namespace: values.namespace ?? 'kcp-system', module, channel: values.channel ?? 'regular' };
-      if (action === 'plan') {
-        if (!values.version) throw new Error('klm rollout plan needs --version V: the version the channel would move to');
-        const plan = await rolloutPlan(channel, values.version, configFromEnv(process.env));
-        console.log(output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
-        return;
-      }
-      console.log(await rollout({ action: action as RolloutAction, channel, output, ...(values.reason ? { reason: values.reason } : {}) }, configFromEnv(process.env)));
-      return;
-    }
-    case 'tools': {
-      const tools = await ensureTools(profileOf(values.profile));
-      if (!values.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);
-      return;
-    }
-    default:
-      throw new Error(`unknown command "${command}"\n${USAGE}`);
+  const { resources } = await moduleResources(kube, ref, module);
+  if (resources.length) {
+    const list = resources.map((r) => `  ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`).join('\n');
+    if (!o.deleteResources) throw new Refused(`module ${module} still has resources of its kinds; delete them, or run again with --delete-resources:\n${list}`);
+    if (!o.autoApprove && !(await confirm(`delete these ${resources.length} resources?\n${list}\n`))) throw new Refused('not confirmed: nothing deleted (--auto-approve skips the question)');
+    const target = await targetOf(kube, ref);
+    for (const r of resources) await target.delete(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
+    console.log(`deleted ${resources.length} resources of module ${module}`);
+  }
+  const removed = await removeModule(kube, ref, module);
+  console.log(removed ? `module ${module} removed from Kyma ${ref.namespace}/${ref.name}` : `module ${module} is not in Kyma ${ref.namespace}/${ref.name}: nothing to do`);
+  if (o.wait) {
+    await waitForModule(kube, ref, module, (s) => s === undefined, timeoutOf(o), progress);
+    console.log(`module ${module} is gone`);
   }
 }
 
-main(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (err: unknown) => {
+
+/** Runs klm with `argv`; resolves to its exit code. */
+export async function run(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     console.error(`klm: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+    if (err instanceof UsageError) return EXIT.usage;
+    if (err instanceof WaitTimeoutError) return EXIT.timeout;
+    return EXIT.failed;
+  }
+}
+
+void run(process.argv.slice(2)).then((code) => process.exit(code));

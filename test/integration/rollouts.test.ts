@@ -185,7 +185,8 @@ describe('staged rollouts', () => {
     expect(table.stdout).toMatch(/→ 1\.9\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /);
     expect(table.stdout).toContain(`what 1.9.0 changes, object by object:\n1 Kyma on 1.1.0 (${next.diff!.groups[0]!.kymas[0]}): 1 added, 1 changed, 1 removed\n  + ConfigMap`);
     const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace], klm().taskQueue);
-    expect({ code: missing.code, stderr: missing.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: klm rollout plan needs --version V: the version the channel would move to' });
+    // A command line without what it needs is a usage error (exit 2), said before any help.
+    expect({ code: missing.code, said: missing.stderr.split('\n')[0] }).toEqual({ code: 2, said: "error: required option '--version <version>' not specified" });
     // Nothing moved: the rollout still stands at 1.1.0, every Kyma too.
     expect((await progress()).version).toBe('1.1.0');
     for (const k of fleet) expect((await versionOf(k))?.version, k).toBe('1.1.0');
@@ -225,7 +226,7 @@ describe('staged rollouts', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'Halted', version: '1.2.0', from: '1.1.0' });
     const noReason = await klmCli(['rollout', 'resume', mod.name, ...cli]);
-    expect({ code: noReason.code, stderr: noReason.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: klm rollout resume needs --reason "why" (recorded with the rollout)' });
+    expect({ code: noReason.code, said: noReason.stderr.split('\n')[0] }).toEqual({ code: 2, said: "error: required option '--reason <why>' not specified" });
     const resumed = await klmCli(['rollout', 'resume', mod.name, ...cli, '--reason', 'fixed the manifest']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/^.* on regular: 1\.2\.0 \(from 1\.1\.0\) {2}Rolling\nresumed: fixed the manifest\n\nWAVE {2}KYMAS {2}DONE {2}FAILED/);

@@ -1,0 +1,28 @@
+// The cluster klm talks to: a kubeconfig (--kubeconfig, else KUBECONFIG or ~/.kube/config, else
+// in-cluster) and one of its contexts (--context, else its current one), through client-node.
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../k8s/rest-client';
+import { UsageError } from './output';
+
+export interface ClusterOptions {
+  kubeconfig?: string;
+  context?: string;
+}
+
+export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
+  const kc = new KubeConfig();
+  if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
+  else kc.loadFromDefault();
+  if (o.context) {
+    if (!kc.getContextObject(o.context)) throw new UsageError(`the kubeconfig has no context "${o.context}"; it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'}`);
+    kc.setCurrentContext(o.context);
+  }
+  return await KubeClient.fromKubeConfig(kc, { cluster: 'control-plane' });
+}
+
+/** `namespace/name` of a Kyma. */
+export function kymaRefOf(value: string): { namespace: string; name: string } {
+  const [namespace, name, ...rest] = value.split('/');
+  if (!namespace || !name || rest.length) throw new UsageError(`--kyma takes namespace/name, not "${value}"`);
+  return { namespace, name };
+}

@@ -1,0 +1,276 @@
+// The modules of one Kyma as klm module list|add|delete|manage|unmanage|why see and change them:
+// the Kyma's spec says what is wanted, its status what the lifecycle manager did, the module's
+// custom resource (in the Kyma's target cluster) what the module itself says.
+import type { Kyma, KymaModule, ModuleStatus } from '../api/kyma';
+import type { ModuleTemplate } from '../api/moduletemplate';
+import { moduleWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
+import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { clientFromSecret } from '../k8s/target-cluster';
+import { catalog, type CatalogEntry } from './module-catalog';
+import { table, WaitTimeoutError } from './output';
+
+export interface KymaRef {
+  namespace: string;
+  name: string;
+}
+
+type KymaObject = Kyma & KubeObject;
+
+export class Refused extends Error {}
+
+export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObject> {
+  const kyma = await kube.get<KymaObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+  if (!kyma) throw new Refused(`there is no Kyma ${ref.namespace}/${ref.name} (name another with --kyma namespace/name)`);
+  return kyma;
+}
+
+/** The cluster the Kyma's modules run in: its kubeconfig Secret's, else the one klm talks to. */
+export async function targetOf(kube: KubeClient, ref: KymaRef): Promise<KubeClient> {
+  const { items } = await kube.list<KubeObject>('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` });
+  return items[0] ? await clientFromSecret(items[0]) : kube;
+}
+
+export interface ModuleRow {
+  name: string;
+  /** What runs, as the Kyma's status has it. */
+  version?: string;
+  /** What the Kyma wants (a pinned version, else its channel's), when it differs from what runs. */
+  desiredVersion?: string;
+  channel?: string;
+  customResourcePolicy: string;
+  managed: boolean;
+  /** The module's own custom resource's state (status.state), when it can be read. */
+  moduleStatus: string;
+  /** The lifecycle manager's state of the module (the Kyma's status.modules[].state). */
+  installationStatus: string;
+  message?: string;
+}
+
+function desiredOf(spec: KymaModule | undefined, entry: CatalogEntry | undefined, kymaChannel: string): string | undefined {
+  if (!spec) return undefined;
+  return spec.version ?? entry?.channels[spec.channel ?? kymaChannel];
+}
+
+async function crState(target: KubeClient, status: ModuleStatus | undefined): Promise<string> {
+  const r = status?.resource;
+  if (!r?.apiVersion || !r.kind || !r.metadata?.name) return '-';
+  try {
+    const cr = await target.get<KubeObject & { status?: { state?: string } }>(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
+    return cr ? (cr.status?.state ?? 'Unknown') : 'NotFound';
+  } catch {
+    return 'Unknown';
+  }
+}
+
+export async function moduleRows(kube: KubeClient, ref: KymaRef): Promise<ModuleRow[]> {
+  const kyma = await readKyma(kube, ref);
+  const entries = new Map((await catalog(kube, ref.namespace)).map((e) => [e.name, e]));
+  const target = await targetOf(kube, ref).catch(() => undefined);
+  const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
+  const statuses = new Map((kyma.status?.modules ?? []).map((m) => [m.name, m]));
+  const names = [...new Set([...specs.keys(), ...statuses.keys()])].sort();
+  return await Promise.all(names.map(async (name) => {
+    const spec = specs.get(name);
+    const status = statuses.get(name);
+    const desired = desiredOf(spec, entries.get(name), kyma.spec.channel);
+    return {
+      name,
+      ...(status?.version ? { version: status.version } : {}),
+      ...(desired && desired !== status?.version ? { desiredVersion: desired } : {}),
+      ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
+      customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
+      managed: spec?.managed ?? true,
+      moduleStatus: target ? await crState(target, status) : 'Unknown',
+      installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
+      ...(status?.message ? { message: status.message } : {}),
+    };
+  }));
+}
+
+export function moduleTable(rows: ModuleRow[]): string {
+  if (!rows.length) return 'no modules';
+  const body = table(['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'], rows.map((r) => [
+    r.name,
+    `${r.version ?? '-'}${r.desiredVersion ? ` (*${r.desiredVersion})` : ''}`,
+    r.customResourcePolicy,
+    String(r.managed),
+    r.moduleStatus,
+    r.installationStatus,
+  ]));
+  return rows.some((r) => r.desiredVersion) ? `${body}\n(*V): the Kyma wants version V, which is not the one running yet` : body;
+}
+
+/**
+ * Writes the Kyma's module list, guarded by the resourceVersion it was read at, so that an edit
+ * made meanwhile by someone else is not lost (one more read and try on a conflict).
+ */
+async function editModules(kube: KubeClient, ref: KymaRef, edit: (modules: KymaModule[], kyma: KymaObject) => KymaModule[] | undefined): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    const kyma = await readKyma(kube, ref);
+    const next = edit(structuredClone(kyma.spec.modules ?? []), kyma);
+    if (!next) return false;
+    try {
+      await kube.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { resourceVersion: kyma.metadata.resourceVersion }, spec: { modules: next } });
+      return true;
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.status === 409) || attempt > 0) throw err;
+    }
+  }
+}
+
+export interface AddOptions {
+  channel?: string;
+  version?: string;
+  policy?: 'CreateAndDelete' | 'Ignore';
+}
+
+/** Adds `module` to the Kyma, or changes how it is added; refuses what the catalog does not offer. */
+export async function addModule(kube: KubeClient, ref: KymaRef, module: string, o: AddOptions): Promise<string> {
+  const entry = (await catalog(kube, ref.namespace)).find((e) => e.name === module);
+  if (!entry) throw new Refused(`module "${module}" is not in the catalog of namespace ${ref.namespace}; \`klm module catalog\` lists what is`);
+  if (o.channel && !(o.channel in entry.channels)) throw new Refused(`module ${module} has no channel "${o.channel}"; it has: ${Object.keys(entry.channels).join(', ') || 'none'}`);
+  if (o.version && !entry.versions.includes(o.version)) throw new Refused(`module ${module} has no version "${o.version}"; it has: ${entry.versions.join(', ')}`);
+  let before: KymaModule | undefined;
+  const changed = await editModules(kube, ref, (modules, kyma) => {
+    const channel = o.channel ?? kyma.spec.channel;
+    if (!o.version && !(channel in entry.channels)) throw new Refused(`module ${module} has no version on the Kyma's channel "${channel}"; choose one with --channel (${Object.keys(entry.channels).join(', ') || 'none'}) or --version`);
+    const i = modules.findIndex((m) => m.name === module);
+    before = modules[i];
+    const wanted: KymaModule = { ...(before ?? {}), name: module };
+    if (o.channel) wanted.channel = o.channel;
+    if (o.version) wanted.version = o.version;
+    if (o.policy) wanted.customResourcePolicy = o.policy;
+    if (before && JSON.stringify(before) === JSON.stringify(wanted)) return undefined;
+    if (i >= 0) modules[i] = wanted;
+    else modules.push(wanted);
+    return modules;
+  });
+  if (!changed) return `module ${module} is already in Kyma ${ref.namespace}/${ref.name} as asked`;
+  return before ? `module ${module} changed in Kyma ${ref.namespace}/${ref.name}` : `module ${module} added to Kyma ${ref.namespace}/${ref.name}`;
+}
+
+/** Sets the module's `managed` flag; refuses a module the Kyma does not list. */
+export async function setManaged(kube: KubeClient, ref: KymaRef, module: string, managed: boolean): Promise<string> {
+  const changed = await editModules(kube, ref, (modules) => {
+    const m = modules.find((x) => x.name === module);
+    if (!m) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}; add it first with \`klm module add ${module}\``);
+    if ((m.managed ?? true) === managed) return undefined;
+    if (managed) delete m.managed;
+    else m.managed = false;
+    return modules;
+  });
+  const what = managed ? 'managed' : 'unmanaged (its objects keep running, no longer reconciled)';
+  return changed ? `module ${module} is now ${what}` : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}`;
+}
+
+/**
+ * Resources of the module's kinds (its default CR's kind and its associatedResources, of any of
+ * its versions) in the target cluster that people made: those the lifecycle manager made (default CRs, this Kyma's or
+ * another's sharing the cluster, carry its owned-by annotation) do not count.
+ */
+export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<{ kinds: string[]; resources: KubeObject[] }> {
+  await readKyma(kube, ref);
+  // Every version's kinds: whichever runs, none of its resources is missed.
+  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const template of templates.filter((t) => t.spec.moduleName === module)) {
+    const data = template.spec.data as { apiVersion?: string; kind?: string } | undefined;
+    if (data?.apiVersion && data.kind) kinds.set(`${data.apiVersion}/${data.kind}`, { apiVersion: data.apiVersion, kind: data.kind });
+    for (const a of template.spec.associatedResources ?? []) {
+      const apiVersion = a.group ? `${a.group}/${a.version}` : a.version;
+      kinds.set(`${apiVersion}/${a.kind}`, { apiVersion, kind: a.kind });
+    }
+  }
+  const target = await targetOf(kube, ref);
+  const resources: KubeObject[] = [];
+  for (const k of kinds.values()) {
+    try {
+      resources.push(...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter((o) => !o.metadata.annotations?.[OWNED_BY_ANNOTATION]));
+    } catch (err) {
+      // A kind nobody serves any more has no resources left.
+      if (!isNotFound(err) && !(err instanceof KubeApiError && err.status === 404)) throw err;
+    }
+  }
+  return { kinds: [...kinds.keys()], resources };
+}
+
+/** Removes the module from the Kyma (the lifecycle manager then deletes it); nothing to do when it is not listed. */
+export async function removeModule(kube: KubeClient, ref: KymaRef, module: string): Promise<boolean> {
+  return await editModules(kube, ref, (modules) => {
+    const next = modules.filter((m) => m.name !== module);
+    return next.length === modules.length ? undefined : next;
+  });
+}
+
+/**
+ * Waits until `done` says the module is where it should be; a module in Error ends the wait as a
+ * failure with its message. Progress lines go to `progress` when the state changes.
+ */
+export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let said = '';
+  for (;;) {
+    const status = (await readKyma(kube, ref)).status?.modules?.find((m) => m.name === module);
+    if (done(status)) return;
+    const now = status ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}` : `${module}: waiting for the lifecycle manager`;
+    if (now !== said) progress((said = now));
+    if (status?.state === 'Error') throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
+    if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export interface Why {
+  module: string;
+  kyma: string;
+  state?: string;
+  message?: string;
+  installedVersion?: string;
+  desiredVersion?: string;
+  channel?: string;
+  workflowId: string;
+  temporalUi?: string;
+  events: { reason: string; message: string; type?: string; lastTimestamp?: string }[];
+}
+
+/** Everything klm knows of why a module is where it is. */
+export async function why(kube: KubeClient, ref: KymaRef, module: string, temporalUi?: string, temporalNamespace = 'default'): Promise<Why> {
+  const kyma = await readKyma(kube, ref);
+  const spec = kyma.spec.modules?.find((m) => m.name === module);
+  const status = kyma.status?.modules?.find((m) => m.name === module);
+  if (!spec && !status) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}`);
+  const entry = (await catalog(kube, ref.namespace)).find((e) => e.name === module);
+  const desired = desiredOf(spec, entry, kyma.spec.channel);
+  const { items } = await kube.list<KubeObject & { reason?: string; message?: string; type?: string; lastTimestamp?: string; eventTime?: string }>('v1', 'Event', { namespace: ref.namespace, fieldSelector: `involvedObject.kind=Kyma,involvedObject.name=${ref.name}` });
+  const events = items
+    .filter((e) => e.message?.includes(module))
+    .sort((a, b) => (a.lastTimestamp ?? a.eventTime ?? '').localeCompare(b.lastTimestamp ?? b.eventTime ?? ''))
+    .slice(-10)
+    .map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', ...(e.type ? { type: e.type } : {}), ...(e.lastTimestamp ?? e.eventTime ? { lastTimestamp: e.lastTimestamp ?? e.eventTime } : {}) }));
+  const workflowId = moduleWorkflowId(ref.namespace, ref.name, module);
+  return {
+    module,
+    kyma: `${ref.namespace}/${ref.name}`,
+    ...(status?.state ? { state: status.state } : {}),
+    ...(status?.message ? { message: status.message } : {}),
+    ...(status?.version ? { installedVersion: status.version } : {}),
+    ...(desired ? { desiredVersion: desired } : {}),
+    ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
+    workflowId,
+    ...(temporalUi ? { temporalUi: `${temporalUi.replace(/\/$/, '')}/namespaces/${encodeURIComponent(temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}` } : {}),
+    events,
+  };
+}
+
+export function whyText(w: Why): string {
+  const lines = [
+    `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
+    ...(w.message ? [`  ${w.message}`] : []),
+    `installed version: ${w.installedVersion ?? '-'}; wanted: ${w.desiredVersion ?? '-'}${w.channel ? ` (channel ${w.channel})` : ''}`,
+    `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
+  ];
+  if (w.events.length) lines.push('events:', ...w.events.map((e) => `  ${e.lastTimestamp ?? ''} ${e.type ?? ''} ${e.reason}: ${e.message}`.replace(/ {2,}/g, ' ').trimEnd()));
+  return lines.join('\n');
+}
+

@@ -1,0 +1,35 @@
+// How klm prints what it found: a table for people, JSON or YAML for scripts (-o).
+import { stringify } from 'yaml';
+
+export type Output = 'table' | 'json' | 'yaml';
+
+export function outputOf(value: string): Output {
+  if (value === 'table' || value === 'json' || value === 'yaml') return value;
+  throw new UsageError(`unknown output "${value}": use table, json or yaml`);
+}
+
+/** Columns padded to their widest cell, headers in capitals as kubectl prints them. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3))).join('').trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `data` as JSON or YAML, or as `asTable` renders it. */
+export function render<T>(output: Output, data: T, asTable: (d: T) => string): string {
+  if (output === 'json') return JSON.stringify(data, null, 2);
+  if (output === 'yaml') return stringify(data).trimEnd();
+  return asTable(data);
+}
+
+/**
+ * Exit codes (README, Command line): 0 done, 1 refused or failed (the message says why and what to
+ * do), 2 the command line itself is wrong, 3 a --wait ran out of time.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3 } as const;
+
+/** The command line is wrong: exit 2. */
+export class UsageError extends Error {}
+
+/** A --wait ran out of time: exit 3. */
+export class WaitTimeoutError extends Error {}

@@ -1,0 +1,161 @@
+// klm module …, as users run it: the command as a process of its own against the local stack,
+// its exit codes and output (JSON parsed), each refusal, the deletion flow blocked, listed, then
+// unblocked.
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { Kyma } from '../../src/api/kyma';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+const exec = promisify(execFile);
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `klm <args>` as a process, its stdin not a terminal. */
+function klmCli(args: string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.stdin.end();
+    p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('klm module', () => {
+  const klm = useKlm();
+  const name = uniqueName('kyma');
+  const at = () => ['--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${name}`];
+  const spec = async () => (await getKyma(klm(), name))!.spec.modules ?? [];
+
+  it('shows the catalog: versions and channels per module, as a table and as JSON', async () => {
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [] }));
+    const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const greeter = (JSON.parse(json.stdout) as { name: string; versions: string[]; channels: Record<string, string> }[]).find((e) => e.name === 'greeter');
+    expect(greeter).toMatchObject({ versions: ['1.0.0', '1.1.0'], channels: { regular: '1.0.0', fast: '1.1.0' } });
+    const text = await klmCli(['module', 'catalog', ...at()]);
+    expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS/);
+    expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0/);
+  });
+
+  it('adds a module and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
+    const add = await klmCli(['module', 'add', 'greeter', ...at(), '--wait', '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain(`module greeter added to Kyma ${klm().namespace}/${name}`);
+    expect(add.stdout).toContain('module greeter is Ready');
+    expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
+    const again = await klmCli(['module', 'add', 'greeter', ...at()]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already in Kyma');
+
+    const list = await klmCli(['module', 'list', ...at(), '-o', 'json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'greeter', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: true, moduleStatus: 'Ready', installationStatus: 'Ready' })]);
+    const table = await klmCli(['module', 'list', ...at()]);
+    expect(table.stdout).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
+    expect(table.stdout).toMatch(/greeter\s+1\.0\.0\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
+  });
+
+  it('refuses what the catalog does not offer, a Kyma that does not exist, and says what to do (exit 1)', async () => {
+    const unknown = await klmCli(['module', 'add', 'nosuch', ...at()]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`module "nosuch" is not in the catalog of namespace ${klm().namespace}; \`klm module catalog\` lists what is`);
+    const channel = await klmCli(['module', 'add', 'greeter', ...at(), '--channel', 'nightly']);
+    expect(channel.code).toBe(1);
+    expect(channel.stderr).toContain('module greeter has no channel "nightly"; it has: regular, fast');
+    const version = await klmCli(['module', 'add', 'greeter', ...at(), '--version', '9.9.9']);
+    expect(version.code).toBe(1);
+    expect(version.stderr).toContain('module greeter has no version "9.9.9"; it has: 1.0.0, 1.1.0');
+    const missing = await klmCli(['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/nokyma`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`there is no Kyma ${klm().namespace}/nokyma`);
+    expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
+  });
+
+  it('says when the command line is wrong (exit 2)', async () => {
+    for (const args of [['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'], ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'], ['module', 'list', ...at(), '-o', 'xml'], ['module', 'frobnicate'], ['module', 'list', ...at(), '--context', 'nope']]) {
+      const r = await klmCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim(), args.join(' ')).not.toBe('');
+    }
+  });
+
+  it('upgrades by channel, and explains a module: state, versions, Events, its workflow in the Temporal UI', async () => {
+    const add = await klmCli(['module', 'add', 'greeter', ...at(), '--channel', 'fast', '--wait', '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('module greeter changed');
+    const why = await klmCli(['module', 'why', 'greeter', ...at(), '-o', 'json', '--temporal-ui', 'http://127.0.0.1:8233']);
+    expect(why.code, why.stderr).toBe(0);
+    const w = JSON.parse(why.stdout) as { state: string; installedVersion: string; desiredVersion: string; channel: string; workflowId: string; temporalUi: string; events: { reason: string }[] };
+    expect(w).toMatchObject({ state: 'Ready', installedVersion: '1.1.0', desiredVersion: '1.1.0', channel: 'fast', workflowId: `kyma/${klm().namespace}/${name}/module/greeter` });
+    expect(w.temporalUi).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(w.workflowId)}`);
+    expect(w.events.map((e) => e.reason)).toContain('ModuleInstalling');
+  });
+
+  it('unmanages and manages a module again', async () => {
+    const off = await klmCli(['module', 'unmanage', 'greeter', ...at()]);
+    expect(off.code, off.stderr).toBe(0);
+    expect(await spec()).toEqual([{ name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: false }]);
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { managed: boolean }[];
+    expect(list[0]!.managed).toBe(false);
+    const on = await klmCli(['module', 'manage', 'greeter', ...at()]);
+    expect(on.code, on.stderr).toBe(0);
+    // The API server defaults managed to true again.
+    expect(await spec()).toEqual([{ name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: true }]);
+    const absent = await klmCli(['module', 'unmanage', 'counter', ...at()]);
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toContain('module counter is not in Kyma');
+  });
+
+  it('deletes only once the resources people made of its kinds are gone: refused with the list, not without confirmation, then with --auto-approve', async () => {
+    const ns = `${name}-system`;
+    await klm().kube.create({ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter', metadata: { name: 'mine', namespace: ns }, spec: {} });
+    const refused = await klmCli(['module', 'delete', 'greeter', ...at()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('module greeter still has resources of its kinds; delete them, or run again with --delete-resources:');
+    expect(refused.stderr).toContain(`Greeter ${ns}/mine`);
+    // The module's own default CR is the lifecycle manager's to delete: not listed.
+    expect(refused.stderr).not.toContain(`Greeter ${ns}/default`);
+    const unconfirmed = await klmCli(['module', 'delete', 'greeter', ...at(), '--delete-resources']);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
+    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'mine', ns)).toBeDefined();
+    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+
+    const done = await klmCli(['module', 'delete', 'greeter', ...at(), '--delete-resources', '--auto-approve', '--wait', '--timeout', '2m']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('deleted 1 resources of module greeter');
+    expect(done.stdout).toContain('module greeter is gone');
+    expect(await spec()).toEqual([]);
+    await eventually('the manager to be gone', async () => (await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)) === undefined || undefined, 60_000);
+    const again = await klmCli(['module', 'delete', 'greeter', ...at()]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('nothing to do');
+  });
+
+  it('ends a --wait that runs out of time with exit 3, the change made', async () => {
+    const r = await klmCli(['module', 'add', 'counter', ...at(), '--wait', '--timeout', '1ms']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain('timed out after 0 s waiting for module counter');
+    expect((await spec()).map((m) => m.name)).toEqual(['counter']);
+    await eventually('counter to be Ready', async () => ((await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined, 120_000);
+  });
+
+  it('completes commands and options in bash', async () => {
+    const script = (await klmCli(['completion', 'bash'])).stdout;
+    const complete = async (words: string[]) => (await exec('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _klm_complete; echo "\${COMPREPLY[@]}"`])).stdout.trim().split(' ');
+    expect(await complete(['klm', 'mo'])).toEqual(['module']);
+    expect(await complete(['klm', 'module', ''])).toEqual(expect.arrayContaining(['catalog', 'list', 'add', 'delete', 'manage', 'unmanage', 'why']));
+    expect(await complete(['klm', 'module', 'add', 'greeter', '--ch'])).toEqual(['--channel']);
+    expect(await complete(['klm', 'module', 'delete', 'x', '--auto'])).toEqual(['--auto-approve']);
+  });
+});
