@@ -17,12 +17,12 @@ export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
     if (!kc.getContextObject(o.context)) throw new UsageError(`the kubeconfig has no context "${o.context}"; it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'}`);
     kc.setCurrentContext(o.context);
   }
-  return await KubeClient.fromKubeConfig(kc, { cluster: 'control-plane' });
+  return await KubeClient.fromKubeConfig(kc);
 }
 
-/** `namespace/name` of a Kyma. */
-export function kymaRefOf(value: string): { namespace: string; name: string } {
+/** `namespace/name` of a Kyma, given as `what` (an option or an argument). */
+export function kymaRefOf(value: string, what = '--kyma'): { namespace: string; name: string } {
   const [namespace, name, ...rest] = value.split('/');
-  if (!namespace || !name || rest.length) throw new UsageError(`--kyma takes namespace/name, not "${value}"`);
+  if (!namespace || !name || rest.length) throw new UsageError(`${what} takes namespace/name, not "${value}"`);
   return { namespace, name };
 }

@@ -8,7 +8,9 @@ import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
 import { addModule, moduleResources, moduleRows, moduleTable, readKyma, Refused, removeModule, setManaged, targetOf, waitForModule, why, whyText, type KymaRef } from './kyma-modules';
+import { kymaStatus, kymaStatusText } from './kyma-status';
 import { catalog, catalogTable } from './module-catalog';
+import { checkPromotion, promote } from './promote';
 import { EXIT, outputOf, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
 import { up } from './up';
@@ -186,6 +188,35 @@ export function program(): Command {
       console.log(render(outputOf(o.output), await why(kube, kymaRefOf(o.kyma), module, o.temporalUi, process.env.TEMPORAL_NAMESPACE), whyText));
     });
 
+  withCluster(mod.command('promote <module> <version>'))
+    .description('move a channel of the module to a version (its ModuleReleaseMeta), after showing the plan of the rollout that starts and asking')
+    .requiredOption('--channel <channel>', 'the channel to move')
+    .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
+    .option('--auto-approve', 'do not ask (for scripts)')
+    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean }) => {
+      const kube = await clusterClient(o);
+      const p = { namespace: o.namespace, module, channel: o.channel, version };
+      const { meta, from } = await checkPromotion(kube, p);
+      if (from === version) {
+        console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
+        return;
+      }
+      console.log(`channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`);
+      console.log(planTable(await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env))));
+      if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`))) throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
+      await promote(kube, p, meta);
+      console.log(`channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`);
+    });
+
+  const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");
+  withOutput(withCluster(ky.command('status <kyma>')))
+    .description('a Kyma (namespace/name): its state and conditions, its modules, its workflow in Temporal')
+    .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
+    .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {
+      const kube = await clusterClient(o);
+      console.log(render(outputOf(o.output), await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), o.temporalUi, process.env.TEMPORAL_NAMESPACE), kymaStatusText));
+    });
+
   klm.command('completion')
     .description('shell completion: eval "$(klm completion bash)" (or zsh)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
@@ -200,7 +231,7 @@ async function deleteModule(kube: Awaited<ReturnType<typeof clusterClient>>, ref
     console.log(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}: nothing to do`);
     return;
   }
-  const { resources } = await moduleResources(kube, ref, module);
+  const resources = await moduleResources(kube, ref, module);
   if (resources.length) {
     const list = resources.map((r) => `  ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`).join('\n');
     if (!o.deleteResources) throw new Refused(`module ${module} still has resources of its kinds; delete them, or run again with --delete-resources:\n${list}`);

@@ -9,6 +9,7 @@ import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import { catalog, type CatalogEntry } from './module-catalog';
 import { table, WaitTimeoutError } from './output';
+import { workflowLink } from './temporal-link';
 
 export interface KymaRef {
   namespace: string;
@@ -25,10 +26,13 @@ export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObje
   return kyma;
 }
 
-/** The cluster the Kyma's modules run in: its kubeconfig Secret's, else the one klm talks to. */
+/**
+ * The cluster the Kyma's modules run in: its kubeconfig Secret's, else the one klm talks to. A
+ * Secret's kubeconfig may not run commands on the machine of whoever runs klm (no exec plugins).
+ */
 export async function targetOf(kube: KubeClient, ref: KymaRef): Promise<KubeClient> {
   const { items } = await kube.list<KubeObject>('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` });
-  return items[0] ? await clientFromSecret(items[0]) : kube;
+  return items[0] ? await clientFromSecret(items[0], { allowExec: false }) : kube;
 }
 
 export interface ModuleRow {
@@ -169,7 +173,7 @@ export async function setManaged(kube: KubeClient, ref: KymaRef, module: string,
  * its versions) in the target cluster that people made: those the lifecycle manager made (default CRs, this Kyma's or
  * another's sharing the cluster, carry its owned-by annotation) do not count.
  */
-export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<{ kinds: string[]; resources: KubeObject[] }> {
+export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<KubeObject[]> {
   await readKyma(kube, ref);
   // Every version's kinds: whichever runs, none of its resources is missed.
   const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
@@ -189,10 +193,10 @@ export async function moduleResources(kube: KubeClient, ref: KymaRef, module: st
       resources.push(...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter((o) => !o.metadata.annotations?.[OWNED_BY_ANNOTATION]));
     } catch (err) {
       // A kind nobody serves any more has no resources left.
-      if (!isNotFound(err) && !(err instanceof KubeApiError && err.status === 404)) throw err;
+      if (!isNotFound(err)) throw err;
     }
   }
-  return { kinds: [...kinds.keys()], resources };
+  return resources;
 }
 
 /** Removes the module from the Kyma (the lifecycle manager then deletes it); nothing to do when it is not listed. */
@@ -235,7 +239,7 @@ export interface Why {
 }
 
 /** Everything klm knows of why a module is where it is. */
-export async function why(kube: KubeClient, ref: KymaRef, module: string, temporalUi?: string, temporalNamespace = 'default'): Promise<Why> {
+export async function why(kube: KubeClient, ref: KymaRef, module: string, temporalUi?: string, temporalNamespace?: string): Promise<Why> {
   const kyma = await readKyma(kube, ref);
   const spec = kyma.spec.modules?.find((m) => m.name === module);
   const status = kyma.status?.modules?.find((m) => m.name === module);
@@ -258,7 +262,7 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
     ...(desired ? { desiredVersion: desired } : {}),
     ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
     workflowId,
-    ...(temporalUi ? { temporalUi: `${temporalUi.replace(/\/$/, '')}/namespaces/${encodeURIComponent(temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}` } : {}),
+    ...(temporalUi ? { temporalUi: workflowLink(temporalUi, temporalNamespace, workflowId) } : {}),
     events,
   };
 }

@@ -73,7 +73,6 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private observed?: Observed;
-  private leading = false;
   private stopped = false;
   private wake?: () => void;
 
@@ -86,10 +85,6 @@ export class LeaderElector {
     }
   }
 
-  get isLeader(): boolean {
-    return this.leading;
-  }
-
   /**
    * Campaigns until `stop()`: `lead` runs each time this candidate gains leadership, and gets a
    * signal that aborts when it loses it (it must then stop what it leads, and resolve).
@@ -100,7 +95,6 @@ export class LeaderElector {
         await this.sleep(this.retryPeriodMs);
         continue;
       }
-      this.leading = true;
       this.opts.log?.(`leading (Lease ${this.opts.namespace}/${this.opts.name}, as ${this.opts.identity})`);
       const lost = new AbortController();
       let ended = false;
@@ -123,7 +117,6 @@ export class LeaderElector {
       if (!this.stopped && !gaveUp) this.opts.log?.(`lost leadership of Lease ${this.opts.namespace}/${this.opts.name}`);
       lost.abort();
       await led;
-      this.leading = false;
       // Stopped, or what we led gave up by itself: let the next candidate have it at once.
       if (this.stopped || gaveUp) await this.release();
       if (!this.stopped) await this.sleep(this.retryPeriodMs);

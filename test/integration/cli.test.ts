@@ -17,10 +17,10 @@ interface Ran {
   stderr: string;
 }
 
-/** `klm <args>` as a process, its stdin not a terminal. */
-function klmCli(args: string[]): Promise<Ran> {
+/** `klm <args>` as a process, its stdin not a terminal; `env` adds settings (Temporal, the task queue). */
+function klmCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -148,6 +148,41 @@ describe('klm module', () => {
     expect(r.stderr).toContain('timed out after 0 s waiting for module counter');
     expect((await spec()).map((m) => m.name)).toEqual(['counter']);
     await eventually('counter to be Ready', async () => ((await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined, 120_000);
+  });
+
+  it('shows a Kyma as operators look at it', async () => {
+    const json = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string };
+    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}` });
+    expect(v.modules).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', state: 'Ready' })]);
+    const text = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig]);
+    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)`);
+    expect(text.stdout).toMatch(/MODULE\s+VERSION\s+CHANNEL\s+STATE\s+MESSAGE\ncounter\s+1\.0\.0/);
+    const bad = await klmCli(['kyma', 'status', name, '--kubeconfig', stackInfo().kubeconfig]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`the Kyma takes namespace/name, not "${name}"`);
+  });
+
+  it('promotes a channel after showing the plan of its rollout: not without confirmation, then with --auto-approve', async () => {
+    const env = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_TASK_QUEUE: klm().taskQueue, KLM_DEFAULT_NAMESPACE: '{kyma}-system' };
+    const args = ['module', 'promote', 'greeter', '1.1.0', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig];
+    const channels = async () => ((await klm().kube.get<KubeObject & { spec: { channels: { channel: string; version: string }[] } }>(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace))!.spec.channels);
+    const asked = await klmCli(args, env);
+    expect(asked.code, asked.stderr).toBe(1);
+    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas`);
+    expect(asked.stderr).toContain('not confirmed: nothing promoted');
+    expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
+    const done = await klmCli([...args, '--auto-approve'], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('channel regular of module greeter now carries 1.1.0 (was 1.0.0)');
+    expect(await channels()).toEqual(expect.arrayContaining([{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]));
+    const again = await klmCli([...args, '--auto-approve'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('carries 1.1.0 already: nothing to do');
+    const unknown = await klmCli(['module', 'promote', 'greeter', '9.9.9', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`module greeter has no ModuleTemplate for version 9.9.9 in namespace ${klm().namespace}; it has: 1.0.0, 1.1.0`);
   });
 
   it('completes commands and options in bash', async () => {

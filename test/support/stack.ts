@@ -14,9 +14,15 @@ export function kube(): { kc: KubeConfig; api: KubernetesObjectApi } {
   return { kc, api: KubernetesObjectApi.makeApiClient(kc) };
 }
 
-/** A name unique within the run, so that test files never collide on the shared cluster. */
+let named = 0;
+
+/**
+ * A name unique within the run, so that test files never collide on the shared cluster: the
+ * time, a count within the process (a hundred names in one millisecond once drew the same
+ * random part twice), and a random part for other processes.
+ */
 export function uniqueName(prefix: string): string {
-  return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return `${prefix}-${Date.now().toString(36)}${(named++).toString(36)}${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
 }
 
 /** The API server's message from a failed request (client-node puts the Status in the body). */
