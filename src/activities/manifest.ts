@@ -132,9 +132,10 @@ export function manifestActivities(kcp: KubeClient, cache: ObjectCache, writer: 
     /** Whether the module's Manifest carries skip-reconciliation=true (its workflow then waits). */
     async manifestPaused({ kyma, module, seen }: ManifestPausedInput): Promise<boolean> {
       const name = manifestName(kyma.name, module);
-      // Without a version to wait for, the cache decides: a Manifest it does not hold yet is one
-      // this module's first report is writing, unpaused (a user's label comes with a signal).
-      const m = seen?.Manifest ? await cache.get(API_VERSION, 'Manifest', name, kyma.namespace, seen.Manifest) : cache.peek(API_VERSION, 'Manifest', name, kyma.namespace);
+      // The cache decides, once it has seen the version a signal told of (if any): a Manifest it
+      // does not hold is one this module's first report is writing, unpaused (a user's label
+      // comes with a signal). Only a cache that does not catch up in time sends a GET.
+      const m = seen?.Manifest ? await cache.getAt(API_VERSION, 'Manifest', name, kyma.namespace, seen.Manifest) : cache.peek(API_VERSION, 'Manifest', name, kyma.namespace);
       return m?.metadata.labels?.[LABELS.skipReconciliation] === 'true';
     },
   };

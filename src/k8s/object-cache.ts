@@ -60,6 +60,17 @@ export class ObjectCache {
     return await this.getIf<T>(apiVersion, kind, name, namespace, () => current);
   }
 
+  /**
+   * The object as of `atLeast` (a resourceVersion of this kind): once the cache has seen that
+   * version, what it holds, absence included (nothing told of by then means none); from the API
+   * server only when the cache does not catch up in time.
+   */
+  async getAt<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, atLeast: string): Promise<T | undefined> {
+    const entry = this.informers.get(kind);
+    if (entry?.apiVersion === apiVersion && (await entry.informer.caughtUp(atLeast, CATCH_UP_MS))) return entry.informer.get(namespace, name) as T | undefined;
+    return await this.client.get<T>(apiVersion, kind, name, namespace);
+  }
+
   /** The object: from the cache when it holds one that is `usable` (new enough, say), else from the API server. */
   async getIf<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, usable: (cached: T) => boolean): Promise<T | undefined> {
     const entry = this.informers.get(kind);

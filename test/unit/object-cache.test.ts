@@ -91,6 +91,15 @@ describe('ObjectCache', () => {
     cache.stop();
   }, 10_000);
 
+  it('as of a version it has seen, trusts its own absence: no request for an object nobody told of', async () => {
+    const { cache, calls, push } = await started([kyma('a', '7')], { b: kyma('b', '9') });
+    push({ type: 'MODIFIED', object: kyma('a', '12', 'fast') });
+    expect(await cache.getAt('operator.kyma-project.io/v1beta2', 'Kyma', 'b', 'kcp', '12')).toBeUndefined();
+    expect((await cache.getAt<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', '12'))?.spec.channel).toBe('fast');
+    expect(calls.get).toBe(0);
+    cache.stop();
+  });
+
   it('does not serve a cached object that the caller finds too old', async () => {
     const { cache, calls } = await started([kyma('a', '7')], { a: kyma('a', '12', 'fast') });
     const got = await cache.getIf<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', (k) => k.spec.channel === 'fast');
