@@ -174,7 +174,6 @@ export async function setManaged(kube: KubeClient, ref: KymaRef, module: string,
  * another's sharing the cluster, carry its owned-by annotation) do not count.
  */
 export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<KubeObject[]> {
-  await readKyma(kube, ref);
   // Every version's kinds: whichever runs, none of its resources is missed.
   const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
   const kinds = new Map<string, { apiVersion: string; kind: string }>();

@@ -127,10 +127,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
 
 /** KLM_MAINTENANCE_POLICY: `namespace/name` of a ConfigMap. */
 function maintenancePolicy(value: string | undefined): { maintenancePolicy?: { namespace: string; name: string } } {
-  if (!value) return {};
+  return value ? { maintenancePolicy: namespacedName('KLM_MAINTENANCE_POLICY', value, 'a ConfigMap') } : {};
+}
+
+/** `namespace/name` of `what`, as the variable `variable` gives it. */
+function namespacedName(variable: string, value: string, what: string): { namespace: string; name: string } {
   const [namespace, name, ...rest] = value.split('/');
-  if (!namespace || !name || rest.length) throw new Error(`KLM_MAINTENANCE_POLICY must be namespace/name of a ConfigMap, not "${value}"`);
-  return { maintenancePolicy: { namespace, name } };
+  if (!namespace || !name || rest.length) throw new Error(`${variable} must be namespace/name of ${what}, not "${value}"`);
+  return { namespace, name };
 }
 
 /** KLM_KYMA_NAMESPACES: namespaces, comma-separated. */
@@ -145,9 +149,7 @@ function kymaNamespaces(value: string | undefined): { kymaNamespaces?: string[] 
 function leaderElection(env: NodeJS.ProcessEnv): { leaderElection?: { namespace: string; name: string; identity: string } } {
   const value = env.KLM_LEADER_ELECTION_LEASE;
   if (!value) return {};
-  const [namespace, name, ...rest] = value.split('/');
-  if (!namespace || !name || rest.length) throw new Error(`KLM_LEADER_ELECTION_LEASE must be namespace/name of a Lease, not "${value}"`);
-  return { leaderElection: { namespace, name, identity: env.POD_NAME || `${hostname()}-${process.pid}` } };
+  return { leaderElection: { ...namespacedName('KLM_LEADER_ELECTION_LEASE', value, 'a Lease'), identity: env.POD_NAME || `${hostname()}-${process.pid}` } };
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
