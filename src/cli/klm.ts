@@ -7,11 +7,11 @@ import { configFromEnv, durationMs } from '../infra/config';
 import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
-import { addModule, moduleResources, moduleRows, moduleTable, readKyma, Refused, removeModule, setManaged, targetOf, waitForModule, why, whyText, type KymaRef } from './kyma-modules';
+import { addModule, moduleResources, moduleRows, moduleTable, readKyma, removeModule, setManaged, targetOf, waitForModule, why, whyText, type KymaRef } from './kyma-modules';
 import { kymaStatus, kymaStatusText } from './kyma-status';
 import { catalog, catalogTable } from './module-catalog';
 import { checkPromotion, promote } from './promote';
-import { EXIT, outputOf, render, UsageError, WaitTimeoutError } from './output';
+import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
 import { up } from './up';
 

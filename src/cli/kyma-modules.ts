@@ -8,7 +8,7 @@ import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import { catalog, type CatalogEntry } from './module-catalog';
-import { table, WaitTimeoutError } from './output';
+import { Refused, table, WaitTimeoutError } from './output';
 import { workflowLink } from './temporal-link';
 
 export interface KymaRef {
@@ -17,8 +17,6 @@ export interface KymaRef {
 }
 
 type KymaObject = Kyma & KubeObject;
-
-export class Refused extends Error {}
 
 export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObject> {
   const kyma = await kube.get<KymaObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);

@@ -28,6 +28,9 @@ export function render<T>(output: Output, data: T, asTable: (d: T) => string): s
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3 } as const;
 
+/** Refused or failed, with a message that says why and what to do: exit 1. */
+export class Refused extends Error {}
+
 /** The command line is wrong: exit 2. */
 export class UsageError extends Error {}
 

@@ -5,7 +5,7 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
-import { Refused } from './kyma-modules';
+import { Refused } from './output';
 
 type ReleaseMeta = ModuleReleaseMeta & KubeObject;
 

@@ -84,6 +84,8 @@ export interface KubeClientOptions {
   authTimeoutMs?: number;
   /** What the client's requests are counted as (`control-plane`, else `target`). */
   cluster?: string;
+  /** Who its writes are by (server-side apply's and every write's field manager): this product's by default. */
+  fieldManager?: string;
 }
 
 /** One request a KubeClient made (watches excepted): `code` 0 when no answer came. */
@@ -121,6 +123,7 @@ export class KubeClient {
   private auth: Promise<Auth>;
   private refreshing?: Promise<Auth>;
   private readonly timeoutMs: number;
+  private readonly fieldManager: string;
 
   private constructor(
     readonly server: string,
@@ -128,6 +131,7 @@ export class KubeClient {
     private readonly opts: KubeClientOptions,
   ) {
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.fieldManager = encodeURIComponent(opts.fieldManager ?? FIELD_MANAGER);
     this.auth = this.authenticate();
     this.auth.catch(() => undefined);
   }
@@ -338,7 +342,7 @@ export class KubeClient {
   /** Server-side apply with force under this project's field manager. */
   async apply<T extends KubeObject>(obj: T, subresource = ''): Promise<T> {
     const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-    const q = `?fieldManager=${FIELD_MANAGER}&force=true`;
+    const q = `?fieldManager=${this.fieldManager}&force=true`;
     return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
   }
 
@@ -386,7 +390,7 @@ export class KubeClient {
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return await this.request<T>('POST', `${await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace)}?fieldManager=${FIELD_MANAGER}`, obj);
+    return await this.request<T>('POST', `${await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace)}?fieldManager=${this.fieldManager}`, obj);
   }
 
   async delete(apiVersion: string, kind: string, name: string, namespace?: string, propagationPolicy = 'Background'): Promise<boolean> {
@@ -402,7 +406,7 @@ export class KubeClient {
   /** Merge-patches an object (or its status with subresource 'status'). */
   async mergePatch<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, patch: unknown, subresource = ''): Promise<T> {
     const p = await this.path(apiVersion, kind, namespace, name);
-    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}?fieldManager=${FIELD_MANAGER}`, patch, 'application/merge-patch+json');
+    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}?fieldManager=${this.fieldManager}`, patch, 'application/merge-patch+json');
   }
 
   /**

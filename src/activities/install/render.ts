@@ -52,7 +52,12 @@ export function identify(o: KubeObject, p: Pick<RenderParams, 'kymaNamespace' | 
   }
 }
 
-export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
+/**
+ * The objects of a raw manifest: every document a Kubernetes object, namespaced ones without a
+ * namespace put into `defaultNamespace`, none repeated. Labels nothing (renderObjects does, for
+ * the lifecycle manager; klm's direct installs label their own way).
+ */
+export function parseManifest(yamlText: string, defaultNamespace: string): KubeObject[] {
   const docs = parseAllDocuments(yamlText);
   const objects: KubeObject[] = [];
   docs.forEach((doc, i) => {
@@ -73,13 +78,19 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
   const seen = new Set<string>();
   for (const o of objects) {
     const namespaced = !CLUSTER_SCOPED.has(o.kind) && !clusterScopedCrdKinds.has(o.kind);
-    if (namespaced && !o.metadata.namespace) o.metadata.namespace = p.defaultNamespace;
+    if (namespaced && !o.metadata.namespace) o.metadata.namespace = defaultNamespace;
     if (!namespaced) delete o.metadata.namespace;
     const id = objectKey(o);
     if (seen.has(id)) throw new RenderError('MalformedManifest', `the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
     seen.add(id);
-    identify(o, p);
   }
+  return objects;
+}
+
+/** The objects of a raw manifest, each labelled as the lifecycle manager's (identify). */
+export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
+  const objects = parseManifest(yamlText, p.defaultNamespace);
+  for (const o of objects) identify(o, p);
   return objects;
 }
 
