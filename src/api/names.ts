@@ -43,3 +43,6 @@ export const RESOURCE_KIND_ANNOTATION = 'operator.kyma-project.io/resource-kind'
 
 /** On a Manifest: the paths of its CR that the template's customStateCheck reads, comma-separated (the bridge follows them). */
 export const STATE_PATHS_ANNOTATION = 'operator.kyma-project.io/state-paths';
+
+/** On what klm's direct install applied: the module version whose manifest it came from. */
+export const MODULE_VERSION_ANNOTATION = 'operator.kyma-project.io/module-version';

@@ -1,6 +1,7 @@
 // The cluster klm talks to: a kubeconfig (--kubeconfig, else KUBECONFIG or ~/.kube/config, else
 // in-cluster) and one of its contexts (--context, else its current one), through client-node.
 import { KubeConfig } from '@kubernetes/client-node';
+import { CLI_FIELD_MANAGER } from '../api/identity';
 import { KubeClient } from '../k8s/rest-client';
 import { UsageError } from './output';
 
@@ -17,7 +18,7 @@ export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
     if (!kc.getContextObject(o.context)) throw new UsageError(`the kubeconfig has no context "${o.context}"; it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'}`);
     kc.setCurrentContext(o.context);
   }
-  return await KubeClient.fromKubeConfig(kc);
+  return await KubeClient.fromKubeConfig(kc, { fieldManager: CLI_FIELD_MANAGER });
 }
 
 /** `namespace/name` of a Kyma, given as `what` (an option or an argument). */

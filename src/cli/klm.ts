@@ -4,12 +4,19 @@ import { createInterface } from 'node:readline/promises';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
+import { Registries } from '../oci/registries';
 import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
-import { addModule, moduleResources, moduleRows, moduleTable, readKyma, removeModule, setManaged, targetOf, waitForModule, why, whyText, type KymaRef } from './kyma-modules';
+import { moduleTable, setManaged, why, whyText } from './kyma-modules';
+import { communityEntries, catalog, catalogTable } from './module-catalog';
+import { DEFAULT_COMMUNITY_CATALOG, pulledTemplates, readCommunityCatalog } from './community-catalog';
+import { add } from './module-add';
+import { deleteModule } from './module-delete';
+import { moduleRows } from './module-list';
+import { pull } from './module-pull';
+import type { SourceOptions } from './module-source';
 import { kymaStatus, kymaStatusText } from './kyma-status';
-import { catalog, catalogTable } from './module-catalog';
 import { checkPromotion, promote } from './promote';
 import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
@@ -58,6 +65,33 @@ function withOutput(c: Command): Command {
 
 function withWait(c: Command): Command {
   return c.option('--wait', 'wait until the lifecycle manager has done it').option('--timeout <duration>', 'how long --wait waits (30s, 5m, …)', '5m');
+}
+
+interface DirectOptions {
+  directNamespace: string;
+}
+
+/** Where direct installs go (as the Kyma CLI: kyma-system by default). */
+function withDirect(c: Command): Command {
+  return c.option('--direct-namespace <ns>', "direct installs: the namespace of their objects that name none, and of klm's record of them", 'kyma-system');
+}
+
+interface SourceFlags {
+  registry?: string;
+}
+
+/** Where a direct install fetches a module's manifest when its template has no link. */
+function withSources(c: Command): Command {
+  return c.option('--registry <host[/path]>', 'direct installs: the OCI registry of the modules\' components, for templates with descriptor {} (default KLM_OCI_REGISTRY_HOST)');
+}
+
+function sourcesOf(o: SourceFlags): SourceOptions {
+  const config = configFromEnv(process.env);
+  const registry = o.registry ? { host: o.registry } : config.ociRegistry;
+  return {
+    registries: new Registries({ insecureHosts: [...config.registry.insecureHosts, ...(o.registry && /^http:\/\//i.test(o.registry) ? [new URL(o.registry).host] : [])], ...(config.registry.caFile ? { caFile: config.registry.caFile } : {}) }),
+    ...(registry ? { registry } : {}),
+  };
 }
 
 /** Progress of long waits goes to stderr, so that stdout stays what -o asked for. */
@@ -139,39 +173,80 @@ export function program(): Command {
 
   const mod = klm.command('module').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
-    .description("the modules the Kyma's namespace offers: versions, channels, beta or internal")
-    .action(async (o: ModuleCommandOptions) => {
+    .description("the modules the Kyma's namespace offers (versions, channels, beta or internal), the community modules pulled into the cluster, and those of a community catalog")
+    .option('--community-catalog <file|url>', 'a community catalog (the format of the Kyma community-modules index) to list too', process.env.KLM_COMMUNITY_CATALOG)
+    .option('--remote', `list the Kyma community-modules index too (${DEFAULT_COMMUNITY_CATALOG})`)
+    .action(async (o: ModuleCommandOptions & { communityCatalog?: string; remote?: boolean }) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await catalog(kube, kymaRefOf(o.kyma).namespace), catalogTable));
+      const namespace = kymaRefOf(o.kyma).namespace;
+      const source = o.communityCatalog ?? (o.remote ? DEFAULT_COMMUNITY_CATALOG : undefined);
+      const [managed, pulled, remote] = await Promise.all([catalog(kube, namespace), pulledTemplates(kube, namespace), source ? readCommunityCatalog(source) : []]);
+      console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
     });
-  withOutput(withKyma(mod.command('list')))
-    .description("the Kyma's modules: version, CR policy, managed, the module's own status and the installation's")
-    .action(async (o: ModuleCommandOptions) => {
+  withOutput(withDirect(withKyma(mod.command('list'))))
+    .description("the Kyma's modules and those klm installed directly: version, CR policy, managed, the module's own status and the installation's")
+    .action(async (o: ModuleCommandOptions & DirectOptions) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await moduleRows(kube, kymaRefOf(o.kyma)), moduleTable));
+      const { rows, kyma } = await moduleRows(kube, kymaRefOf(o.kyma), o.directNamespace);
+      if (!kyma) progress(`there is no Kyma ${o.kyma}: these are the modules klm installed directly (name a Kyma with --kyma namespace/name)`);
+      console.log(render(outputOf(o.output), rows, moduleTable));
     });
-  withWait(withKyma(mod.command('add <module>')))
-    .description('add the module to the Kyma (or change its channel, version or CR policy)')
+  withSources(withDirect(withWait(withKyma(mod.command('add <module>')))))
+    .description('add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct')
     .option('--channel <channel>', "the channel to follow (default: the Kyma's)")
     .option('--version <version>', 'a version to pin instead of following a channel')
-    .addOption(new Option('--policy <policy>', 'whether the lifecycle manager creates and deletes the default CR').choices(['CreateAndDelete', 'Ignore']))
-    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & { channel?: string; version?: string; policy?: 'CreateAndDelete' | 'Ignore' }) => {
+    .addOption(new Option('--policy <policy>', 'whether the default CR is created (and deleted with the module)').choices(['CreateAndDelete', 'Ignore']))
+    .addOption(new Option('--default-cr', 'create the default CR (the policy CreateAndDelete)').conflicts(['policy', 'crPath']))
+    .addOption(new Option('--cr-path <file>', "the module's CR from this file instead of the default one (the policy Ignore; applied once the module runs)").conflicts(['policy']))
+    .option('--direct', 'install it directly beside the Kyma: the lifecycle manager will not upgrade, repair or support it')
+    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & SourceFlags & { channel?: string; version?: string; policy?: 'CreateAndDelete' | 'Ignore'; defaultCr?: boolean; crPath?: string; direct?: boolean }) => {
       const kube = await clusterClient(o);
-      const ref = kymaRefOf(o.kyma);
-      console.log(await addModule(kube, ref, module, { ...(o.channel ? { channel: o.channel } : {}), ...(o.version ? { version: o.version } : {}), ...(o.policy ? { policy: o.policy } : {}) }));
-      if (o.wait) {
-        await waitForModule(kube, ref, module, (s) => s?.state === 'Ready' && (!o.version || s.version === o.version), timeoutOf(o), progress);
-        console.log(`module ${module} is Ready`);
-      }
+      const policy = o.defaultCr ? 'CreateAndDelete' : o.policy;
+      await add(kube, {
+        module,
+        ref: kymaRefOf(o.kyma),
+        ...(o.channel ? { channel: o.channel } : {}),
+        ...(o.version ? { version: o.version } : {}),
+        ...(policy ? { policy } : {}),
+        ...(o.crPath ? { crPath: o.crPath } : {}),
+        ...(o.direct ? { direct: true } : {}),
+        directNamespace: o.directNamespace,
+        sources: sourcesOf(o),
+        wait: !!o.wait,
+        timeoutMs: timeoutOf(o),
+        crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs,
+        say: (line) => console.log(line),
+        progress,
+      });
     });
-  withWait(withKyma(mod.command('delete <module>')))
-    .description("remove the module from the Kyma; refused while resources of the module's kinds that people made exist, unless --delete-resources")
+  withDirect(withWait(withKyma(mod.command('delete <module>'))))
+    .description("remove the module from the Kyma, or delete its direct install; refused while resources of the module's kinds that people made exist, unless --delete-resources")
     .option('--delete-resources', 'delete those resources first (asks for confirmation)')
     .option('--auto-approve', 'do not ask (for scripts)')
-    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & { deleteResources?: boolean; autoApprove?: boolean }) => {
+    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & { deleteResources?: boolean; autoApprove?: boolean }) => {
       const kube = await clusterClient(o);
-      const ref = kymaRefOf(o.kyma);
-      await deleteModule(kube, ref, module, o);
+      await deleteModule(kube, {
+        module,
+        ref: kymaRefOf(o.kyma),
+        directNamespace: o.directNamespace,
+        ...(o.deleteResources ? { deleteResources: true } : {}),
+        ...(o.autoApprove ? { autoApprove: true } : {}),
+        wait: !!o.wait,
+        timeoutMs: timeoutOf(o),
+        confirm,
+        say: (line) => console.log(line),
+        progress,
+      });
+    });
+  withCluster(mod.command('pull <module>'))
+    .description("bring a community module's ModuleTemplate from the community catalog into the cluster; `klm module add <namespace>/<template>` then installs it")
+    .option('--namespace <ns>', 'where the template goes (not kyma-system)', 'default')
+    .option('--version <version>', 'the version (default: the highest)')
+    .option('--community-catalog <file|url>', 'the community catalog', process.env.KLM_COMMUNITY_CATALOG ?? DEFAULT_COMMUNITY_CATALOG)
+    .option('--force', 'replace a template of that name that differs')
+    .action(async (module: string, o: ClusterOptions & { namespace: string; version?: string; communityCatalog: string; force?: boolean }) => {
+      const kube = await clusterClient(o);
+      console.log(await pull(kube, { module, namespace: o.namespace, ...(o.version ? { version: o.version } : {}), ...(o.force ? { force: true } : {}), catalog: await readCommunityCatalog(o.communityCatalog), source: o.communityCatalog }));
     });
   for (const [name, managed] of [['manage', true], ['unmanage', false]] as const) {
     withKyma(mod.command(`${name} <module>`))
@@ -225,29 +300,6 @@ export function program(): Command {
     });
   return klm;
 }
-
-async function deleteModule(kube: Awaited<ReturnType<typeof clusterClient>>, ref: KymaRef, module: string, o: ModuleCommandOptions & WaitOptions & { deleteResources?: boolean; autoApprove?: boolean }): Promise<void> {
-  if (!(await readKyma(kube, ref)).spec.modules?.some((m) => m.name === module)) {
-    console.log(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}: nothing to do`);
-    return;
-  }
-  const resources = await moduleResources(kube, ref, module);
-  if (resources.length) {
-    const list = resources.map((r) => `  ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`).join('\n');
-    if (!o.deleteResources) throw new Refused(`module ${module} still has resources of its kinds; delete them, or run again with --delete-resources:\n${list}`);
-    if (!o.autoApprove && !(await confirm(`delete these ${resources.length} resources?\n${list}\n`))) throw new Refused('not confirmed: nothing deleted (--auto-approve skips the question)');
-    const target = await targetOf(kube, ref);
-    for (const r of resources) await target.delete(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
-    console.log(`deleted ${resources.length} resources of module ${module}`);
-  }
-  const removed = await removeModule(kube, ref, module);
-  console.log(removed ? `module ${module} removed from Kyma ${ref.namespace}/${ref.name}` : `module ${module} is not in Kyma ${ref.namespace}/${ref.name}: nothing to do`);
-  if (o.wait) {
-    await waitForModule(kube, ref, module, (s) => s === undefined, timeoutOf(o), progress);
-    console.log(`module ${module} is gone`);
-  }
-}
-
 
 /** Runs klm with `argv`; resolves to its exit code. */
 export async function run(argv: string[]): Promise<number> {

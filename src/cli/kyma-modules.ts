@@ -4,7 +4,8 @@
 import type { Kyma, KymaModule, ModuleStatus } from '../api/kyma';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { moduleWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
-import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
+import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import { catalog, type CatalogEntry } from './module-catalog';
@@ -30,7 +31,7 @@ export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObje
  */
 export async function targetOf(kube: KubeClient, ref: KymaRef): Promise<KubeClient> {
   const { items } = await kube.list<KubeObject>('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` });
-  return items[0] ? await clientFromSecret(items[0], { allowExec: false }) : kube;
+  return items[0] ? await clientFromSecret(items[0], { allowExec: false, fieldManager: CLI_FIELD_MANAGER }) : kube;
 }
 
 export interface ModuleRow {
@@ -47,6 +48,8 @@ export interface ModuleRow {
   /** The lifecycle manager's state of the module (the Kyma's status.modules[].state). */
   installationStatus: string;
   message?: string;
+  /** Installed by klm directly, not through the Kyma: from which template, a community module or not. */
+  direct?: { template: string; community: boolean };
 }
 
 function desiredOf(spec: KymaModule | undefined, entry: CatalogEntry | undefined, kymaChannel: string): string | undefined {
@@ -65,8 +68,8 @@ async function crState(target: KubeClient, status: ModuleStatus | undefined): Pr
   }
 }
 
-export async function moduleRows(kube: KubeClient, ref: KymaRef): Promise<ModuleRow[]> {
-  const kyma = await readKyma(kube, ref);
+/** The rows of the modules the Kyma has. */
+export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma): Promise<ModuleRow[]> {
   const entries = new Map((await catalog(kube, ref.namespace)).map((e) => [e.name, e]));
   const target = await targetOf(kube, ref).catch(() => undefined);
   const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
@@ -166,34 +169,42 @@ export async function setManaged(kube: KubeClient, ref: KymaRef, module: string,
   return changed ? `module ${module} is now ${what}` : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}`;
 }
 
-/**
- * Resources of the module's kinds (its default CR's kind and its associatedResources, of any of
- * its versions) in the target cluster that people made: those the lifecycle manager made (default CRs, this Kyma's or
- * another's sharing the cluster, carry its owned-by annotation) do not count.
- */
-export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<KubeObject[]> {
-  // Every version's kinds: whichever runs, none of its resources is missed.
-  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
+/** The kinds of the resources of a module people make: its default CR's and its associatedResources, of any version. */
+export function kindsOfTemplates(templates: ModuleTemplate[]): { apiVersion: string; kind: string }[] {
   const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  for (const template of templates.filter((t) => t.spec.moduleName === module)) {
+  for (const template of templates) {
     const data = template.spec.data as { apiVersion?: string; kind?: string } | undefined;
     if (data?.apiVersion && data.kind) kinds.set(`${data.apiVersion}/${data.kind}`, { apiVersion: data.apiVersion, kind: data.kind });
     for (const a of template.spec.associatedResources ?? []) {
-      const apiVersion = a.group ? `${a.group}/${a.version}` : a.version;
+      const apiVersion = apiVersionOf(a);
       kinds.set(`${apiVersion}/${a.kind}`, { apiVersion, kind: a.kind });
     }
   }
-  const target = await targetOf(kube, ref);
+  return [...kinds.values()];
+}
+
+/**
+ * Resources of `kinds` in the cluster that people made: those the lifecycle manager made
+ * (default CRs, this Kyma's or another's sharing the cluster, carry its owned-by annotation) and
+ * those klm's direct installs made (its managed-by label) do not count.
+ */
+export async function resourcesOfKinds(target: KubeClient, kinds: { apiVersion: string; kind: string }[]): Promise<KubeObject[]> {
   const resources: KubeObject[] = [];
-  for (const k of kinds.values()) {
+  for (const k of kinds) {
     try {
-      resources.push(...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter((o) => !o.metadata.annotations?.[OWNED_BY_ANNOTATION]));
+      resources.push(...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter((o) => !o.metadata.annotations?.[OWNED_BY_ANNOTATION] && o.metadata.labels?.[LABELS.managedBy] !== CLI_MANAGED_BY));
     } catch (err) {
       // A kind nobody serves any more has no resources left.
       if (!isNotFound(err)) throw err;
     }
   }
   return resources;
+}
+
+/** Resources people made of the module's kinds (every version's, so none is missed) in the Kyma's target cluster. */
+export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<KubeObject[]> {
+  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
+  return await resourcesOfKinds(await targetOf(kube, ref), kindsOfTemplates(templates.filter((t) => t.spec.moduleName === module)));
 }
 
 /** Removes the module from the Kyma (the lifecycle manager then deletes it); nothing to do when it is not listed. */
@@ -208,12 +219,12 @@ export async function removeModule(kube: KubeClient, ref: KymaRef, module: strin
  * Waits until `done` says the module is where it should be; a module in Error ends the wait as a
  * failure with its message. Progress lines go to `progress` when the state changes.
  */
-export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void): Promise<void> {
+export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void): Promise<ModuleStatus | undefined> {
   const deadline = Date.now() + timeoutMs;
   let said = '';
   for (;;) {
     const status = (await readKyma(kube, ref)).status?.modules?.find((m) => m.name === module);
-    if (done(status)) return;
+    if (done(status)) return status;
     const now = status ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}` : `${module}: waiting for the lifecycle manager`;
     if (now !== said) progress((said = now));
     if (status?.state === 'Error') throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);

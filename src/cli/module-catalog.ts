@@ -13,6 +13,12 @@ export interface CatalogEntry {
   channels: Record<string, string>;
   beta: boolean;
   internal: boolean;
+  /**
+   * `kyma`: offered by the lifecycle manager (added to the Kyma); `<namespace>/<template>`: a
+   * community module pulled into the cluster (`klm module add <namespace>/<template>` installs
+   * it directly); `community`: in the community catalog, not pulled yet (`klm module pull`).
+   */
+  origin: string;
 }
 
 type Template = ModuleTemplate & KubeObject;
@@ -39,7 +45,7 @@ export async function catalog(kube: KubeClient, namespace: string): Promise<Cata
   const entries = new Map<string, CatalogEntry>();
   const entry = (name: string) => {
     let e = entries.get(name);
-    if (!e) entries.set(name, (e = { name, versions: [], channels: {}, beta: false, internal: false }));
+    if (!e) entries.set(name, (e = { name, versions: [], channels: {}, beta: false, internal: false, origin: 'kyma' }));
     return e;
   };
   for (const t of templates.items) {
@@ -59,12 +65,35 @@ export async function catalog(kube: KubeClient, namespace: string): Promise<Cata
   return [...entries.values()].map((e) => ({ ...e, versions: [...new Set(e.versions)].sort(byVersion) })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
+function flagged(t: Template): { beta: boolean; internal: boolean } {
+  return { beta: t.metadata.labels?.[LABELS.beta] === 'true', internal: t.metadata.labels?.[LABELS.internal] === 'true' };
+}
+
+/** Community modules: each one pulled into the cluster, then those of the community catalog, one entry per module. */
+export function communityEntries(pulled: Template[], remote: Template[]): CatalogEntry[] {
+  const fromCluster = pulled
+    .map((t) => ({ name: t.spec.moduleName!, versions: [t.spec.version!], channels: {}, ...flagged(t), origin: `${t.metadata.namespace}/${t.metadata.name}` }))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.origin.localeCompare(b.origin));
+  const byModule = new Map<string, CatalogEntry>();
+  for (const t of remote) {
+    const e = byModule.get(t.spec.moduleName!) ?? { name: t.spec.moduleName!, versions: [], channels: {}, beta: false, internal: false, origin: 'community' };
+    e.versions.push(t.spec.version!);
+    const f = flagged(t);
+    e.beta ||= f.beta;
+    e.internal ||= f.internal;
+    byModule.set(e.name, e);
+  }
+  const fromCatalog = [...byModule.values()].map((e) => ({ ...e, versions: [...new Set(e.versions)].sort(byVersion) })).sort((a, b) => a.name.localeCompare(b.name));
+  return [...fromCluster, ...fromCatalog];
+}
+
 export function catalogTable(entries: CatalogEntry[]): string {
   if (!entries.length) return 'no modules in this namespace';
-  return table(['NAME', 'VERSIONS', 'CHANNELS', 'FLAGS'], entries.map((e) => [
+  return table(['NAME', 'VERSIONS', 'CHANNELS', 'FLAGS', 'ORIGIN'], entries.map((e) => [
     e.name,
     e.versions.join(', ') || '-',
     Object.entries(e.channels).map(([c, v]) => `${c}: ${v}`).join(', ') || '-',
     [e.beta && 'beta', e.internal && 'internal'].filter(Boolean).join(', ') || '-',
+    e.origin,
   ]));
 }

@@ -1,34 +1,16 @@
 // klm module …, as users run it: the command as a process of its own against the local stack,
 // its exit codes and output (JSON parsed), each refusal, the deletion flow blocked, listed, then
 // unblocked.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
+import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const exec = promisify(execFile);
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `klm <args>` as a process, its stdin not a terminal; `env` adds settings (Temporal, the task queue). */
-function klmCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.stdin.end();
-    p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('klm module', () => {
   const klm = useKlm();
@@ -41,10 +23,10 @@ describe('klm module', () => {
     const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
     const greeter = (JSON.parse(json.stdout) as { name: string; versions: string[]; channels: Record<string, string> }[]).find((e) => e.name === 'greeter');
-    expect(greeter).toMatchObject({ versions: ['1.0.0', '1.1.0'], channels: { regular: '1.0.0', fast: '1.1.0' } });
+    expect(greeter).toMatchObject({ versions: ['1.0.0', '1.1.0'], channels: { regular: '1.0.0', fast: '1.1.0' }, origin: 'kyma' });
     const text = await klmCli(['module', 'catalog', ...at()]);
-    expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS/);
-    expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0/);
+    expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS\s+ORIGIN/);
+    expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0\s+-\s+kyma/);
   });
 
   it('adds a module and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
@@ -65,7 +47,7 @@ describe('klm module', () => {
     expect(table.stdout).toMatch(/greeter\s+1\.0\.0\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
   });
 
-  it('refuses what the catalog does not offer, a Kyma that does not exist, and says what to do (exit 1)', async () => {
+  it('refuses what the catalog does not offer and says what to do (exit 1); without the Kyma, lists only direct installs', async () => {
     const unknown = await klmCli(['module', 'add', 'nosuch', ...at()]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`module "nosuch" is not in the catalog of namespace ${klm().namespace}; \`klm module catalog\` lists what is`);
@@ -75,9 +57,11 @@ describe('klm module', () => {
     const version = await klmCli(['module', 'add', 'greeter', ...at(), '--version', '9.9.9']);
     expect(version.code).toBe(1);
     expect(version.stderr).toContain('module greeter has no version "9.9.9"; it has: 1.0.0, 1.1.0');
-    const missing = await klmCli(['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/nokyma`]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`there is no Kyma ${klm().namespace}/nokyma`);
+    // Without the Kyma, list shows what klm installed directly (nothing here), and says so.
+    const missing = await klmCli(['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/nokyma`, '--direct-namespace', `${name}-direct`]);
+    expect(missing.code, missing.stderr).toBe(0);
+    expect(missing.stderr).toContain(`there is no Kyma ${klm().namespace}/nokyma: these are the modules klm installed directly`);
+    expect(missing.stdout.trim()).toBe('no modules');
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
   });
 
@@ -189,7 +173,7 @@ describe('klm module', () => {
     const script = (await klmCli(['completion', 'bash'])).stdout;
     const complete = async (words: string[]) => (await exec('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _klm_complete; echo "\${COMPREPLY[@]}"`])).stdout.trim().split(' ');
     expect(await complete(['klm', 'mo'])).toEqual(['module']);
-    expect(await complete(['klm', 'module', ''])).toEqual(expect.arrayContaining(['catalog', 'list', 'add', 'delete', 'manage', 'unmanage', 'why']));
+    expect(await complete(['klm', 'module', ''])).toEqual(expect.arrayContaining(['catalog', 'list', 'add', 'delete', 'manage', 'unmanage', 'why', 'pull']));
     expect(await complete(['klm', 'module', 'add', 'greeter', '--ch'])).toEqual(['--channel']);
     expect(await complete(['klm', 'module', 'delete', 'x', '--auto'])).toEqual(['--auto-approve']);
   });

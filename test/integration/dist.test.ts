@@ -1,6 +1,6 @@
 // The production build: `npm run build` compiles worker, bridge and klm to plain JavaScript in
 // dist/ and bundles the workflows ahead of time; `node dist/…` runs them without tsx, and a module
-// installs end to end through them.
+// installs end to end through them; the built klm manages a Kyma's modules.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { processEnv, startNode } from '../support/processes';
-import { freePort, uniqueName } from '../support/stack';
+import { freePort, stackInfo, uniqueName } from '../support/stack';
+import { klmCli } from '../support/cli';
 
 const exec = promisify(execFile);
 
@@ -60,6 +61,20 @@ describe('the compiled processes', () => {
     expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`).sort()).toEqual(['counter=Ready', 'greeter=Ready']);
     expect(worker.proc.exitCode).toBeNull();
     expect(bridge.proc.exitCode).toBeNull();
+  });
+
+  it('manages modules with the built klm: the catalog, an add waited for, the list as JSON', async () => {
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [] }));
+    const at = ['--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${name}`];
+    const offered = await klmCli(['module', 'catalog', ...at, '-o', 'json'], {}, 'dist');
+    expect(offered.code, offered.stderr).toBe(0);
+    expect((JSON.parse(offered.stdout) as { name: string }[]).map((e) => e.name)).toEqual(expect.arrayContaining(['counter', 'greeter']));
+    const add = await klmCli(['module', 'add', 'counter', ...at, '--wait', '--timeout', '2m'], {}, 'dist');
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('module counter is Ready');
+    const list = await klmCli(['module', 'list', ...at, '-o', 'json'], {}, 'dist');
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', installationStatus: 'Ready', moduleStatus: 'Ready' })]);
   });
 
   it('runs klm with plain node', async () => {

@@ -3,7 +3,8 @@
 // working exec plugin hands out, and in the
 // passwords of a registry's credential Secret (the right one, then a wrong one); then installs,
 // failures and deletions with them; afterwards every Kyma and Manifest status, every Event,
-// every workflow history of the run and the worker's and bridge's logs are scanned for them.
+// every workflow history of the run, what klm (the command line) says of those Kymas, and the
+// worker's and bridge's logs are scanned for them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { startAuthRegistry, type AuthRegistry } from '../../src/localstack/registry-token';
 import { Registries } from '../../src/oci/registries';
 import { eventually, getKyma, kymaInState, kymaObject, startKlm, type Klm } from '../support/klm';
+import { klmCli } from '../support/cli';
 import { processEnv } from '../support/processes';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -181,6 +183,16 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
       histories.push(text(await klm.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory()));
     }
     places.histories = histories.join('\n');
+    // What klm (the command line) says of these Kymas: every command that reads them and their Secrets.
+    const cli: string[] = [];
+    for (const name of [broken, unreachable, exec, execWorking, refused]) {
+      const at = ['--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm.namespace}/${name}`];
+      for (const args of [['module', 'list', ...at, '-o', 'json'], ['module', 'why', 'greeter', ...at, '-o', 'json'], ['module', 'delete', 'greeter', ...at], ['kyma', 'status', `${klm.namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig]]) {
+        const r = await klmCli(args);
+        cli.push(r.stdout, r.stderr);
+      }
+    }
+    places.cli = cli.join('\n');
     places.workerLog = await readFile(workerLog, 'utf8');
     places.bridgeLog = bridgeLog.join('\n');
     // Not vacuous: the failures were written, recorded and logged.
@@ -189,7 +201,9 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     expect(places.manifests).toContain('RegistryCredentialsRefused');
     expect(histories.length).toBeGreaterThanOrEqual(8);
     expect(places.workerLog).toContain('task queue');
+    expect(places.cli).toContain('does not hold a valid kubeconfig');
+    expect(places.cli).toContain('runs a command for its credential');
     const leaks = Object.fromEntries(Object.entries(places).map(([where, t]) => [where, found(t)]));
-    expect(leaks).toEqual({ kymas: [], manifests: [], events: [], histories: [], workerLog: [], bridgeLog: [] });
+    expect(leaks).toEqual({ kymas: [], manifests: [], events: [], histories: [], cli: [], workerLog: [], bridgeLog: [] });
   }, 300_000);
 });

@@ -1,0 +1,115 @@
+// klm module add: to the Kyma (the lifecycle manager installs it), or directly (klm installs it):
+// a community module (`namespace/template`), a cluster without the Kyma, or --direct beside one.
+import { readFile } from 'node:fs/promises';
+import type { Kyma } from '../api/kyma';
+import { API_VERSION, type KubeObject } from '../api/shared';
+import { parseManifest, RenderError } from '../activities/install/render';
+import type { KubeClient } from '../k8s/rest-client';
+import { directInstall } from './direct-install';
+import { readRecord } from './direct-record';
+import { directState } from './direct-status';
+import { addModule, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import type { SourceOptions } from './module-source';
+import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
+import { Refused, WaitTimeoutError } from './output';
+
+export interface AddInput {
+  module: string;
+  ref: KymaRef;
+  channel?: string;
+  version?: string;
+  policy?: 'CreateAndDelete' | 'Ignore';
+  /** --cr-path: the module's CR from a file, instead of its default CR (policy Ignore). */
+  crPath?: string;
+  /** --direct: install beside the Kyma, not through it. */
+  direct?: boolean;
+  /** Where direct installs put namespaced objects that name no namespace, and klm's record. */
+  directNamespace: string;
+  sources: SourceOptions;
+  wait: boolean;
+  timeoutMs: number;
+  crdTimeoutMs: number;
+  say: (line: string) => void;
+  progress: (line: string) => void;
+}
+
+async function crObjects(file: string, namespace: string): Promise<KubeObject[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new Refused(`--cr-path ${file} cannot be read`);
+  }
+  try {
+    return parseManifest(text, namespace);
+  } catch (err) {
+    if (err instanceof RenderError) throw new Refused(`--cr-path ${file}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Waits until the direct install is Ready; Error ends the wait as a failure. */
+async function waitDirect(target: KubeClient, namespace: string, module: string, timeoutMs: number, progress: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let said = '';
+  for (;;) {
+    const record = await readRecord(target, namespace, module);
+    if (!record) throw new Refused(`module ${module} is no longer installed directly (its record in namespace ${namespace} is gone)`);
+    const s = await directState(target, record);
+    if (s.state === 'Ready') return;
+    const now = `${module}: ${s.state} (${s.message})`;
+    if (now !== said) progress((said = now));
+    if (s.state === 'Error') throw new Refused(`module ${module} is in Error: ${s.message}`);
+    if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export async function add(kube: KubeClient, a: AddInput): Promise<void> {
+  const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', a.ref.name, a.ref.namespace);
+  const community = isCommunityName(a.module);
+  if (kyma && !community && !a.direct) return await addToKyma(kube, a);
+  if (community && (a.channel || a.version)) throw new Refused(`${a.module} is a community module: its template is one version; pull another with \`klm module pull --version\``);
+  const template = community ? await communityTemplate(kube, a.module) : await catalogTemplate(kube, a.ref.namespace, a.module, { ...(a.version ? { version: a.version } : {}), ...(a.channel ? { channel: a.channel } : {}) }, kyma?.spec.channel ?? 'regular');
+  const module = template.spec.moduleName!;
+  if (kyma?.spec.modules?.some((m) => m.name === module)) {
+    throw new Refused(`module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install would fight the lifecycle manager. Remove it from the Kyma first (\`klm module delete ${module}\`), or change how the Kyma has it`);
+  }
+  if (community) a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
+  else if (kyma) a.progress(`warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`);
+  const target = kyma ? await targetOf(kube, a.ref) : kube;
+  a.say(await directInstall({
+    kube,
+    target,
+    template,
+    community,
+    namespace: a.directNamespace,
+    policy: a.crPath ? 'Ignore' : (a.policy ?? 'CreateAndDelete'),
+    ...(a.crPath ? { crObjects: await crObjects(a.crPath, a.directNamespace) } : {}),
+    sources: a.sources,
+    crdTimeoutMs: a.crdTimeoutMs,
+    progress: a.progress,
+  }));
+  if (a.wait) {
+    await waitDirect(target, a.directNamespace, module, a.timeoutMs, a.progress);
+    a.say(`module ${module} is Ready`);
+  }
+}
+
+async function addToKyma(kube: KubeClient, a: AddInput): Promise<void> {
+  const target = await targetOf(kube, a.ref);
+  if (await readRecord(target, a.directNamespace, a.module)) {
+    throw new Refused(`module ${a.module} is installed directly in namespace ${a.directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${a.module}\`)`);
+  }
+  const objects = a.crPath ? await crObjects(a.crPath, a.directNamespace) : undefined;
+  const policy = objects ? 'Ignore' : a.policy;
+  a.say(await addModule(kube, a.ref, a.module, { ...(a.channel ? { channel: a.channel } : {}), ...(a.version ? { version: a.version } : {}), ...(policy ? { policy } : {}) }));
+  if (!a.wait && !objects) return;
+  // The module's CR from --cr-path needs its kind: it is applied once the module runs.
+  const status = await waitForModule(kube, a.ref, a.module, (s) => (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) && (!a.version || s.version === a.version), a.timeoutMs, a.progress);
+  if (objects) {
+    for (const o of objects) await target.apply(o);
+    a.say(`applied ${objects.length} objects of ${a.crPath}`);
+  }
+  a.say(`module ${a.module} is ${status?.state ?? 'Ready'}`);
+}

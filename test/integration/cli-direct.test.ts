@@ -1,0 +1,230 @@
+// klm's direct installs, as users run them: a community module from a community catalog file
+// (its manifest behind a link, served by the real registry), pulled, installed without a Kyma,
+// an interrupted install finished, upgraded without touching the default CR, deleted by the
+// seed's flow; a catalog module installed directly beside a Kyma (refused while the Kyma has
+// it); the module's CR from a file (--cr-path) for a module of the Kyma.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { Registries } from '../../src/oci/registries';
+import { klmCli } from '../support/cli';
+import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
+import { stackInfo, uniqueName } from '../support/stack';
+
+type Row = { name: string; version?: string; desiredVersion?: string; customResourcePolicy: string; managed: boolean; moduleStatus: string; installationStatus: string; message?: string; direct?: { template: string; community: boolean } };
+
+/** A community module of a kind of its own: CRD, manager Deployment, a ConfigMap that 1.1.0 drops. */
+function echoManifest(group: string, version: string): string {
+  const docs: unknown[] = [
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `echoes.${group}` },
+      spec: {
+        group,
+        names: { kind: 'Echo', listKind: 'EchoList', plural: 'echoes', singular: 'echo' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+      },
+    },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'echo-manager' } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'echo-manager' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'echo-manager' } }, template: { metadata: { labels: { app: 'echo-manager' } }, spec: { serviceAccountName: 'echo-manager', containers: [{ name: 'manager', image: `example.invalid/echo-manager:${version}` }] } } },
+    },
+    ...(version === '1.0.0' ? [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'echo-legacy' }, data: { since: '1.0.0' } }] : []),
+  ];
+  return docs.map((d) => stringify(d)).join('---\n');
+}
+
+describe('klm module: direct installs and community modules', () => {
+  const klm = useKlm();
+  const group = `${uniqueName('echo')}.example.io`;
+  const kind = { apiVersion: `${group}/v1alpha1`, kind: 'Echo' };
+  const direct = uniqueName('direct');
+  const community = uniqueName('community');
+  const kymaName = uniqueName('kyma');
+  let dir: string;
+  let catalogFile: string;
+  const cluster = () => ['--kubeconfig', stackInfo().kubeconfig];
+  /** No Kyma of that name: a cluster klm installs into directly. */
+  const none = () => [...cluster(), '--kyma', `${klm().namespace}/none`];
+  const noKyma = () => [...none(), '--direct-namespace', direct];
+  const list = async (args: string[]) => {
+    const r = await klmCli(['module', 'list', ...args, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as Row[];
+  };
+  const record = async () => (await klm().kube.get<KubeObject & { data: Record<string, string> }>('v1', 'ConfigMap', 'klm-module-echo', direct))?.data['record.json'];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'klm-community-'));
+    klm().manager.watch(kind.apiVersion, kind.kind);
+    const oci = Registries.unconfigured().client(stackInfo().registryHost);
+    const templates = [];
+    for (const version of ['1.0.0', '1.1.0']) {
+      const digest = await oci.pushBlob(`community/${group}`, Buffer.from(echoManifest(group, version)));
+      templates.push({
+        apiVersion: API_VERSION,
+        kind: 'ModuleTemplate',
+        metadata: { name: `echo-${version}`, labels: { 'operator.kyma-project.io/module-name': 'echo' }, annotations: { source: 'test' } },
+        spec: {
+          moduleName: 'echo',
+          version,
+          descriptor: {},
+          data: { apiVersion: kind.apiVersion, kind: 'Echo', metadata: { name: 'default' }, spec: { greeting: 'hello' } },
+          manager: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'echo-manager', namespace: direct },
+          associatedResources: [{ group, version: 'v1alpha1', kind: 'Echo' }],
+          resources: [{ name: 'rawManifest', link: `http://${stackInfo().registryHost}/v2/community/${group}/blobs/${digest}` }],
+        },
+      });
+    }
+    catalogFile = path.join(dir, 'all-modules.json');
+    await writeFile(catalogFile, JSON.stringify(templates));
+  });
+  afterAll(async () => {
+    await klm().kube.delete('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `echoes.${group}`);
+  });
+
+  it('lists a community catalog, refuses one that is malformed, pulls a community module into a namespace (not kyma-system)', async () => {
+    const listed = await klmCli(['module', 'catalog', ...none(), '--community-catalog', catalogFile, '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { name: string; origin: string }[]).filter((e) => e.name === 'echo')).toEqual([expect.objectContaining({ name: 'echo', versions: ['1.0.0', '1.1.0'], origin: 'community' })]);
+    const bad = path.join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify([{ kind: 'ModuleTemplate', metadata: { name: 'x' }, spec: { moduleName: 'x' } }]));
+    const malformed = await klmCli(['module', 'catalog', ...none(), '--community-catalog', bad]);
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain(`the community catalog ${bad} holds entries that are no module versions: entry 1 (x) lacks spec.version`);
+
+    const system = await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', 'kyma-system', '--community-catalog', catalogFile]);
+    expect(system.code).toBe(1);
+    expect(system.stderr).toContain('community modules are not pulled into kyma-system');
+    const unknown = await klmCli(['module', 'pull', 'nosuch', ...cluster(), '--namespace', community, '--community-catalog', catalogFile]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`community module nosuch is not in the community catalog ${catalogFile}`);
+    await klm().kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: community } });
+    const pulled = await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.0.0', '--community-catalog', catalogFile]);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`pulled echo 1.0.0 into ModuleTemplate ${community}/echo-1.0.0; install it with \`klm module add ${community}/echo-1.0.0\``);
+    const again = await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.0.0', '--community-catalog', catalogFile]);
+    expect(again.stdout).toContain('is pulled already: nothing to do');
+    const inCluster = await klmCli(['module', 'catalog', ...none(), '-o', 'json']);
+    expect((JSON.parse(inCluster.stdout) as { name: string; origin: string }[]).filter((e) => e.name === 'echo')).toEqual([expect.objectContaining({ versions: ['1.0.0'], origin: `${community}/echo-1.0.0` })]);
+  });
+
+  it('installs a community module directly in a cluster without a Kyma, with a warning; list shows it Ready', async () => {
+    const add = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toContain('warning: echo is a community module: the Kyma team neither supports it nor answers for it');
+    expect(add.stdout).toContain(`module echo 1.0.0 installed directly into namespace ${direct}`);
+    expect(add.stdout).toContain('module echo is Ready');
+    const cr = await klm().kube.get<KubeObject & { spec: { greeting: string } }>(kind.apiVersion, 'Echo', 'default', direct);
+    expect(cr?.spec.greeting).toBe('hello');
+    expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: false, moduleStatus: 'Ready', installationStatus: 'Ready', direct: { template: `${community}/echo-1.0.0`, community: true } })]);
+  });
+
+  it('finishes an interrupted install with a second run', async () => {
+    // What a run killed after writing its record and before applying leaves: the record says
+    // Installing; the manager and the default CR are not there.
+    const r = JSON.parse((await record())!) as { phase: string; defaultCr?: unknown };
+    await klm().kube.mergePatch('v1', 'ConfigMap', 'klm-module-echo', direct, { data: { 'record.json': JSON.stringify({ ...r, phase: 'Installing', defaultCr: undefined }) } });
+    await klm().kube.delete(kind.apiVersion, 'Echo', 'default', direct);
+    await klm().kube.delete('apps/v1', 'Deployment', 'echo-manager', direct);
+    await eventually('the default CR to be gone', async () => (await klm().kube.get(kind.apiVersion, 'Echo', 'default', direct)) === undefined || undefined);
+    const [interrupted] = await list(noKyma());
+    expect(interrupted).toMatchObject({ name: 'echo', installationStatus: 'Processing', message: 'the install of 1.0.0 did not finish: run `klm module add` again to finish it' });
+
+    const again = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('module echo 1.0.0: the interrupted install is finished');
+    expect(await klm().kube.get('apps/v1', 'Deployment', 'echo-manager', direct)).toBeDefined();
+    expect(await klm().kube.get(kind.apiVersion, 'Echo', 'default', direct)).toBeDefined();
+    expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.0.0', installationStatus: 'Ready' })]);
+  });
+
+  it('upgrades directly: the new manifest applied, what it dropped pruned, the default CR left as its user changed it', async () => {
+    await klm().kube.mergePatch(kind.apiVersion, 'Echo', 'default', direct, { spec: { greeting: 'changed by its user' } });
+    expect((await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.1.0', '--community-catalog', catalogFile])).code).toBe(0);
+    const up = await klmCli(['module', 'add', `${community}/echo-1.1.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toContain('module echo upgraded directly from 1.0.0 to 1.1.0 (1 objects 1.0.0 had removed); its default CR was left as it is');
+    expect(await klm().kube.get('v1', 'ConfigMap', 'echo-legacy', direct)).toBeUndefined();
+    const manager = await klm().kube.get<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>('apps/v1', 'Deployment', 'echo-manager', direct);
+    expect(manager?.spec.template.spec.containers[0]?.image).toBe('example.invalid/echo-manager:1.1.0');
+    expect((await klm().kube.get<KubeObject & { spec: { greeting: string } }>(kind.apiVersion, 'Echo', 'default', direct))?.spec.greeting).toBe('changed by its user');
+    expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.1.0', installationStatus: 'Ready', moduleStatus: 'Ready' })]);
+  });
+
+  it('deletes a direct install by the seed flow: refused while resources people made exist, then with them, everything klm applied, then nothing to do', async () => {
+    await klm().kube.create({ apiVersion: kind.apiVersion, kind: 'Echo', metadata: { name: 'mine', namespace: direct }, spec: {} });
+    const refused = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('module echo still has resources of its kinds; delete them, or run again with --delete-resources:');
+    expect(refused.stderr).toContain(`Echo ${direct}/mine`);
+    expect(refused.stderr).not.toContain(`Echo ${direct}/default`);
+    const unconfirmed = await klmCli(['module', 'delete', 'echo', ...noKyma(), '--delete-resources']);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
+    expect(await record()).toBeDefined();
+
+    const done = await klmCli(['module', 'delete', `${community}/echo-1.1.0`, ...noKyma(), '--delete-resources', '--auto-approve']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('deleted 1 resources of module echo');
+    expect(done.stdout).toContain('module echo deleted');
+    for (const [apiVersion, k, n, ns] of [[kind.apiVersion, 'Echo', 'default', direct], ['apps/v1', 'Deployment', 'echo-manager', direct], ['v1', 'ServiceAccount', 'echo-manager', direct], ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', `echoes.${group}`, undefined]] as const) {
+      await eventually(`${k} ${n} to be gone`, async () => (await klm().kube.get(apiVersion, k, n, ns).catch(() => undefined)) === undefined || undefined, 60_000);
+    }
+    expect(await record()).toBeUndefined();
+    expect(await list(noKyma())).toEqual([]);
+    const again = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('nothing to do');
+  });
+
+  it('installs a catalog module directly beside a Kyma only when asked, with a warning; refuses one the Kyma has, and adding one installed directly to the Kyma', async () => {
+    const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];
+    await klm().kube.create(kymaObject(klm().namespace, kymaName, { channel: 'regular', modules: [{ name: 'counter' }] }));
+    const managed = await klmCli(['module', 'add', 'counter', ...at, '--direct']);
+    expect(managed.code).toBe(1);
+    expect(managed.stderr).toContain(`module counter is managed by Kyma ${klm().namespace}/${kymaName}: a direct install would fight the lifecycle manager`);
+
+    // greeter's template has `descriptor: {}`: its component is found through its ModuleReleaseMeta in the registry named.
+    const unnamed = await klmCli(['module', 'add', 'greeter', ...at, '--direct'], { KLM_OCI_REGISTRY_HOST: '' });
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.stderr).toContain('name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)');
+    const add = await klmCli(['module', 'add', 'greeter', ...at, '--direct', '--registry', stackInfo().registryHost, '--wait', '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toContain(`warning: installing greeter directly beside Kyma ${klm().namespace}/${kymaName}: the lifecycle manager will not upgrade, repair or support it`);
+    expect(add.stdout).toContain(`module greeter 1.0.0 installed directly into namespace ${direct}`);
+    const rows = await list(at);
+    expect(rows.find((r) => r.name === 'greeter')).toMatchObject({ version: '1.0.0', managed: false, installationStatus: 'Ready', direct: { template: `${klm().namespace}/greeter-1.0.0`, community: false } });
+    const viaKyma = await klmCli(['module', 'add', 'greeter', ...at]);
+    expect(viaKyma.code).toBe(1);
+    expect(viaKyma.stderr).toContain(`module greeter is installed directly in namespace ${direct}: the lifecycle manager would take it over unasked`);
+    expect((await getKyma(klm(), kymaName))?.spec.modules?.map((m) => m.name)).toEqual(['counter']);
+    const removed = await klmCli(['module', 'delete', 'greeter', ...at, '--auto-approve']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('module greeter deleted');
+    expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', direct)).toBeUndefined();
+  });
+
+  it("adds a module to the Kyma with its CR from a file (--cr-path): the policy Ignore, the file's CR applied once the module runs", async () => {
+    const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];
+    const file = path.join(dir, 'greeter.yaml');
+    await writeFile(file, stringify({ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter', metadata: { name: 'from-file' }, spec: { greeting: 'from a file' } }));
+    const both = await klmCli(['module', 'add', 'greeter', ...at, '--cr-path', file, '--default-cr']);
+    expect(both.code).toBe(2);
+    const add = await klmCli(['module', 'add', 'greeter', ...at, '--cr-path', file, '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain(`applied 1 objects of ${file}`);
+    expect((await getKyma(klm(), kymaName))?.spec.modules?.find((m) => m.name === 'greeter')).toMatchObject({ name: 'greeter', customResourcePolicy: 'Ignore' });
+    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'from-file', direct)).toBeDefined();
+    // The policy Ignore: the lifecycle manager made no default CR.
+    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'default', `${kymaName}-system`)).toBeUndefined();
+  });
+});
