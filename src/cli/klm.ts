@@ -5,15 +5,16 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
 import { Registries } from '../oci/registries';
+import { dockerConfigCredentials } from './docker-credentials';
 import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
-import { moduleTable, setManaged, why, whyText } from './kyma-modules';
+import { moduleTable, setManaged, whyText } from './kyma-modules';
 import { communityEntries, catalog, catalogTable } from './module-catalog';
 import { DEFAULT_COMMUNITY_CATALOG, pulledTemplates, readCommunityCatalog } from './community-catalog';
 import { add } from './module-add';
 import { deleteModule } from './module-delete';
-import { moduleRows } from './module-list';
+import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
 import { kymaStatus, kymaStatusText } from './kyma-status';
@@ -88,8 +89,14 @@ function withSources(c: Command): Command {
 function sourcesOf(o: SourceFlags): SourceOptions {
   const config = configFromEnv(process.env);
   const registry = o.registry ? { host: o.registry } : config.ociRegistry;
+  const credentials = dockerConfigCredentials();
   return {
-    registries: new Registries({ insecureHosts: [...config.registry.insecureHosts, ...(o.registry && /^http:\/\//i.test(o.registry) ? [new URL(o.registry).host] : [])], ...(config.registry.caFile ? { caFile: config.registry.caFile } : {}) }),
+    registries: new Registries({
+      insecureHosts: [...config.registry.insecureHosts, ...(o.registry && /^http:\/\//i.test(o.registry) ? [new URL(o.registry).host] : [])],
+      ...(config.registry.caFile ? { caFile: config.registry.caFile } : {}),
+      ...(credentials ? { credentials } : {}),
+      caSetting: 'KLM_REGISTRY_CA_FILE',
+    }),
     ...(registry ? { registry } : {}),
   };
 }
@@ -211,7 +218,7 @@ export function program(): Command {
         ...(o.crPath ? { crPath: o.crPath } : {}),
         ...(o.direct ? { direct: true } : {}),
         directNamespace: o.directNamespace,
-        sources: sourcesOf(o),
+        sources: () => sourcesOf(o),
         wait: !!o.wait,
         timeoutMs: timeoutOf(o),
         crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs,
@@ -255,12 +262,12 @@ export function program(): Command {
         console.log(await setManaged(await clusterClient(o), kymaRefOf(o.kyma), module, managed));
       });
   }
-  withOutput(withKyma(mod.command('why <module>')))
+  withOutput(withDirect(withKyma(mod.command('why <module>'))))
     .description("why the module is where it is: state, reason and message, versions, its last Events, its workflow in Temporal's UI")
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
-    .action(async (module: string, o: ModuleCommandOptions & { temporalUi?: string }) => {
+    .action(async (module: string, o: ModuleCommandOptions & DirectOptions & { temporalUi?: string }) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await why(kube, kymaRefOf(o.kyma), module, o.temporalUi, process.env.TEMPORAL_NAMESPACE), whyText));
+      console.log(render(outputOf(o.output), await whyModule(kube, kymaRefOf(o.kyma), module, o.directNamespace, o.temporalUi, process.env.TEMPORAL_NAMESPACE), whyText));
     });
 
   withCluster(mod.command('promote <module> <version>'))

@@ -241,8 +241,11 @@ export interface Why {
   installedVersion?: string;
   desiredVersion?: string;
   channel?: string;
-  workflowId: string;
+  /** The module's workflow: none for a direct install, which klm made and no workflow follows. */
+  workflowId?: string;
   temporalUi?: string;
+  /** Installed by klm directly: from which template, into which namespace. */
+  direct?: { template: string; community: boolean; namespace: string };
   events: { reason: string; message: string; type?: string; lastTimestamp?: string }[];
 }
 
@@ -277,10 +280,10 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
 
 export function whyText(w: Why): string {
   const lines = [
-    `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
+    w.direct ? `module ${w.module}, installed directly by klm into namespace ${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ${w.state ?? 'no state yet'}` : `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
     ...(w.message ? [`  ${w.message}`] : []),
     `installed version: ${w.installedVersion ?? '-'}; wanted: ${w.desiredVersion ?? '-'}${w.channel ? ` (channel ${w.channel})` : ''}`,
-    `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
+    w.direct ? `from ModuleTemplate ${w.direct.template}; no workflow follows it (\`klm module add\` again repairs or upgrades it)` : `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
   ];
   if (w.events.length) lines.push('events:', ...w.events.map((e) => `  ${e.lastTimestamp ?? ''} ${e.type ?? ''} ${e.reason}: ${e.message}`.replace(/ {2,}/g, ' ').trimEnd()));
   return lines.join('\n');

@@ -25,7 +25,8 @@ export interface AddInput {
   direct?: boolean;
   /** Where direct installs put namespaced objects that name no namespace, and klm's record. */
   directNamespace: string;
-  sources: SourceOptions;
+  /** How a direct install reaches registries (read only when one is made). */
+  sources: () => SourceOptions;
   wait: boolean;
   timeoutMs: number;
   crdTimeoutMs: number;
@@ -86,7 +87,7 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
     namespace: a.directNamespace,
     policy: a.crPath ? 'Ignore' : (a.policy ?? 'CreateAndDelete'),
     ...(a.crPath ? { crObjects: await crObjects(a.crPath, a.directNamespace) } : {}),
-    sources: a.sources,
+    sources: a.sources(),
     crdTimeoutMs: a.crdTimeoutMs,
     progress: a.progress,
   }));

@@ -1,11 +1,12 @@
-// klm module list: the modules of the Kyma, and the modules klm installed directly (beside the
-// Kyma, or in a cluster without one), each by the rules of its kind.
+// klm module list and why: the modules of the Kyma, and the modules klm installed directly
+// (beside the Kyma, or in a cluster without one), each by the rules of its kind.
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
-import { listRecords, type DirectRecord } from './direct-record';
+import { listRecords, readRecord, type DirectRecord } from './direct-record';
 import { directState } from './direct-status';
-import { kymaRows, targetOf, type KymaRef, type ModuleRow } from './kyma-modules';
+import { kymaRows, targetOf, why, type KymaRef, type ModuleRow, type Why } from './kyma-modules';
+import { Refused } from './output';
 
 async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow> {
   const s = await directState(target, r);
@@ -30,4 +31,28 @@ export async function moduleRows(kube: KubeClient, ref: KymaRef, directNamespace
   const direct = target ? await Promise.all((await listRecords(target, directNamespace)).map((r) => directRow(target, r))) : [];
   const managed = kyma ? await kymaRows(kube, ref, kyma) : [];
   return { rows: [...managed, ...direct.sort((a, b) => a.name.localeCompare(b.name))], kyma: !!kyma };
+}
+
+/**
+ * Why the module is where it is: as the Kyma has it, else as klm installed it directly (the Kyma
+ * is read first, so that a Kyma whose Secret is broken still explains its modules).
+ */
+export async function whyModule(kube: KubeClient, ref: KymaRef, module: string, directNamespace: string, temporalUi?: string, temporalNamespace?: string): Promise<Why> {
+  const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+  if (kyma?.spec.modules?.some((m) => m.name === module) || kyma?.status?.modules?.some((m) => m.name === module)) return await why(kube, ref, module, temporalUi, temporalNamespace);
+  const target = kyma ? await targetOf(kube, ref) : kube;
+  const record = await readRecord(target, directNamespace, module);
+  const where = kyma ? `Kyma ${ref.namespace}/${ref.name}` : `a Kyma (there is no Kyma ${ref.namespace}/${ref.name})`;
+  if (!record) throw new Refused(`module ${module} is neither in ${where} nor installed directly in namespace ${directNamespace}`);
+  const row = await directRow(target, record);
+  return {
+    module,
+    kyma: kyma ? `${ref.namespace}/${ref.name}` : '-',
+    state: row.installationStatus,
+    ...(row.message ? { message: row.message } : {}),
+    ...(row.version ? { installedVersion: row.version } : {}),
+    desiredVersion: record.version,
+    direct: { template: record.template, community: record.community, namespace: directNamespace },
+    events: [],
+  };
 }

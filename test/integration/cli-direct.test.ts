@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { startAuthRegistry } from '../../src/localstack/registry-token';
 import { Registries } from '../../src/oci/registries';
+import { moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { klmCli } from '../support/cli';
 import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -126,6 +128,13 @@ describe('klm module: direct installs and community modules', () => {
     const cr = await klm().kube.get<KubeObject & { spec: { greeting: string } }>(kind.apiVersion, 'Echo', 'default', direct);
     expect(cr?.spec.greeting).toBe('hello');
     expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: false, moduleStatus: 'Ready', installationStatus: 'Ready', direct: { template: `${community}/echo-1.0.0`, community: true } })]);
+    const why = await klmCli(['module', 'why', 'echo', ...noKyma()]);
+    expect(why.code, why.stderr).toBe(0);
+    expect(why.stdout).toContain(`module echo, installed directly by klm into namespace ${direct} (a community module): Ready`);
+    expect(why.stdout).toContain(`from ModuleTemplate ${community}/echo-1.0.0; no workflow follows it`);
+    const unknown = await klmCli(['module', 'why', 'nosuch', ...noKyma()]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`module nosuch is neither in a Kyma (there is no Kyma ${klm().namespace}/none) nor installed directly in namespace ${direct}`);
   });
 
   it('finishes an interrupted install with a second run', async () => {
@@ -226,5 +235,38 @@ describe('klm module: direct installs and community modules', () => {
     expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'from-file', direct)).toBeDefined();
     // The policy Ignore: the lifecycle manager made no default CR.
     expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'default', `${kymaName}-system`)).toBeUndefined();
+  });
+
+  it('installs directly from a registry that wants credentials: those of the Docker config, never shown; refused without them', async () => {
+    const regDir = await mkdtemp(path.join(tmpdir(), 'klm-cli-registry-'));
+    const password = `pw-${uniqueName('secret')}`;
+    const registry = await startAuthRegistry(stackInfo().tools.registry, regDir, { user: { username: 'reader', password }, anonymous: 'none' });
+    try {
+      const host = registry.registry.host;
+      const publisher = new Registries({ caFile: registry.caCert, credentials: { describe: 'the test', credentialsFor: () => Promise.resolve({ username: 'reader', password }) } });
+      const version = { name: 'vault', component: 'kyma-project.io/module/vault', version: '1.0.0', manifest: stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'vault-config' }, data: { sealed: 'true' } }), descriptor: 'registry' as const, layer: 'tar' as const };
+      const descriptor = await pushModuleVersion(host, version, publisher.client(host));
+      await klm().kube.create(moduleTemplate(version, community, descriptor));
+      const docker = async (pw: string) => {
+        const d = await mkdtemp(path.join(tmpdir(), 'klm-docker-'));
+        await writeFile(path.join(d, 'config.json'), JSON.stringify({ auths: { [host]: { auth: Buffer.from(`reader:${pw}`).toString('base64') } } }));
+        return { DOCKER_CONFIG: d, KLM_REGISTRY_CA_FILE: registry.caCert };
+      };
+      const add = (env: NodeJS.ProcessEnv) => klmCli(['module', 'add', `${community}/vault-1.0.0`, ...noKyma()], env);
+      const anonymous = await add({ DOCKER_CONFIG: regDir, KLM_REGISTRY_CA_FILE: registry.caCert });
+      expect(anonymous.code).toBe(1);
+      expect(anonymous.stderr).toContain(`fetching the raw manifest of ModuleTemplate ${community}/vault-1.0.0`);
+      const wrong = await add(await docker('not-the-password'));
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('the Docker config');
+      const right = await add(await docker(password));
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stdout).toContain(`module vault 1.0.0 installed directly into namespace ${direct}`);
+      expect(await klm().kube.get('v1', 'ConfigMap', 'vault-config', direct)).toBeDefined();
+      for (const r of [anonymous, wrong, right]) expect(`${r.stdout}${r.stderr}`).not.toContain(password);
+      expect((await klmCli(['module', 'delete', 'vault', ...noKyma()])).code).toBe(0);
+    } finally {
+      await registry.stop();
+    }
   });
 });
