@@ -4,6 +4,7 @@
 // removes the module from the Kyma (the lifecycle manager deletes it) or deletes the direct
 // install itself. Idempotent: nothing there, nothing to do.
 import type { Kyma } from '../api/kyma';
+import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { directDelete } from './direct-delete';
@@ -35,9 +36,15 @@ async function clearResources(target: KubeClient, module: string, resources: Kub
   d.say(`deleted ${resources.length} resources of module ${module}`);
 }
 
-/** The direct install a name means: a module's, or a community module's by `namespace/template`. */
-async function directRecordOf(target: KubeClient, d: DeleteInput): Promise<DirectRecord | undefined> {
+/**
+ * The direct install a name means: a module's, or a community module's by `namespace/template`
+ * (any version of its module: the install may have been upgraded from another template since).
+ */
+async function directRecordOf(kube: KubeClient, target: KubeClient, d: DeleteInput): Promise<DirectRecord | undefined> {
   if (!isCommunityName(d.module)) return await readRecord(target, d.directNamespace, d.module);
+  const [namespace, name] = d.module.split('/');
+  const template = await kube.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name!, namespace);
+  if (template?.spec.moduleName) return await readRecord(target, d.directNamespace, template.spec.moduleName);
   return (await listRecords(target, d.directNamespace)).find((r) => r.template === d.module);
 }
 
@@ -54,7 +61,7 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
     return;
   }
   const target = kyma ? await targetOf(kube, d.ref) : kube;
-  const record = await directRecordOf(target, d);
+  const record = await directRecordOf(kube, target, d);
   if (!record) {
     d.say(`module ${d.module} is neither in ${where} nor installed directly in namespace ${d.directNamespace}: nothing to do`);
     return;
