@@ -3,13 +3,13 @@
 // component-descriptors/<component>:<version> whose raw-manifest resource is a localBlob of
 // that artifact, and the ModuleTemplate of each version and the ModuleReleaseMeta of each
 // module as the control plane holds them.
-import { stringify } from 'yaml';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import type { OciRegistryClient } from '../oci/registry-client';
 import { Registries } from '../oci/registries';
 import { tarOneFile } from '../oci/tar';
+import { BUILT_BY_MODULECTL, pushComponent, type PushTarget } from './component';
 
-export type { OciRegistryClient };
+export type { OciRegistryClient, PushTarget };
 
 /** One version of a module, as its author publishes it. */
 export interface ModuleVersion {
@@ -31,66 +31,22 @@ export interface ModuleVersion {
   layer: 'tar' | 'yaml';
 }
 
-/** Where components are pushed: a registry host, and a repository subpath below it (OCM's OCIRegistry baseUrl and subPath). */
-export interface PushTarget {
-  host: string;
-  subPath?: string;
-}
-
-const DESCRIPTOR_MEDIA_TYPE = 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar';
-const CONFIG_MEDIA_TYPE = 'application/vnd.ocm.software.component.config.v1+json';
-
-function target(to: string | PushTarget): PushTarget {
-  return typeof to === 'string' ? { host: to } : to;
-}
-
 /**
- * Pushes one version to the registry as the OCM tooling lays it out (what `modulectl create`
- * does through OCM): the artifact `[<subPath>/]component-descriptors/<component>:<version>`, an
- * OCI image manifest whose config (`application/vnd.ocm.software.component.config.v1+json`)
- * names the descriptor layer (`componentDescriptorLayer`), the first layer a tar holding
- * `component-descriptor.yaml`, further layers the local blobs (the raw manifest, a
- * `directoryTree` resource as modulectl declares it). Returns the full OCM descriptor. `client`: a client for the host that carries trust and
- * credentials (push access); the default one otherwise.
+ * Pushes one version to the registry as the OCM tooling lays it out (src/publish/component.ts),
+ * its raw manifest a local blob (a `directoryTree` resource as modulectl declares it). Returns
+ * the full OCM descriptor. `client`: a client for the host that carries trust and credentials
+ * (push access); the default one otherwise.
  */
 export async function pushModuleVersion(to: string | PushTarget, m: ModuleVersion, client?: OciRegistryClient): Promise<Record<string, unknown>> {
-  const { host, subPath } = target(to);
-  const oci = client ?? Registries.unconfigured().client(host);
-  const base = (subPath ?? '').replace(/^\/+|\/+$/g, '');
-  const repository = `${base ? `${base}/` : ''}component-descriptors/${m.component}`;
-  const layer = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);
-  const layerMediaType = m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml';
-  const layerDigest = await oci.pushBlob(repository, layer);
-  const descriptor = {
-    meta: { schemaVersion: 'v2' },
-    component: {
-      name: m.component,
-      version: m.version,
-      provider: 'kyma-project.io',
-      labels: [{ name: 'kyma-project.io/built-by', value: 'modulectl', version: 'v1' }],
-      repositoryContexts: [{ type: 'OCIRegistry', baseUrl: host, ...(base ? { subPath: base } : {}), componentNameMapping: 'urlPath' }],
-      resources: [{ name: 'raw-manifest', type: 'directoryTree', version: m.version, relation: 'local', access: { type: 'localBlob', localReference: layerDigest, mediaType: layerMediaType } }],
-      sources: [],
-      componentReferences: [],
-    },
-  };
-  const descriptorLayer = tarOneFile('component-descriptor.yaml', Buffer.from(stringify(descriptor)));
-  const descriptorDigest = await oci.pushBlob(repository, descriptorLayer);
-  const config = Buffer.from(JSON.stringify({ componentDescriptorLayer: { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length } }));
-  const configDigest = await oci.pushBlob(repository, config);
-  await oci.pushManifest(repository, m.version, {
-    schemaVersion: 2,
-    mediaType: 'application/vnd.oci.image.manifest.v1+json',
-    // The annotations the OCM library writes (genericocireg: software.ocm.componentversion,
-    // software.ocm.creator; software.ocm.artifact on each local blob).
-    annotations: { 'software.ocm.componentversion': `${m.component}:${m.version}`, 'software.ocm.creator': 'klm-temporal publish' },
-    config: { mediaType: CONFIG_MEDIA_TYPE, digest: configDigest, size: config.length },
-    layers: [
-      { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length },
-      { mediaType: layerMediaType, digest: layerDigest, size: layer.length, annotations: { 'software.ocm.artifact': JSON.stringify([{ kind: 'resource', identity: { name: 'raw-manifest' } }]) } },
-    ],
-  });
-  return descriptor;
+  const target = typeof to === 'string' ? { host: to } : to;
+  const oci = client ?? Registries.unconfigured().client(target.host);
+  const blob = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);
+  return await pushComponent(target, {
+    name: m.component,
+    version: m.version,
+    labels: [BUILT_BY_MODULECTL],
+    resources: [{ name: 'raw-manifest', type: 'directoryTree', mediaType: m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml', blob }],
+  }, oci);
 }
 
 /** The ModuleTemplate of a version: named and labelled as modulectl names it (`<module>-<version>`). */
