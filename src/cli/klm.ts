@@ -18,6 +18,7 @@ import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
 import { kymaStatus, kymaStatusText } from './kyma-status';
+import { createModule, type CreateOptions } from './module-create';
 import { checkPromotion, promote } from './promote';
 import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
@@ -288,6 +289,21 @@ export function program(): Command {
       if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`))) throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
       await promote(kube, p, meta);
       console.log(`channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`);
+    });
+
+  mod.command('create')
+    .description("module authors: push a module version (modulectl's module-config.yaml) to an OCI registry as its OCM component and write its ModuleTemplate, as modulectl 3.2.0 does")
+    .option('-c, --config-file <file>', "the module config, in modulectl's format", 'module-config.yaml')
+    .option('-o, --output <file>', 'where to write the ModuleTemplate', 'template.yaml')
+    .option('--registry <host[:port][/subpath]>', 'the OCI registry the component goes to (required unless --dry-run)')
+    .option('--insecure', 'allow plain HTTP to a registry that is not on this machine')
+    .addOption(new Option('--registry-credentials <user:password>', 'credentials to push with').env('KLM_REGISTRY_CREDENTIALS'))
+    .addOption(new Option('--registry-ca-file <file>', "a PEM bundle of CAs the registry's certificate chains to").env('KLM_REGISTRY_CA_FILE'))
+    .option('--overwrite', 'replace the version if the registry has it already')
+    .option('--namespace <ns>', 'metadata.namespace of the ModuleTemplate (modulectl writes "")', '')
+    .option('--dry-run', 'validate and write the ModuleTemplate; push nothing')
+    .action(async (o: CreateOptions) => {
+      console.log(await createModule(o, progress));
     });
 
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");

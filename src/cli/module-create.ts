@@ -1,0 +1,88 @@
+// klm module create: modulectl's `create` for module authors. Reads a module-config.yaml, pushes
+// the module's OCM component to a registry, and writes the ModuleTemplate modulectl 3.2.0
+// writes (`descriptor: {}`: the lifecycle manager finds the component through the
+// ModuleReleaseMeta's ocmComponentName in the registry it is configured with).
+import { writeFile } from 'node:fs/promises';
+import { stringify } from 'yaml';
+import type { Credentials } from '../oci/auth';
+import { Registries } from '../oci/registries';
+import { defaultCrIsClusterScoped } from '../publish/cluster-scope';
+import { componentRepository, componentVersionExists, pushComponent, type PushTarget } from '../publish/component';
+import { shortName } from '../publish/module-config';
+import { moduleComponentOf } from '../publish/module-config-component';
+import { moduleTemplateOf } from '../publish/module-config-template';
+import { ModuleConfigError, readModuleSources } from '../publish/module-sources';
+import { download } from './module-source';
+import { Refused, UsageError } from './output';
+
+export interface CreateOptions {
+  configFile: string;
+  output: string;
+  namespace: string;
+  registry?: string;
+  dryRun?: boolean;
+  insecure?: boolean;
+  /** `user:password`, from --registry-credentials or KLM_REGISTRY_CREDENTIALS. */
+  registryCredentials?: string;
+  overwrite?: boolean;
+  /** A PEM bundle of CAs the registry's certificate may chain to (--registry-ca-file, KLM_REGISTRY_CA_FILE as the worker's). */
+  registryCaFile?: string;
+}
+
+/** `host[:port][/subpath]`: the registry host and the repository path components go under. */
+export function pushTargetOf(registry: string): PushTarget {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry)) throw new UsageError(`--registry ${registry}: give host[:port][/subpath] without a scheme (HTTPS is used; --insecure allows plain HTTP)`);
+  const [host, ...path] = registry.replace(/\/+$/, '').split('/');
+  if (!host) throw new UsageError('--registry: give host[:port][/subpath], e.g. europe-docker.pkg.dev/my-project/modules');
+  const subPath = path.join('/');
+  return { host: host.toLowerCase(), ...(subPath ? { subPath } : {}) };
+}
+
+/** `user:password` (the password may hold ':'); a message never quotes the value. */
+export function credentialsOf(value: string): Credentials {
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) throw new UsageError('--registry-credentials (or KLM_REGISTRY_CREDENTIALS): give user:password');
+  return { username: value.slice(0, colon), password: value.slice(colon + 1) };
+}
+
+function registriesFor(target: PushTarget, o: CreateOptions): Registries {
+  const creds = o.registryCredentials === undefined ? undefined : credentialsOf(o.registryCredentials);
+  return new Registries({
+    ...(o.registryCaFile ? { caFile: o.registryCaFile } : {}),
+    insecureHosts: o.insecure ? [target.host] : [],
+    // The credentials go to the target registry only.
+    ...(creds ? { credentials: { describe: '--registry-credentials', credentialsFor: (host: string) => Promise.resolve(host === target.host ? creds : undefined) } } : {}),
+  });
+}
+
+/** Validates, pushes (unless --dry-run) and writes the template; returns what to do next. */
+export async function createModule(o: CreateOptions, progress: (line: string) => void): Promise<string> {
+  if (!o.registry && !o.dryRun) throw new UsageError('--registry is required (the OCI registry the component goes to), unless --dry-run');
+  const target = o.registry ? pushTargetOf(o.registry) : undefined;
+  const registries = target && !o.dryRun ? registriesFor(target, o) : undefined;
+  const sources = await readModuleSources(o.configFile, download).catch((err: unknown) => {
+    throw err instanceof ModuleConfigError ? new Refused(err.message) : err;
+  });
+  for (const w of sources.warnings) progress(`${o.configFile}: ${w}`);
+  const { config } = sources;
+  const clusterScoped = defaultCrIsClusterScoped(sources.manifestObjects, sources.defaultCR?.object);
+  const template = moduleTemplateOf(config, { ...(sources.defaultCR ? { defaultCR: sources.defaultCR.object } : {}), clusterScoped, namespace: o.namespace });
+  const component = `${config.name}:${config.version}`;
+
+  if (target && registries) {
+    const where = `${target.host}/${componentRepository(target, config.name)}`;
+    const client = registries.client(target.host);
+    if (await componentVersionExists(target, config.name, config.version, client)) {
+      if (!o.overwrite) throw new Refused(`component ${component} is in ${where} already: raise the version in ${o.configFile}, or give --overwrite to replace it (Kymas that run ${config.version} then install the new content)`);
+      progress(`component ${component} is in ${where} already: replacing it (--overwrite)`);
+    }
+    progress(`pushing component ${component} to ${where}`);
+    await pushComponent(target, moduleComponentOf(config, { manifest: sources.manifest, ...(sources.defaultCR ? { defaultCR: sources.defaultCR } : {}) }, clusterScoped), client);
+  }
+  await writeFile(o.output, stringify(template));
+
+  const module = shortName(config.name);
+  const registrySetting = target ? `KLM_OCI_REGISTRY_HOST=${target.host}${target.subPath ? ` with KLM_MODULES_REPOSITORY_SUBPATH=${target.subPath}` : ''}` : 'KLM_OCI_REGISTRY_HOST must name the registry you push it to';
+  const pushed = o.dryRun ? ' (--dry-run: nothing pushed)' : '';
+  return `ModuleTemplate ${module}-${config.version} written to ${o.output}${pushed}; next: apply it to the control plane (kubectl apply -n <namespace> -f ${o.output}) with a ModuleReleaseMeta ${module} whose spec.ocmComponentName is ${config.name} and whose channels name ${config.version}; the template's descriptor is {}, so the lifecycle manager finds the component in the registry it is configured with: ${registrySetting}`;
+}
