@@ -6,8 +6,9 @@ import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import type { Credentials } from '../oci/auth';
 import { Registries } from '../oci/registries';
+import { OciError } from '../oci/registry-client';
 import { defaultCrIsClusterScoped } from '../publish/cluster-scope';
-import { componentRepository, componentVersionExists, pushComponent, type PushTarget } from '../publish/component';
+import { componentRepository, componentVersionExists, pushComponent, type ComponentVersion, type PushTarget } from '../publish/component';
 import { shortName } from '../publish/module-config';
 import { moduleComponentOf } from '../publish/module-config-component';
 import { moduleTemplateOf } from '../publish/module-config-template';
@@ -45,8 +46,7 @@ export function credentialsOf(value: string): Credentials {
   return { username: value.slice(0, colon), password: value.slice(colon + 1) };
 }
 
-function registriesFor(target: PushTarget, o: CreateOptions): Registries {
-  const creds = o.registryCredentials === undefined ? undefined : credentialsOf(o.registryCredentials);
+function registriesFor(target: PushTarget, creds: Credentials | undefined, o: CreateOptions): Registries {
   return new Registries({
     ...(o.registryCaFile ? { caFile: o.registryCaFile } : {}),
     insecureHosts: o.insecure ? [target.host] : [],
@@ -55,11 +55,31 @@ function registriesFor(target: PushTarget, o: CreateOptions): Registries {
   });
 }
 
+/** Pushes the component, refused over an existing version unless --overwrite. */
+async function push(target: PushTarget, c: ComponentVersion, o: CreateOptions, progress: (line: string) => void): Promise<void> {
+  // An empty KLM_REGISTRY_CREDENTIALS is no credentials.
+  const creds = o.registryCredentials ? credentialsOf(o.registryCredentials) : undefined;
+  const client = registriesFor(target, creds, o).client(target.host);
+  const where = `${target.host}/${componentRepository(target, c.name)}`;
+  const component = `${c.name}:${c.version}`;
+  try {
+    if (await componentVersionExists(target, c.name, c.version, client)) {
+      if (!o.overwrite) throw new Refused(`component ${component} is in ${where} already: raise the version in ${o.configFile}, or give --overwrite to replace it (Kymas that run ${c.version} then install the new content)`);
+      progress(`component ${component} is in ${where} already: replacing it (--overwrite)`);
+    }
+    progress(`pushing component ${component} to ${where}`);
+    await pushComponent(target, c, client);
+  } catch (err) {
+    // The registry's own message would name the worker's setting (KLM_OCI_REGISTRY_CRED_SECRET).
+    if (err instanceof OciError && err.reason === 'RegistryCredentialsRefused' && !creds) throw new Refused(`registry ${target.host} refused anonymous access to ${where}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`);
+    throw err;
+  }
+}
+
 /** Validates, pushes (unless --dry-run) and writes the template; returns what to do next. */
 export async function createModule(o: CreateOptions, progress: (line: string) => void): Promise<string> {
   if (!o.registry && !o.dryRun) throw new UsageError('--registry is required (the OCI registry the component goes to), unless --dry-run');
   const target = o.registry ? pushTargetOf(o.registry) : undefined;
-  const registries = target && !o.dryRun ? registriesFor(target, o) : undefined;
   const sources = await readModuleSources(o.configFile, download).catch((err: unknown) => {
     throw err instanceof ModuleConfigError ? new Refused(err.message) : err;
   });
@@ -67,18 +87,8 @@ export async function createModule(o: CreateOptions, progress: (line: string) =>
   const { config } = sources;
   const clusterScoped = defaultCrIsClusterScoped(sources.manifestObjects, sources.defaultCR?.object);
   const template = moduleTemplateOf(config, { ...(sources.defaultCR ? { defaultCR: sources.defaultCR.object } : {}), clusterScoped, namespace: o.namespace });
-  const component = `${config.name}:${config.version}`;
 
-  if (target && registries) {
-    const where = `${target.host}/${componentRepository(target, config.name)}`;
-    const client = registries.client(target.host);
-    if (await componentVersionExists(target, config.name, config.version, client)) {
-      if (!o.overwrite) throw new Refused(`component ${component} is in ${where} already: raise the version in ${o.configFile}, or give --overwrite to replace it (Kymas that run ${config.version} then install the new content)`);
-      progress(`component ${component} is in ${where} already: replacing it (--overwrite)`);
-    }
-    progress(`pushing component ${component} to ${where}`);
-    await pushComponent(target, moduleComponentOf(config, { manifest: sources.manifest, ...(sources.defaultCR ? { defaultCR: sources.defaultCR } : {}) }, clusterScoped), client);
-  }
+  if (target && !o.dryRun) await push(target, moduleComponentOf(config, { manifest: sources.manifest, ...(sources.defaultCR ? { defaultCR: sources.defaultCR } : {}) }, clusterScoped), o, progress);
   await writeFile(o.output, stringify(template));
 
   const module = shortName(config.name);
