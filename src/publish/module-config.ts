@@ -7,6 +7,12 @@ import { parse } from 'yaml';
 /** OCM's component name pattern (component-descriptor-v2-schema), as modulectl checks it. */
 const NAME_PATTERN = /^[a-z][-a-z0-9]*([.][a-z][-a-z0-9]*)*[.][a-z]{2,}(\/[a-z][-a-z0-9_]*([.][a-z][-a-z0-9_]*)*)+$/;
 const NAME_MAX = 255;
+/**
+ * The ModuleTemplate CRD's rule for spec.moduleName (upstream's kubebuilder markers): modulectl
+ * does not check it, and the control plane then refuses the template it wrote.
+ */
+const MODULE_NAME_PATTERN = /^[a-z]{3,}(-[a-z]{3,})*$/;
+const MODULE_NAME_MAX = 64;
 /** semver.org's pattern: what Masterminds' StrictNewVersion accepts (no leading v, three numbers). */
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 const NAMESPACE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -230,6 +236,9 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
   const name = str(raw, 'name', problems, 'give the module\'s component name, e.g. kyma-project.io/module/template-operator') ?? '';
   if (name && name.length > NAME_MAX) problems.push(`name: ${name.length} characters long; shorten it to at most ${NAME_MAX}`);
   else if (name && !NAME_PATTERN.test(name)) problems.push(`name: "${name}" is not a component name; use a lower-case domain and path, e.g. kyma-project.io/module/template-operator`);
+  else if (name && (!MODULE_NAME_PATTERN.test(shortName(name)) || shortName(name).length > MODULE_NAME_MAX)) {
+    problems.push(`name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} characters, e.g. template-operator`);
+  }
   const version = str(raw, 'version', problems, 'give the module\'s semantic version, e.g. 1.0.0') ?? '';
   if (version && !SEMVER.test(version)) problems.push(`version: "${version}" is not a semantic version; write MAJOR.MINOR.PATCH without a leading v, e.g. 1.0.0`);
   const manifest = fileRef(raw, 'manifest', 'the module\'s manifest', true, checkFile, problems);

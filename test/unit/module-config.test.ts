@@ -92,6 +92,9 @@ describe('parseModuleConfig', () => {
     ['in capitals', 'Kyma-project.io/module/x', 'is not a component name'],
     ['without a domain', 'module/x', 'is not a component name'],
     ['too long', `kyma-project.io/module/${'a'.repeat(240)}`, 'name: 263 characters long; shorten it to at most 255'],
+    ['whose module name has digits', 'kyma-project.io/module/widget2', 'name: its last segment "widget2" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by \'-\', at most 64 characters, e.g. template-operator'],
+    ['whose module name has a short word', 'kyma-project.io/module/my-module', 'name: its last segment "my-module" names the module'],
+    ['whose module name is too long', `kyma-project.io/module/${'a'.repeat(65)}`, `its last segment "${'a'.repeat(65)}" names the module`],
   ])('refuses a name %s', (_what, name, problem) => {
     expect(problems({ name }).join('\n')).toContain(problem);
   });
