@@ -6,7 +6,7 @@
 import { CLI_MANAGED_BY } from '../api/identity';
 import { describeObject, MODULE_VERSION_ANNOTATION } from '../api/names';
 import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
-import { parseManifest, RenderError } from '../activities/install/render';
+import { managerOf, parseManifest, RenderError } from '../activities/install/render';
 import { inBatches } from '../activities/install/apply';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { kindsOfTemplates } from './kyma-modules';
@@ -94,13 +94,6 @@ async function applyAll(target: KubeClient, objects: KubeObject[], crdTimeoutMs:
   await inBatches(rest, apply);
 }
 
-function managerOf(template: Template, objects: KubeObject[], namespace: string): ObjectId | undefined {
-  const m = template.spec.manager;
-  if (m) return { apiVersion: apiVersionOf(m), kind: m.kind, name: m.name, namespace: m.namespace ?? namespace };
-  const w = objects.find((o) => o.apiVersion === 'apps/v1' && (o.kind === 'Deployment' || o.kind === 'StatefulSet'));
-  return w && idOf(w);
-}
-
 /** Creates the template's default CR once; an existing one is left as its users made it. */
 async function createDefaultCr(target: KubeClient, template: Template, module: string, version: string, namespace: string): Promise<ObjectId | undefined> {
   const data = structuredClone(template.spec.data) as KubeObject | undefined;
@@ -136,7 +129,8 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
     if (err instanceof RenderError) throw new Refused(`the raw manifest of ${where}: ${err.message}`);
     throw err;
   }
-  const manager = managerOf(i.template, objects, i.namespace);
+  const ref = managerOf(objects, i.template.spec.manager, i.namespace);
+  const manager: ObjectId | undefined = ref && { apiVersion: apiVersionOf(ref), kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
   await ensureNamespace(i.target, i.namespace);
   const record: DirectRecord = {
     module,

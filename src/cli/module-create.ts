@@ -13,6 +13,7 @@ import { shortName } from '../publish/module-config';
 import { moduleComponentOf } from '../publish/module-config-component';
 import { moduleTemplateOf } from '../publish/module-config-template';
 import { ModuleConfigError, readModuleSources } from '../publish/module-sources';
+import { dockerConfigCredentials } from './docker-credentials';
 import { download } from './module-source';
 import { Refused, UsageError } from './output';
 
@@ -47,11 +48,12 @@ export function credentialsOf(value: string): Credentials {
 }
 
 function registriesFor(target: PushTarget, creds: Credentials | undefined, o: CreateOptions): Registries {
+  // The credentials given go to the target registry only; without them, those `docker login` keeps.
+  const credentials = creds ? { describe: '--registry-credentials', credentialsFor: (host: string) => Promise.resolve(host === target.host ? creds : undefined) } : dockerConfigCredentials();
   return new Registries({
     ...(o.registryCaFile ? { caFile: o.registryCaFile } : {}),
     insecureHosts: o.insecure ? [target.host] : [],
-    // The credentials go to the target registry only.
-    ...(creds ? { credentials: { describe: '--registry-credentials', credentialsFor: (host: string) => Promise.resolve(host === target.host ? creds : undefined) } } : {}),
+    ...(credentials ? { credentials } : {}),
   });
 }
 
@@ -59,7 +61,8 @@ function registriesFor(target: PushTarget, creds: Credentials | undefined, o: Cr
 async function push(target: PushTarget, c: ComponentVersion, o: CreateOptions, progress: (line: string) => void): Promise<void> {
   // An empty KLM_REGISTRY_CREDENTIALS is no credentials.
   const creds = o.registryCredentials ? credentialsOf(o.registryCredentials) : undefined;
-  const client = registriesFor(target, creds, o).client(target.host);
+  const registries = registriesFor(target, creds, o);
+  const client = registries.client(target.host);
   const where = `${target.host}/${componentRepository(target, c.name)}`;
   const component = `${c.name}:${c.version}`;
   try {
@@ -71,7 +74,7 @@ async function push(target: PushTarget, c: ComponentVersion, o: CreateOptions, p
     await pushComponent(target, c, client);
   } catch (err) {
     // The registry's own message would name the worker's setting (KLM_OCI_REGISTRY_CRED_SECRET).
-    if (err instanceof OciError && err.reason === 'RegistryCredentialsRefused' && !creds) throw new Refused(`registry ${target.host} refused anonymous access to ${where}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`);
+    if (err instanceof OciError && err.reason === 'RegistryCredentialsRefused' && !registries.credentials) throw new Refused(`registry ${target.host} refused anonymous access to ${where}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`);
     throw err;
   }
 }

@@ -4,7 +4,6 @@
 // Kyma until it is Ready. Refusals: an invalid config (every problem listed), a version the
 // registry has already (unless --overwrite); a registry with TLS and token auth, pushed to with
 // credentials that no output shows.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +20,7 @@ import { Registries } from '../../src/oci/registries';
 import { moduleReleaseMeta } from '../../src/publish/module';
 import { kymaInState, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
+import { klmCli, type Ran } from '../support/cli';
 
 /**
  * A module name of the test's own: the ModuleTemplate takes words of lower-case letters only,
@@ -28,25 +28,6 @@ import { stackInfo, uniqueName } from '../support/stack';
  */
 function moduleName(prefix: string): string {
   return `${prefix}-${Array.from(randomBytes(12), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-}
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `klm <args>` as a process; `env` adds settings (credentials, say). */
-function klmCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.stdin.end();
-    p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
 }
 
 /**

@@ -94,8 +94,13 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
   return objects;
 }
 
-function managerOf(objects: KubeObject[], declared?: ObjectRef): ObjectRef | undefined {
-  if (declared) return declared;
+/**
+ * The manager workload: the template's spec.manager (a Deployment or StatefulSet, so namespaced:
+ * one that names no namespace is where the manifest's objects without one went), else the
+ * manifest's first Deployment or StatefulSet.
+ */
+export function managerOf(objects: KubeObject[], declared: ObjectRef | undefined, defaultNamespace: string): ObjectRef | undefined {
+  if (declared) return declared.namespace ? declared : { ...declared, namespace: defaultNamespace };
   const w = objects.find((o) => o.apiVersion === 'apps/v1' && (o.kind === 'Deployment' || o.kind === 'StatefulSet'));
   return w && { group: 'apps', version: 'v1', kind: w.kind, name: w.metadata.name, ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}) };
 }
@@ -110,7 +115,7 @@ export interface Rendered {
 async function render(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams): Promise<Rendered> {
   const objects = renderObjects(manifest, params);
   const digest = await cache.put(Buffer.from(JSON.stringify(objects)));
-  const manager = managerOf(objects, params.manager);
+  const manager = managerOf(objects, params.manager, params.defaultNamespace);
   return {
     ref: {
       layer,
