@@ -46,7 +46,8 @@ export function recordName(module: string): string {
 
 type RecordMap = KubeObject & { data?: Record<string, string> };
 
-function parse(cm: RecordMap | undefined): DirectRecord | undefined {
+/** The record a ConfigMap holds, if it is one. */
+export function recordOf(cm: RecordMap | undefined): DirectRecord | undefined {
   const text = cm?.data?.[KEY];
   if (!text) return undefined;
   try {
@@ -57,13 +58,13 @@ function parse(cm: RecordMap | undefined): DirectRecord | undefined {
 }
 
 export async function readRecord(target: KubeClient, namespace: string, module: string): Promise<DirectRecord | undefined> {
-  return parse(await target.get<RecordMap>('v1', 'ConfigMap', recordName(module), namespace));
+  return recordOf(await target.get<RecordMap>('v1', 'ConfigMap', recordName(module), namespace));
 }
 
 /** Every direct install recorded in `namespace`. */
 export async function listRecords(target: KubeClient, namespace: string): Promise<DirectRecord[]> {
   const { items } = await target.list<RecordMap>('v1', 'ConfigMap', { namespace, labelSelector: `${LABELS.managedBy}=${CLI_MANAGED_BY}` });
-  return items.filter((cm) => cm.metadata.name.startsWith(PREFIX)).map(parse).filter((r): r is DirectRecord => r !== undefined);
+  return items.filter((cm) => cm.metadata.name.startsWith(PREFIX)).map(recordOf).filter((r): r is DirectRecord => r !== undefined);
 }
 
 export async function writeRecord(target: KubeClient, namespace: string, record: DirectRecord): Promise<void> {

@@ -22,6 +22,7 @@ import { createModule, type CreateOptions } from './module-create';
 import { checkPromotion, promote } from './promote';
 import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
+import { startUi } from './ui/server';
 import { up } from './up';
 
 /** Where upstream keeps the Kyma of a runtime; the control plane's are named with --kyma. */
@@ -142,8 +143,9 @@ export function program(): Command {
     .description('build the local servers into the cache and print their paths')
     .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
     .option('--quiet', 'print nothing')
-    .action(async (o: { profile: string; quiet?: boolean }) => {
-      const tools = await ensureTools(profileOf(o.profile));
+    .option('--browser', "also Debian's Chromium (the web view's browser tests)")
+    .action(async (o: { profile: string; quiet?: boolean; browser?: boolean }) => {
+      const tools = await ensureTools(profileOf(o.profile), { browser: !!o.browser });
       if (!o.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);
     });
 
@@ -304,6 +306,31 @@ export function program(): Command {
     .option('--dry-run', 'validate and write the ModuleTemplate; push nothing')
     .action(async (o: CreateOptions) => {
       console.log(await createModule(o, progress));
+    });
+
+  withCluster(klm.command('ui'))
+    .description("a web view of a Kyma's modules and the catalog: add, delete (blockers listed first), why; live; acts with your kubeconfig, on loopback")
+    .option('--kyma <namespace/name>', 'the Kyma the page opens with', DEFAULT_KYMA)
+    .option('--direct-namespace <ns>', "direct installs: the namespace of their objects that name none, and of klm's record of them", 'kyma-system')
+    .option('--address <address>', 'where to listen (loopback unless you say otherwise)', '127.0.0.1')
+    .option('--port <port>', 'the port (0: any free one)', '8090')
+    .option('--registry <host[/path]>', "direct installs: the OCI registry of the modules' components (default KLM_OCI_REGISTRY_HOST)")
+    .option('--temporal-ui <url>', "Temporal's web UI, for links to workflows", process.env.KLM_TEMPORAL_UI_URL)
+    .action(async (o: ClusterOptions & DirectOptions & SourceFlags & { kyma: string; address: string; port: string; temporalUi?: string }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number, not "${o.port}"`);
+      kymaRefOf(o.kyma);
+      const kube = await clusterClient(o);
+      const server = await startUi({
+        context: { kube, directNamespace: o.directNamespace, sources: () => sourcesOf(o), crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs, ...(o.temporalUi ? { temporalUi: o.temporalUi } : {}), ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}) },
+        address: o.address,
+        port,
+        kyma: o.kyma,
+      });
+      console.log(`klm ui: open ${server.url}  (Ctrl-C stops it)`);
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void server.close().then(resolve));
+      });
     });
 
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");

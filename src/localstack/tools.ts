@@ -221,20 +221,25 @@ async function run(cmd: string, args: string[]): Promise<void> {
   });
 }
 
-async function ensureRegistry(): Promise<void> {
-  if (existsSync(toolPaths().registry)) return;
-  log('tools', "installing Debian's docker-registry package");
+/** Installs a Debian package unless `file` (what it installs) is there already. */
+async function ensureDebianPackage(pkg: string, file: string): Promise<void> {
+  if (existsSync(file)) return;
+  log('tools', `installing Debian's ${pkg} package`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const apt = async (args: string[]) => (sudo.length ? run('sudo', ['apt-get', ...args]) : run('apt-get', args));
   await apt(['update', '-qq']);
-  await apt(['install', '-y', '-qq', '--no-install-recommends', 'docker-registry']);
-  if (!existsSync(toolPaths().registry)) throw new Error('docker-registry is still missing after apt-get install');
+  await apt(['install', '-y', '-qq', '--no-install-recommends', pkg]);
+  if (!existsSync(file)) throw new Error(`${file} is still missing after apt-get install ${pkg}`);
 }
 
-/** Makes every binary of the profile available, building what is missing. */
-export async function ensureTools(profile: Profile): Promise<ToolPaths> {
+/** Debian's Chromium, which the web view's browser tests drive (no browser is downloaded). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Makes every binary of the profile available, building what is missing; `browser`: Chromium too. */
+export async function ensureTools(profile: Profile, o: { browser?: boolean } = {}): Promise<ToolPaths> {
   const wanted = profile === 'full' ? (['etcd', 'kubernetes', 'temporal', 'kwok'] as const) : (['etcd', 'kubernetes', 'temporal'] as const);
-  await ensureRegistry();
+  await ensureDebianPackage('docker-registry', toolPaths().registry);
+  if (o.browser) await ensureDebianPackage('chromium', CHROMIUM);
   for (const name of wanted) await ensureGoBuild(builds[name]);
   return toolPaths();
 }

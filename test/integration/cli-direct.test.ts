@@ -8,41 +8,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import type { KubeObject } from '../../src/api/shared';
 import { startAuthRegistry } from '../../src/localstack/registry-token';
 import { Registries } from '../../src/oci/registries';
 import { moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { klmCli } from '../support/cli';
+import { echoTemplates } from '../support/community';
 import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
 type Row = { name: string; version?: string; desiredVersion?: string; customResourcePolicy: string; managed: boolean; moduleStatus: string; installationStatus: string; message?: string; direct?: { template: string; community: boolean } };
-
-/** A community module of a kind of its own: CRD, manager Deployment, a ConfigMap that 1.1.0 drops. */
-function echoManifest(group: string, version: string): string {
-  const docs: unknown[] = [
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `echoes.${group}` },
-      spec: {
-        group,
-        names: { kind: 'Echo', listKind: 'EchoList', plural: 'echoes', singular: 'echo' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-      },
-    },
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'echo-manager' } },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'echo-manager' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'echo-manager' } }, template: { metadata: { labels: { app: 'echo-manager' } }, spec: { serviceAccountName: 'echo-manager', containers: [{ name: 'manager', image: `example.invalid/echo-manager:${version}` }] } } },
-    },
-    ...(version === '1.0.0' ? [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'echo-legacy' }, data: { since: '1.0.0' } }] : []),
-  ];
-  return docs.map((d) => stringify(d)).join('---\n');
-}
 
 describe('klm module: direct installs and community modules', () => {
   const klm = useKlm();
@@ -67,30 +42,14 @@ describe('klm module: direct installs and community modules', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'klm-community-'));
     klm().manager.watch(kind.apiVersion, kind.kind);
-    const oci = Registries.unconfigured().client(stackInfo().registryHost);
-    const templates = [];
-    for (const version of ['1.0.0', '1.1.0']) {
-      const digest = await oci.pushBlob(`community/${group}`, Buffer.from(echoManifest(group, version)));
-      templates.push({
-        apiVersion: API_VERSION,
-        kind: 'ModuleTemplate',
-        metadata: { name: `echo-${version}`, labels: { 'operator.kyma-project.io/module-name': 'echo' }, annotations: { source: 'test' } },
-        spec: {
-          moduleName: 'echo',
-          version,
-          descriptor: {},
-          data: { apiVersion: kind.apiVersion, kind: 'Echo', metadata: { name: 'default' }, spec: { greeting: 'hello' } },
-          manager: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'echo-manager', namespace: direct },
-          associatedResources: [{ group, version: 'v1alpha1', kind: 'Echo' }],
-          resources: [{ name: 'rawManifest', link: `http://${stackInfo().registryHost}/v2/community/${group}/blobs/${digest}` }],
-        },
-      });
-    }
+    const templates = await echoTemplates(stackInfo().registryHost, group, direct);
     catalogFile = path.join(dir, 'all-modules.json');
     await writeFile(catalogFile, JSON.stringify(templates));
   });
   afterAll(async () => {
     await klm().kube.delete('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `echoes.${group}`);
+    // A resource people made of a shared kind blocks every deletion of that module in the cluster (other files' too).
+    await klm().kube.delete('greeter.example.io/v1alpha1', 'Greeter', 'from-file', direct).catch(() => false);
   });
 
   it('lists a community catalog, refuses one that is malformed, pulls a community module into a namespace (not kyma-system)', async () => {
