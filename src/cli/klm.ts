@@ -322,7 +322,7 @@ export function program(): Command {
       kymaRefOf(o.kyma);
       const kube = await clusterClient(o);
       const server = await startUi({
-        context: { kube, directNamespace: o.directNamespace, sources: () => sourcesOf(o), crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs, ...(o.temporalUi ? { temporalUi: o.temporalUi } : {}), ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}) },
+        context: { kube, config: configFromEnv(process.env), directNamespace: o.directNamespace, sources: () => sourcesOf(o), crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs, ...(o.temporalUi ? { temporalUi: o.temporalUi } : {}), ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}) },
         address: o.address,
         port,
         kyma: o.kyma,

@@ -48,6 +48,32 @@ export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temp
   }
 }
 
+/** A channel's rollout, or why there is none to show. */
+export interface ChannelRollout {
+  module: string;
+  channel: string;
+  progress?: RolloutProgress;
+  problem?: string;
+}
+
+/** The rollouts of these channels, over one connection; a channel never promoted has none. */
+export async function rollouts(channels: ChannelRef[], config: Pick<KlmConfig, 'temporal'>): Promise<ChannelRollout[]> {
+  const connection = await Connection.connect(config.temporal.connectionOptions);
+  try {
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    return await Promise.all(channels.map(async (c): Promise<ChannelRollout> => {
+      try {
+        return { module: c.module, channel: c.channel, progress: await client.workflow.getHandle(rolloutWorkflowId(c)).query(rolloutProgress) };
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { module: c.module, channel: c.channel, problem: 'not promoted since the bridge started watching' };
+        return { module: c.module, channel: c.channel, problem: (err as Error).message };
+      }
+    }));
+  } finally {
+    await connection.close();
+  }
+}
+
 /** How long the command waits for a worker to compute the plan. */
 const PLAN_TIMEOUT = '5 minutes';
 

@@ -1,7 +1,8 @@
 // klm ui in a real headless Chromium (Debian's, driven by playwright-core) against the local
 // stack, as a person uses it: browse the catalog, add a managed module and watch it become Ready
 // without reloading, install a community module directly, try to delete a module whose resources
-// block it, see them listed, delete them through the page, and see the module go. The page's
+// block it, see them listed, delete them through the page, and see the module go; the fleet by
+// state, the modules in Error, a rollout paused and aborted with a reason. The page's
 // calls need the token of the address klm printed. KLM_SCREENSHOTS=docs/images keeps the
 // screenshots the README shows.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,11 +13,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM } from '../../src/localstack/tools';
 import { echoTemplates } from '../support/community';
-import { eventually, kymaObject, useKlm } from '../support/klm';
+import { API_VERSION } from '../../src/api/shared';
+import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { processEnv } from '../support/processes';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('klm ui', () => {
-  const klm = useKlm();
+  // A promotion of regular rolls one Kyma, then soaks long enough to be steered from the page.
+  const klm = useKlm({ rolloutPolicy: { regular: 'waves: [1]\nsoak: 10m' } });
   const kymaName = uniqueName('kyma');
   const community = uniqueName('community');
   const direct = uniqueName('direct');
@@ -39,7 +43,7 @@ describe('klm ui', () => {
     klm().manager.watch(`${group}/v1alpha1`, 'Echo');
     await klm().kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: community } });
     for (const t of await echoTemplates(stackInfo().registryHost, group, direct)) await klm().kube.create({ ...t, metadata: { ...t.metadata, namespace: community } });
-    ui = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'ui', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DOCKER_CONFIG: '/nonexistent' } });
+    ui = spawn(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'ui', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: processEnv(klm().taskQueue, { DOCKER_CONFIG: '/nonexistent' }) });
     let out = '';
     ui.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     url = await eventually('klm ui to print its address', () => Promise.resolve(/open (http:\/\/\S+)/.exec(out)?.[1]), 60_000);
@@ -98,5 +102,37 @@ describe('klm ui', () => {
     await eventually('the blocking Greeter to be gone', async () => (await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'mine', `${kymaName}-system`)) === undefined || undefined);
     await expect.poll(() => row('greeter').count(), { timeout: 120_000 }).toBe(0);
     expect(await row('echo').count()).toBe(1);
+  });
+
+  it('shows the fleet by state with the modules in Error, and pauses a rollout with a reason', async () => {
+    const ns = klm().namespace;
+    const [broken, a, b] = [uniqueName('broken'), uniqueName('fleet'), uniqueName('fleet')];
+    await klm().kube.create(kymaObject(ns, broken, { channel: 'regular', modules: [{ name: 'nosuch' }] }));
+    for (const k of [a, b]) await klm().kube.create(kymaObject(ns, k, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), broken, 'Error');
+    for (const k of [a, b]) await kymaInState(klm(), k, 'Ready');
+    await page.click('#tab-fleet');
+    await expect.poll(() => page.locator('#fleet-counts button[data-state="Error"]').innerText()).toContain('Error 1');
+    await page.click('#fleet-counts button[data-state="Error"]');
+    await expect.poll(() => page.locator('#fleet-kymas tr').count()).toBe(1);
+    expect(await page.locator('#fleet-kymas').innerText()).toContain(broken);
+    expect(await page.locator(`#fleet-errors tr[data-kyma="${broken}"][data-module="nosuch"]`).count()).toBe(1);
+
+    await klm().kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'greeter', ns, { spec: { channels: [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }] } });
+    const greeter = page.locator('#rollouts tr[data-rollout="greeter/regular"]');
+    // Live: the page hears of the promotion and of the Kymas moving.
+    await expect.poll(() => greeter.locator('.phase').innerText().catch(() => ''), { timeout: 90_000 }).toMatch(/Rolling|Soaking/);
+    await greeter.locator('button', { hasText: 'Pause' }).click();
+    await page.fill('#reason', 'checking the first Kyma');
+    await page.click('#confirm-ok');
+    await expect.poll(() => page.locator('#status').innerText(), { timeout: 30_000 }).toContain('greeter on regular: Paused');
+    await expect.poll(() => greeter.locator('.phase').innerText()).toBe('Paused');
+    await page.click('#fleet-counts button:first-child');
+    await expect.poll(() => page.locator('#fleet-kymas tr').count()).toBe(4);
+    await shot('ui-fleet');
+    await greeter.locator('button', { hasText: 'Abort' }).click();
+    await page.fill('#reason', 'test over');
+    await page.click('#confirm-ok');
+    await expect.poll(() => greeter.locator('.phase').innerText(), { timeout: 30_000 }).toBe('Aborted');
   });
 });

@@ -3,6 +3,7 @@
 // kubeconfig reaches the page.
 import { API_VERSION, type KubeObject } from '../../api/shared';
 import type { Kyma } from '../../api/kyma';
+import type { KlmConfig } from '../../infra/config';
 import type { KubeClient } from '../../k8s/rest-client';
 import { pulledTemplates } from '../community-catalog';
 import { readRecord } from '../direct-record';
@@ -15,6 +16,8 @@ import type { SourceOptions } from '../module-source';
 
 export interface UiContext {
   kube: KubeClient;
+  /** Temporal, for the rollouts of the fleet view. */
+  config: Pick<KlmConfig, 'temporal'>;
   directNamespace: string;
   sources: () => SourceOptions;
   crdTimeoutMs: number;

@@ -22,6 +22,7 @@ export const INDEX_HTML = `<!doctype html>
 <nav role="tablist">
   <button role="tab" id="tab-modules" aria-controls="modules" aria-selected="true">Modules</button>
   <button role="tab" id="tab-catalog" aria-controls="catalog" aria-selected="false">Catalog</button>
+  <button role="tab" id="tab-fleet" aria-controls="fleet" aria-selected="false">Fleet</button>
 </nav>
 <p id="status" role="status" aria-live="polite"></p>
 <main>
@@ -40,11 +41,33 @@ export const INDEX_HTML = `<!doctype html>
       <tbody id="catalog-rows"></tbody>
     </table>
   </section>
+  <section id="fleet" role="tabpanel" aria-labelledby="tab-fleet" hidden>
+    <form id="fleet-form" class="inline">
+      <label for="fleet-namespace">Namespace</label> <input id="fleet-namespace" autocomplete="off" required> <button type="submit">Show</button>
+    </form>
+    <div id="fleet-counts" role="group" aria-label="filter by state"></div>
+    <h2>Kymas</h2>
+    <table>
+      <thead><tr><th>Kyma</th><th>State</th><th>Channel</th><th>Modules</th><th>In Error</th></tr></thead>
+      <tbody id="fleet-kymas"></tbody>
+    </table>
+    <h2>Modules in Error</h2>
+    <table>
+      <thead><tr><th>Kyma</th><th>Module</th><th>Message</th></tr></thead>
+      <tbody id="fleet-errors"></tbody>
+    </table>
+    <h2>Rollouts</h2>
+    <table>
+      <thead><tr><th>Module</th><th>Channel</th><th>Version</th><th>Phase</th><th>Waves (done/size)</th><th>Steer</th></tr></thead>
+      <tbody id="rollouts"></tbody>
+    </table>
+  </section>
 </main>
 <dialog id="confirm">
   <form method="dialog">
     <h2 id="confirm-title"></h2>
     <div id="confirm-body"></div>
+    <label id="reason-label" hidden>Reason <input id="reason" autocomplete="off"></label>
     <menu><button value="cancel" id="confirm-cancel">Cancel</button> <button value="ok" id="confirm-ok" class="danger"></button></menu>
   </form>
 </dialog>
@@ -84,6 +107,9 @@ td button { margin-right: .3rem; }
 img.icon { width: 1.4rem; height: 1.4rem; }
 #why { margin-top: 1rem; padding: .8rem; background: #f6f8fa; border-radius: .3rem; }
 dialog { border: 1px solid #ccd; border-radius: .4rem; max-width: 40rem; }
+#fleet-counts { margin: .6rem 0; display: flex; gap: .4rem; }
+#fleet-counts button[aria-pressed="true"] { outline: 2px solid #0b3b60; }
+#fleet h2 { font-size: 1rem; margin: 1rem 0 .3rem; }
 button:focus-visible, input:focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 `;
 
@@ -121,7 +147,9 @@ async function call(method, path, body) {
   return data;
 }
 
-function ask(title, body, ok) {
+function ask(title, body, ok, withReason) {
+  $('reason-label').hidden = !withReason;
+  $('reason').value = '';
   $('confirm-title').textContent = title;
   $('confirm-body').replaceChildren(...body);
   $('confirm-ok').textContent = ok;
@@ -213,8 +241,58 @@ async function showCatalog() {
   }));
 }
 
+let fleetNamespace = '';
+let stateFilter = '';
+let fleetSource;
+
+async function showFleet() {
+  if (!fleetNamespace) fleetNamespace = kyma.split('/')[0];
+  $('fleet-namespace').value = fleetNamespace;
+  const ns = '?namespace=' + encodeURIComponent(fleetNamespace);
+  const [fleet, rollouts] = await Promise.all([call('GET', '/api/fleet' + ns), call('GET', '/api/rollouts' + ns).catch((err) => [{ module: '-', channel: '-', problem: err.message }])]);
+  $('fleet-counts').replaceChildren(
+    el('button', { type: 'button', 'aria-pressed': String(!stateFilter), onclick: () => { stateFilter = ''; void showFleet(); } }, 'All ' + fleet.kymas.length),
+    ...Object.entries(fleet.counts).sort().map(([state, n]) => el('button', { type: 'button', 'data-state': state, 'aria-pressed': String(stateFilter === state), onclick: () => { stateFilter = state; void showFleet(); } }, el('span', { class: 'state state-' + state }, state), ' ' + n)),
+  );
+  const shown = fleet.kymas.filter((k) => !stateFilter || k.state === stateFilter);
+  $('fleet-kymas').replaceChildren(...(shown.length ? shown.map((k) => el('tr', { 'data-kyma': k.name },
+    el('td', {}, el('a', { href: '#', onclick: (ev) => { ev.preventDefault(); openKyma(fleet.namespace + '/' + k.name); selectTab('modules'); } }, k.name)),
+    el('td', {}, el('span', { class: 'state state-' + k.state }, k.state)),
+    el('td', {}, k.channel), el('td', {}, k.modules), el('td', {}, k.errors || ''),
+  )) : [el('tr', {}, el('td', { colspan: 5, class: 'note' }, 'No Kymas.'))]));
+  $('fleet-errors').replaceChildren(...(fleet.errors.length ? fleet.errors.map((e) => el('tr', { 'data-kyma': e.kyma, 'data-module': e.module }, el('td', {}, e.kyma), el('td', {}, e.module), el('td', {}, e.message))) : [el('tr', {}, el('td', { colspan: 3, class: 'note' }, 'None.'))]));
+  $('rollouts').replaceChildren(...(rollouts.length ? rollouts.map((r) => {
+    const p = r.progress;
+    const steer = (action) => async () => {
+      if (!(await ask(action[0].toUpperCase() + action.slice(1) + ' the rollout of ' + r.module + ' on ' + r.channel + '?', [el('p', {}, 'The reason is recorded with the rollout.')], action, true))) return;
+      try {
+        const done = await call('POST', '/api/rollout' + ns, { module: r.module, channel: r.channel, action, reason: $('reason').value });
+        say(r.module + ' on ' + r.channel + ': ' + done.phase + ' (' + done.message + ')');
+      } catch (err) {
+        say(err.message, true);
+      }
+      await showFleet();
+    };
+    return el('tr', { 'data-rollout': r.module + '/' + r.channel },
+      el('td', {}, r.module), el('td', {}, r.channel),
+      el('td', {}, p ? (p.version || '-') + (p.from ? ' (from ' + p.from + ')' : '') : '-'),
+      el('td', {}, p ? el('span', { class: 'phase', title: p.message }, p.phase) : el('span', { class: 'note' }, r.problem)),
+      el('td', {}, p ? p.waves.map((w) => w.done + '/' + w.size).join('  ') : ''),
+      el('td', {}, p ? [el('button', { type: 'button', onclick: steer('pause') }, 'Pause'), el('button', { type: 'button', onclick: steer('resume') }, 'Resume'), el('button', { type: 'button', class: 'danger', onclick: steer('abort') }, 'Abort')] : ''),
+    );
+  }) : [el('tr', {}, el('td', { colspan: 6, class: 'note' }, 'No channels.'))]));
+}
+
+function listenFleet() {
+  if (fleetSource) fleetSource.close();
+  fleetSource = new EventSource('/api/fleet-events?namespace=' + encodeURIComponent(fleetNamespace || kyma.split('/')[0]) + '&token=' + encodeURIComponent(token));
+  fleetSource.addEventListener('changed', () => { if (!$('fleet').hidden) void showFleet().catch((err) => say(err.message, true)); });
+}
+
 function selectTab(name) {
-  for (const t of ['modules', 'catalog']) {
+  if (name === 'fleet') listenFleet();
+  else if (fleetSource) { fleetSource.close(); fleetSource = undefined; }
+  for (const t of ['modules', 'catalog', 'fleet']) {
     $('tab-' + t).setAttribute('aria-selected', String(t === name));
     $(t).hidden = t !== name;
   }
@@ -225,6 +303,7 @@ async function refresh() {
   try {
     if (!$('modules').hidden) await showModules();
     if (!$('catalog').hidden) await showCatalog();
+    if (!$('fleet').hidden) await showFleet();
   } catch (err) {
     say(err.message, true);
   }
@@ -249,6 +328,8 @@ function openKyma(value) {
 $('kyma-form').addEventListener('submit', (ev) => { ev.preventDefault(); openKyma($('kyma').value.trim()); });
 $('tab-modules').addEventListener('click', () => selectTab('modules'));
 $('tab-catalog').addEventListener('click', () => selectTab('catalog'));
+$('tab-fleet').addEventListener('click', () => selectTab('fleet'));
+$('fleet-form').addEventListener('submit', (ev) => { ev.preventDefault(); fleetNamespace = $('fleet-namespace').value.trim(); stateFilter = ''; listenFleet(); void refresh(); });
 $('advanced').addEventListener('change', () => void refresh());
 openKyma(kyma);
 `;

@@ -15,6 +15,7 @@ import { recordOf } from '../direct-record';
 import { targetOf, type KymaRef } from '../kyma-modules';
 import { Refused, UsageError } from '../output';
 import { addFrom, blockersOf, catalogOf, deleteFrom, modulesOf, whyOf, type UiContext } from './api';
+import { fleetOf, rolloutsOf, steer } from './fleet';
 import { APP_CSS, APP_JS, INDEX_HTML } from './page';
 
 export interface UiOptions {
@@ -106,6 +107,16 @@ async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promi
   return { stop: () => informers.forEach((i) => i.stop()) };
 }
 
+/** The fleet page's watches: the namespace's Kymas and ModuleReleaseMetas (promotions). */
+function fleetWatch(c: UiContext, namespace: string, onChange: () => void): Promise<{ stop(): void }> {
+  const informers = [
+    new Informer(c.kube, { apiVersion: API_VERSION, kind: 'Kyma', namespace, onEvent: onChange, onError: () => undefined }),
+    new Informer(c.kube, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', namespace, onEvent: onChange, onError: () => undefined }),
+  ];
+  for (const i of informers) void i.start().catch(() => undefined);
+  return Promise.resolve({ stop: () => informers.forEach((i) => i.stop()) });
+}
+
 export async function startUi(o: UiOptions): Promise<UiServer> {
   const token = randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
@@ -118,19 +129,19 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
     return p.length === tokenBuf.length && timingSafeEqual(p, tokenBuf);
   };
 
-  const events = async (req: http.IncomingMessage, res: http.ServerResponse, ref: KymaRef) => {
+  /** Server-sent events: `changed` whenever the watches see a change, many at once made one after `quietMs`. */
+  const stream = async (req: http.IncomingMessage, res: http.ServerResponse, watch: (changed: () => void) => Promise<{ stop(): void }>, quietMs: number) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write('retry: 2000\n\n');
     open.add(res);
     let timer: NodeJS.Timeout | undefined;
-    // Many events at once (a list, an install applying its objects) make one message.
     const changed = () => {
       timer ??= setTimeout(() => {
         timer = undefined;
         res.write('event: changed\ndata: {}\n\n');
-      }, 250);
+      }, quietMs);
     };
-    const watches = await watchFor(o.context, ref, changed);
+    const watches = await watch(changed);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 25_000);
     req.on('close', () => {
       clearInterval(keepAlive);
@@ -142,15 +153,38 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
 
   const api = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> => {
     if (!authorized(req.headers['x-klm-token'] as string | undefined ?? url.searchParams.get('token'))) throw new HttpError(403, 'no or a wrong token: open the address klm ui printed');
+    const c = o.context;
+    const json = (data: unknown) => send(res, 200, 'application/json', JSON.stringify(data));
+    const route = `${req.method} ${url.pathname}`;
+    if (route.includes('/api/fleet') || route.includes('/api/rollout')) {
+      const namespace = text(url.searchParams.get('namespace'), 'namespace');
+      switch (route) {
+        case 'GET /api/fleet':
+          return json(await fleetOf(c.kube, namespace));
+        case 'GET /api/fleet-events':
+          return await stream(req, res, (changed) => fleetWatch(c, namespace, changed), 1000);
+        case 'GET /api/rollouts':
+          return json(await rolloutsOf(c.kube, namespace, c.config));
+        case 'POST /api/rollout': {
+          const b = await bodyOf(req);
+          const action = b.action === 'pause' || b.action === 'resume' || b.action === 'abort' ? b.action : undefined;
+          if (!action) throw new HttpError(400, 'action must be pause, resume or abort');
+          const reason = typeof b.reason === 'string' ? b.reason.trim() : '';
+          if (!reason) throw new HttpError(400, `${action} needs a reason (recorded with the rollout)`);
+          return json(await steer(namespace, text(b.module, 'module'), text(b.channel, 'channel'), action, reason, c.config).catch((err: unknown) => {
+            throw new Refused((err as Error).message);
+          }));
+        }
+        default:
+          throw new HttpError(404, `no such call: ${route}`);
+      }
+    }
     let ref: KymaRef;
     try {
       ref = kymaRefOf(url.searchParams.get('kyma') ?? '', 'kyma');
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
-    const c = o.context;
-    const json = (data: unknown) => send(res, 200, 'application/json', JSON.stringify(data));
-    const route = `${req.method} ${url.pathname}`;
     switch (route) {
       case 'GET /api/catalog':
         return json(await catalogOf(c, ref));
@@ -161,7 +195,7 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
       case 'GET /api/blockers':
         return json(await blockersOf(c, ref, text(url.searchParams.get('module'), 'module')));
       case 'GET /api/events':
-        return await events(req, res, ref);
+        return await stream(req, res, (changed) => watchFor(c, ref, changed), 250);
       case 'POST /api/add': {
         const b = await bodyOf(req);
         return json({ said: await addFrom(c, ref, { module: text(b.module, 'module'), ...(typeof b.channel === 'string' && b.channel ? { channel: b.channel } : {}), ...(b.direct === true ? { direct: true } : {}) }) });
