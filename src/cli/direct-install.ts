@@ -39,6 +39,11 @@ export function keyOf(o: ObjectId): string {
   return `${o.apiVersion}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
 }
 
+function union(a: ObjectId[], b: ObjectId[]): ObjectId[] {
+  const seen = new Set(a.map(keyOf));
+  return [...a, ...b.filter((o) => !seen.has(keyOf(o)))];
+}
+
 function describe(o: ObjectId): string {
   return describeObject(o.kind, o.name, o.namespace);
 }
@@ -139,7 +144,9 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
     community: i.community,
     customResourcePolicy: i.policy,
     phase: 'Installing',
-    objects: before?.objects ?? [],
+    // What may exist once this run is cut short: what was there, and what it applies. A deletion
+    // then misses nothing, and the next run prunes what the new version no longer has.
+    objects: union(before?.objects ?? [], objects.map(idOf)),
     ...(before?.defaultCr ? { defaultCr: before.defaultCr } : {}),
     kinds: kindsOfTemplates([i.template]),
     ...(manager ? { manager } : {}),

@@ -1,8 +1,8 @@
 // What klm remembers of a direct install (a module installed without a Kyma, by klm itself): a
 // ConfigMap `klm-module-<module>` in the install's namespace of the cluster, written before the
 // first object is applied and again once the install is complete. It says which version is
-// wanted, whether the install finished, what was applied (a later version prunes what it no
-// longer has, a deletion deletes it) and which default CR was created (created once: an upgrade
+// wanted, whether the install finished, what may have been applied (a later version prunes what
+// it no longer has, a deletion deletes it, also after an interrupted run) and which default CR was created (created once: an upgrade
 // leaves it as its users changed it).
 import { CLI_MANAGED_BY } from '../api/identity';
 import { LABELS, type KubeObject } from '../api/shared';
@@ -27,7 +27,7 @@ export interface DirectRecord {
   customResourcePolicy: 'CreateAndDelete' | 'Ignore';
   /** Installing: an install or upgrade to `version` began and has not finished. */
   phase: 'Installing' | 'Installed';
-  /** What the last complete install applied, in the order it applied them. */
+  /** What the last complete install applied, in order; while Installing, also what the unfinished run applies. */
   objects: ObjectId[];
   /** The default CR klm created, once. */
   defaultCr?: ObjectId;
