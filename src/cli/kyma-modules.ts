@@ -34,6 +34,11 @@ export async function targetOf(kube: KubeClient, ref: KymaRef): Promise<KubeClie
   return items[0] ? await clientFromSecret(items[0], { allowExec: false, fieldManager: CLI_FIELD_MANAGER }) : kube;
 }
 
+/** Where a direct install goes: the Kyma's target cluster, or, without a Kyma, the cluster klm talks to. */
+export async function installTargetOf(kube: KubeClient, ref: KymaRef, kyma: Kyma | undefined): Promise<KubeClient> {
+  return kyma ? await targetOf(kube, ref) : kube;
+}
+
 export interface ModuleRow {
   name: string;
   /** What runs, as the Kyma's status has it. */
@@ -201,10 +206,10 @@ export async function resourcesOfKinds(target: KubeClient, kinds: { apiVersion: 
   return resources;
 }
 
-/** Resources people made of the module's kinds (every version's, so none is missed) in the Kyma's target cluster. */
-export async function moduleResources(kube: KubeClient, ref: KymaRef, module: string): Promise<KubeObject[]> {
-  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
-  return await resourcesOfKinds(await targetOf(kube, ref), kindsOfTemplates(templates.filter((t) => t.spec.moduleName === module)));
+/** The kinds of the module's resources people make, of every version its namespace's templates offer (so none is missed). */
+export async function moduleKinds(kube: KubeClient, namespace: string, module: string): Promise<{ apiVersion: string; kind: string }[]> {
+  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace });
+  return kindsOfTemplates(templates.filter((t) => t.spec.moduleName === module));
 }
 
 /** Removes the module from the Kyma (the lifecycle manager then deletes it); nothing to do when it is not listed. */

@@ -8,7 +8,7 @@ import type { KubeClient } from '../k8s/rest-client';
 import { directInstall } from './direct-install';
 import { readRecord } from './direct-record';
 import { directState } from './direct-status';
-import { addModule, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import { addModule, installTargetOf, targetOf, waitForModule, type KymaRef } from './kyma-modules';
 import type { SourceOptions } from './module-source';
 import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
 import { Refused, WaitTimeoutError } from './output';
@@ -78,7 +78,7 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   }
   if (community) a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
   else if (kyma) a.progress(`warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`);
-  const target = kyma ? await targetOf(kube, a.ref) : kube;
+  const target = await installTargetOf(kube, a.ref, kyma);
   a.say(await directInstall({
     kube,
     target,

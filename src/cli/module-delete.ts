@@ -9,7 +9,7 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { directDelete } from './direct-delete';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
-import { moduleResources, removeModule, resourcesOfKinds, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import { installTargetOf, moduleKinds, removeModule, resourcesOfKinds, targetOf, waitForModule, type KymaRef } from './kyma-modules';
 import { isCommunityName } from './module-templates';
 import { Refused } from './output';
 
@@ -52,7 +52,8 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', d.ref.name, d.ref.namespace);
   const where = `Kyma ${d.ref.namespace}/${d.ref.name}`;
   if (kyma?.spec.modules?.some((m) => m.name === d.module)) {
-    await clearResources(await targetOf(kube, d.ref), d.module, await moduleResources(kube, d.ref, d.module), d);
+    const target = await targetOf(kube, d.ref);
+    await clearResources(target, d.module, await resourcesOfKinds(target, await moduleKinds(kube, d.ref.namespace, d.module)), d);
     d.say((await removeModule(kube, d.ref, d.module)) ? `module ${d.module} removed from ${where}` : `module ${d.module} is not in ${where}: nothing to do`);
     if (d.wait) {
       await waitForModule(kube, d.ref, d.module, (s) => s === undefined, d.timeoutMs, d.progress);
@@ -60,7 +61,7 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
     }
     return;
   }
-  const target = kyma ? await targetOf(kube, d.ref) : kube;
+  const target = await installTargetOf(kube, d.ref, kyma);
   const record = await directRecordOf(kube, target, d);
   if (!record) {
     d.say(`module ${d.module} is neither in ${where} nor installed directly in namespace ${d.directNamespace}: nothing to do`);

@@ -5,7 +5,7 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
 import { directState } from './direct-status';
-import { kymaRows, targetOf, why, type KymaRef, type ModuleRow, type Why } from './kyma-modules';
+import { installTargetOf, kymaRows, why, type KymaRef, type ModuleRow, type Why } from './kyma-modules';
 import { Refused } from './output';
 
 async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow> {
@@ -27,7 +27,7 @@ async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow
 /** The rows, and whether the Kyma exists (without one, only direct installs are listed). */
 export async function moduleRows(kube: KubeClient, ref: KymaRef, directNamespace: string): Promise<{ rows: ModuleRow[]; kyma: boolean }> {
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-  const target = kyma ? await targetOf(kube, ref).catch(() => undefined) : kube;
+  const target = await installTargetOf(kube, ref, kyma).catch(() => undefined);
   const direct = target ? await Promise.all((await listRecords(target, directNamespace)).map((r) => directRow(target, r))) : [];
   const managed = kyma ? await kymaRows(kube, ref, kyma) : [];
   return { rows: [...managed, ...direct.sort((a, b) => a.name.localeCompare(b.name))], kyma: !!kyma };
@@ -40,7 +40,7 @@ export async function moduleRows(kube: KubeClient, ref: KymaRef, directNamespace
 export async function whyModule(kube: KubeClient, ref: KymaRef, module: string, directNamespace: string, temporalUi?: string, temporalNamespace?: string): Promise<Why> {
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
   if (kyma?.spec.modules?.some((m) => m.name === module) || kyma?.status?.modules?.some((m) => m.name === module)) return await why(kube, ref, module, temporalUi, temporalNamespace);
-  const target = kyma ? await targetOf(kube, ref) : kube;
+  const target = await installTargetOf(kube, ref, kyma);
   const record = await readRecord(target, directNamespace, module);
   const where = kyma ? `Kyma ${ref.namespace}/${ref.name}` : `a Kyma (there is no Kyma ${ref.namespace}/${ref.name})`;
   if (!record) throw new Refused(`module ${module} is neither in ${where} nor installed directly in namespace ${directNamespace}`);

@@ -7,7 +7,7 @@ import type { KlmConfig } from '../../infra/config';
 import type { KubeClient } from '../../k8s/rest-client';
 import { pulledTemplates } from '../community-catalog';
 import { readRecord } from '../direct-record';
-import { moduleResources, resourcesOfKinds, targetOf, type KymaRef } from '../kyma-modules';
+import { installTargetOf, moduleKinds, resourcesOfKinds, type KymaRef } from '../kyma-modules';
 import { add } from '../module-add';
 import { catalog, communityEntries } from '../module-catalog';
 import { deleteModule } from '../module-delete';
@@ -51,10 +51,10 @@ export async function whyOf(c: UiContext, ref: KymaRef, module: string) {
 /** The resources people made of the module's kinds: what blocks its deletion. */
 export async function blockersOf(c: UiContext, ref: KymaRef, module: string): Promise<{ kind: string; namespace?: string; name: string }[]> {
   const kyma = await c.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+  const target = await installTargetOf(c.kube, ref, kyma);
   let found: KubeObject[];
-  if (kyma?.spec.modules?.some((m) => m.name === module)) found = await moduleResources(c.kube, ref, module);
+  if (kyma?.spec.modules?.some((m) => m.name === module)) found = await resourcesOfKinds(target, await moduleKinds(c.kube, ref.namespace, module));
   else {
-    const target = kyma ? await targetOf(c.kube, ref) : c.kube;
     const record = await readRecord(target, c.directNamespace, module);
     found = record ? await resourcesOfKinds(target, record.kinds) : [];
   }

@@ -12,7 +12,7 @@ import { API_VERSION, LABELS, type KubeObject } from '../../api/shared';
 import { Informer } from '../../k8s/informer';
 import { kymaRefOf } from '../cluster';
 import { recordOf } from '../direct-record';
-import { targetOf, type KymaRef } from '../kyma-modules';
+import { installTargetOf, type KymaRef } from '../kyma-modules';
 import { Refused, UsageError } from '../output';
 import { addFrom, blockersOf, catalogOf, deleteFrom, modulesOf, whyOf, type UiContext } from './api';
 import { fleetOf, rolloutsOf, steer } from './fleet';
@@ -76,7 +76,7 @@ function text(v: unknown, what: string): string {
  */
 async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promise<{ stop(): void }> {
   const kyma = await c.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-  const target = kyma ? await targetOf(c.kube, ref).catch(() => c.kube) : c.kube;
+  const target = await installTargetOf(c.kube, ref, kyma).catch(() => c.kube);
   const own = `${LABELS.managedBy}=${CLI_MANAGED_BY}`;
   const informers: Informer[] = [];
   const watched = new Set<string>();
