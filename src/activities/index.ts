@@ -17,6 +17,7 @@ import { promotionDiffActivities } from './promotion-diff';
 import { readinessActivities } from './readiness';
 import { reportActivities } from './report';
 import { rolloutActivities } from './rollout';
+import { runtimeActivities } from './runtime';
 import { uninstallActivities } from './uninstall';
 
 export interface ActivityDeps {
@@ -60,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),
     ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),
+    ...runtimeActivities(deps.kcp, deps.cache, targets),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/signals';
 import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
+import { specModules } from '../decisions/runtime-kyma';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
@@ -113,13 +114,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         // Secret either.
         remote: !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined,
         modules: [
-          ...(kyma.spec.modules ?? []).map((m) => ({
-            name: m.name,
-            ...(m.channel ? { channel: m.channel } : {}),
-            ...(m.version ? { version: m.version } : {}),
-            customResourcePolicy: m.customResourcePolicy ?? 'CreateAndDelete',
-            managed: m.managed ?? true,
-          })),
+          ...specModules(kyma.spec.modules),
           ...(deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set((kyma.spec.modules ?? []).map((m) => m.name)), seen?.ModuleReleaseMeta)),
         ],
         ...(invalid ? { invalid } : {}),

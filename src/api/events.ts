@@ -13,6 +13,8 @@ export const EVENT_REASONS = [
   'TargetClusterGone',
   'KymaGone',
   'MandatoryModuleFailed',
+  'RuntimeKymaTaken',
+  'RuntimeCleanupFailed',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

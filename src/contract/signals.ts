@@ -20,6 +20,8 @@ export type SeenVersions = Partial<Record<CachedKind, string>>;
 export const kymaChanged = defineSignal<[SeenVersions?]>('kymaChanged');
 /** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta it may use changed. */
 export const templatesChanged = defineSignal<[SeenVersions?]>('templatesChanged');
+/** Bridge → Kyma workflow: a ModuleTemplate or ModuleReleaseMeta its runtime may see changed (its catalog is synced). */
+export const catalogChanged = defineSignal('catalogChanged');
 /** Module workflow (through publishModuleReport) → Kyma workflow: the module's status changed. */
 export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 /** Kyma workflow → module workflow: what should be installed now (a removal under way stops). */

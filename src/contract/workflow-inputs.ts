@@ -3,6 +3,7 @@ import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport } from './readiness';
 import type { Admission } from './rollout';
+import type { RuntimeSide } from './runtime';
 import type { ReconcileSettings } from './settings';
 import type { ObservedObject, SeenVersions } from './signals';
 
@@ -23,6 +24,8 @@ export interface KymaWorkflowInput {
     seen?: SeenVersions;
     /** What rollouts admitted, per module. */
     admitted?: Record<string, Admission>;
+    /** The runtime side, as far as it was synced. */
+    runtime?: RuntimeSide;
   };
 }
 

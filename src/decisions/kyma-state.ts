@@ -5,8 +5,11 @@
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput, ModuleStatus } from '../api/kyma';
 import { stateOf, type Reason } from '../api/reasons';
-import { effectiveChannel, type State } from '../api/shared';
-import type { KymaSnapshot } from '../contract/kyma';
+import { RUNTIME_KYMA } from '../api/runtime';
+import { effectiveChannel, type ConditionInput, type State } from '../api/shared';
+import type { KymaSnapshot, Visibility } from '../contract/kyma';
+import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../contract/runtime';
+import type { Readiness } from '../contract/readiness';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
 import type { Admission, RolloutReport } from '../contract/rollout';
@@ -38,6 +41,14 @@ export type KymaStep =
   | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
+  /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
+  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
+  /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
+  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean }
+  /** The status, for the runtime Kyma's users. */
+  | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
+  /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
+  | { kind: 'cleanRuntime' }
   /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
   | { kind: 'wait'; driftMs?: number; wakeAt?: number }
   /** Another Kyma under the same name: start over for it. */
@@ -99,13 +110,18 @@ export class KymaState {
   private toldRollout: Record<string, string> = {};
   /** Mandatory modules that could not be resolved, with the message their Event gave. */
   private mandatoryFailed: Record<string, string> = {};
+  /** The runtime side (runs recorded before it have none). */
+  runtime: RuntimeSide = { catalog: 'full' };
+  /** The control-plane spec sent with the last syncRuntime step. */
+  private syncing?: RuntimeSpec;
 
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
    * rollout admits it (false in runs recorded before rollouts existed).
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false) {
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false) {
     if (!carried) return;
+    if (carried.runtime) this.runtime = { ...carried.runtime, catalog: carried.runtime.catalog ?? 'changed' };
     this.uid = carried.uid;
     this.desired = carried.desired;
     this.reports = carried.reports;
@@ -152,6 +168,11 @@ export class KymaState {
     else this.toResolve.add(a.module);
   }
 
+  /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
+  catalogChanged(): void {
+    this.runtime.catalog ??= 'changed';
+  }
+
   removed(name: string): void {
     const a = this.admitted[name];
     if (a) {
@@ -180,12 +201,17 @@ export class KymaState {
   awake(): boolean {
     if (this.needsLoad || this.queue.length > 0) return true;
     if (this.toResolve.size > 0 && this.phase === 'normal') return true;
+    if (this.runtime.catalog && this.runtime.mode === 'synced' && this.phase === 'normal') return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
   }
 
   woke(drift: boolean): void {
-    if (drift) this.needsLoad = true;
+    if (!drift) return;
+    this.needsLoad = true;
+    // The drift timer also checks the runtime's catalog against what it holds, and retries a failed clean-up.
+    this.runtime.catalog = 'full';
+    if (this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
   }
 
   // ---- results ---------------------------------------------------------------------------
@@ -226,7 +252,86 @@ export class KymaState {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
+    else if (this.runtimeSide && snapshot.remote) this.queue.push(this.syncRuntime(snapshot));
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
+    if (snapshot.deleting && this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
+  }
+
+  private syncRuntime(snapshot: KymaSnapshot): KymaStep {
+    const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
+    this.syncing = controlPlane;
+    const { before, known } = this.runtime;
+    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) };
+  }
+
+  /**
+   * What the runtime sync found: a runtime Kyma of its own makes its spec the modules this Kyma
+   * wants (mandatory ones stay); without one, or when it cannot be reached (`failure`), the
+   * runtime's spec as last read, else the control plane's. Then the catalog (when due), then
+   * the resolution.
+   */
+  runtimeSynced(result: RuntimeKymaSync | { failure: Readiness }): void {
+    const snapshot = this.snapshot;
+    if (!snapshot) return;
+    const rt = this.runtime;
+    if ('failure' in result) {
+      rt.problem = result.failure;
+    } else {
+      delete rt.problem;
+      rt.mode = result.kind;
+      if (result.kind === 'synced') {
+        rt.before = this.syncing;
+        rt.known = result.spec;
+        // A runtime Kyma made anew has no status yet.
+        if (result.created) this.lastStatus = '';
+      } else {
+        delete rt.before;
+        delete rt.known;
+      }
+      if (result.kind === 'taken' && rt.toldTaken !== result.owner) {
+        rt.toldTaken = result.owner;
+        this.queue.push(event('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
+      }
+    }
+    const spec = rt.mode === 'synced' ? rt.known : undefined;
+    if (spec) {
+      const listed = new Set(spec.modules.map((m) => m.name));
+      this.snapshot = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...snapshot.modules.filter((m) => m.mandatory && !listed.has(m.name))] };
+    }
+    const visibility = JSON.stringify(snapshot.visibility);
+    if (rt.catalogVisibility !== visibility) rt.catalog ??= 'changed';
+    if (rt.mode === 'synced' && rt.catalog && !rt.problem) this.queue.push(this.syncCatalog());
+    this.statusDirty = true;
+    this.queue.push({ kind: 'resolve', snapshot: this.snapshot!, ...seenField(this.seen) });
+  }
+
+  private syncCatalog(): KymaStep {
+    const full = this.runtime.catalog === 'full';
+    delete this.runtime.catalog;
+    return { kind: 'syncCatalog', visibility: this.snapshot!.visibility, full };
+  }
+
+  /** What the catalog sync did, or why it could not (tried again on the next change or the drift timer). */
+  catalogSynced(result: CatalogSync | { failure: Readiness }, visibility: Visibility): void {
+    if ('failure' in result) {
+      this.runtime.problem = result.failure;
+      this.statusDirty = true;
+      return;
+    }
+    this.runtime.catalogVisibility = JSON.stringify(visibility);
+  }
+
+  /** The runtime's status could not be written: the next status is written again, changed or not. */
+  runtimeStatusFailed(): void {
+    this.lastStatus = '';
+  }
+
+  /** Whether the runtime's clean-up went (else the Kyma waits, showing why, and tries again). */
+  runtimeCleaned(failure?: Readiness): void {
+    this.runtime.cleanup = failure ? 'failed' : 'done';
+    if (failure) this.runtime.problem = failure;
+    else delete this.runtime.problem;
+    this.statusDirty = true;
   }
 
   /**
@@ -354,7 +459,16 @@ export class KymaState {
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
-    return { uid: this.uid, desired: this.desired, reports: this.reports, removing: this.removing, remote: this.remote, ...seenField(this.seen), ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}) };
+    return {
+      uid: this.uid,
+      desired: this.desired,
+      reports: this.reports,
+      removing: this.removing,
+      remote: this.remote,
+      ...seenField(this.seen),
+      ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}),
+      ...(this.runtimeSide ? { runtime: this.runtime } : {}),
+    };
   }
 
 
@@ -396,6 +510,12 @@ export class KymaState {
         this.queue.push({ kind: 'wait' });
         return;
       case 'normal':
+        if (this.snapshot?.deleting && Object.keys(this.desired).length === 0 && this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done') {
+          // The modules are gone; the runtime Kyma, catalog and CRDs go next (after a failure: on the next change or the drift timer).
+          this.writeStatus();
+          this.queue.push(this.runtime.cleanup === 'failed' ? { kind: 'wait', driftMs: this.settings.driftIntervalMs } : { kind: 'cleanRuntime' });
+          return;
+        }
         if (this.snapshot?.deleting && Object.keys(this.desired).length === 0) {
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
@@ -403,6 +523,7 @@ export class KymaState {
           this.queue.push(event('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
+        if (this.runtime.catalog && this.runtime.mode === 'synced' && !this.snapshot?.deleting) this.queue.push(this.syncCatalog());
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
@@ -461,6 +582,17 @@ export class KymaState {
       status,
       searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: (status.modules ?? []).map((m) => m.name) },
     });
+    if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done') this.queue.push({ kind: 'writeRuntimeStatus', status });
+  }
+
+  /** How the runtime side stands, as a condition (none for a Kyma without one). */
+  private runtimeCondition(): ConditionInput | undefined {
+    const { mode, problem } = this.runtime;
+    if (!this.runtimeSide || !this.snapshot?.remote || (!mode && !problem)) return undefined;
+    if (problem) return { type: 'Runtime', status: 'False', reason: problem.reason, message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}` };
+    if (mode === 'controlPlane') return { type: 'Runtime', status: 'True', reason: 'ControlPlane', message: 'the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma\'s spec' };
+    if (mode === 'taken') return { type: 'Runtime', status: 'False', reason: 'RuntimeKymaTaken', message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.runtime.toldTaken ?? 'another'}: the modules follow this Kyma's spec` };
+    return { type: 'Runtime', status: 'True', reason: 'Synced', message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}` };
   }
 
   /**
@@ -509,13 +641,14 @@ export class KymaState {
     const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
     notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
     const message = notReady.length === 0 ? 'all modules are ready' : notReady.map((e) => `${e.status.name}: ${e.status.message ?? e.status.state}`).join('; ');
+    const runtime = this.runtimeCondition();
     const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : message;
     return {
       state,
       activeChannel: channel,
       modules,
-      conditions: [{ type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message }],
-      lastOperation: { operation },
+      conditions: [{ type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message }, ...(runtime ? [runtime] : [])],
+      lastOperation: { operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation },
     };
   }
 }

@@ -1,5 +1,6 @@
 // Which Kymas a promotion moves, in the order the waves take them. Pure.
 import type { Kyma } from '../api/kyma';
+import { effectiveKymaSpec } from '../api/runtime';
 import { effectiveChannel, LABELS, MANDATORY_CHANNEL } from '../api/shared';
 import type { ChannelRef, PromotionDiff, RolloutPlan, RolloutPlanView } from '../contract/rollout';
 import { cutWaves } from './rollout-policy';
@@ -21,10 +22,12 @@ function priorityOf(k: Kyma): number {
 export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version: string): { kymas: string[]; from?: string } {
   const chosen = kymas.filter((k) => {
     if (k.metadata.namespace !== c.namespace || k.metadata.deletionTimestamp) return false;
-    const m = k.spec.modules?.find((x) => x.name === c.module);
+    // A Kyma with a runtime follows the modules its runtime's users chose.
+    const spec = effectiveKymaSpec(k);
+    const m = spec.modules?.find((x) => x.name === c.module);
     if (c.channel === MANDATORY_CHANNEL) return !m && k.metadata.labels?.[LABELS.skipReconciliation] !== 'true';
     if (!m || m.version || m.managed === false) return false;
-    if (effectiveChannel(m.channel, k.spec.channel) !== c.channel) return false;
+    if (effectiveChannel(m.channel, spec.channel) !== c.channel) return false;
     const status = k.status?.modules?.find((x) => x.name === c.module);
     return !(status?.version === version && status.state === 'Ready');
   });

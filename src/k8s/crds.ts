@@ -10,7 +10,7 @@ import type { KubeClient } from './rest-client';
 
 export const CRD_DIR = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
 
-type Crd = V1CustomResourceDefinition & KubeObject;
+export type Crd = V1CustomResourceDefinition & KubeObject;
 
 export async function loadCrds(dir = CRD_DIR): Promise<Crd[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
@@ -24,9 +24,16 @@ function established(crd: V1CustomResourceDefinition): boolean {
 
 export async function installCrds(client: KubeClient, timeoutMs = 30_000): Promise<string[]> {
   const crds = await loadCrds();
-  await Promise.all(crds.map((crd) => client.apply(crd)));
+  await applyCrds(client, crds, timeoutMs);
+  return crds.map((c) => c.metadata.name);
+}
+
+/** Applies CRDs and waits until each is Established (an apply answer that says so is not read again). */
+export async function applyCrds(client: KubeClient, crds: readonly Crd[], timeoutMs = 30_000): Promise<void> {
+  const applied = await Promise.all(crds.map((crd) => client.apply(crd)));
   const deadline = Date.now() + timeoutMs;
-  for (const crd of crds) {
+  for (const [i, crd] of crds.entries()) {
+    if (established(applied[i]!)) continue;
     for (;;) {
       const live = await client.get<Crd>(crd.apiVersion, crd.kind, crd.metadata.name);
       if (live && established(live)) break;
@@ -34,5 +41,4 @@ export async function installCrds(client: KubeClient, timeoutMs = 30_000): Promi
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return crds.map((c) => c.metadata.name);
 }

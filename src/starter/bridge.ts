@@ -11,12 +11,13 @@ import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
+import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
+import { API_VERSION, LABELS, labelEnabled, resourceVersionReached, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
+import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { exportFleetStates, templateSignals } from '../infra/metrics';
@@ -50,6 +51,8 @@ export interface BridgeOptions {
 }
 
 const PROBE_MS = 10_000;
+/** The key of the runtime Kyma's watch among a target cluster's informers. */
+const RUNTIME_WATCH = 'runtime-kyma';
 /** When a target cluster's client could not be made (its credential plugin failed, say), how soon to try again. */
 const TARGET_RETRY_MS = 30_000;
 
@@ -72,10 +75,38 @@ class TargetWatches {
   /** Readiness fingerprint per object uid, as last seen. */
   private readonly seen = new Map<string, string>();
 
-  /** `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches. */
-  constructor(readonly client: KubeClient, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+  /** What of the runtime Kyma its control-plane Kyma acts on, as last seen. */
+  private runtimeSeen?: string;
+
+  /** `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches; `key`: its kubeconfig's. */
+  constructor(readonly client: KubeClient, readonly key: string, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
+  }
+
+  /**
+   * Watches the runtime Kyma (kyma-system/default); `onChange` hears of a change of its spec,
+   * labels or owner, or of its deletion (its status, which the worker writes, is no news).
+   * Until the worker has made the Kyma CRD there, the watch waits in its backoff.
+   */
+  watchRuntimeKyma(onChange: () => void): void {
+    if (this.informers.has(RUNTIME_WATCH)) return;
+    const informer = new Informer(this.client, {
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      namespace: RUNTIME_KYMA.namespace,
+      fieldSelector: `metadata.name=${RUNTIME_KYMA.name}`,
+      relistMs: this.relistMs,
+      onEvent: (type, k) => {
+        const meta = k.metadata;
+        const seen = type === 'DELETED' ? 'deleted' : JSON.stringify([meta.uid, meta.generation, meta.labels, meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION], meta.deletionTimestamp]);
+        if (seen === this.runtimeSeen) return;
+        this.runtimeSeen = seen;
+        onChange();
+      },
+    });
+    this.informers.set(RUNTIME_WATCH, informer);
+    void informer.start();
   }
 
   /** Probes the cluster every `everyMs`; `onChange` hears when it stops or starts answering. */
@@ -178,6 +209,8 @@ export class Bridge {
   private readonly kymaSeen = new Map<string, string>();
   /** Views of target objects not yet sent, per module workflow and object. */
   private readonly pendingViews = new Map<string, Map<string, ObservedObject>>();
+  /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
+  private readonly templateVisibility = new Map<string, { beta: boolean; internal: boolean }>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
@@ -212,7 +245,7 @@ export class Bridge {
     this.mandatory = new MandatoryFinalizer(kcp, () => this.releaseMetas.list(), () => this.manifests.list(), this.o.log);
     this.informers.push(
       this.kymas,
-      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(o), onError }),
+      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(t, o), onError }),
       this.releaseMetas,
       manifests,
     );
@@ -250,7 +283,7 @@ export class Bridge {
     // The workflow's own status writes come back as events too; only spec (generation),
     // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
     const meta = k.metadata;
-    this.fleet.setKyma(ns, name, (k as unknown as Kyma).spec ?? { channel: '' });
+    this.fleet.setKyma(ns, name, effectiveKymaSpec({ metadata: meta, spec: (k as unknown as Kyma).spec ?? { channel: '' } }));
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
@@ -270,12 +303,13 @@ export class Bridge {
     );
   }
 
-  /** A ModuleTemplate added, changed or deleted: pokes the Kymas that resolve to it. */
-  private onTemplate(t: KubeObject): void {
+  /** A ModuleTemplate added, changed or deleted: pokes the Kymas that resolve to it, and the runtimes that may see it. */
+  private onTemplate(type: InformerEventType, t: KubeObject): void {
     const namespace = t.metadata.namespace ?? '';
     const version = t.metadata.resourceVersion ?? '';
     if (!this.templatesSeen || resourceVersionReached(version, this.templatesSeen)) this.templatesSeen = version;
     this.signalTemplates(namespace, this.fleet.templateChanged(namespace, t.metadata.name), 'ModuleTemplate', t);
+    this.signalCatalog(namespace, t, type === 'DELETED');
   }
 
   /**
@@ -288,6 +322,7 @@ export class Bridge {
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
     if (now) this.mandatory.check(namespace, m.metadata.name);
     this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
+    this.signalCatalog(namespace);
     const [seen] = seenVersion('ModuleReleaseMeta', m);
     for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) });
   }
@@ -378,16 +413,64 @@ export class Bridge {
     if (!kyma) return;
     const who = `${namespace}/${kyma}`;
     const before = this.kymaTarget.get(who);
-    if (before === undefined || (type !== 'DELETED' && kubeconfigKey(s) === before)) return;
-    this.kymaTarget.delete(who);
-    const old = this.targets.get(before);
-    void old?.then((t) => {
-      if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(before)) return;
-      t.stop();
-      if (this.targets.get(before) === old) this.targets.delete(before);
-    }, () => undefined);
-    for (const m of this.manifests.list()) {
-      if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma) this.onManifest('ADDED', m);
+    if (before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before)) {
+      this.kymaTarget.delete(who);
+      const old = this.targets.get(before);
+      void old?.then((t) => {
+        if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(before)) return;
+        t.stop();
+        if (this.targets.get(before) === old) this.targets.delete(before);
+      }, () => undefined);
+      for (const m of this.manifests.list()) {
+        if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma) this.onManifest('ADDED', m);
+      }
+    }
+    // Its runtime Kyma is watched in the cluster the Secret names now.
+    if (type !== 'DELETED') this.watchRuntime(namespace, kyma);
+  }
+
+  /**
+   * Watches the runtime Kyma in the cluster of a Kyma's kubeconfig Secret: an edit by its users
+   * (or its deletion) pokes the Kyma workflows that target that cluster.
+   */
+  private watchRuntime(namespace: string, kyma: string): void {
+    void this.targetFor(namespace, kyma).then(
+      (t) => t.watchRuntimeKyma(() => {
+        for (const [who, key] of this.kymaTarget) {
+          if (key !== t.key) continue;
+          const [ns, name] = who.split('/') as [string, string];
+          const workflowId = kymaWorkflowId(ns, name);
+          this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
+        }
+      }),
+      (err: unknown) => this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; its runtime Kyma is not watched until its Secret changes`),
+    );
+  }
+
+  /**
+   * Tells the Kymas with a runtime (a kubeconfig Secret) in the namespace that their catalog may
+   * have changed: for a template, those that may see it now or could before (beta, internal);
+   * for a release meta, all of them. Their sync writes only what differs.
+   */
+  private signalCatalog(namespace: string, template?: KubeObject, deleted = false): void {
+    let sees = (_k: KubeObject | undefined) => true;
+    if (template) {
+      const key = `${namespace}/${template.metadata.name}`;
+      const labels = template.metadata.labels ?? {};
+      const now = { beta: labelEnabled(labels, LABELS.beta), internal: labelEnabled(labels, LABELS.internal) };
+      const was = this.templateVisibility.get(key) ?? now;
+      if (deleted) this.templateVisibility.delete(key);
+      else this.templateVisibility.set(key, now);
+      const visibleTo = (v: { beta: boolean; internal: boolean }, k: KubeObject | undefined) => (!v.beta || labelEnabled(k?.metadata.labels, LABELS.beta)) && (!v.internal || labelEnabled(k?.metadata.labels, LABELS.internal));
+      sees = (k) => visibleTo(now, k) || visibleTo(was, k);
+    }
+    for (const secret of this.secrets.flatMap((i) => i.list())) {
+      const kyma = secret.metadata.labels?.[LABELS.kymaName];
+      if (secret.metadata.namespace !== namespace || !kyma) continue;
+      const k = this.kymas.get(namespace, kyma);
+      if (!k || !sees(k)) continue;
+      const workflowId = kymaWorkflowId(namespace, kyma);
+      this.signaller.submit(`${workflowId}#catalogChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged));
     }
   }
 
@@ -410,7 +493,7 @@ export class Bridge {
       t = (async () => {
         const options = { ...(this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}), ...(this.o.allowKubeconfigExec === false ? { allowExec: false } : {}) };
         const client = secret ? await clientFromSecret(secret, options) : this.o.kcp;
-        const w = new TargetWatches(client, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
+        const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
         return w;
       })();

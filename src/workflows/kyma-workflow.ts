@@ -1,7 +1,7 @@
 // KymaWorkflow: one per Kyma (id kyma/<namespace>/<name>). A thin interpreter of KymaState
 // (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a child
 // workflow start, a signal or a wait, and feeds the result back.
-import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { KymaEvent } from '../api/events';
@@ -9,12 +9,13 @@ import { moduleWorkflowId } from '../api/names';
 import { admitModule, rolloutReport, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
-import { desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
+import { catalogChanged, desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from '../decisions/kyma-state';
 import { kymaDetails } from '../decisions/workflow-details';
 import { shouldContinueAsNew } from './continue-as-new';
+import { failureOf } from './failure';
 import { moduleWorkflow } from './module-workflow';
 import { WakeTimer } from './wake-timer';
 
@@ -23,12 +24,16 @@ const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as 
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
 /** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
 const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
+/** The runtime side, in the managed cluster: a few attempts, then the failure shows in the status and waits for the next change. */
+const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } });
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
   // Runs recorded before rollouts existed move modules to a new channel version without one.
-  const st = new KymaState(settings, input.carried, patched('rollout-gate'));
+  // Runs recorded before the runtime side existed keep to the control-plane Kyma alone.
+  const st = new KymaState(settings, input.carried, patched('rollout-gate'), patched('runtime-side'));
   setHandler(kymaChanged, (seen) => st.changed(seen));
+  setHandler(catalogChanged, () => st.catalogChanged());
   setHandler(admitModule, (a) => st.admit(a));
   setHandler(templatesChanged, (seen) => st.changed(seen));
   setHandler(moduleReport, (r) => st.reported(r));
@@ -80,6 +85,23 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           .signal(rolloutReport, { kyma: kyma.name, ...step.report })
           .catch(() => undefined);
         break;
+      case 'syncRuntime': {
+        const { controlPlane, before, known } = step;
+        st.runtimeSynced(await runtime.syncRuntimeKyma({ kyma, uid: st.uid, controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) }).catch((err: unknown) => ({ failure: failureOf(err) })));
+        break;
+      }
+      case 'syncCatalog':
+        st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
+        break;
+      case 'writeRuntimeStatus':
+        await runtime.writeRuntimeStatus({ kyma, status: step.status }).catch(() => st.runtimeStatusFailed());
+        break;
+      case 'cleanRuntime': {
+        const failure = await runtime.cleanRuntime({ kyma, uid: st.uid }).then(() => undefined, (err: unknown) => failureOf(err));
+        if (failure) await record({ type: 'Warning', reason: 'RuntimeCleanupFailed', message: `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; trying again on the next change or the drift timer` });
+        st.runtimeCleaned(failure);
+        break;
+      }
       case 'addFinalizer':
         await kcp.addKymaFinalizer({ kyma, uid: st.uid });
         break;

@@ -4,12 +4,17 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { kubeconfigSecret } from '../../bench/fleet';
+import type { Kyma } from '../../src/api/kyma';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
 import { pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
+import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
 
@@ -167,4 +172,38 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-rollout');
     await save(rollout.workflowId, 'rollout-workflow-diff');
   });
+});
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of the runtime side', () => {
+  const klm = useKlm({ settings: { driftIntervalMs: 10 * 60_000 } });
+  let cluster: OwnCluster;
+  beforeAll(async () => {
+    cluster = await startOwnCluster();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('a runtime Kyma created, edited by its users, its catalog changed, then the Kyma deleted with its runtime side', async () => {
+    const withoutWorkload = (manifest: string) => manifest.split(/^---$/m).filter((doc) => !/^kind: Deployment/m.test(doc)).join('---');
+    const [a, b] = [await testModule(klm()), await testModule(klm())];
+    for (const m of [a, b]) {
+      cluster.manager.watch(m.apiVersion, m.kind);
+      await m.publish('1.0.0', undefined, withoutWorkload);
+      await m.channels({ regular: '1.0.0' });
+    }
+    const name = uniqueName('kyma');
+    const pki = pkiIn(stackInfo().pkiDir);
+    await klm().kube.create(kubeconfigSecret(klm().namespace, name, await cluster.certKubeconfig(pki.adminCert, pki.adminKey)));
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: a.name }] }));
+    const runtime = () => cluster.client.get<Kyma & KubeObject>(API_VERSION, 'Kyma', 'default', 'kyma-system');
+    await eventually('the runtime Kyma Ready', async () => (await runtime())?.status?.state === 'Ready' || undefined, 90_000);
+    await cluster.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: a.name }, { name: b.name }] } });
+    await eventually('the added module Ready', async () => (await runtime())?.status?.modules?.find((m) => m.name === b.name && m.state === 'Ready'));
+    await a.publish('1.1.0', undefined, withoutWorkload);
+    await eventually('the new template in the runtime', async () => (await cluster.client.get(API_VERSION, 'ModuleTemplate', `${a.name}-1.1.0`, 'kyma-system')) !== undefined || undefined);
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined, 90_000);
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-runtime');
+  }, 240_000);
 });
