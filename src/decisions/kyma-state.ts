@@ -253,6 +253,8 @@ export class KymaState {
     if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
     else if (this.runtimeSide && snapshot.remote) this.queue.push(this.syncRuntime(snapshot));
+    // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
+    else if (this.runtimeSide && this.runtime.mode === 'synced') this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
     if (snapshot.deleting && this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
   }
@@ -277,6 +279,8 @@ export class KymaState {
     if ('failure' in result) {
       rt.problem = result.failure;
     } else {
+      // Back after a failure: its status is written again, changed or not.
+      if (rt.problem) this.lastStatus = '';
       delete rt.problem;
       rt.mode = result.kind;
       if (result.kind === 'synced') {
@@ -321,9 +325,13 @@ export class KymaState {
     this.runtime.catalogVisibility = JSON.stringify(visibility);
   }
 
-  /** The runtime's status could not be written: the next status is written again, changed or not. */
-  runtimeStatusFailed(): void {
-    this.lastStatus = '';
+  /**
+   * The runtime's status could not be written: no more is tried (each would wait for a cluster
+   * that does not answer) until a sync gets through, which writes the status again.
+   */
+  runtimeStatusFailed(failure: Readiness): void {
+    this.runtime.problem = failure;
+    this.statusDirty = true;
   }
 
   /** Whether the runtime's clean-up went (else the Kyma waits, showing why, and tries again). */
@@ -582,13 +590,13 @@ export class KymaState {
       status,
       searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: (status.modules ?? []).map((m) => m.name) },
     });
-    if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done') this.queue.push({ kind: 'writeRuntimeStatus', status });
+    if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
   }
 
   /** How the runtime side stands, as a condition (none for a Kyma without one). */
   private runtimeCondition(): ConditionInput | undefined {
     const { mode, problem } = this.runtime;
-    if (!this.runtimeSide || !this.snapshot?.remote || (!mode && !problem)) return undefined;
+    if (!this.runtimeSide || (!mode && !problem) || (!this.snapshot?.remote && mode !== 'synced')) return undefined;
     if (problem) return { type: 'Runtime', status: 'False', reason: problem.reason, message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}` };
     if (mode === 'controlPlane') return { type: 'Runtime', status: 'True', reason: 'ControlPlane', message: 'the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma\'s spec' };
     if (mode === 'taken') return { type: 'Runtime', status: 'False', reason: 'RuntimeKymaTaken', message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.runtime.toldTaken ?? 'another'}: the modules follow this Kyma's spec` };

@@ -435,16 +435,19 @@ export class Bridge {
    */
   private watchRuntime(namespace: string, kyma: string): void {
     void this.targetFor(namespace, kyma).then(
-      (t) => t.watchRuntimeKyma(() => {
-        for (const [who, key] of this.kymaTarget) {
-          if (key !== t.key) continue;
-          const [ns, name] = who.split('/') as [string, string];
-          const workflowId = kymaWorkflowId(ns, name);
-          this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
-        }
-      }),
+      (t) => t.watchRuntimeKyma(() => this.pokeKymasOn(t)),
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; its runtime Kyma is not watched until its Secret changes`),
     );
+  }
+
+  /** Signals kymaChanged to the Kyma workflows whose Secrets name the cluster of these watches. */
+  private pokeKymasOn(t: TargetWatches): void {
+    for (const [who, key] of this.kymaTarget) {
+      if (key !== t.key) continue;
+      const [ns, name] = who.split('/') as [string, string];
+      const workflowId = kymaWorkflowId(ns, name);
+      this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
+    }
   }
 
   /**
@@ -481,6 +484,8 @@ export class Bridge {
       // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
       this.signaller.submit(`${workflowId}#resourceChanged/health`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
     }
+    // Their Kymas read their runtime again: its condition tells the outage, and once it answers, its status is written again.
+    this.pokeKymasOn(t);
   }
 
   private targetFor(namespace: string, kyma: string): Promise<TargetWatches> {

@@ -94,7 +94,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
         break;
       case 'writeRuntimeStatus':
-        await runtime.writeRuntimeStatus({ kyma, status: step.status }).catch(() => st.runtimeStatusFailed());
+        await runtime.writeRuntimeStatus({ kyma, status: step.status }).catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));
         break;
       case 'cleanRuntime': {
         const failure = await runtime.cleanRuntime({ kyma, uid: st.uid }).then(() => undefined, (err: unknown) => failureOf(err));

@@ -139,6 +139,30 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }));
   });
 
+  it('stops writing the runtime\'s status when it cannot be written, until a sync gets through, which writes it again', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    untilWait(st, snapshot([spec('greeter')]));
+    st.runtimeStatusFailed({ reason: 'TargetClusterUnreachable', message: 'the cluster does not answer' });
+    st.reported({ reason: 'Ready', status: { name: 'greeter', version: '1.0.0', state: 'Ready' } });
+    const quiet = untilWait(st, snapshot([spec('greeter')]));
+    expect(kinds(quiet)).toEqual(['writeStatus', 'wait']);
+    expect(find(quiet, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }));
+    st.changed();
+    const back = untilWait(st, snapshot([spec('greeter')]));
+    expect(kinds(back)).toContain('writeRuntimeStatus');
+    expect(find(back, 'writeRuntimeStatus')?.status.state).toBe('Ready');
+  });
+
+  it('keeps following the runtime\'s last spec when the kubeconfig Secret goes, without trying to reach it', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false } });
+    st.changed();
+    const t = untilWait(st, snapshot([spec('greeter')], { remote: false }));
+    expect(kinds(t)).not.toContain('syncRuntime');
+    expect(find(t, 'resolve')?.snapshot.modules.map((m) => m.name)).toEqual(['counter']);
+    expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', reason: 'InvalidKubeconfig' }));
+  });
+
   it('keeps to its own spec, with a Warning once, when the runtime Kyma belongs to another Kyma', () => {
     const st = new KymaState(SETTINGS, undefined, false, true);
     const t = untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'taken', owner: 'kcp/other' } });
