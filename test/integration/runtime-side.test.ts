@@ -142,7 +142,7 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     expect((await getKyma(klm(), kymas[1]!))?.spec.modules?.map((m) => m.name)).toEqual([greeter.name]);
   }, 150_000);
 
-  it('tells the runtime\'s users what is wrong with an edit: an unknown module in the status, a module listed twice refused', async () => {
+  it('tells the runtime\'s users what is wrong with an edit: an unknown module or channel in the status, a module listed twice refused', async () => {
     await clusters[2]!.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: greeter.name }, { name: 'nosuchmodule' }] } });
     const bad = await eventually('the unknown module in the runtime status', async () => {
       const e = await entry(2, 'nosuchmodule');
@@ -150,6 +150,12 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     });
     expect(bad.message).toMatch(/"nosuchmodule" is unknown/);
     expect((await runtimeKyma(2))?.status?.state).toBe('Error');
+    await clusters[2]!.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: greeter.name, channel: 'nosuch' }] } });
+    const channel = await eventually('the unknown channel in the runtime status', async () => {
+      const e = await entry(2, greeter.name);
+      return e?.state === 'Error' ? e : undefined;
+    });
+    expect(channel.message).toMatch(/no version for channel "nosuch"/);
     await expect(clusters[2]!.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: greeter.name }, { name: greeter.name, channel: 'fast' }] } })).rejects.toThrow(/Duplicate value/);
     await clusters[2]!.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: greeter.name }] } });
     await eventually('the runtime Kyma Ready again', async () => (await runtimeKyma(2))?.status?.state === 'Ready' || undefined);
