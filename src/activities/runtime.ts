@@ -30,6 +30,14 @@ const CATALOG_KINDS = ['ModuleTemplate', 'ModuleReleaseMeta'] as const;
 
 type RuntimeKyma = Kyma & KubeObject;
 
+/** A failure handler that answers `value` when the kind is not served (its CRD is gone already) and throws anything else. */
+function unlessGone<T>(value: T): (err: unknown) => T {
+  return (err) => {
+    if (err instanceof KubeApiError && err.status === 404) return value;
+    throw err;
+  };
+}
+
 export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters) {
   /** Per client: whether it reaches the control-plane cluster itself (the uid of kube-system tells). */
   const selfCheck = new WeakMap<KubeClient, Promise<boolean>>();
@@ -208,21 +216,19 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       written.delete(`${kyma.namespace}/${kyma.name}/${uid}`);
       await onTarget(targets, { ...kyma, remote: true }, async (client) => {
         if (await isControlPlane(client)) return;
-        const live = await getRuntimeKyma(client).catch((err: unknown) => {
-          if (err instanceof KubeApiError && err.status === 404) return undefined; // the CRD is gone already
-          throw err;
-        });
+        const live = await getRuntimeKyma(client).catch(unlessGone(undefined));
         if (live && ownerOf(live) !== `${kyma.namespace}/${kyma.name}`) return;
         if (live) await client.delete(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
         for (const kind of CATALOG_KINDS) {
-          const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE, labelSelector: SYNCED }).catch(() => ({ items: [] as CatalogObject[] }));
+          const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE, labelSelector: SYNCED }).catch(unlessGone({ items: [] as CatalogObject[] }));
           for (const o of items) await client.delete(API_VERSION, kind, o.metadata.name, RUNTIME_CATALOG_NAMESPACE);
         }
         for (const name of RUNTIME_CRDS) {
           const crd = await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
           if (crd?.metadata.labels?.[LABELS.managedBy] !== MANAGED_BY) continue;
           const kind = crd.spec.names.kind;
-          const left = await client.listPage(API_VERSION, kind, { limit: 1 }).catch(() => ({ items: [] }));
+          // Only an answer counts: a list that failed must never look like "none left" (deleting a CRD deletes its objects).
+          const left = await client.listPage(API_VERSION, kind, { limit: 1 }).catch(unlessGone({ items: [] }));
           if (left.items.length === 0) await client.delete('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
         }
         crdsApplied.delete(client);

@@ -6,7 +6,10 @@
 // remote target cluster is probed: when it stops answering, or answers again, its watches are
 // re-established and every module workflow on it is poked, so that the modules show the
 // cluster as unreachable, and recover, within a probe and a check. A kubeconfig Secret that
-// changes moves its Kyma's watches to a client of the new kubeconfig.
+// changes moves its Kyma's watches to a client of the new kubeconfig. In each cluster a
+// kubeconfig Secret names, the runtime Kyma (kyma-system/default) is watched too: its users'
+// edits poke the Kyma workflow; template and release-meta events also tell the Kymas with a
+// runtime that their catalog may have changed (`catalogChanged`).
 import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
@@ -89,7 +92,7 @@ class TargetWatches {
    * labels or owner, or of its deletion (its status, which the worker writes, is no news).
    * Until the worker has made the Kyma CRD there, the watch waits in its backoff.
    */
-  watchRuntimeKyma(onChange: () => void): void {
+  watchRuntimeKyma(onChange: (owner: string | undefined) => void): void {
     if (this.informers.has(RUNTIME_WATCH)) return;
     const informer = new Informer(this.client, {
       apiVersion: API_VERSION,
@@ -102,7 +105,7 @@ class TargetWatches {
         const seen = type === 'DELETED' ? 'deleted' : JSON.stringify([meta.uid, meta.generation, meta.labels, meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION], meta.deletionTimestamp]);
         if (seen === this.runtimeSeen) return;
         this.runtimeSeen = seen;
-        onChange();
+        onChange(type === 'DELETED' ? undefined : meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]);
       },
     });
     this.informers.set(RUNTIME_WATCH, informer);
@@ -209,6 +212,8 @@ export class Bridge {
   private readonly kymaSeen = new Map<string, string>();
   /** Views of target objects not yet sent, per module workflow and object. */
   private readonly pendingViews = new Map<string, Map<string, ObservedObject>>();
+  /** The control-plane Kyma (`ns/name`) each runtime's Kyma belongs to, by kubeconfig key, as its watch saw it. */
+  private readonly runtimeOwners = new Map<string, string>();
   /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
   private readonly templateVisibility = new Map<string, { beta: boolean; internal: boolean }>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
@@ -435,7 +440,14 @@ export class Bridge {
    */
   private watchRuntime(namespace: string, kyma: string): void {
     void this.targetFor(namespace, kyma).then(
-      (t) => t.watchRuntimeKyma(() => this.pokeKymasOn(t)),
+      (t) => t.watchRuntimeKyma((owner) => {
+        const before = this.runtimeOwners.get(t.key);
+        if (owner) this.runtimeOwners.set(t.key, owner);
+        else this.runtimeOwners.delete(t.key);
+        this.pokeKymasOn(t);
+        // A new owner may have missed catalog events while it had no runtime Kyma yet.
+        if (owner && owner !== before) this.signalCatalogTo(owner);
+      }),
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; its runtime Kyma is not watched until its Secret changes`),
     );
   }
@@ -470,11 +482,18 @@ export class Bridge {
     for (const secret of this.secrets.flatMap((i) => i.list())) {
       const kyma = secret.metadata.labels?.[LABELS.kymaName];
       if (secret.metadata.namespace !== namespace || !kyma) continue;
-      const k = this.kymas.get(namespace, kyma);
-      if (!k || !sees(k)) continue;
-      const workflowId = kymaWorkflowId(namespace, kyma);
-      this.signaller.submit(`${workflowId}#catalogChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged));
+      // Only the Kyma whose runtime Kyma it is syncs that runtime's catalog.
+      const who = `${namespace}/${kyma}`;
+      const target = this.kymaTarget.get(who);
+      if (target === undefined || this.runtimeOwners.get(target) !== who) continue;
+      if (sees(this.kymas.get(namespace, kyma))) this.signalCatalogTo(who);
     }
+  }
+
+  private signalCatalogTo(who: string): void {
+    const [namespace, name] = who.split('/') as [string, string];
+    const workflowId = kymaWorkflowId(namespace, name);
+    this.signaller.submit(`${workflowId}#catalogChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged));
   }
 
   /** Pokes every module workflow on a target cluster that stopped or started answering. */
