@@ -444,9 +444,15 @@ export class Bridge {
         const before = this.runtimeOwners.get(t.key);
         if (owner) this.runtimeOwners.set(t.key, owner);
         else this.runtimeOwners.delete(t.key);
+        if (owner && owner === before) {
+          // Its users' edit: news to its owner only.
+          this.pokeKyma(owner);
+          return;
+        }
+        // Made, taken over or deleted: each Kyma on the cluster may own it now.
         this.pokeKymasOn(t);
         // A new owner may have missed catalog events while it had no runtime Kyma yet.
-        if (owner && owner !== before) this.signalCatalogTo(owner);
+        if (owner) this.signalCatalogTo(owner);
       }),
       (err: unknown) => this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; its runtime Kyma is not watched until its Secret changes`),
     );
@@ -454,12 +460,14 @@ export class Bridge {
 
   /** Signals kymaChanged to the Kyma workflows whose Secrets name the cluster of these watches. */
   private pokeKymasOn(t: TargetWatches): void {
-    for (const [who, key] of this.kymaTarget) {
-      if (key !== t.key) continue;
-      const [ns, name] = who.split('/') as [string, string];
-      const workflowId = kymaWorkflowId(ns, name);
-      this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
-    }
+    for (const [who, key] of this.kymaTarget) if (key === t.key) this.pokeKyma(who);
+  }
+
+  /** Signals kymaChanged to the workflow of Kyma `ns/name`: its runtime changed. */
+  private pokeKyma(who: string): void {
+    const [ns, name] = who.split('/') as [string, string];
+    const workflowId = kymaWorkflowId(ns, name);
+    this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
   }
 
   /**
@@ -490,6 +498,7 @@ export class Bridge {
     }
   }
 
+  /** Signals catalogChanged to the workflow of Kyma `ns/name`. */
   private signalCatalogTo(who: string): void {
     const [namespace, name] = who.split('/') as [string, string];
     const workflowId = kymaWorkflowId(namespace, name);
