@@ -41,8 +41,8 @@ function unlessGone<T>(value: T): (err: unknown) => T {
 export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters) {
   /** Per client: whether it reaches the control-plane cluster itself (the uid of kube-system tells). */
   const selfCheck = new WeakMap<KubeClient, Promise<boolean>>();
-  /** Per client: when our CRDs were applied there last. */
-  const crdsApplied = new WeakMap<KubeClient, number>();
+  /** Per client: our CRDs' bootstrap there, under way (`at` unset) or done at `at`. */
+  const crdsApplied = new WeakMap<KubeClient, { at?: number; done: Promise<void> }>();
   /** Per control-plane Kyma (`ns/name/uid`): the digest of each catalog copy written into its runtime. */
   const written = new BoundedMap<string, Map<string, string>>(RUNTIMES_KEPT);
   let crds: Promise<Crd[]> | undefined;
@@ -68,8 +68,21 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
    * never removed).
    */
   async function bootstrap(client: KubeClient, fresh = false): Promise<void> {
-    const at = crdsApplied.get(client);
-    if (!fresh && at !== undefined && Date.now() - at < CRDS_FRESH_MS) return;
+    const last = crdsApplied.get(client);
+    // One bootstrap per cluster at a time: the Kymas that share it wait for the one under way.
+    if (last && (last.at === undefined || (!fresh && Date.now() - last.at < CRDS_FRESH_MS))) return await last.done;
+    const entry: { at?: number; done: Promise<void> } = { done: applyRuntimeCrds(client) };
+    crdsApplied.set(client, entry);
+    try {
+      await entry.done;
+      entry.at = Date.now();
+    } catch (err) {
+      if (crdsApplied.get(client) === entry) crdsApplied.delete(client);
+      throw err;
+    }
+  }
+
+  async function applyRuntimeCrds(client: KubeClient): Promise<void> {
     await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: RUNTIME_KYMA.namespace } });
     crds ??= loadCrds().then((all) => all.filter((c) => (RUNTIME_CRDS as readonly string[]).includes(c.metadata.name)));
     crds.catch(() => (crds = undefined));
@@ -79,7 +92,6 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       return ours ? { ...crd, metadata: { ...crd.metadata, labels: { ...crd.metadata.labels, [LABELS.managedBy]: MANAGED_BY } } } : crd;
     }));
     await applyCrds(client, wanted);
-    crdsApplied.set(client, Date.now());
   }
 
   const getRuntimeKyma = (client: KubeClient) => client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);

@@ -24,8 +24,15 @@ const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as 
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
 /** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
 const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
-/** The runtime side, in the managed cluster: a few attempts, then the failure shows in the status and waits for the next change. */
-const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } });
+/**
+ * The runtime side, in the managed cluster: a few attempts, then the failure shows in the status
+ * and waits for the next change. Reading the runtime Kyma and writing its status (a request or
+ * two, on every load and status change) are local activities, one marker each; the catalog sync
+ * and the clean-up, which may write many objects, are activities of their own.
+ */
+const RUNTIME_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } as const;
+const runtimeKyma = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RUNTIME_RETRY });
+const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: RUNTIME_RETRY });
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
@@ -87,14 +94,14 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       case 'syncRuntime': {
         const { controlPlane, before, known } = step;
-        st.runtimeSynced(await runtime.syncRuntimeKyma({ kyma, uid: st.uid, controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) }).catch((err: unknown) => ({ failure: failureOf(err) })));
+        st.runtimeSynced(await runtimeKyma.syncRuntimeKyma({ kyma, uid: st.uid, controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) }).catch((err: unknown) => ({ failure: failureOf(err) })));
         break;
       }
       case 'syncCatalog':
         st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
         break;
       case 'writeRuntimeStatus':
-        await runtime.writeRuntimeStatus({ kyma, status: step.status }).catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));
+        await runtimeKyma.writeRuntimeStatus({ kyma, status: step.status }).catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));
         break;
       case 'cleanRuntime': {
         const failure = await runtime.cleanRuntime({ kyma, uid: st.uid }).then(() => undefined, (err: unknown) => failureOf(err));
