@@ -137,8 +137,9 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           }
           const owner = ownerOf(live);
           if (owner !== undefined && owner !== me) return { kind: 'taken', owner };
-          const spec = before ? mergeControlPlaneChange(live.spec, before, controlPlane) : live.spec;
-          if (owner === me && sameSpec(spec, live.spec)) return { kind: 'synced', spec: runtimeSpecOf(live.spec), created: false };
+          const liveSpec = live.spec ?? { channel: controlPlane.channel };
+          const spec = before ? mergeControlPlaneChange(liveSpec, before, controlPlane) : liveSpec;
+          if (owner === me && sameSpec(spec, liveSpec)) return { kind: 'synced', spec: runtimeSpecOf(liveSpec), created: false };
           try {
             // Guarded by the version read: a user's edit meanwhile is read again, never overwritten.
             await client.mergePatch(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace, {
