@@ -99,6 +99,12 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
       if (!kyma) return null;
       const invalid = kymaNameProblem(ref.name);
       const deleting = Boolean(kyma.metadata.deletionTimestamp);
+      // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
+      // see a Secret that has just gone. A name that cannot be a label value cannot label a
+      // Secret either.
+      const remote = !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined;
+      const listed = new Set((kyma.spec.modules ?? []).map((m) => m.name));
+      const mandatory = deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set(), seen?.ModuleReleaseMeta);
       return {
         uid: kyma.metadata.uid ?? '',
         generation: kyma.metadata.generation ?? 0,
@@ -109,14 +115,12 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
         runtime: runtimeOf(kyma.metadata.labels),
         visibility: { beta: labelEnabled(kyma.metadata.labels, LABELS.beta), internal: labelEnabled(kyma.metadata.labels, LABELS.internal) },
-        // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
-        // see a Secret that has just gone. A name that cannot be a label value cannot label a
-        // Secret either.
-        remote: !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined,
+        remote,
         modules: [
           ...specModules(kyma.spec.modules),
-          ...(deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set((kyma.spec.modules ?? []).map((m) => m.name)), seen?.ModuleReleaseMeta)),
+          ...mandatory.filter((m) => !listed.has(m.name)),
         ],
+        ...(remote ? { mandatoryModules: mandatory } : {}),
         ...(invalid ? { invalid } : {}),
       };
     },

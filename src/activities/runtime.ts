@@ -43,8 +43,11 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
   const selfCheck = new WeakMap<KubeClient, Promise<boolean>>();
   /** Per client: our CRDs' bootstrap there, under way (`at` unset) or done at `at`. */
   const crdsApplied = new WeakMap<KubeClient, { at?: number; done: Promise<void> }>();
-  /** Per control-plane Kyma (`ns/name/uid`): the digest of each catalog copy written into its runtime. */
-  const written = new BoundedMap<string, Map<string, string>>(RUNTIMES_KEPT);
+  /**
+   * Per control-plane Kyma (`ns/name/uid`): the digest of each catalog copy this worker wrote
+   * into its runtime, as of sync number `after`, through `client`.
+   */
+  const written = new BoundedMap<string, { after: number; client: KubeClient; copies: Map<string, string> }>(RUNTIMES_KEPT);
   let crds: Promise<Crd[]> | undefined;
 
   async function clusterId(client: KubeClient): Promise<string | undefined> {
@@ -94,6 +97,12 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     await applyCrds(client, wanted);
   }
 
+  /** Whether the runtime has an object of its own (not our copy) under a copy's name. */
+  async function isTheirs(client: KubeClient, o: CatalogObject): Promise<boolean> {
+    const live = await client.get(o.apiVersion, o.kind, o.metadata.name, RUNTIME_CATALOG_NAMESPACE);
+    return live !== undefined && live.metadata.labels?.[SYNCED_LABEL] !== 'true';
+  }
+
   const getRuntimeKyma = (client: KubeClient) => client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
   const ownerOf = (k: RuntimeKyma) => k.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION];
 
@@ -116,7 +125,21 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       const me = `${kyma.namespace}/${kyma.name}`;
       const result = await onTarget(targets, { ...kyma, remote: true }, async (client): Promise<RuntimeKymaSync> => {
         if (await isControlPlane(client)) return { kind: 'controlPlane' };
-        await bootstrap(client);
+        try {
+          await bootstrap(client);
+          return await ensureRuntimeKyma(client);
+        } catch (err) {
+          if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+          // Our namespace or CRDs went (a clean-up by another worker, the runtime's users): made again, once.
+          crdsApplied.delete(client);
+          await bootstrap(client);
+          return await ensureRuntimeKyma(client);
+        }
+      });
+      await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
+      return result;
+
+      async function ensureRuntimeKyma(client: KubeClient): Promise<RuntimeKymaSync> {
         for (let attempt = 0; ; attempt++) {
           const live = await getRuntimeKyma(client);
           if (!live) {
@@ -152,9 +175,7 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           }
           return { kind: 'synced', spec: runtimeSpecOf(spec), created: false };
         }
-      });
-      await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
-      return result;
+      }
     },
 
     /** The control plane's view of the Kyma, written to the runtime Kyma's status. */
@@ -180,7 +201,7 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
      * what the runtime holds (and applies the CRDs again); otherwise this worker's memo of what
      * it wrote stands in for it.
      */
-    async syncRuntimeCatalog({ kyma, uid, visibility, full }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
+    async syncRuntimeCatalog({ kyma, uid, visibility, full, after }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
       const [templates, metas] = await Promise.all([
         cache.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', kyma.namespace),
         cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', kyma.namespace),
@@ -188,35 +209,62 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       const desired = runtimeCatalog(templates, metas, visibility, RUNTIME_CATALOG_NAMESPACE);
       const memoKey = `${kyma.namespace}/${kyma.name}/${uid}`;
       return await onTarget(targets, { ...kyma, remote: true }, async (client) => {
-        if (await isControlPlane(client)) return { applied: 0, deleted: 0 };
-        let have = full ? undefined : written.get(memoKey);
-        if (!have) {
-          await bootstrap(client, full);
-          have = new Map();
-          for (const kind of CATALOG_KINDS) {
-            const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE, labelSelector: SYNCED });
-            for (const o of items) have.set(catalogKey(o), o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '');
+        if (await isControlPlane(client)) return { applied: 0, deleted: 0, foreign: 0 };
+        const sync = async (read: boolean): Promise<CatalogSync> => {
+          // The memo stands for the runtime only if this worker made the last sync, into this cluster.
+          const memo = written.get(memoKey);
+          let have = !read && memo?.after === after && memo.client === client ? memo.copies : undefined;
+          const fromMemo = have !== undefined;
+          /** Objects of the runtime's own under a name a copy would take. */
+          const theirs = new Set<string>();
+          if (!have) {
+            await bootstrap(client, read && full);
+            have = new Map();
+            for (const kind of CATALOG_KINDS) {
+              const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE });
+              for (const o of items) {
+                if (o.metadata.labels?.[SYNCED_LABEL] === 'true') have.set(catalogKey(o), o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '');
+                else theirs.add(catalogKey(o));
+              }
+            }
           }
-        }
-        const next = new Map<string, string>();
-        let applied = 0;
-        written.delete(memoKey);
-        for (const o of desired) {
-          const d = o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '';
-          if (have.get(catalogKey(o)) !== d) {
+          written.delete(memoKey);
+          const copies = new Map<string, string>();
+          let applied = 0;
+          let foreign = 0;
+          for (const o of desired) {
+            const key = catalogKey(o);
+            const d = o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '';
+            if (have.get(key) === d) {
+              copies.set(key, d);
+              continue;
+            }
+            // The runtime's own object under that name is never taken over (one the memo does not know is looked at).
+            if (theirs.has(key) || (fromMemo && !have.has(key) && (await isTheirs(client, o)))) {
+              foreign++;
+              continue;
+            }
             await client.apply(o);
             applied++;
+            copies.set(key, d);
           }
-          next.set(catalogKey(o), d);
+          let deleted = 0;
+          for (const key of have.keys()) {
+            if (copies.has(key)) continue;
+            const [kind, name] = key.split('/') as [string, string];
+            if (await client.delete(API_VERSION, kind, name, RUNTIME_CATALOG_NAMESPACE)) deleted++;
+          }
+          written.set(memoKey, { after: after + 1, client, copies });
+          return { applied, deleted, foreign };
+        };
+        try {
+          return await sync(full);
+        } catch (err) {
+          if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+          // Our namespace or CRDs went (a clean-up by another worker, the runtime's users): made again, read in full, once.
+          crdsApplied.delete(client);
+          return await sync(true);
         }
-        let deleted = 0;
-        for (const key of have.keys()) {
-          if (next.has(key)) continue;
-          const [kind, name] = key.split('/') as [string, string];
-          if (await client.delete(API_VERSION, kind, name, RUNTIME_CATALOG_NAMESPACE)) deleted++;
-        }
-        written.set(memoKey, next);
-        return { applied, deleted };
       });
     },
 

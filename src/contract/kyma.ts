@@ -44,6 +44,11 @@ export interface KymaSnapshot {
   skipMaintenanceWindows?: boolean;
   /** Upstream's runtime labels (region, plan, ...) that a maintenance policy matches, as set. */
   runtime?: Record<string, string>;
+  /**
+   * Every mandatory module of the namespace, listed by the Kyma or not (only for a Kyma with a
+   * kubeconfig Secret: its runtime's spec, not this one's, tells which it lists).
+   */
+  mandatoryModules?: SpecModule[];
   /** Why this Kyma cannot be reconciled at all (its name), if it cannot. */
   invalid?: Readiness;
 }

@@ -40,12 +40,19 @@ export interface SyncRuntimeCatalogInput {
   visibility: Visibility;
   /** Read what the runtime holds instead of trusting what this worker wrote last (drift, first sync). */
   full: boolean;
+  /**
+   * How many catalog syncs of this Kyma succeeded before this one: a worker trusts its memo of
+   * what it wrote only if it made the last of them (another worker may have written since).
+   */
+  after: number;
 }
 
 /** How many catalog objects a sync wrote and removed (names stay out of history). */
 export interface CatalogSync {
   applied: number;
   deleted: number;
+  /** Copies not written: the runtime has an object of its own under that name. */
+  foreign: number;
 }
 
 export interface CleanRuntimeInput {
@@ -68,6 +75,10 @@ export interface RuntimeSide {
   catalog?: 'full' | 'changed';
   /** The visibility the catalog was last synced for. */
   catalogVisibility?: string;
+  /** How many catalog syncs succeeded (a worker's memo of what it wrote counts only for the last). */
+  catalogSyncs?: number;
+  /** The last catalog sync failed: the next load syncs it in full. */
+  catalogFailed?: true;
   /** The owner a `taken` runtime Kyma was told of (once). */
   toldTaken?: string;
   cleanup?: 'failed' | 'done';

@@ -44,7 +44,7 @@ export type KymaStep =
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
   | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
-  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean }
+  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
   /** The status, for the runtime Kyma's users. */
   | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
   /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
@@ -112,6 +112,8 @@ export class KymaState {
   private mandatoryFailed: Record<string, string> = {};
   /** The runtime side (runs recorded before it have none). */
   runtime: RuntimeSide = { catalog: 'full' };
+  /** When (workflow time) to read a runtime again that could not be synced. */
+  private retryRuntimeAt?: number;
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
 
@@ -201,7 +203,7 @@ export class KymaState {
   awake(): boolean {
     if (this.needsLoad || this.queue.length > 0) return true;
     if (this.toResolve.size > 0 && this.phase === 'normal') return true;
-    if (this.runtime.catalog && this.runtime.mode === 'synced' && this.phase === 'normal') return true;
+    if (this.catalogDue()) return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
   }
@@ -286,8 +288,11 @@ export class KymaState {
       if (result.kind === 'synced') {
         rt.before = this.syncing;
         rt.known = result.spec;
-        // A runtime Kyma made anew has no status yet.
-        if (result.created) this.lastStatus = '';
+        // A runtime Kyma made anew has no status yet, and maybe no catalog (its users may have deleted more).
+        if (result.created) {
+          this.lastStatus = '';
+          rt.catalog = 'full';
+        }
       } else {
         delete rt.before;
         delete rt.known;
@@ -299,30 +304,44 @@ export class KymaState {
     }
     const spec = rt.mode === 'synced' ? rt.known : undefined;
     if (spec) {
+      // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
       const listed = new Set(spec.modules.map((m) => m.name));
-      this.snapshot = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...snapshot.modules.filter((m) => m.mandatory && !listed.has(m.name))] };
+      const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
+      this.snapshot = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))] };
     }
     const visibility = JSON.stringify(snapshot.visibility);
     if (rt.catalogVisibility !== visibility) rt.catalog ??= 'changed';
+    if (rt.catalogFailed) {
+      rt.catalog = 'full';
+      delete rt.catalogFailed;
+    }
     if (rt.mode === 'synced' && rt.catalog && !rt.problem) this.queue.push(this.syncCatalog());
     this.statusDirty = true;
     this.queue.push({ kind: 'resolve', snapshot: this.snapshot!, ...seenField(this.seen) });
   }
 
+  /** Whether a catalog sync is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
+  private catalogDue(): boolean {
+    return Boolean(this.runtime.catalog) && this.runtime.mode === 'synced' && this.phase === 'normal' && !this.snapshot?.deleting;
+  }
+
   private syncCatalog(): KymaStep {
     const full = this.runtime.catalog === 'full';
     delete this.runtime.catalog;
-    return { kind: 'syncCatalog', visibility: this.snapshot!.visibility, full };
+    return { kind: 'syncCatalog', visibility: this.snapshot!.visibility, full, after: this.runtime.catalogSyncs ?? 0 };
   }
 
   /** What the catalog sync did, or why it could not (tried again on the next change or the drift timer). */
   catalogSynced(result: CatalogSync | { failure: Readiness }, visibility: Visibility): void {
     if ('failure' in result) {
       this.runtime.problem = result.failure;
+      // Read in full on the next load (a change, the cluster answering again) or the drift timer.
+      this.runtime.catalogFailed = true;
       this.statusDirty = true;
       return;
     }
     this.runtime.catalogVisibility = JSON.stringify(visibility);
+    this.runtime.catalogSyncs = (this.runtime.catalogSyncs ?? 0) + 1;
   }
 
   /**
@@ -347,6 +366,8 @@ export class KymaState {
    * `only`: the modules resolved (the others keep their resolution); all of the spec when absent.
    */
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
+    // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
+    if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
@@ -531,7 +552,7 @@ export class KymaState {
           this.queue.push(event('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
-        if (this.runtime.catalog && this.runtime.mode === 'synced' && !this.snapshot?.deleting) this.queue.push(this.syncCatalog());
+        if (this.catalogDue()) this.queue.push(this.syncCatalog());
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
@@ -568,6 +589,7 @@ export class KymaState {
   /** The earliest time a held upgrade may move, if any. */
   private wakeAt(): { wakeAt?: number } {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
+    if (this.retryRuntimeAt !== undefined) times.push(this.retryRuntimeAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 

@@ -424,6 +424,7 @@ export class Bridge {
       void old?.then((t) => {
         if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(before)) return;
         t.stop();
+        this.runtimeOwners.delete(before);
         if (this.targets.get(before) === old) this.targets.delete(before);
       }, () => undefined);
       for (const m of this.manifests.list()) {
@@ -454,7 +455,13 @@ export class Bridge {
         // A new owner may have missed catalog events while it had no runtime Kyma yet.
         if (owner) this.signalCatalogTo(owner);
       }),
-      (err: unknown) => this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; its runtime Kyma is not watched until its Secret changes`),
+      (err: unknown) => {
+        this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; watching its runtime Kyma again in ${TARGET_RETRY_MS / 1000} s`);
+        setTimeout(() => {
+          const secret = this.secrets.flatMap((i) => i.list()).some((x) => x.metadata.namespace === namespace && x.metadata.labels?.[LABELS.kymaName] === kyma);
+          if (secret && !this.stopped) this.watchRuntime(namespace, kyma);
+        }, TARGET_RETRY_MS).unref();
+      },
     );
   }
 

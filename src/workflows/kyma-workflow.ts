@@ -98,7 +98,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       }
       case 'syncCatalog':
-        st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
+        st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full, after: step.after }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
         break;
       case 'writeRuntimeStatus':
         await runtimeKyma.writeRuntimeStatus({ kyma, status: step.status }).catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));

@@ -94,7 +94,7 @@ function untilWait(st: KymaState, load: KymaSnapshot, a: Answers = {}): KymaStep
     trace.push(step);
     if (step.kind === 'load') st.loaded(load);
     else if (step.kind === 'syncRuntime') st.runtimeSynced(a.runtime ?? { kind: 'synced', spec: step.known ?? step.controlPlane, created: !step.known });
-    else if (step.kind === 'syncCatalog') st.catalogSynced(a.catalogFails ? { failure: { reason: 'TargetClusterUnreachable', message: 'down' } } : { applied: 1, deleted: 0 }, step.visibility);
+    else if (step.kind === 'syncCatalog') st.catalogSynced(a.catalogFails ? { failure: { reason: 'TargetClusterUnreachable', message: 'down' } } : { applied: 1, deleted: 0, foreign: 0 }, step.visibility);
     else if (step.kind === 'cleanRuntime') st.runtimeCleaned(a.cleanFails ? { reason: 'TargetClusterUnreachable', message: 'down' } : undefined);
     else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => ok(m.name)), 0);
     else if (step.kind === 'wait' || step.kind === 'end') return trace;
@@ -163,6 +163,15 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', reason: 'InvalidKubeconfig' }));
   });
 
+  it('tries a runtime that could not be synced again after the install backoff, and arms no timer once it answers', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    const failed = untilWait(st, snapshot([spec('greeter')]), { runtime: { failure: { reason: 'Failed', message: 'storage is (re)initializing' } } });
+    expect(failed[failed.length - 1]).toMatchObject({ kind: 'wait', wakeAt: SETTINGS.installRetryMs });
+    st.woke(true);
+    const back = untilWait(st, snapshot([spec('greeter')]));
+    expect(back[back.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
   it('keeps to its own spec, with a Warning once, when the runtime Kyma belongs to another Kyma', () => {
     const st = new KymaState(SETTINGS, undefined, false, true);
     const t = untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'taken', owner: 'kcp/other' } });
@@ -189,6 +198,34 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }));
     st.woke(true);
     expect(find(untilWait(st, snapshot([])), 'syncCatalog')).toMatchObject({ full: true });
+  });
+
+  it('never wakes for the catalog while the Kyma is being deleted (its catalog goes with the clean-up)', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    untilWait(st, snapshot([spec('greeter')]));
+    st.changed();
+    untilWait(st, snapshot([spec('greeter')], { deleting: true }));
+    st.woke(true);
+    st.catalogChanged();
+    const t = untilWait(st, snapshot([spec('greeter')], { deleting: true }));
+    expect(kinds(t)).not.toContain('syncCatalog');
+    expect(st.awake()).toBe(false);
+  });
+
+  it('syncs the catalog in full on the next load after a failed sync, and counts the syncs that went through', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    expect(find(untilWait(st, snapshot([])), 'syncCatalog')).toMatchObject({ full: true, after: 0 });
+    st.catalogChanged();
+    untilWait(st, snapshot([]), { catalogFails: true });
+    st.changed();
+    expect(find(untilWait(st, snapshot([])), 'syncCatalog')).toMatchObject({ full: true, after: 1 });
+  });
+
+  it('keeps a mandatory module the control-plane Kyma lists when the runtime\'s users do not list it', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    const base = spec('base', { channel: 'mandatory', mandatory: true });
+    const t = untilWait(st, snapshot([spec('base')], { mandatoryModules: [base] }), { runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false } });
+    expect(find(t, 'resolve')?.snapshot.modules).toEqual([spec('counter'), base]);
   });
 
   it('syncs the catalog again when the Kyma\'s beta or internal label changes', () => {
