@@ -16,7 +16,7 @@ import { kymaModuleOf, mergeControlPlaneChange, runtimeSpecOf, runtimeStatus, sa
 import { BoundedMap } from '../infra/bounded-map';
 import { applyCrds, loadCrds, type Crd } from '../k8s/crds';
 import type { ObjectCache } from '../k8s/object-cache';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { onTarget } from './target';
 
@@ -33,7 +33,7 @@ type RuntimeKyma = Kyma & KubeObject;
 /** A failure handler that answers `value` when the kind is not served (its CRD is gone already) and throws anything else. */
 function unlessGone<T>(value: T): (err: unknown) => T {
   return (err) => {
-    if (err instanceof KubeApiError && err.status === 404) return value;
+    if (isNotFound(err)) return value;
     throw err;
   };
 }
@@ -103,6 +103,20 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     return live !== undefined && live.metadata.labels?.[SYNCED_LABEL] !== 'true';
   }
 
+  /**
+   * Runs `run`; when the runtime answers 404 (our namespace or CRDs went: a clean-up by another
+   * worker, the runtime's users), forgets the bootstrap and runs it once more (`again`).
+   */
+  async function rebootstrappedOnce<T>(client: KubeClient, run: (again: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await run(false);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      crdsApplied.delete(client);
+      return await run(true);
+    }
+  }
+
   const getRuntimeKyma = (client: KubeClient) => client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
   const ownerOf = (k: RuntimeKyma) => k.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION];
 
@@ -125,16 +139,10 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       const me = `${kyma.namespace}/${kyma.name}`;
       const result = await onTarget(targets, { ...kyma, remote: true }, async (client): Promise<RuntimeKymaSync> => {
         if (await isControlPlane(client)) return { kind: 'controlPlane' };
-        try {
+        return await rebootstrappedOnce(client, async () => {
           await bootstrap(client);
           return await ensureRuntimeKyma(client);
-        } catch (err) {
-          if (!(err instanceof KubeApiError && err.status === 404)) throw err;
-          // Our namespace or CRDs went (a clean-up by another worker, the runtime's users): made again, once.
-          crdsApplied.delete(client);
-          await bootstrap(client);
-          return await ensureRuntimeKyma(client);
-        }
+        });
       });
       await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
       return result;
@@ -190,7 +198,7 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           }, 'status');
         } catch (err) {
           // Gone (deleted by its users): the next sync brings it back, with this status after it.
-          if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+          if (!isNotFound(err)) throw err;
         }
       });
     },
@@ -257,14 +265,8 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           written.set(memoKey, { after: after + 1, client, copies });
           return { applied, deleted, foreign };
         };
-        try {
-          return await sync(full);
-        } catch (err) {
-          if (!(err instanceof KubeApiError && err.status === 404)) throw err;
-          // Our namespace or CRDs went (a clean-up by another worker, the runtime's users): made again, read in full, once.
-          crdsApplied.delete(client);
-          return await sync(true);
-        }
+        // Made again, the runtime is read in full.
+        return await rebootstrappedOnce(client, (again) => sync(again || full));
       });
     },
 

@@ -458,8 +458,7 @@ export class Bridge {
       (err: unknown) => {
         this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; watching its runtime Kyma again in ${TARGET_RETRY_MS / 1000} s`);
         setTimeout(() => {
-          const secret = this.secrets.flatMap((i) => i.list()).some((x) => x.metadata.namespace === namespace && x.metadata.labels?.[LABELS.kymaName] === kyma);
-          if (secret && !this.stopped) this.watchRuntime(namespace, kyma);
+          if (this.secretFor(namespace, kyma) && !this.stopped) this.watchRuntime(namespace, kyma);
         }, TARGET_RETRY_MS).unref();
       },
     );
@@ -523,8 +522,13 @@ export class Bridge {
     this.pokeKymasOn(t);
   }
 
+  /** The kubeconfig Secret of Kyma `namespace/kyma`, as the watch holds it. */
+  private secretFor(namespace: string, kyma: string): KubeObject | undefined {
+    return this.secrets.flatMap((i) => i.list()).find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
+  }
+
   private targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
-    const secret = this.secrets.flatMap((i) => i.list()).find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
+    const secret = this.secretFor(namespace, kyma);
     // Kymas whose Secrets hold the same kubeconfig share the watches on that cluster.
     const key = secret ? kubeconfigKey(secret) : CONTROL_PLANE;
     this.kymaTarget.set(`${namespace}/${kyma}`, key);
