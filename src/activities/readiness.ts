@@ -1,13 +1,15 @@
 // Readiness: reads what decides it (the Manifest's pause label, the manager workload, the
-// default CR; those the bridge's watch told of already are not read again) and lets the pure
-// evaluation (src/decisions/readiness.ts) decide.
+// default CR; those the bridge's watch told of already are not read again; the manager's pods
+// when asked to explain a rollout that does not complete) and lets the pure evaluation
+// (src/decisions/readiness.ts) decide.
 import { apiVersionOf, type KubeObject, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { ObservedObject, SeenVersions } from '../contract/signals';
 import type { ReadinessCheck } from '../contract/readiness';
 import { evaluateReadiness, objectKey, readinessView } from '../decisions/readiness';
-import type { WorkloadView } from '../decisions/workload';
+import type { PodView } from '../decisions/pods';
+import { workloadRollout, type WorkloadView } from '../decisions/workload';
 import type { KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { onTarget } from './target';
@@ -21,11 +23,13 @@ export interface CheckReadinessInput {
   observed?: { manager?: ObservedObject; cr?: ObservedObject };
   manager?: ObjectRef;
   cr?: DefaultCrRef;
+  /** The manager's rollout has not completed for a while: read its pods to tell why. */
+  inspectPods?: boolean;
 }
 
 export function readinessActivities(targets: TargetClusters, manifestPaused: (input: { kyma: KymaRef; module: string; seen?: SeenVersions }) => Promise<boolean>) {
   return {
-    async checkReadiness({ kyma, module, seen, observed, manager, cr }: CheckReadinessInput): Promise<ReadinessCheck> {
+    async checkReadiness({ kyma, module, seen, observed, manager, cr, inspectPods }: CheckReadinessInput): Promise<ReadinessCheck> {
       if (await manifestPaused({ kyma, module, ...(seen ? { seen } : {}) })) return evaluateReadiness({ paused: true });
       const seenAs = (o: ObservedObject) => o.view ?? undefined;
       const readManager = manager && !observed?.manager;
@@ -36,6 +40,7 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
           readCr ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace) : observed?.cr && seenAs(observed.cr),
         ]))
         : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
+      const pods = inspectPods && manager && workload ? await podsOf(targets, kyma, manager, workload as WorkloadView) : undefined;
       const read = [
         ...(readManager ? asObserved(workload as KubeObject | undefined) : []),
         ...(readCr ? asObserved(resource as KubeObject | undefined, cr.customStateCheck?.map((c) => c.jsonPath)) : []),
@@ -43,13 +48,21 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
       return {
         ...evaluateReadiness({
           paused: false,
-          ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined } } : {}),
+          ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined, ...(pods ? { pods } : {}) } } : {}),
           ...(cr ? { cr: { ref: cr, live: resource } } : {}),
         }),
         ...(read.length ? { read } : {}),
       };
     },
   };
+}
+
+/** The pods of a workload whose rollout has not completed (by its selector's labels); none for one that completed. */
+async function podsOf(targets: TargetClusters, kyma: KymaRef, manager: ObjectRef, workload: WorkloadView): Promise<PodView[] | undefined> {
+  const labels = workload.spec?.selector?.matchLabels;
+  if (!labels || Object.keys(labels).length === 0 || workloadRollout(workload).phase !== 'progressing') return undefined;
+  const labelSelector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  return onTarget(targets, kyma, async (client: KubeClient) => (await client.list<KubeObject & PodView>('v1', 'Pod', { namespace: manager.namespace, labelSelector, resourceVersion: '0' })).items);
 }
 
 /**

@@ -11,6 +11,7 @@ import { MANAGED_BY } from '../api/identity';
 import { CONTROL_PLANE_KYMA_ANNOTATION, SYNCED_LABEL, RUNTIME_CATALOG_NAMESPACE, RUNTIME_CRDS, RUNTIME_KYMA, RUNTIME_SPEC_ANNOTATION, SYNC_DIGEST_ANNOTATION } from '../api/runtime';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { CatalogSync, CleanRuntimeInput, RuntimeKymaSync, RuntimeSpec, SyncRuntimeCatalogInput, SyncRuntimeKymaInput, WriteRuntimeStatusInput } from '../contract/runtime';
+import { boundedText, CONDITION_MESSAGE_BYTES } from '../decisions/conditions';
 import { catalogKey, runtimeCatalog, type CatalogObject } from '../decisions/runtime-catalog';
 import { kymaModuleOf, mergeControlPlaneChange, runtimeSpecOf, runtimeStatus, sameSpec } from '../decisions/runtime-kyma';
 import { BoundedMap } from '../infra/bounded-map';
@@ -189,7 +190,7 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     /** The control plane's view of the Kyma, written to the runtime Kyma's status. */
     async writeRuntimeStatus({ kyma, status }: WriteRuntimeStatusInput): Promise<void> {
       const now = new Date().toISOString();
-      const conditions: Condition[] = (status.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: now }));
+      const conditions: Condition[] = (status.conditions ?? []).map((c) => ({ ...c, message: boundedText(c.message, CONDITION_MESSAGE_BYTES), lastTransitionTime: now }));
       const shown = runtimeStatus(status, RUNTIME_CATALOG_NAMESPACE);
       await onTarget(targets, { ...kyma, remote: true }, async (client) => {
         try {

@@ -15,6 +15,8 @@ export const EVENT_REASONS = [
   'MandatoryModuleFailed',
   'RuntimeKymaTaken',
   'RuntimeCleanupFailed',
+  'RolloutNotFound',
+  'WorkflowEnded',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

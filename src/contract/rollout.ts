@@ -70,6 +70,28 @@ export interface RolloutReport {
 
 export const rolloutReport = defineSignal<[RolloutReport]>('rolloutReport');
 
+/**
+ * Kyma workflow → rollout workflow: the Kyma holds its module at the installed version because
+ * the channel carries `version` and no rollout admitted it yet. The rollout takes it in (or
+ * admits it at once when it has rolled that version already, or says it was aborted).
+ */
+export interface RolloutWaiting {
+  kyma: string;
+  version: string;
+}
+
+export const rolloutWaiting = defineSignal<[RolloutWaiting]>('rolloutWaiting');
+
+/** Rollout workflow → Kyma workflow: the rollout of `version` ended without reaching this Kyma (aborted). */
+export interface RolloutEnded {
+  module: string;
+  channel: string;
+  version: string;
+  message: string;
+}
+
+export const rolloutEnded = defineSignal<[RolloutEnded]>('rolloutEnded');
+
 /** Why an operator pauses, resumes or aborts a rollout (recorded in its progress). */
 export interface OperatorAction {
   reason: string;

@@ -56,3 +56,21 @@ export const removeModule = defineSignal('removeModule');
 export const moduleRemoved = defineSignal<[string]>('moduleRemoved');
 /** Kyma workflow → module workflow: managed became false (or the Kyma is gone); release the objects and end. */
 export const unmanageModule = defineSignal('unmanageModule');
+
+/**
+ * Bridge → Kyma workflow (signalWithStart): a run of this Kyma's workflow, or of one of its
+ * module workflows (`module`), ended without finishing its work: the server terminated it, it
+ * failed or timed out. The Kyma says so, and a module's workflow is started again.
+ */
+export interface WorkflowEnded {
+  workflowId: string;
+  runId: string;
+  module?: string;
+  /** Terminated, Failed or TimedOut. */
+  status: string;
+  /** When it ended (ISO 8601). */
+  at: string;
+  /** Why, as the server recorded it (the termination's reason, the failure's message). */
+  reason: string;
+}
+export const workflowEnded = defineSignal<[WorkflowEnded]>('workflowEnded');

@@ -12,9 +12,11 @@ import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../
 import type { Readiness } from '../contract/readiness';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
-import type { Admission, RolloutReport } from '../contract/rollout';
-import type { SeenVersions } from '../contract/signals';
+import type { Admission, RolloutEnded, RolloutReport } from '../contract/rollout';
+import type { SeenVersions, WorkflowEnded } from '../contract/signals';
+import { boundedText } from './conditions';
 import { holdForMaintenance, type Hold } from './maintenance-window';
+import { fitKeywordList } from './search-attribute-values';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -38,9 +40,12 @@ export type KymaStep =
   | ({ kind: 'dispatch' } & Dispatch)
   /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[] } }
+  /** `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit. */
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number } }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
+  /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
+  | { kind: 'awaitRollout'; module: string; channel: string; version: string }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
   | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
@@ -64,6 +69,9 @@ interface Entry {
 }
 
 const SEVERITY: State[] = ['Error', 'Warning', 'Deleting', 'Processing', ''];
+
+/** How long a hold waits for a rollout that cannot be found before asking again, then moving on. */
+export const ROLLOUT_GRACE_MS = 10_000;
 
 /** Upstream's aggregation: any Error → Error; else Warning; else anything not Ready/Unmanaged → Processing; else Ready. */
 export function aggregateState(states: State[]): State {
@@ -116,12 +124,26 @@ export class KymaState {
   private retryRuntimeAt?: number;
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
+  /** Module → the version this run told the module's rollout it waits for. */
+  private joined: Record<string, string> = {};
+  /** Module → a version whose rollout could not be found, and when (asked once more before moving on). */
+  private missedRollout: Record<string, { version: string; at: number }> = {};
+  /** When (workflow time) to ask a rollout again that could not be found. */
+  private askRolloutAt?: number;
+  /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
+  private rolloutEndedNote: Record<string, RolloutEnded> = {};
+  /** Module workflows started again after theirs ended, with the removal or release it was in. */
+  private restarted: Record<string, 'run' | 'remove' | 'release'> = {};
+  /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
+  private endedNote?: string;
 
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
-   * rollout admits it (false in runs recorded before rollouts existed).
+   * rollout admits it (false in runs recorded before rollouts existed). `truthful` (false in
+   * runs recorded before it): a held module tells its rollout it waits (and moves on when there
+   * is none), and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false) {
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false, private readonly truthful = false) {
     if (!carried) return;
     if (carried.runtime) this.runtime = { ...carried.runtime, catalog: carried.runtime.catalog ?? 'changed' };
     this.uid = carried.uid;
@@ -145,6 +167,12 @@ export class KymaState {
   reported(r: ModuleReport): void {
     const name = r.status.name;
     if (!this.desired[name]) return; // a late report of a module already gone
+    const restarted = this.restarted[name];
+    if (restarted) {
+      // The module's new workflow installed it again: the removal or release it was in goes on.
+      delete this.restarted[name];
+      if (restarted !== 'run') this.queue.push({ kind: 'dispatch', start: [], update: [], remove: restarted === 'remove' ? [name] : [], release: restarted === 'release' ? [name] : [], events: [] });
+    }
     this.reports[name] = r;
     if (this.removing[name]) this.leavingReported.add(name);
     this.statusDirty = true;
@@ -170,6 +198,58 @@ export class KymaState {
     else this.toResolve.add(a.module);
   }
 
+  /**
+   * A workflow of this Kyma's ended without finishing (the server terminated it, say): told by
+   * the bridge. A run of the Kyma's own workflow: this run took over, and says so. A module's:
+   * it is started again (a fresh run installs what is wanted, then goes on with a removal or
+   * release it was in), and the Kyma says so.
+   */
+  workflowEnded(e: WorkflowEnded): void {
+    if (!this.truthful) return;
+    const name = e.module;
+    const whose = name ? `the workflow of module ${name} (${e.workflowId})` : `a run of this Kyma's workflow (${e.runId})`;
+    const module = name ? this.desired[name] : undefined;
+    const next = !name ? 'this run took over' : module ? 'it is started again' : 'the module is no longer wanted';
+    const how = e.status === 'TimedOut' ? 'timed out' : `was ${e.status.toLowerCase()}`;
+    this.endedNote = `${whose} ${how} at ${e.at}: ${e.reason}; ${next}`;
+    this.queue.push(event('Warning', 'WorkflowEnded', this.endedNote));
+    this.statusDirty = true;
+    if (!name || !module || this.restarted[name]) return;
+    this.restarted[name] = this.removing[name] ?? 'run';
+    this.queue.push({ kind: 'dispatch', start: [module], update: [], remove: [], release: [], events: [] });
+  }
+
+  /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
+  rolloutEnded(n: RolloutEnded): void {
+    this.rolloutEndedNote[n.module] = n;
+    this.statusDirty = true;
+  }
+
+  /**
+   * The rollout this Kyma told that it waits could not be found: no promotion of the channel
+   * started one (nobody followed the module on it then, say). Asked once more after a grace
+   * (the bridge may be starting it just now); then no rollout governs the version, and the
+   * module moves on as if admitted.
+   */
+  rolloutMissing(module: string, channel: string, version: string, now: number): void {
+    if (this.awaitingRollout[module] !== version) return;
+    delete this.joined[module];
+    const missed = this.missedRollout[module];
+    if (missed?.version !== version) {
+      this.missedRollout[module] = { version, at: now };
+      this.askRolloutAt = now + ROLLOUT_GRACE_MS;
+      return;
+    }
+    if (now - missed.at < ROLLOUT_GRACE_MS) {
+      this.askRolloutAt = missed.at + ROLLOUT_GRACE_MS;
+      return;
+    }
+    delete this.missedRollout[module];
+    this.admitted[module] = { module, channel, version };
+    this.toResolve.add(module);
+    this.queue.push(event('Normal', 'RolloutNotFound', `module ${module}: version ${version} of channel ${channel} has no rollout to wait for; moving to it`));
+  }
+
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
   catalogChanged(): void {
     this.runtime.catalog ??= 'changed';
@@ -187,6 +267,10 @@ export class KymaState {
     delete this.reports[name];
     delete this.removing[name];
     delete this.sent[name];
+    delete this.joined[name];
+    delete this.missedRollout[name];
+    delete this.rolloutEndedNote[name];
+    delete this.restarted[name];
     this.leavingReported.delete(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
@@ -368,6 +452,7 @@ export class KymaState {
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
     // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
     if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
+    if (!only && this.askRolloutAt !== undefined && now >= this.askRolloutAt) this.askRolloutAt = undefined;
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
@@ -443,11 +528,29 @@ export class KymaState {
   private gate(r: Resolution): Resolution {
     const running = this.desired[r.name];
     delete this.awaitingRollout[r.name];
-    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return r;
+    const held = this.hold(r, running);
+    if (!held) {
+      delete this.joined[r.name];
+      delete this.missedRollout[r.name];
+      return r;
+    }
+    const { channel, version } = held;
+    this.awaitingRollout[r.name] = version;
+    if (this.rolloutEndedNote[r.name]?.version !== version) delete this.rolloutEndedNote[r.name];
+    // The hold begins: the rollout must know (it takes this Kyma in, or says there is none).
+    if (this.truthful && this.joined[r.name] !== version) {
+      this.joined[r.name] = version;
+      this.queue.push({ kind: 'awaitRollout', module: r.name, channel, version });
+    }
+    return { name: r.name, module: running! };
+  }
+
+  /** The channel and version a resolved module waits for, if the gate holds it. */
+  private hold(r: Resolution, running: ResolvedModule | undefined): { channel: string; version: string } | undefined {
+    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return undefined;
     const a = this.admitted[r.name];
-    if (a?.channel === r.module.channel && a.version === r.module.version) return r;
-    this.awaitingRollout[r.name] = r.module.version;
-    return { name: r.name, module: running };
+    if (a?.channel === r.module.channel && a.version === r.module.version) return undefined;
+    return { channel: r.module.channel, version: r.module.version };
   }
 
   /**
@@ -590,6 +693,7 @@ export class KymaState {
   private wakeAt(): { wakeAt?: number } {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
     if (this.retryRuntimeAt !== undefined) times.push(this.retryRuntimeAt);
+    if (this.askRolloutAt !== undefined) times.push(this.askRolloutAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 
@@ -607,10 +711,11 @@ export class KymaState {
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return;
     this.lastStatus = key;
+    const modules = fitKeywordList((status.modules ?? []).map((m) => m.name));
     this.queue.push({
       kind: 'writeStatus',
       status,
-      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: (status.modules ?? []).map((m) => m.name) },
+      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: modules.values, omitted: modules.omitted },
     });
     if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
   }
@@ -641,7 +746,11 @@ export class KymaState {
       }
       const report = this.reports[m.name];
       const awaited = this.awaitingRollout[m.name];
-      if (report && awaited) return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout` }, reason: report.reason };
+      if (report && awaited) {
+        const ended = this.rolloutEndedNote[m.name];
+        const why = ended?.version === awaited ? `${ended.message}; it stays at ${report.status.version ?? 'its version'} until the next promotion` : `version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout`;
+        return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}${why}` }, reason: report.reason };
+      }
       const hold = this.held[m.name];
       if (report && hold) return heldEntry(report, hold);
       if (report) return { status: report.status, reason: report.reason };
@@ -667,20 +776,38 @@ export class KymaState {
     const entries = this.entries();
     const modules = entries.map((e) => e.status);
     const deleting = this.snapshot?.deleting ?? false;
-    const state = deleting ? 'Deleting' : aggregateState(modules.map((m) => m.state));
+    const runtime = this.runtimeCondition();
+    // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
+    // state at once, not only once each module has tried and failed.
+    const problem = this.truthful && runtime?.status === 'False' && this.runtime.problem ? this.runtime.problem : undefined;
+    const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
     const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
     notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
-    const message = notReady.length === 0 ? 'all modules are ready' : notReady.map((e) => `${e.status.name}: ${e.status.message ?? e.status.state}`).join('; ');
-    const runtime = this.runtimeCondition();
-    const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : message;
+    const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
+    const summary = problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
+    const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : summary;
     return {
       state,
       activeChannel: channel,
       modules,
-      conditions: [{ type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message }, ...(runtime ? [runtime] : [])],
+      conditions: [
+        { type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message },
+        ...(runtime ? [runtime] : []),
+        ...(this.endedNote ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: this.endedNote }] : []),
+      ],
       lastOperation: { operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation },
     };
   }
+}
+
+/** How many modules that are not Ready the Kyma's message names (all are in `.status.modules`). */
+const NAMED_NOT_READY = 10;
+
+/** The modules that are not Ready, most severe first, for the Kyma's condition and last operation: a few, then how many more. */
+function notReadySummary(notReady: Entry[]): string {
+  const named = notReady.slice(0, NAMED_NOT_READY).map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
+  const more = notReady.length - named.length;
+  return `${named.join('; ')}${more > 0 ? `; and ${more} more not ready (see .status.modules)` : ''}`;
 }
 
 /** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */

@@ -36,7 +36,7 @@ export type ModuleStep =
    * one; `observed`: the manager and CR as the bridge last saw them, when that is news enough
    * (the check reads the others from the cluster).
    */
-  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions; observed?: { manager?: ObservedObject; cr?: ObservedObject } }
+  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions; observed?: { manager?: ObservedObject; cr?: ObservedObject }; inspectPods?: boolean }
   | { kind: 'checkPaused'; seen?: SeenVersions }
   /** `searchAttributes`: the module's state and version for visibility queries, when they changed. */
   | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string; searchAttributes?: ModuleSearchAttributes }
@@ -93,6 +93,8 @@ export class ModuleState {
   /** Other installations of the module in the cluster, as the last blocker check found. */
   private sharedWith = 0;
   private unavailableSince?: number;
+  /** The manager's rollout has been incomplete for a while: the next check reads its pods to tell why. */
+  private inspect = false;
   private reportedTimeout = false;
   private lastReport = '';
   private published?: ModuleReport;
@@ -101,7 +103,12 @@ export class ModuleState {
   private blockedBefore = false;
   private release: ReleasePhase = 'objects';
 
-  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings) {
+  /**
+   * `followsRollouts`: a manager whose rollout does not complete is looked at again (its pods
+   * read) on a backoff, and a manager still missing after an apply times out like an
+   * unavailable one (false in runs recorded before).
+   */
+  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings, private readonly followsRollouts = false) {
     this.kyma = input.kyma;
     this.uid = input.uid;
     this.desired = input.module;
@@ -213,12 +220,14 @@ export class ModuleState {
     return m.pokes !== this.pokes || m.desired !== this.desired || m.failure !== this.failure || m.mode !== this.mode || m.uid !== this.uid;
   }
 
-  /** The wait ended; `drift`: because the drift timer fired. */
-  woke(drift: boolean): void {
+  /** The wait ended; `drift`: because the drift timer fired; `deadline`: because the manager's was due. */
+  woke(drift: boolean, deadline = false): void {
     this.mark = undefined;
     // The drift timer reads everything from the cluster again.
     if (drift) this.views = {};
     if (this.mode !== 'run') return;
+    // A manager that does not roll out is looked at closer: its pods say why.
+    if ((drift || deadline) && this.followsRollouts && this.unavailableSince !== undefined) this.inspect = true;
     if (this.pausedWait) {
       this.pausedWait = false;
       this.queue.push({ kind: 'checkPaused', ...seenField(this.seen) });
@@ -255,7 +264,7 @@ export class ModuleState {
       return;
     }
     // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
-    if (!this.applied && (r.reason === 'ManagerMissing' || r.reason === 'ResourceMissing')) {
+    if (!this.applied && (r.reason === 'ManagerMissing' || r.reason === 'ResourceMissing') && !this.missingTooLong(r, now)) {
       this.forceApply = true;
       return;
     }
@@ -462,7 +471,9 @@ export class ModuleState {
     const fresh = manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
     const crView = keys.cr ? this.views[keys.cr] : undefined;
     const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
-    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}) };
+    const inspectPods = this.inspect && installed.rendered.manager !== undefined;
+    this.inspect = false;
+    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}), ...(inspectPods ? { inspectPods } : {}) };
   }
 
   /** Queues the report's publication, unless it is what was published last. */
@@ -532,19 +543,33 @@ export class ModuleState {
   }
 
   /**
-   * A manager unavailable for longer than the timeout turns Processing into Error (with the
-   * reason), until it becomes available. Returns the readiness and when to look again.
+   * A manager unavailable (or, once applied, missing) for longer than the timeout turns
+   * Processing into Error (with the reason), until it becomes available. A rollout that does not
+   * move is looked at again on a backoff (15 s, doubling up to 5 min), its pods read, so that a
+   * pod that cannot be scheduled or crash-loops shows as Error before the timeout. Returns the
+   * readiness and when to look again.
    */
   private dependencyTimeout(r: Readiness, now: number): { readiness: Readiness; recheckInMs?: number } {
     const timeoutMs = this.settings.managerAvailableTimeoutMs;
-    if (r.reason !== 'ManagerNotAvailable' || !timeoutMs) {
+    const waiting = r.reason === 'ManagerNotAvailable' || (this.followsRollouts && MANAGER_NOT_RUNNING.includes(r.reason));
+    if (!waiting || !timeoutMs) {
       this.unavailableSince = undefined;
       return { readiness: r };
     }
     this.unavailableSince ??= now;
+    const elapsed = now - this.unavailableSince;
     const left = this.unavailableSince + timeoutMs - now;
-    if (left > 0) return { readiness: r, recheckInMs: left };
-    return { readiness: { reason: 'ManagerNotAvailableTimeout', message: `${r.message}: still not available after ${Math.round(timeoutMs / 1000)}s` } };
+    const inspectInMs = this.followsRollouts ? inspectionDelayMs(elapsed, timeoutMs, this.settings.driftIntervalMs) : undefined;
+    const recheckInMs = left > 0 ? Math.min(left, inspectInMs ?? left) : inspectInMs;
+    if (left > 0 || (r.reason !== 'ManagerNotAvailable' && r.reason !== 'ManagerMissing')) return { readiness: r, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
+    const still = r.reason === 'ManagerMissing' ? 'still missing' : 'still not available';
+    return { readiness: { reason: 'ManagerNotAvailableTimeout', message: `${r.message}: ${still} after ${Math.round(timeoutMs / 1000)}s` }, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
+  }
+
+  /** A manager that stays missing although it was applied again and again times out instead of being re-applied forever. */
+  private missingTooLong(r: Readiness, now: number): boolean {
+    if (!this.followsRollouts || r.reason !== 'ManagerMissing' || this.unavailableSince === undefined) return false;
+    return now - this.unavailableSince >= this.settings.managerAvailableTimeoutMs;
   }
 
   /** Backoff after a failed cycle: the first delay (30 s by default), doubling, at most the drift interval. */
@@ -552,6 +577,19 @@ export class ModuleState {
     const first = this.settings.installRetryMs;
     return Math.min(this.settings.driftIntervalMs, first * 2 ** Math.min(10, Math.max(0, this.failedCycles - 1)));
   }
+}
+
+/** Readiness reasons of a manager that does not run its current spec (yet). */
+const MANAGER_NOT_RUNNING: string[] = ['ManagerNotAvailable', 'ManagerMissing', 'ManagerPodsFailing', 'ManagerRolloutStalled'];
+
+/**
+ * When to look at a manager that does not roll out again: 15 s after it began (or a quarter of
+ * the timeout, if shorter), then as long again as it has taken so far, at most 5 minutes (or
+ * the drift interval, if shorter).
+ */
+export function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
+  const first = Math.min(15_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
+  return Math.min(Math.max(first, elapsedMs), Math.min(300_000, driftMs));
 }
 
 function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): ModuleStep {

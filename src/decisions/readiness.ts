@@ -16,7 +16,8 @@ import type { Reason } from '../api/reasons';
 import { LABELS, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef, StateCheck } from '../contract/artifacts';
 import type { Readiness } from '../contract/readiness';
-import { workloadAvailable, type WorkloadView } from './workload';
+import { podTrouble, type PodView } from './pods';
+import { isWorkload, workloadRollout, type WorkloadView } from './workload';
 
 export interface ModuleCrView {
   status?: { state?: string; message?: string; conditions?: { type: string; status: string; message?: string }[] };
@@ -27,8 +28,11 @@ export interface ModuleCrView {
 export interface Observed {
   /** The Manifest carries skip-reconciliation=true. */
   paused: boolean;
-  /** The manager workload, and what was found (undefined: it does not exist). */
-  manager?: { ref: ObjectRef; live: WorkloadView | undefined };
+  /**
+   * The manager workload, and what was found (undefined: it does not exist); `pods`: its pods,
+   * when they were read because its rollout did not complete.
+   */
+  manager?: { ref: ObjectRef; live: WorkloadView | undefined; pods?: PodView[] };
   /** The default CR the module manages, and what was found. */
   cr?: { ref: DefaultCrRef; live: ModuleCrView | undefined };
 }
@@ -45,8 +49,13 @@ export function evaluateReadiness(o: Observed): Readiness {
   if (o.manager) {
     const what = describeObject(o.manager.ref.kind, o.manager.ref.name, o.manager.ref.namespace);
     if (!o.manager.live) return { reason: 'ManagerMissing', message: `manager ${what} does not exist` };
-    const { ok, detail } = workloadAvailable(o.manager.live);
-    if (!ok) return { reason: 'ManagerNotAvailable', message: `waiting for manager ${what} to become available (${detail})` };
+    const { phase, detail } = workloadRollout(o.manager.live);
+    if (phase === 'stalled') return { reason: 'ManagerRolloutStalled', message: `the rollout of manager ${what} stalled: ${detail}` };
+    if (phase === 'progressing') {
+      const trouble = o.manager.pods && podTrouble(o.manager.pods);
+      if (trouble) return { reason: 'ManagerPodsFailing', message: `manager ${what} cannot roll out (${detail}): ${trouble}` };
+      return { reason: 'ManagerNotAvailable', message: `waiting for the rollout of manager ${what} (${detail})` };
+    }
   }
   if (!o.cr) return { reason: 'Ready', message: 'module is ready' };
   const what = describeObject(o.cr.ref.kind, o.cr.ref.name, o.cr.ref.namespace);
@@ -115,19 +124,25 @@ export function objectKey(apiVersion: string, kind: string, name: string, namesp
 
 /**
  * What of a manager workload or a module CR readiness reads: for workloads what
- * `workloadAvailable` needs; for CRs the state, message and conditions and the values at the
+ * `workloadRollout` needs (and the selector of their pods); for CRs the state, message and conditions and the values at the
  * `paths` a customStateCheck reads; for both generation, deletion and finalizers. Small enough
  * for a signal.
  */
 export function readinessView(o: { kind: string; metadata: { generation?: number; deletionTimestamp?: string; finalizers?: string[] }; spec?: unknown; status?: unknown }, paths: Iterable<string> = []): Record<string, unknown> {
   const { generation, deletionTimestamp, finalizers } = o.metadata;
   const metadata = { ...(generation !== undefined ? { generation } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}), ...(finalizers?.length ? { finalizers } : {}) };
-  const status = (o.status ?? {}) as Record<string, unknown> & { conditions?: { type: string; status: string; message?: string }[] };
-  const conditions = status.conditions?.map(({ type, status: st, message }) => ({ type, status: st, ...(message ? { message } : {}) }));
-  if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
-    const { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision } = status;
-    const spec = o.spec as { replicas?: number } | undefined;
-    return { kind: o.kind, metadata, spec: { replicas: spec?.replicas }, status: { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, ...(conditions ? { conditions } : {}) } };
+  const status = (o.status ?? {}) as Record<string, unknown> & { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  const conditions = status.conditions?.map(({ type, status: st, reason, message }) => ({ type, status: st, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }));
+  if (isWorkload(o.kind)) {
+    const { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, desiredNumberScheduled, updatedNumberScheduled, numberAvailable } = status;
+    const spec = (o.spec ?? {}) as NonNullable<WorkloadView['spec']>;
+    const strategy = spec.updateStrategy && o.kind === 'StatefulSet' ? { updateStrategy: { type: spec.updateStrategy.type, ...(spec.updateStrategy.rollingUpdate ? { rollingUpdate: { partition: spec.updateStrategy.rollingUpdate.partition } } : {}) } } : {};
+    return {
+      kind: o.kind,
+      metadata,
+      spec: { replicas: spec.replicas, ...strategy, ...(spec.selector?.matchLabels ? { selector: { matchLabels: spec.selector.matchLabels } } : {}) },
+      status: { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, desiredNumberScheduled, updatedNumberScheduled, numberAvailable, ...(conditions ? { conditions } : {}) },
+    };
   }
   const view: Record<string, unknown> = { kind: o.kind, metadata, status: { state: status.state, message: status.message, ...(conditions ? { conditions } : {}) } };
   for (const p of paths) setAt(view, p, valueAt(o, p));

@@ -2,7 +2,7 @@
 // to, find the Kymas to move (plan), admit them wave by wave under a concurrency cap, wait for
 // each wave to settle and soak, halt when the failure budget is spent, and follow operators'
 // pause, resume and abort. The workflow asks `next(now)` for a step, runs it and feeds back.
-import type { ChannelRef, OperatorAction, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, WaveProgress } from '../contract/rollout';
+import type { ChannelRef, OperatorAction, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, RolloutWaiting, WaveProgress } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
@@ -11,6 +11,8 @@ export type RolloutStep =
   | { kind: 'plan'; version: string; seen?: SeenVersions }
   /** Tell these Kymas their module may move to the version. */
   | { kind: 'admit'; version: string; kymas: string[]; seen?: SeenVersions }
+  /** Tell these Kymas the rollout of the version ended without reaching them (aborted), and why. */
+  | { kind: 'notify'; version: string; kymas: string[]; message: string }
   /** Search attributes and the UI's details changed. */
   | { kind: 'publish'; progress: RolloutProgress }
   /** Until a signal or update, or `untilMs` (workflow time). */
@@ -52,8 +54,16 @@ export class RolloutState {
   private planning = false;
   /** The phase to go back to on resume from a pause. */
   private pausedFrom?: RolloutPhase;
+  /** Kymas that said they hold the module for a version (kyma → version), not taken in yet. */
+  private readonly joiners = new Map<string, string>();
+  /** Steps owed to Kymas before anything else (admissions of late joiners, news of an abort). */
+  private outbox: RolloutStep[] = [];
 
-  constructor(readonly channel: ChannelRef, carried?: { version: string; phase: RolloutPhase; next?: string }) {
+  /**
+   * `joins`: Kymas that hold the module for a version may join its rollout, and those not
+   * reached hear of an abort (false in runs recorded before).
+   */
+  constructor(readonly channel: ChannelRef, carried?: { version: string; phase: RolloutPhase; next?: string }, private readonly joins = false) {
     if (!carried) return;
     if (carried.next) {
       // The run for the next promotion: it begins at once, so that nothing (an update, a
@@ -89,6 +99,11 @@ export class RolloutState {
     }
   }
 
+  /** A Kyma holds its module until this rollout admits the version: it is taken in (see `absorbJoiners`). */
+  waiting(w: RolloutWaiting): void {
+    if (this.joins) this.joiners.set(w.kyma, w.version);
+  }
+
   /** Why an update cannot be taken now, or undefined. */
   refusal(action: 'pause' | 'resume' | 'abort', a: OperatorAction | undefined): string | undefined {
     if (typeof a !== 'object' || a === null || typeof a.reason !== 'string' || !a.reason.trim()) return `${action} needs { reason: "why" }: a non-empty reason, recorded with the rollout`;
@@ -110,6 +125,8 @@ export class RolloutState {
       this.set('Paused', `paused: ${a.reason}`);
     } else if (action === 'abort') {
       this.set('Aborted', `aborted: ${a.reason}; the Kymas not reached stay at their version until the next promotion`);
+      const notReached = [...this.kymas].filter(([, k]) => k.phase === 'pending').map(([name]) => name);
+      if (this.joins && notReached.length) this.outbox.push(this.abortNews(notReached));
     } else if (this.phase === 'Paused' && this.pausedFrom) {
       this.set(this.pausedFrom === 'Waiting' ? 'Rolling' : this.pausedFrom, `resumed: ${a.reason}`);
     } else if (this.phase === 'Halted' && !this.policy) {
@@ -157,6 +174,9 @@ export class RolloutState {
   // ---- what to do next -------------------------------------------------------------------
 
   next(now: number): RolloutStep {
+    this.absorbJoiners(now);
+    const owed = this.outbox.shift();
+    if (owed) return owed;
     if (this.promotedTo !== undefined && this.promotedTo !== this.version) {
       // A rollout under way is superseded; an idle or finished one simply begins the next.
       if (this.kymas.size > 0 || (this.version !== undefined && !STOPPED.includes(this.phase))) return { kind: 'restart' };
@@ -214,6 +234,56 @@ export class RolloutState {
       ...(this.policy ? { policy: this.policy } : {}),
       actions: this.actions,
     };
+  }
+
+  // ---- joiners ---------------------------------------------------------------------------
+
+  /**
+   * Kymas that hold the module for the version rolling and are not in its plan (they did not
+   * follow the module on the channel when it was planned, say) join it: into the wave under way
+   * (the next one while a wave soaks), admitted at once when the rollout completed already,
+   * told when it was aborted. A Kyma admitted before that still waits lost its admission (its
+   * module left and came back): it is admitted again the same way. Joiners for a version not
+   * planned yet wait for its plan; those for an older version are dropped.
+   */
+  private absorbJoiners(now: number): void {
+    if (this.joiners.size === 0 || this.phase === 'Idle' || this.phase === 'Planning') return;
+    const aborted: string[] = [];
+    for (const [kyma, version] of this.joiners) {
+      if (version !== this.version) {
+        if (version !== this.promotedTo) this.joiners.delete(kyma);
+        continue;
+      }
+      if (this.phase === 'Halted' && !this.policy) continue; // not planned: the plan after resume takes it in
+      this.joiners.delete(kyma);
+      const k = this.kymas.get(kyma);
+      if (k?.phase === 'pending' || k?.phase === 'upgrading') continue;
+      if (this.phase === 'Aborted') {
+        aborted.push(kyma);
+      } else if (this.phase === 'Completed') {
+        this.place(kyma, Math.max(0, this.waves.length - 1), { phase: 'upgrading', admittedAt: now });
+        this.outbox.push({ kind: 'admit', version: this.version, kymas: [kyma], ...seenField(this.seen) });
+      } else {
+        const last = this.wave >= this.waves.length - 1;
+        if (this.phase === 'Soaking' && last) this.set('Rolling', this.rollingMessage());
+        this.place(kyma, this.phase === 'Soaking' ? this.wave + 1 : this.wave, { phase: 'pending' });
+      }
+    }
+    if (aborted.length) this.outbox.push(this.abortNews(aborted));
+  }
+
+  /** Puts a Kyma into a wave (out of the one it was in). */
+  private place(kyma: string, wave: number, entry: Omit<KymaEntry, 'wave'>): void {
+    const had = this.kymas.get(kyma);
+    if (had) this.waves[had.wave] = this.waves[had.wave]!.filter((k) => k !== kyma);
+    while (this.waves.length <= wave) this.waves.push([]);
+    this.waves[wave]!.push(kyma);
+    this.kymas.set(kyma, { wave, ...entry });
+  }
+
+  private abortNews(kymas: string[]): RolloutStep {
+    const reason = [...this.actions].reverse().find((a) => a.action === 'abort')?.reason;
+    return { kind: 'notify', version: this.version!, kymas, message: `the rollout of ${this.version} on channel ${this.channel.channel} was aborted${reason ? `: ${reason}` : ''}` };
   }
 
   // ---- rolling ---------------------------------------------------------------------------

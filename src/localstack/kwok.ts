@@ -1,6 +1,8 @@
 // kwok simulates kubelets: it keeps fake nodes Ready (with a node lease) and moves scheduled
 // pods to Running/Ready, so that Deployments in the local cluster become Available without
-// running any container. The stages below are the lifecycle it applies.
+// running any container. The stages below are the lifecycle it applies. A pod labelled
+// `simulate: crash-loop` plays a container that keeps crashing instead (CrashLoopBackOff, never
+// Ready), as the sample module faulty 3.0.0's manager does.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './ports';
@@ -94,6 +96,8 @@ spec:
       operator: DoesNotExist
     - key: '.status.podIP'
       operator: DoesNotExist
+    - key: '.metadata.labels.simulate'
+      operator: DoesNotExist
   next:
     statusTemplate: |
       {{ $now := Now }}
@@ -113,6 +117,56 @@ spec:
         state:
           running:
             startedAt: {{ $now | Quote }}
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-crash-loop
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.podIP'
+      operator: DoesNotExist
+    - key: '.metadata.labels.simulate'
+      operator: In
+      values: [crash-loop]
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      {{ range list "Initialized" "PodScheduled" }}
+      - type: {{ . }}
+        status: "True"
+        lastTransitionTime: {{ $now | Quote }}
+      {{ end }}
+      {{ range list "Ready" "ContainersReady" }}
+      - type: {{ . }}
+        status: "False"
+        reason: ContainersNotReady
+        message: "containers with unready status: [manager]"
+        lastTransitionTime: {{ $now | Quote }}
+      {{ end }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 5
+        state:
+          waiting:
+            reason: CrashLoopBackOff
+            message: {{ printf "back-off 2m40s restarting failed container=%s" .name | Quote }}
+        lastState:
+          terminated: {exitCode: 1, reason: Error, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}
       {{ end }}
       hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
       podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}

@@ -20,7 +20,7 @@ import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, labelEnabled, resourceVersionReached, type KubeObject } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, type CachedKind, type ObservedObject, type SeenVersions } from '../contract/signals';
+import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { exportFleetStates, templateSignals } from '../infra/metrics';
@@ -28,6 +28,7 @@ import { fleetStates } from './fleet-states';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
+import { EndedWorkflows } from './ended-workflows';
 import { FleetIndex } from './fleet-index';
 import { MandatoryFinalizer } from './mandatory-finalizer';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
@@ -50,10 +51,15 @@ export interface BridgeOptions {
   allowKubeconfigExec?: boolean;
   /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): Secrets are watched there only, Kymas elsewhere left alone. Unset: all. */
   kymaNamespaces?: readonly string[];
+  /** How often to look for Kyma and module workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
+  endedWorkflowsPollMs?: number;
   log?: (msg: string) => void;
 }
 
+type KymaWorkflowFn = (input: KymaWorkflowInput) => Promise<void>;
+
 const PROBE_MS = 10_000;
+const ENDED_POLL_MS = 30_000;
 /** The key of the runtime Kyma's watch among a target cluster's informers. */
 const RUNTIME_WATCH = 'runtime-kyma';
 /** When a target cluster's client could not be made (its credential plugin failed, say), how soon to try again. */
@@ -229,6 +235,7 @@ export class Bridge {
   private stopped = false;
   /** Stops exporting the fleet's state gauges (this bridge exports them while it runs). */
   private unexport?: () => void;
+  private ended?: EndedWorkflows;
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
@@ -256,11 +263,17 @@ export class Bridge {
     );
     await Promise.all(this.informers.slice(this.secrets.length).map((i) => i.start()));
     this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), manifests.list()));
+    const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
+    if (every > 0) {
+      this.ended = new EndedWorkflows(this.o.temporal, this.o.taskQueue, every, (kyma, ended) => this.onWorkflowEnded(kyma, ended), this.o.log);
+      this.ended.start();
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unexport?.();
+    this.ended?.stop();
     for (const i of this.informers) i.stop();
     for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
     await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
@@ -277,7 +290,7 @@ export class Bridge {
       return;
     }
     const workflowId = kymaWorkflowId(ns, name);
-    const { temporal, taskQueue, settings } = this.o;
+    const { temporal } = this.o;
     if (type === 'DELETED') {
       // Gone for good (our finalizer was dropped): poke, never start.
       this.fleet.deleteKyma(ns, name);
@@ -293,18 +306,30 @@ export class Bridge {
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
     this.signaller.submit(`${workflowId}#kymaChanged`, () =>
-      temporal.workflow.signalWithStart<(input: KymaWorkflowInput) => Promise<void>, [SeenVersions?]>(KYMA_WORKFLOW, {
-        workflowId,
-        taskQueue,
-        args: [{ kyma: { namespace: ns, name }, settings }],
-        signal: kymaChanged,
-        signalArgs: seenVersion('Kyma', k),
-        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-        typedSearchAttributes: [
-          { key: SA.KymaName, value: name },
-          { key: SA.KymaNamespace, value: ns },
-        ],
-      }),
+      temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, { ...this.kymaStart(ns, name), signal: kymaChanged, signalArgs: seenVersion('Kyma', k) }),
+    );
+  }
+
+  /** How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not run. */
+  private kymaStart(ns: string, name: string) {
+    const { taskQueue, settings } = this.o;
+    return {
+      workflowId: kymaWorkflowId(ns, name),
+      taskQueue,
+      args: [{ kyma: { namespace: ns, name }, settings }] as [KymaWorkflowInput],
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      typedSearchAttributes: [
+        { key: SA.KymaName, value: name },
+        { key: SA.KymaNamespace, value: ns },
+      ],
+    };
+  }
+
+  /** A workflow of this Kyma's ended without finishing: its Kyma's workflow (started again if it was its own run) shows it. */
+  private onWorkflowEnded(kyma: { namespace: string; name: string }, ended: WorkflowEnded): void {
+    if (!this.kymas.get(kyma.namespace, kyma.name)) return; // the Kyma is gone: nothing to show it on
+    this.signaller.submit(`${kymaWorkflowId(kyma.namespace, kyma.name)}#workflowEnded/${ended.runId}`, () =>
+      this.o.temporal.workflow.signalWithStart<KymaWorkflowFn, [WorkflowEnded]>(KYMA_WORKFLOW, { ...this.kymaStart(kyma.namespace, kyma.name), signal: workflowEnded, signalArgs: [ended] }),
     );
   }
 

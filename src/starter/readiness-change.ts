@@ -2,11 +2,11 @@
 // this changes, so the many status writes of a rollout wake it once or twice, not ten times.
 import type { KubeObject } from '../api/shared';
 import { valueAt } from '../decisions/readiness';
-import { workloadAvailable } from '../decisions/workload';
+import { isWorkload, workloadRollout } from '../decisions/workload';
 
 /**
- * The readiness-relevant view of a manager workload or a module CR: for workloads whether
- * they are available, for CRs their state and message and the `paths` a ModuleTemplate's
+ * The readiness-relevant view of a manager workload or a module CR: for workloads how far
+ * their rollout got, for CRs their state and message and the `paths` a ModuleTemplate's
  * customStateCheck reads (such as status.health; other status fields, counters, timestamps and
  * conditions do not wake anybody); for both spec generation, deletion and finalizers (a removal
  * waits on those).
@@ -14,9 +14,9 @@ import { workloadAvailable } from '../decisions/workload';
 export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []): string {
   const meta = o.metadata;
   const common = [meta.generation, meta.deletionTimestamp, meta.finalizers];
-  if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
-    const { ok, detail } = workloadAvailable(o);
-    return JSON.stringify([...common, ok, detail]);
+  if (isWorkload(o.kind)) {
+    const { phase, detail } = workloadRollout(o);
+    return JSON.stringify([...common, phase, detail]);
   }
   const status = (o as { status?: { state?: unknown; message?: unknown } }).status;
   return JSON.stringify([...common, status?.state, status?.message, ...[...paths].map((p) => valueAt(o, p))]);

@@ -2,14 +2,14 @@
 // (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a child
 // workflow start, a signal or a wait, and feeds the result back.
 import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { KymaEvent } from '../api/events';
 import { moduleWorkflowId } from '../api/names';
-import { admitModule, rolloutReport, rolloutWorkflowId } from '../contract/rollout';
+import { admitModule, rolloutEnded, rolloutReport, rolloutWaiting, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
-import { catalogChanged, desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule } from '../contract/signals';
+import { catalogChanged, desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from '../decisions/kyma-state';
@@ -38,10 +38,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
   // Runs recorded before rollouts existed move modules to a new channel version without one.
   // Runs recorded before the runtime side existed keep to the control-plane Kyma alone.
-  const st = new KymaState(settings, input.carried, patched('rollout-gate'), patched('runtime-side'));
+  // Runs recorded before held modules joined their rollout (and before a runtime's outage swayed the state) do neither.
+  const st = new KymaState(settings, input.carried, patched('rollout-gate'), patched('runtime-side'), patched('truthful-status'));
   setHandler(kymaChanged, (seen) => st.changed(seen));
   setHandler(catalogChanged, () => st.catalogChanged());
   setHandler(admitModule, (a) => st.admit(a));
+  setHandler(rolloutEnded, (n) => st.rolloutEnded(n));
+  setHandler(workflowEnded, (e) => st.workflowEnded(e));
   setHandler(templatesChanged, (seen) => st.changed(seen));
   setHandler(moduleReport, (r) => st.reported(r));
   setHandler(moduleRemoved, (name) => st.removed(name));
@@ -92,6 +95,16 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           .signal(rolloutReport, { kyma: kyma.name, ...step.report })
           .catch(() => undefined);
         break;
+      case 'awaitRollout': {
+        const { module, channel, version } = step;
+        await getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel }))
+          .signal(rolloutWaiting, { kyma: kyma.name, version })
+          .catch((err: unknown) => {
+            // No rollout workflow for the channel: none was ever started (or not yet).
+            if (err instanceof ApplicationFailure && /NotFound|NOT_FOUND/.test(err.type ?? '')) st.rolloutMissing(module, channel, version, Date.now());
+          });
+        break;
+      }
       case 'syncRuntime': {
         const { controlPlane, before, known } = step;
         st.runtimeSynced(await runtimeKyma.syncRuntimeKyma({ kyma, uid: st.uid, controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) }).catch((err: unknown) => ({ failure: failureOf(err) })));
@@ -129,7 +142,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       case 'writeStatus':
         await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
-        setCurrentDetails(kymaDetails(step.status));
+        setCurrentDetails(kymaDetails(step.status, step.searchAttributes.omitted));
         upsertSearchAttributes([
           { key: SA.KymaState, value: step.searchAttributes.state },
           { key: SA.Channel, value: step.searchAttributes.channel },

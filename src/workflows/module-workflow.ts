@@ -28,7 +28,8 @@ const cleanup = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds',
 
 export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
-  const st = new ModuleState(input);
+  // Runs recorded before it neither look at a manager's pods nor time out a missing manager.
+  const st = new ModuleState(input, settings, patched('manager-rollout'));
   // The install heartbeats, so a lost worker is noticed within 30 s though the whole install
   // may take up to the CRD timeout.
   const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
@@ -62,7 +63,7 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
           break;
         }
         case 'checkReadiness':
-          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}) }), Date.now());
+          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
           break;
         case 'checkPaused':
           st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));
@@ -108,9 +109,9 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
           }
           const withDrift = step.driftMs !== undefined;
           await condition(() => st.awake() || (withDrift && drift.fired()) || deadline.fired() || retry.fired());
-          deadline.take();
+          const due = deadline.take();
           retry.take();
-          st.woke(withDrift && drift.take());
+          st.woke(withDrift && drift.take(), due);
           if (shouldContinueAsNew(settings)) await continueAsNew<typeof moduleWorkflow>({ kyma, uid: st.uid, module: st.desired, settings, carried: st.carry() });
           break;
         }

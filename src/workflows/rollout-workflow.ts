@@ -7,7 +7,7 @@ import { condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLoca
 import type { Activities } from '../activities';
 import { kymaWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutEnded, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaiting, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
 import { DEFAULT_SETTINGS } from '../contract/settings';
 import { rolloutDetails } from '../decisions/rollout-details';
 import { RolloutState } from '../decisions/rollout-state';
@@ -17,7 +17,8 @@ const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', 
 
 export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void> {
   const { channel } = input;
-  const st = new RolloutState(channel, input.carried);
+  // Runs recorded before Kymas joined rollouts take no joiners and tell nobody of an abort.
+  const st = new RolloutState(channel, input.carried, patched('truthful-status'));
   let woken = false;
   const wake = () => (woken = true);
   setHandler(promoted, (p) => {
@@ -26,6 +27,10 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   });
   setHandler(rolloutReport, (r) => {
     st.reported(r);
+    wake();
+  });
+  setHandler(rolloutWaiting, (w) => {
+    st.waiting(w);
     wake();
   });
   setHandler(rolloutProgress, () => st.progress());
@@ -68,6 +73,12 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
         st.gone(gone);
         break;
       }
+      case 'notify':
+        // Best effort: a Kyma whose workflow is gone has nothing to hold.
+        await Promise.all(step.kymas.map((kyma) => getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma))
+          .signal(rolloutEnded, { module: channel.module, channel: channel.channel, version: step.version, message: step.message })
+          .catch(() => undefined)));
+        break;
       case 'publish':
         upsertSearchAttributes([
           { key: SA.ModuleName, value: channel.module },

@@ -140,6 +140,14 @@ describe('API servers that hang or die, with default timers', () => {
     const stopped = Date.now();
     process.kill(own.pid(), 'SIGSTOP');
     try {
+      // The Kyma's state turns with its Runtime condition, in the same status write, within a minute.
+      const outage = await eventually('the Runtime condition to tell the outage', async () => {
+        const k = await getKyma(klm(), name);
+        return k?.status?.conditions?.some((c) => c.type === 'Runtime' && c.reason === 'TargetClusterUnreachable') ? k : undefined;
+      }, 90_000);
+      expect(Date.now() - stopped).toBeLessThanOrEqual(60_000);
+      expect(outage.status?.state).toBe('Error');
+      expect(outage.status?.lastOperation?.operation).toMatch(/^the runtime Kyma kyma-system\/default could not be synced: .*did not answer in time/);
       const i = await unreachableWithin(name, 60_000, stopped);
       expect(i.message).toContain('did not answer in time');
     } finally {

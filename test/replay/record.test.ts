@@ -10,7 +10,8 @@ import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
-import { pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
+import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
+import { moduleReleaseMeta } from '../../src/publish/module';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -205,5 +206,29 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined, 90_000);
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-runtime');
+  }, 240_000);
+});
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of truthful status', () => {
+  const klm = useKlm({ settings: { managerAvailableTimeoutMs: 12_000 }, rolloutPolicy: { default: 'waves: [1]\nsoak: 0s\nfailureBudget: 0' }, endedWorkflowsPollMs: 1_000 });
+
+  it('a canary whose new manager cannot be scheduled halts its rollout; a held Kyma joins it and hears of the abort; a terminated module workflow is started again', async () => {
+    const [canary, other] = [uniqueName('canary'), uniqueName('other')];
+    await klm().kube.create({ ...kymaObject(klm().namespace, canary, { channel: 'regular', modules: [{ name: 'faulty' }] }), metadata: { name: canary, namespace: klm().namespace, labels: { 'operator.kyma-project.io/rollout-priority': '1' } } });
+    await klm().kube.create(kymaObject(klm().namespace, other, { channel: 'regular', modules: [{ name: 'faulty' }] }));
+    for (const name of [canary, other]) await kymaInState(klm(), name, 'Ready');
+    await klm().kube.apply(moduleReleaseMeta('faulty', 'kyma-project.io/module/faulty', klm().namespace, { regular: '2.0.0' }));
+    const rollout = klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: 'faulty', channel: 'regular' }));
+    await eventually('the rollout to halt', async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Halted' || undefined, 90_000);
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', other, klm().namespace, { metadata: { labels: { touched: 'yes' } } });
+    await eventually('the other Kyma to wait for the rollout', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('waits for its rollout') || undefined);
+    await rollout.executeUpdate(abortRollout, { args: [{ reason: 'recording' }] });
+    await eventually('the other Kyma to hear of the abort', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined);
+    await save(moduleWorkflowId(klm().namespace, canary, 'faulty'), 'module-workflow-manager-rollout');
+    await klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, canary, 'faulty')).terminate('recording');
+    await eventually('the Workflow condition', async () => (await getKyma(klm(), canary))?.status?.conditions?.some((c) => c.type === 'Workflow') || undefined, 30_000);
+    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-rollout-joined');
+    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-restarted-module');
+    await save(rollout.workflowId, 'rollout-workflow-joined-aborted');
   }, 240_000);
 });

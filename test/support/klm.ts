@@ -55,6 +55,8 @@ export interface KlmOptions {
   maintenancePolicy?: { namespace: string; name: string };
   /** Where the bridge's log lines go (none by default). */
   bridgeLog?: (line: string) => void;
+  /** How often the bridge looks for workflows the server ended (5 s by default in tests). */
+  endedWorkflowsPollMs?: number;
   /** The control-plane client the worker uses (one that counts requests, say); the test's own by default. */
   workerKcp?: KubeClient;
   /**
@@ -95,7 +97,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
   });
   const running = worker?.run();
-  const bridge = opts.bridge === false ? undefined : new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
+  const bridge = opts.bridge === false ? undefined : new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, endedWorkflowsPollMs: opts.endedWorkflowsPollMs ?? 5_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
   await bridge?.start();
   const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
   manager.start();

@@ -102,6 +102,22 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(status(untilWait(st, null))).toMatchObject({ state: 'Error', conditions: [{ reason: 'ResourceError', message: 'counter: Counter is Error: boom; greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue' }] });
   });
 
+  it('names at most ten modules that are not ready in its condition, and says how many more: a Kyma of hundreds stays writable', () => {
+    const st = new KymaState(SETTINGS);
+    const names = Array.from({ length: 300 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+    const failure = (name: string): Resolution => ({ name, channel: 'regular', failure: { reason: 'ModuleNotFound', message: `module "${name}": ${'no ModuleReleaseMeta '.repeat(100)}` } });
+    const t = untilWait(st, snapshot(names.map((n) => spec(n))), (s) => s.modules.map((m) => failure(m.name)));
+    const s = status(t)!;
+    expect(s.modules).toHaveLength(300);
+    const condition = s.conditions?.find((c) => c.type === 'Modules');
+    expect(condition?.message).toMatch(/^m000: module "m000": no ModuleReleaseMeta/);
+    expect(condition?.message).toMatch(/; and 290 more not ready \(see \.status\.modules\)$/);
+    expect(Buffer.byteLength(condition!.message)).toBeLessThan(12_000);
+    expect(s.lastOperation?.operation).toBe(condition?.message);
+    const write = t.find((x): x is Extract<KymaStep, { kind: 'writeStatus' }> => x.kind === 'writeStatus')!;
+    expect(write.searchAttributes.modules.length + write.searchAttributes.omitted).toBe(300);
+  });
+
   it('drops a removed module, and starts it anew when it is wanted again', () => {
     const st = running(['greeter', 'counter']);
     st.changed();

@@ -241,6 +241,59 @@ describe('ModuleState: failures and timeouts', () => {
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
+  it('looks at a manager that does not roll out again on a backoff, reading its pods, and shows their trouble as Error before the timeout', () => {
+    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const rolling: Readiness = { reason: 'ManagerNotAvailable', message: 'waiting for the rollout of manager Deployment k1-system/greeter-manager (1 of 1 replicas updated, 1 old replica still running)' };
+    const first = untilWait(st, { readiness: [rolling], now: 0 });
+    expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerNotAvailable', 'wait']);
+    expect(first.find((s) => s.kind === 'checkReadiness')).not.toHaveProperty('inspectPods');
+    expect(last(first)).toMatchObject({ deadlineMs: 15_000 });
+    st.woke(false, true);
+    const failing: Readiness = { reason: 'ManagerPodsFailing', message: 'manager Deployment k1-system/greeter-manager cannot roll out (…): pod p cannot be scheduled: 0/1 nodes are available' };
+    const inspected = untilWait(st, { readiness: [failing], now: 15_000 });
+    expect(inspected[0]).toMatchObject({ kind: 'checkReadiness', inspectPods: true });
+    expect(kinds(inspected)).toEqual(['checkReadiness', 'publish:ManagerPodsFailing', 'wait']);
+    // Looked at again as long after as it has taken so far; a signal in between does not read the pods.
+    expect(last(inspected)).toMatchObject({ deadlineMs: 15_000 });
+    st.poke();
+    st.woke(false);
+    const poked = untilWait(st, { readiness: [rolling], now: 20_000 });
+    expect(poked[0]).not.toHaveProperty('inspectPods');
+    st.woke(false, true);
+    const again = untilWait(st, { readiness: [failing], now: 30_000 });
+    expect(last(again)).toMatchObject({ deadlineMs: 30_000 });
+    // Past the timeout it stays Error with the pods' reason (not the generic timeout), looked at every 5 minutes at most.
+    st.woke(false, true);
+    const late = untilWait(st, { readiness: [failing], now: 3_600_000 });
+    expect(kinds(late)).toEqual(['checkReadiness', 'wait']);
+    expect(last(late)).toMatchObject({ deadlineMs: 300_000 });
+    st.poke();
+    st.woke(false);
+    expect(kinds(untilWait(st, { now: 3_700_000 }))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('re-applies a manager that is missing after its apply on the backoff, then turns Error once the timeout passed', () => {
+    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const missing: Readiness = { reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' };
+    const first = untilWait(st, { readiness: [missing], now: 0 });
+    expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerMissing', 'wait']);
+    expect(last(first)).toMatchObject({ deadlineMs: 15_000 });
+    st.woke(false, true);
+    expect(kinds(untilWait(st, { readiness: [missing, missing], now: 15_000 }))).toEqual(['checkReadiness', 'install', 'checkReadiness', 'wait']);
+    st.woke(false, true);
+    const timedOut = untilWait(st, { readiness: [missing], now: SETTINGS.managerAvailableTimeoutMs });
+    expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
+    expect(timedOut.find((s) => s.kind === 'publish')).toMatchObject({ report: { status: { state: 'Error', message: 'manager Deployment k1-system/greeter-manager does not exist: still missing after 300s' } } });
+  });
+
+  it('without the rollout patch (runs recorded before it) keeps the old timer and never reads pods', () => {
+    const st = new ModuleState(moduleInput());
+    const t = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 0 });
+    expect(last(t)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
+    st.woke(false, true);
+    expect(untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 1000 })[0]).not.toHaveProperty('inspectPods');
+  });
+
   it('records a CRD that never became Established as a DependencyTimeout Event too', () => {
     const st = new ModuleState(moduleInput());
     const t = untilWait(st, { install: [{ reason: 'CrdNotEstablished', message: 'CRD not established within 3s: x' }] });

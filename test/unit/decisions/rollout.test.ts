@@ -5,7 +5,7 @@ import type { Kyma, KymaModule } from '../../../src/api/kyma';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { RolloutPolicy } from '../../../src/contract/rollout';
-import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
+import { KymaState, ROLLOUT_GRACE_MS, type KymaStep } from '../../../src/decisions/kyma-state';
 import { diffObjects } from '../../../src/decisions/object-diff';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
 import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
@@ -109,22 +109,24 @@ describe('the finalizer of a mandatory ModuleReleaseMeta', () => {
   });
 });
 
-/** Drives a rollout: answers plans with these Kymas, records admissions. */
-function driver(policy: Partial<RolloutPolicy>, kymas: string[]) {
-  const st = new RolloutState(CHANNEL);
+/** Drives a rollout: answers plans with these Kymas, records admissions (and news of an abort). */
+function driver(policy: Partial<RolloutPolicy>, kymas: string[], joins = false) {
+  const st = new RolloutState(CHANNEL, undefined, joins);
   const admitted: string[][] = [];
+  const notified: { kymas: string[]; message: string }[] = [];
   let now = 1_000;
   function run(): RolloutStep {
     for (let i = 0; i < 100; i++) {
       const step = st.next(now);
       if (step.kind === 'plan') st.planned({ kymas, policy: { ...DEFAULT_ROLLOUT_POLICY, ...policy } });
       else if (step.kind === 'admit') admitted.push(step.kymas);
+      else if (step.kind === 'notify') notified.push({ kymas: step.kymas, message: step.message });
       else if (step.kind === 'wait' || step.kind === 'restart') return step;
     }
     throw new Error('no wait');
   }
   const report = (kymas: string[], state: 'Ready' | 'Error', version = '1.1.0') => kymas.forEach((kyma) => st.reported({ kyma, version, state, message: state === 'Error' ? 'ApplyRejected' : undefined }));
-  return { st, admitted, run, report, advance: (ms: number) => (now += ms), at: () => now };
+  return { st, admitted, notified, run, report, advance: (ms: number) => (now += ms), at: () => now };
 }
 
 describe('RolloutState: waves', () => {
@@ -264,6 +266,70 @@ describe('RolloutState: waves', () => {
   });
 });
 
+describe('RolloutState: Kymas that join', () => {
+  const policy = { waves: [1], soakMs: 60_000, maxConcurrent: 10, failureBudget: 0 };
+
+  it('takes a Kyma that holds the module for the version rolling into the wave under way, or the next one while a wave soaks', () => {
+    const d = driver(policy, ['k0', 'k1'], true);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    expect(d.admitted).toEqual([['k0']]);
+    d.st.waiting({ kyma: 'late', version: '1.1.0' });
+    d.run();
+    expect(d.admitted).toEqual([['k0'], ['late']]);
+    d.report(['k0', 'late'], 'Ready');
+    d.run();
+    expect(d.st.phase).toBe('Soaking');
+    d.st.waiting({ kyma: 'later', version: '1.1.0' });
+    d.advance(60_000);
+    d.run();
+    expect(d.admitted.at(-1)).toEqual(['k1', 'later']);
+    expect(d.st.progress().waves.map((w) => w.size)).toEqual([2, 2]);
+  });
+
+  it('admits a joiner at once when the version has rolled already, and takes in joiners the plan did not list', () => {
+    const d = driver({ ...policy, soakMs: 0 }, [], true);
+    d.st.waiting({ kyma: 'early', version: '1.1.0' });
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    expect(d.admitted).toEqual([['early']]);
+    d.report(['early'], 'Ready');
+    d.run();
+    expect(d.st.phase).toBe('Completed');
+    d.st.waiting({ kyma: 'lost', version: '1.1.0' });
+    d.run();
+    expect(d.admitted.at(-1)).toEqual(['lost']);
+    // A Kyma still pending in its wave, or one waiting for an older version, changes nothing.
+    d.st.waiting({ kyma: 'stale', version: '1.0.0' });
+    d.run();
+    expect(d.admitted).toHaveLength(2);
+  });
+
+  it('tells the Kymas not reached, and those that join later, that the rollout was aborted', () => {
+    const d = driver(policy, ['k0', 'k1', 'k2'], true);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.st.act('abort', { reason: 'canary broke' }, 't');
+    d.run();
+    expect(d.notified).toEqual([{ kymas: ['k1', 'k2'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' }]);
+    d.st.waiting({ kyma: 'late', version: '1.1.0' });
+    d.run();
+    expect(d.notified.at(-1)).toEqual({ kymas: ['late'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' });
+    expect(d.admitted).toEqual([['k0']]);
+  });
+
+  it('takes no joiners and tells nobody in runs recorded before joins existed', () => {
+    const d = driver(policy, ['k0', 'k1'], false);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.st.waiting({ kyma: 'late', version: '1.1.0' });
+    d.st.act('abort', { reason: 'x' }, 't');
+    d.run();
+    expect(d.admitted).toEqual([['k0']]);
+    expect(d.notified).toEqual([]);
+  });
+});
+
 describe('KymaState: the rollout gate', () => {
   const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
   const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false } };
@@ -366,6 +432,52 @@ describe('KymaState: the rollout gate', () => {
     drive(old, { greeter: '1.0.0', counter: '1.0.0' });
     old.changed();
     expect(updates(drive(old, { greeter: '1.1.0', counter: '1.0.0' }))).toEqual(['greeter@1.1.0']);
+  });
+
+  it('tells the rollout once when a hold begins, and says what it runs and why when that rollout was aborted', () => {
+    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.changed();
+    const held = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(held.filter((s) => s.kind === 'awaitRollout')).toEqual([{ kind: 'awaitRollout', module: 'greeter', channel: 'regular', version: '1.1.0' }]);
+    st.changed();
+    expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'awaitRollout')).toEqual([]);
+    st.rolloutEnded({ module: 'greeter', channel: 'regular', version: '1.1.0', message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' });
+    drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(st.status().modules?.find((m) => m.name === 'greeter')).toMatchObject({ version: '1.0.0', state: 'Ready', message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke; it stays at 1.0.0 until the next promotion' });
+    // The next promotion: a new hold, a new join, and the old news no longer applies.
+    st.changed();
+    const next = drive(st, { greeter: '1.2.0', counter: '1.0.0' });
+    expect(next.filter((s) => s.kind === 'awaitRollout')).toMatchObject([{ version: '1.2.0' }]);
+    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe('version 1.2.0 of channel regular waits for its rollout');
+  });
+
+  it('moves on when no rollout governs the version: asked once more after a grace, then admitted by itself, with an Event', () => {
+    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.changed();
+    drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000);
+    const waiting = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(waiting.at(-1)).toMatchObject({ kind: 'wait', wakeAt: 1_000 + ROLLOUT_GRACE_MS });
+    // The grace passed (the wait's timer): asked again, still no rollout.
+    st.woke(true);
+    const asked = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(asked.filter((s) => s.kind === 'awaitRollout')).toHaveLength(1);
+    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000 + ROLLOUT_GRACE_MS);
+    const moved = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(moved.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual(['RolloutNotFound']);
+    expect(updates(moved)).toEqual(['greeter@1.1.0']);
+  });
+
+  it('does not join a rollout in runs recorded before joins existed', () => {
+    const st = new KymaState(SETTINGS, undefined, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.changed();
+    expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'awaitRollout')).toEqual([]);
   });
 
   it('answers an admission for a module it does not follow at once, so that the rollout need not wait', () => {

@@ -139,6 +139,30 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }));
   });
 
+  it('turns the Kyma\'s state with its Runtime condition when the cluster stops answering, with the reason in its message, and back once it answers', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true, true);
+    untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false } });
+    st.reported({ reason: 'Ready', status: { name: 'greeter', version: '1.0.0', state: 'Ready' } });
+    untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false } });
+    expect(st.status().state).toBe('Ready');
+    st.changed();
+    const down = untilWait(st, snapshot([spec('greeter')]), { runtime: { failure: { reason: 'TargetClusterUnreachable', message: 'its API server did not answer within 20s' } } });
+    expect(find(down, 'writeStatus')?.status).toMatchObject({ state: 'Error', lastOperation: { operation: 'the runtime Kyma kyma-system/default could not be synced: its API server did not answer within 20s' } });
+    expect(find(down, 'writeStatus')?.status.modules).toEqual([expect.objectContaining({ name: 'greeter', state: 'Ready' })]);
+    st.changed();
+    const back = untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false } });
+    expect(find(back, 'writeStatus')?.status.state).toBe('Ready');
+  });
+
+  it('leaves the state to the modules in runs recorded before the condition swayed it', () => {
+    const st = new KymaState(SETTINGS, undefined, false, true);
+    untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false } });
+    st.reported({ reason: 'Ready', status: { name: 'greeter', version: '1.0.0', state: 'Ready' } });
+    st.changed();
+    untilWait(st, snapshot([spec('greeter')]), { runtime: { failure: { reason: 'TargetClusterUnreachable', message: 'down' } } });
+    expect(st.status().state).toBe('Ready');
+  });
+
   it('stops writing the runtime\'s status when it cannot be written, until a sync gets through, which writes it again', () => {
     const st = new KymaState(SETTINGS, undefined, false, true);
     untilWait(st, snapshot([spec('greeter')]));

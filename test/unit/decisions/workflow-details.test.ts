@@ -1,5 +1,6 @@
 // What the Temporal UI shows of Kyma and module workflows.
 import { describe, expect, it } from 'vitest';
+import { fitKeywordList } from '../../../src/decisions/search-attribute-values';
 import { kymaDetails, moduleDetails } from '../../../src/decisions/workflow-details';
 
 describe('workflow details', () => {
@@ -16,6 +17,18 @@ describe('workflow details', () => {
     expect(md.split('\n')[0]).toBe('**Error** on channel **regular**');
     expect(md).toContain('| greeter | 1.0.0 | regular | Error | the CR \\| says Error |');
     expect(md).toContain('| counter | 1.0.0 | regular | Ready | module is ready |');
+  });
+
+  it('keeps a keyword list within 2 KB of JSON whatever a Kyma holds, and says in the details how many it left out', () => {
+    const names = Array.from({ length: 300 }, (_, i) => `module-with-a-rather-long-name-${String(i).padStart(3, '0')}`);
+    const fitted = fitKeywordList([...names, names[0]!]);
+    expect(Buffer.byteLength(JSON.stringify(fitted.values))).toBeLessThanOrEqual(1900);
+    expect(fitted.values).toEqual(names.slice(0, fitted.values.length));
+    expect(fitted.omitted).toBe(300 - fitted.values.length);
+    expect(fitKeywordList(['ä'.repeat(600), 'b'])).toEqual({ values: ['ä'.repeat(600), 'b'], omitted: 0 });
+    expect(fitKeywordList(['ä'.repeat(1000)])).toEqual({ values: [], omitted: 1 });
+    const md = kymaDetails({ state: 'Ready', modules: names.map((name) => ({ name, state: 'Ready' as const })) }, fitted.omitted);
+    expect(md).toContain(`The search attribute Modules lists the first ${fitted.values.length} of 300 modules`);
   });
 
   it('shows a Kyma without modules without a table', () => {
