@@ -57,12 +57,20 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
   };
 }
 
-/** The pods of a workload whose rollout has not completed (by its selector's labels); none for one that completed. */
+/**
+ * The pods of a workload whose rollout has not completed (by its selector's labels); none for
+ * one that completed. Only an explanation: when they cannot be read (the kubeconfig may not list
+ * pods, say), the rollout is told without them.
+ */
 async function podsOf(targets: TargetClusters, kyma: KymaRef, manager: ObjectRef, workload: WorkloadView): Promise<PodView[] | undefined> {
   const labels = workload.spec?.selector?.matchLabels;
   if (!labels || Object.keys(labels).length === 0 || workloadRollout(workload).phase !== 'progressing') return undefined;
   const labelSelector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
-  return onTarget(targets, kyma, async (client: KubeClient) => (await client.list<KubeObject & PodView>('v1', 'Pod', { namespace: manager.namespace, labelSelector, resourceVersion: '0' })).items);
+  try {
+    return await onTarget(targets, kyma, async (client: KubeClient) => (await client.list<KubeObject & PodView>('v1', 'Pod', { namespace: manager.namespace, labelSelector, resourceVersion: '0' })).items);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
