@@ -136,6 +136,8 @@ export class KymaState {
   private restarted: Record<string, 'run' | 'remove' | 'release'> = {};
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
   private endedNote?: string;
+  /** Events told before the Kyma was loaded (its uid unknown): recorded once it is. */
+  private owedEvents: KymaEvent[] = [];
 
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
@@ -212,7 +214,10 @@ export class KymaState {
     const next = !name ? 'this run took over' : module ? 'it is started again' : 'the module is no longer wanted';
     const how = e.status === 'TimedOut' ? 'timed out' : `was ${e.status.toLowerCase()}`;
     this.endedNote = `${whose} ${how} at ${e.at}: ${e.reason}; ${next}`;
-    this.queue.push(event('Warning', 'WorkflowEnded', this.endedNote));
+    const told: KymaEvent = { type: 'Warning', reason: 'WorkflowEnded', message: this.endedNote };
+    // A run started by this news does not know the Kyma's uid yet, which its Event must carry.
+    if (this.uid) this.queue.push({ kind: 'event', event: told });
+    else this.owedEvents.push(told);
     this.statusDirty = true;
     if (!name || !module || this.restarted[name]) return;
     this.restarted[name] = this.removing[name] ?? 'run';
@@ -309,6 +314,7 @@ export class KymaState {
       return;
     }
     this.uid = snapshot.uid;
+    for (const e of this.owedEvents.splice(0)) this.queue.push({ kind: 'event', event: e });
     const wasDeleting = this.snapshot?.deleting ?? false;
     this.snapshot = snapshot;
     if (snapshot.invalid) {

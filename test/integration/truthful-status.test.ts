@@ -21,9 +21,11 @@ async function moduleStatus(klm: Klm, kyma: string, module: string) {
   return (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
 }
 
+/** The messages of the Kyma's Events of this reason, as `kubectl describe` finds them (by the Kyma's uid too). */
 async function kymaEvents(klm: Klm, kyma: string, reason: string): Promise<string[]> {
-  const events = await klm.kube.list<KubeObject & { reason?: string; message?: string; involvedObject?: { name?: string } }>('v1', 'Event', { namespace: klm.namespace });
-  return events.items.filter((e) => e.involvedObject?.name === kyma && e.reason === reason).map((e) => e.message ?? '');
+  const uid = (await klm.kube.get(API_VERSION, 'Kyma', kyma, klm.namespace))?.metadata.uid;
+  const events = await klm.kube.list<KubeObject & { reason?: string; message?: string; involvedObject?: { name?: string; uid?: string } }>('v1', 'Event', { namespace: klm.namespace });
+  return events.items.filter((e) => e.involvedObject?.name === kyma && e.involvedObject.uid === uid && e.reason === reason).map((e) => e.message ?? '');
 }
 
 function promoteFaulty(klm: Klm, version: string) {
@@ -165,6 +167,7 @@ describe('every hold has an end, and no Kyma can break its workflow', () => {
     const condition = await eventually('the Workflow condition', async () => (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Workflow'), 30_000);
     expect(condition.message).toMatch(/^a run of this Kyma's workflow \(\S+\) was terminated at \S+: stopped by an operator for the test; this run took over$/);
     expect((await kymaHandle.describe()).status.name).toBe('RUNNING');
+    expect(await eventually('the WorkflowEnded Event of the Kyma', async () => (await kymaEvents(klm(), name, 'WorkflowEnded')).find((m) => m.startsWith('a run of')))).toBe(condition.message);
     const moduleHandle = klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, 'counter'));
     const before = (await moduleHandle.describe()).runId;
     await moduleHandle.terminate('module run stopped for the test');
