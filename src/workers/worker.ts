@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
@@ -82,7 +82,9 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   const reg = await registriesFromConfig(o.kcp, o.registry);
   const stopKubeconfigs = await targets.watchSecrets(o.kymaNamespaces);
   // Activities read Kymas, templates, release metas and Manifests from here, not from the API server.
-  const cache = controlPlaneCache(o.kcp, (err) => console.error(`worker: control-plane watch: ${(err as Error).message}`));
+  const cache = controlPlaneCache(o.kcp, (err) => {
+    Runtime.instance().logger.warn(`worker: control-plane watch: ${(err as Error).message}`);
+  });
   const stopSecrets = () => {
     stopKubeconfigs();
     reg.stop();
