@@ -81,7 +81,7 @@ export async function up(o: UpOptions): Promise<void> {
     const native = await NativeConnection.connect(temporal);
     // The local stack's registry holds the sample modules' components, unless one is configured.
     const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, retrySchedule: settings, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();

@@ -8,6 +8,15 @@ import { LOG_LEVELS } from './config';
 
 const rank = (level: LogLevel) => LOG_LEVELS.indexOf(level);
 
+/**
+ * The SDK's line for every failed activity attempt, with the error's stack: the activity
+ * interceptor of src/workers/activity-failures.ts says it once per failure instead, so the
+ * SDK's is for DEBUG.
+ */
+function everyAttempt(message: string, meta: LogMetadata | undefined): boolean {
+  return message === 'Activity failed' && meta?.sdkComponent === 'worker';
+}
+
 /** Fields that say nothing to a person: the task token is an opaque binary handle. */
 const SKIPPED = new Set(['taskToken']);
 
@@ -18,10 +27,11 @@ export class LineLog implements Logger {
   ) {}
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    if (rank(level) < rank(this.level)) return;
+    const effective = everyAttempt(message, meta) ? 'DEBUG' : level;
+    if (rank(effective) < rank(this.level)) return;
     const nanos: unknown = meta?.[LogTimestamp];
     const at = typeof nanos === 'bigint' ? new Date(Number(nanos / 1_000_000n)) : new Date();
-    this.write(`${at.toISOString()} ${level} ${oneLine(message)}${this.fields(meta)}\n`);
+    this.write(`${at.toISOString()} ${effective} ${oneLine(message)}${this.fields(meta)}\n`);
   }
 
   trace(message: string, meta?: LogMetadata): void {

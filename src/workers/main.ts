@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     allowKubeconfigExec: config.allowKubeconfigExec,
     workflowCacheSize: config.workflowCacheSize,
     taskPollers: config.taskPollers,
+    retrySchedule: config.settings,
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),

@@ -7,6 +7,8 @@ import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
+import { DEFAULT_SETTINGS } from '../contract/settings';
+import { activityFailureLog, type RetrySchedule } from './activity-failures';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 
@@ -53,6 +55,8 @@ export interface KlmWorkerOptions {
    * hundred MB of memory that it keeps.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The install backoff and drift interval (KLM_INSTALL_RETRY, KLM_DRIFT_INTERVAL), as the log tells them; the defaults when not given. */
+  retrySchedule?: RetrySchedule;
 }
 
 type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
@@ -99,7 +103,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     taskQueue: o.taskQueue,
     ...workflowCode,
     activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
-    interceptors: { activity: [activityMetrics] },
+    interceptors: { activity: [activityMetrics, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
     // slots are cheap, waiting on them is not.

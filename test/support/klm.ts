@@ -91,6 +91,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
     registry: opts.registry ?? { insecureHosts: [] },
+    retrySchedule: settings,
     // The registry that holds the sample components (the shared stack's plain one unless given).
     ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
     ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
