@@ -2,10 +2,11 @@
 // Temporal server: the local stack with sample modules and a sample fleet (default), or a
 // given kubeconfig and Temporal address.
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KlmConfig } from '../infra/config';
+import { LineLog } from '../infra/log';
 import { serveMetrics } from '../infra/metrics';
 import { describeTemporal } from '../infra/temporal-env';
 import { installCrds } from '../k8s/crds';
@@ -60,7 +61,9 @@ function watchFleet(kcp: KubeClient): () => void {
 
 export async function up(o: UpOptions): Promise<void> {
   // This command stops the worker itself on Ctrl-C, after the bridge.
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  // The worker's log as the worker process has it (src/infra/log.ts), quieter by default: the fleet's states are printed here.
+  const level = o.config.logLevel ?? 'WARN';
+  Runtime.install({ logger: new LineLog(level), telemetryOptions: { logging: { filter: { core: level }, forward: {} } }, shutdownSignals: [] });
   const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
   const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
   const temporal = o.external ? o.config.temporal.connectionOptions : { address: stack!.info.temporalAddress };
@@ -78,7 +81,7 @@ export async function up(o: UpOptions): Promise<void> {
     const native = await NativeConnection.connect(temporal);
     // The local stack's registry holds the sample modules' components, unless one is configured.
     const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
+    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, retrySchedule: settings, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();

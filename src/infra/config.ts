@@ -1,6 +1,7 @@
 // Worker and bridge configuration, from the environment.
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
+import type { LogLevel } from '@temporalio/common';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../contract/settings';
 import { temporalFromEnv, type TemporalTarget } from './temporal-env';
 
@@ -12,6 +13,8 @@ export interface KlmConfig {
   kubeconfig?: string;
   /** Worker-local content-addressed cache of layers and rendered manifests. */
   blobCacheDir: string;
+  /** KLM_LOG_LEVEL: the worker's log level; unset, each process has its own default. */
+  logLevel?: LogLevel;
   /** Port of /metrics (0: none). */
   metricsPort: number;
   /** Target clusters: how long one request may take, and how often the bridge probes each. */
@@ -98,6 +101,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     taskQueue: env.KLM_TASK_QUEUE ?? 'klm',
     kubeconfig: env.KUBECONFIG,
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
+    ...logLevel(env.KLM_LOG_LEVEL),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
@@ -123,6 +127,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },
   };
+}
+
+/** The SDK's log levels, least severe first. */
+export const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** KLM_LOG_LEVEL: one of the SDK's levels, in any case. */
+function logLevel(value: string | undefined): { logLevel?: LogLevel } {
+  if (value === undefined || value.trim() === '') return {};
+  const level = LOG_LEVELS.find((l) => l === value.trim().toUpperCase());
+  if (!level) throw new Error(`KLM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`);
+  return { logLevel: level };
 }
 
 /** KLM_MAINTENANCE_POLICY: `namespace/name` of a ConfigMap. */

@@ -118,6 +118,11 @@ function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: stri
   for (const s of STATES) g.set({ ...labels, state: s }, s === state ? 1 : 0);
 }
 
+/** An activity's failure by its reason: a typed failure's type (src/api/reasons.ts), else the error's name. */
+export function activityFailureReason(err: unknown): string {
+  return err instanceof ApplicationFailure ? (err.type ?? 'Failed') : (err instanceof Error && err.name) || 'Error';
+}
+
 /** Times every activity and counts its failures by reason. */
 export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
   inbound: {
@@ -131,7 +136,7 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
       } catch (err) {
         end({ outcome: 'failed' });
         const typed = err instanceof ApplicationFailure && err.nonRetryable;
-        const reason = err instanceof ApplicationFailure ? (err.type ?? 'Failed') : (err as Error).name || 'Error';
+        const reason = activityFailureReason(err);
         requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'expected' : 'unexpected', activity });
         throw err;
       }

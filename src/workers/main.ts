@@ -3,21 +3,31 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { observeRequests } from '../k8s/rest-client';
 import { configFromEnv } from '../infra/config';
+import { LineLog } from '../infra/log';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { createKlmWorker, type KlmWorker } from './worker';
 
+let runtime: Runtime | undefined;
+
 async function main(): Promise<void> {
   const config = configFromEnv();
   observeRequests(countKubeRequest);
-  // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
-  if (process.env.KLM_SDK_METRICS_ADDRESS) {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } });
-  }
+  // One log, one line per entry: ours, the SDK's and its Core's (forwarded), at KLM_LOG_LEVEL.
+  const level = config.logLevel ?? 'INFO';
+  runtime = Runtime.install({
+    logger: new LineLog(level),
+    telemetryOptions: {
+      logging: { filter: { core: level }, forward: {} },
+      // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
+      ...(process.env.KLM_SDK_METRICS_ADDRESS ? { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } : {}),
+    },
+  });
+  const log = runtime.logger;
   // The probes answer before the worker exists: not ready until it polls.
   const started: { worker?: KlmWorker } = {};
-  if (config.metricsPort) console.log(`worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`);
+  if (config.metricsPort) log.info(`worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`);
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const worker = (started.worker = await createKlmWorker({
@@ -31,18 +41,20 @@ async function main(): Promise<void> {
     allowKubeconfigExec: config.allowKubeconfigExec,
     workflowCacheSize: config.workflowCacheSize,
     taskPollers: config.taskPollers,
+    retrySchedule: config.settings,
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
     ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
   }));
-  console.log(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
+  log.info(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
 }
 
 main().catch((err: unknown) => {
+  runtime?.flushLogs();
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(`worker: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`);
   process.exit(1);

@@ -2,11 +2,13 @@
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
+import { DEFAULT_SETTINGS } from '../contract/settings';
+import { activityFailureLog, type RetrySchedule } from './activity-failures';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 
@@ -53,6 +55,8 @@ export interface KlmWorkerOptions {
    * hundred MB of memory that it keeps.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The install backoff and drift interval (KLM_INSTALL_RETRY, KLM_DRIFT_INTERVAL), as the log tells them; the defaults when not given. */
+  retrySchedule?: RetrySchedule;
 }
 
 type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
@@ -82,7 +86,9 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   const reg = await registriesFromConfig(o.kcp, o.registry);
   const stopKubeconfigs = await targets.watchSecrets(o.kymaNamespaces);
   // Activities read Kymas, templates, release metas and Manifests from here, not from the API server.
-  const cache = controlPlaneCache(o.kcp, (err) => console.error(`worker: control-plane watch: ${(err as Error).message}`));
+  const cache = controlPlaneCache(o.kcp, (err) => {
+    Runtime.instance().logger.warn(`worker: control-plane watch: ${(err as Error).message}`);
+  });
   const stopSecrets = () => {
     stopKubeconfigs();
     reg.stop();
@@ -97,7 +103,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     taskQueue: o.taskQueue,
     ...workflowCode,
     activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
-    interceptors: { activity: [activityMetrics] },
+    interceptors: { activity: [activityMetrics, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
     // slots are cheap, waiting on them is not.

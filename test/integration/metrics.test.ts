@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kubeconfigSecret } from '../../bench/fleet';
 import { serveMetrics } from '../../src/infra/metrics';
 import { createKymaWithBrokenSecret, eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { processEnv } from '../support/processes';
-import { freePort, uniqueName } from '../support/stack';
+import { processEnv, startNode, type StartedProcess } from '../support/processes';
+import { freePort, stackInfo, uniqueName } from '../support/stack';
 
 async function scrape(port: number): Promise<string> {
   return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -119,4 +121,59 @@ describe('state gauges with two worker processes', () => {
       await bridge.close();
     }
   });
+});
+
+describe("the worker's log with a failing Kyma", () => {
+  // Failed installs are tried again after 5 s, doubling: several rounds of attempts in a minute.
+  const klm = useKlm({ worker: false, settings: { installRetryMs: 5000 } });
+  let worker: StartedProcess | undefined;
+  afterAll(() => worker?.proc.kill('SIGKILL'));
+
+  /** A counter of the worker's /metrics, 0 while it has no series. */
+  async function count(port: number, series: string): Promise<number> {
+    const line = (await scrape(port)).split('\n').find((l) => l.startsWith(`${series} `));
+    return line ? Number(line.split(' ')[1]) : 0;
+  }
+
+  it('says each failure once, with its reason and when it is tried again, not once per attempt', async () => {
+    const port = await freePort();
+    // The modules' registry does not answer (retried by Temporal, 5 attempts a round), and the
+    // Kyma's kubeconfig names an API server that refuses connections (permanent: retried by the workflow).
+    worker = startNode(['--import', 'tsx', 'src/workers/main.ts'], processEnv(klm().taskQueue, {
+      KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port), KLM_OCI_REGISTRY_HOST: `127.0.0.1:${await freePort()}`,
+      KLM_INSTALL_RETRY: '5s', KLM_DRIFT_INTERVAL: '5m',
+    }));
+    await eventually('the worker to poll', () => Promise.resolve(worker!.out().includes('worker: task queue') || undefined), 60_000);
+    const from = worker.out().length;
+    const name = uniqueName('kyma');
+    const kubeconfig = parse(await readFile(stackInfo().kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    kubeconfig.clusters[0]!.cluster.server = 'https://127.0.0.1:1';
+    await klm().kube.create(kubeconfigSecret(klm().namespace, name, stringify(kubeconfig)));
+    const created = Date.now();
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Error');
+    await new Promise((r) => setTimeout(r, created + 60_000 - Date.now()));
+
+    // It was tried again and again meanwhile: the worker's metrics count the failed attempts.
+    const installs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="RegistryUnavailable",requeue_type="unexpected",activity="installModule"}');
+    const syncs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="TargetClusterUnreachable",requeue_type="expected",activity="syncRuntimeKyma"}');
+    expect(installs, 'failed install attempts').toBeGreaterThanOrEqual(10);
+    expect(syncs, 'failed runtime syncs').toBeGreaterThanOrEqual(3);
+
+    const printed = worker.out().slice(from).split('\n').filter(Boolean);
+    const about = printed.filter((l) => l.includes(name));
+    // Few lines, one entry each: a minute of retries is a handful of lines, not hundreds.
+    expect(printed.length, `${printed.length} lines, the first: ${printed.slice(0, 8).join('\n')}`).toBeLessThanOrEqual(5);
+    for (const line of printed) expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z (TRACE|DEBUG|INFO|WARN|ERROR) /);
+    const install = about.filter((l) => l.includes(': installModule failed'));
+    const sync = about.filter((l) => l.includes(': syncRuntimeKyma failed'));
+    expect(install, about.join('\n')).toHaveLength(1);
+    expect(sync, about.join('\n')).toHaveLength(1);
+    expect(about.length, about.join('\n')).toBeLessThanOrEqual(3);
+    // Which Kyma and module, why, and when it is tried again.
+    expect(install[0]).toContain(`WARN kyma/${klm().namespace}/${name}/module/greeter: installModule failed (RegistryUnavailable): `);
+    expect(install[0]).toContain('attempt 1 of 5, next in 1s; after the last, the workflow shows the failure and tries again after 5s, doubling up to 5m, or at the next change');
+    expect(sync[0]).toContain(`WARN kyma/${klm().namespace}/${name}: syncRuntimeKyma failed (TargetClusterUnreachable): the target cluster of Kyma ${klm().namespace}/${name} `);
+    expect(sync[0]).toContain('not retried by Temporal (permanent); the workflow shows the failure and tries again after 5s');
+  }, 150_000);
 });

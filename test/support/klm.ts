@@ -18,6 +18,7 @@ import { KubeClient } from '../../src/k8s/rest-client';
 import { Bridge } from '../../src/starter/bridge';
 import { createKlmWorker, WORKFLOWS_PATH, type KlmWorker } from '../../src/workers/worker';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/contract/settings';
+import { LineLog } from '../../src/infra/log';
 import type { RegistryConfig } from '../../src/infra/config';
 import type { OciRegistryClient } from '../../src/oci/registry-client';
 import { stackInfo, uniqueName } from './stack';
@@ -69,7 +70,7 @@ export interface KlmOptions {
 export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   const info = stackInfo();
   if (!runtimeQuiet) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new LineLog('WARN') });
     runtimeQuiet = true;
   }
   if (opts.worker !== false) bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
@@ -92,6 +93,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
     workflowBundle: await bundle!,
     registry: opts.registry ?? { insecureHosts: [] },
+    retrySchedule: settings,
     // The registry that holds the sample components (the shared stack's plain one unless given).
     ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
     ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
