@@ -5,7 +5,8 @@
 // alive and shared. Authentication comes from client-node's KubeConfig: exec plugins and
 // auth providers are asked per request (they cache until their credential expires), a 401
 // reloads the kubeconfig once (token files are read again, caches dropped); TLS server name,
-// proxy URL and basic auth are honoured. A request fails when the server sends nothing for a
+// proxy URL and basic auth are honoured. Its TLS material is checked before a connection takes
+// it: a field that cannot be used raises TlsMaterialError, which names the field, not the material. A request fails when the server sends nothing for a
 // while (30 s by default); a server that cannot be reached, does not answer or fails TLS raises
 // ClusterUnreachableError.
 import http from 'node:http';
@@ -13,6 +14,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../api/identity';
 import type { KubeObject } from '../api/shared';
+import { describeTlsProblem, pluginTlsProblem, tlsMaterialProblem, type TlsProblem } from './kubeconfig';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -48,6 +50,14 @@ export class CredentialError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CredentialError';
+  }
+}
+
+/** The kubeconfig's TLS material (CA, client certificate or key) cannot be used: which field, why, and what to do. */
+export class TlsMaterialError extends CredentialError {
+  constructor(server: string, readonly problem: TlsProblem) {
+    super(`the kubeconfig for ${server} could not be used: its ${describeTlsProblem(problem)}`);
+    this.name = 'TlsMaterialError';
   }
 }
 
@@ -122,6 +132,8 @@ export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private auth: Promise<Auth>;
   private refreshing?: Promise<Auth>;
+  /** The KubeConfig whose TLS material was checked. */
+  private checked?: KubeConfig;
   private readonly timeoutMs: number;
   private readonly fieldManager: string;
 
@@ -156,6 +168,12 @@ export class KubeClient {
     const user = this.kc.getCurrentUser();
     const command = (user?.exec as { command?: unknown } | undefined)?.command;
     const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
+    if (this.checked !== this.kc) {
+      // Checked before an agent takes it: a broken key would fail every request in OpenSSL's words, which name no field.
+      const problem = tlsMaterialProblem(this.kc);
+      if (problem) throw new TlsMaterialError(this.server, problem);
+      this.checked = this.kc;
+    }
     let timer: NodeJS.Timeout | undefined;
     const limit = this.opts.authTimeoutMs ?? 30_000;
     try {
@@ -176,6 +194,8 @@ export class KubeClient {
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     const tls = JSON.stringify([o.cert, o.key]);
     if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
+    const handedOut = user?.exec && !this.server.startsWith('http:') ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined) : undefined;
+    if (handedOut) throw new TlsMaterialError(this.server, handedOut);
     // Requests still under way on the old agent may finish.
     if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
     // Through a proxy, client-node's agent (it knows HTTP, HTTPS and SOCKS proxies); else our
