@@ -27,8 +27,19 @@ interface ApiResource {
   namespaced: boolean;
 }
 
+/** What a Status names of the object an error is about (for 403: `kind` is the resource, e.g. `deployments`). */
+export interface StatusDetails {
+  group?: string;
+  kind?: string;
+  name?: string;
+}
+
 export class KubeApiError extends Error {
-  constructor(readonly status: number, readonly reason: string, message: string) {
+  /**
+   * `discovery`: the request was the API discovery of a group version, which every
+   * authenticated user may read: a 403 there means the server lets the identity do nothing.
+   */
+  constructor(readonly status: number, readonly reason: string, message: string, readonly details: StatusDetails = {}, readonly discovery = false) {
     super(message);
     this.name = 'KubeApiError';
   }
@@ -315,7 +326,7 @@ export class KubeClient {
     }
     if (status >= 400) {
       // Errors are usually a JSON Status, but a path that is not served answers in plain text.
-      let s: { message?: string; reason?: string } | undefined;
+      let s: { message?: string; reason?: string; details?: StatusDetails } | undefined;
       try {
         s = JSON.parse(text) as typeof s;
       } catch {
@@ -323,7 +334,7 @@ export class KubeClient {
         // The path itself is not served (a CRD went away): forget what discovery said.
         if (status === 404) this.discovery.clear();
       }
-      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`);
+      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`, s?.details ?? {});
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -332,7 +343,13 @@ export class KubeClient {
     let r = this.discovery.get(apiVersion);
     if (!r) {
       const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-      r = this.request<{ resources: ApiResource[] }>('GET', base).then((l) => l.resources.filter((x) => !x.name.includes('/')));
+      r = this.request<{ resources: ApiResource[] }>('GET', base).then(
+        (l) => l.resources.filter((x) => !x.name.includes('/')),
+        (err: unknown) => {
+          // Its failures say they were discovery's (a 403 there: the server lets the identity do nothing).
+          throw err instanceof KubeApiError ? new KubeApiError(err.status, err.reason, err.message, err.details, true) : err;
+        },
+      );
       // A failed lookup (for example a CRD not served yet) is not cached.
       r.catch(() => this.discovery.delete(apiVersion));
       this.discovery.set(apiVersion, r);
