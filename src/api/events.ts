@@ -15,6 +15,7 @@ export const EVENT_REASONS = [
   'MandatoryModuleFailed',
   'RuntimeKymaTaken',
   'RuntimeCleanupFailed',
+  'ModuleNameMismatch',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

@@ -15,6 +15,7 @@ import type { ModuleReport } from '../contract/readiness';
 import type { Admission, RolloutReport } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { holdForMaintenance, type Hold } from './maintenance-window';
+import { moduleNameMismatchEvent } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -406,6 +407,8 @@ export class KymaState {
         continue;
       }
       const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
+      const mismatch = moduleNameMismatchEvent(module, this.desired[r.name]);
+      if (mismatch) d.events.push(mismatch);
       if (hold) {
         this.held[r.name] = hold;
         this.deferredByMaintenance(r.name, r.module.version);
