@@ -17,6 +17,7 @@ export const EVENT_REASONS = [
   'RuntimeCleanupFailed',
   'RolloutNotFound',
   'WorkflowEnded',
+  'ModuleNameMismatch',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

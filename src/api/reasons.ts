@@ -52,7 +52,8 @@ export const REASONS = {
   // Error: the target cluster
   InvalidKubeconfig: { state: 'Error', means: "the Kyma's kubeconfig Secret holds no usable kubeconfig, or is gone" },
   TargetClusterUnreachable: { state: 'Error', means: 'the target cluster could not be reached' },
-  ApplyRejected: { state: 'Error', means: 'the target API server refused an object of the module' },
+  TargetCredentialsRefused: { state: 'Error', means: "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API discovery), whichever step met it; the message names the Secret to renew them in" },
+  ApplyRejected: { state: 'Error', means: 'the target API server refused an object of the module (for a 403, the message names the permission missing)' },
   KindNotServed: { state: 'Error', means: 'an object of the module has a kind the target cluster does not serve' },
   DefaultCrKindNotServed: { state: 'Error', means: "the default CR's kind is not served after the module's CRDs were applied" },
   CrdNotEstablished: { state: 'Error', means: "the module's CRDs did not become Established in time" },

@@ -16,6 +16,8 @@ export interface ResolvedModule {
   remote?: boolean;
   /** Installed because its ModuleReleaseMeta is mandatory (its Manifest says so by label). */
   mandatory?: true;
+  /** The template's spec.moduleName, when it names another module than this one (installed all the same, as upstream; the Kyma says so). */
+  templateModuleName?: string;
 }
 
 /** A maintenance window in epoch milliseconds: [begin, end). */

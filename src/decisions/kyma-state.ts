@@ -17,6 +17,7 @@ import type { SeenVersions, WorkflowEnded } from '../contract/signals';
 import { boundedText } from './conditions';
 import { holdForMaintenance, type Hold } from './maintenance-window';
 import { fitKeywordList } from './search-attribute-values';
+import { moduleNameMismatchEvent } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -497,6 +498,8 @@ export class KymaState {
         continue;
       }
       const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
+      const mismatch = moduleNameMismatchEvent(module, this.desired[r.name]);
+      if (mismatch) d.events.push(mismatch);
       if (hold) {
         this.held[r.name] = hold;
         this.deferredByMaintenance(r.name, r.module.version);

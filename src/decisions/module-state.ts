@@ -18,6 +18,7 @@ import type { ModuleReport, Readiness, ReadinessCheck } from '../contract/readin
 import type { ReconcileSettings } from '../contract/settings';
 import type { ObservedObject, ResourceChange, SeenVersions } from '../contract/signals';
 import { objectKey } from './readiness';
+import { moduleNameNote } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 
@@ -516,7 +517,7 @@ export class ModuleState {
         ...(d.channel ? { channel: d.channel } : {}),
         version: installed?.version ?? d.version,
         state: stateOf(r.reason),
-        message: r.message,
+        message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
         ...(d.fqdn ? { fqdn: d.fqdn, ocmComponentName: d.fqdn } : {}),
         template: { apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation } },
@@ -590,6 +591,11 @@ const MANAGER_NOT_RUNNING: string[] = ['ManagerNotAvailable', 'ManagerMissing', 
 export function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
   const first = Math.min(15_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
   return Math.min(Math.max(first, elapsedMs), Math.min(300_000, driftMs));
+}
+
+/** A status message with a note after it, if there is one. */
+function withNote(message: string, note: string | undefined): string {
+  return note ? `${message} (note: ${note})` : message;
 }
 
 function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): ModuleStep {

@@ -3,11 +3,12 @@
 // mandatory version); the ModuleTemplate is `<module>-<version>` in the Kyma's namespace. A
 // module that cannot be resolved gets a typed reason and a message that says what is missing.
 import { satisfies, valid } from 'semver';
+import type { KymaEvent } from '../api/events';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { effectiveChannel, LABELS, labelEnabled } from '../api/shared';
 import type { SpecModule, Visibility } from '../contract/kyma';
-import type { Resolution } from '../contract/module';
+import type { Resolution, ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleNameProblem } from './names';
 
@@ -68,6 +69,8 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
   // the ModuleReleaseMeta's ocmComponentName.
   const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;
   const fqdn = descriptor?.component?.name ?? (meta ?? (await catalog.releaseMeta(m.name)))?.spec.ocmComponentName;
+  // A template that names another module is installed all the same, as upstream does; the Kyma says so.
+  const templateModuleName = template.spec.moduleName && template.spec.moduleName !== m.name ? template.spec.moduleName : undefined;
   return {
     name: m.name,
     module: {
@@ -78,6 +81,31 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
       template: { name, namespace, generation: template.metadata.generation ?? 0 },
       ...(fqdn ? { fqdn } : {}),
       ...(m.mandatory ? { mandatory: true } : {}),
+      ...(templateModuleName ? { templateModuleName } : {}),
     },
+  };
+}
+
+/** The short note a module's status carries while its template names another module. */
+export function moduleNameNote(module: ResolvedModule): string | undefined {
+  const other = module.templateModuleName;
+  if (other === undefined) return undefined;
+  return `ModuleTemplate ${module.template.namespace}/${module.template.name} says spec.moduleName "${other}", not "${module.name}"`;
+}
+
+/**
+ * The Warning Event for a module whose template names another module in spec.moduleName, once
+ * per template generation: none when `before` (what the module workflow was told last) was
+ * that very generation already.
+ */
+export function moduleNameMismatchEvent(module: ResolvedModule, before: ResolvedModule | undefined): KymaEvent | undefined {
+  const note = moduleNameNote(module);
+  if (!note) return undefined;
+  const t = module.template;
+  if (before && before.templateModuleName === module.templateModuleName && before.template.name === t.name && before.template.generation === t.generation) return undefined;
+  return {
+    type: 'Warning',
+    reason: 'ModuleNameMismatch',
+    message: `module ${module.name}: ${note} (generation ${t.generation}); it is installed as module ${module.name} all the same, as upstream does. Set spec.moduleName: ${module.name} in the template, or, if it is module ${module.templateModuleName}'s, publish it as ${module.templateModuleName}-${module.version}`,
   };
 }

@@ -5,7 +5,8 @@
 // alive and shared. Authentication comes from client-node's KubeConfig: exec plugins and
 // auth providers are asked per request (they cache until their credential expires), a 401
 // reloads the kubeconfig once (token files are read again, caches dropped); TLS server name,
-// proxy URL and basic auth are honoured. A request fails when the server sends nothing for a
+// proxy URL and basic auth are honoured. Its TLS material is checked before a connection takes
+// it: a field that cannot be used raises TlsMaterialError, which names the field, not the material. A request fails when the server sends nothing for a
 // while (30 s by default); a server that cannot be reached, does not answer or fails TLS raises
 // ClusterUnreachableError.
 import http from 'node:http';
@@ -13,6 +14,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../api/identity';
 import type { KubeObject } from '../api/shared';
+import { describeTlsProblem, pluginTlsProblem, tlsMaterialProblem, type TlsProblem } from './kubeconfig';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -25,8 +27,19 @@ interface ApiResource {
   namespaced: boolean;
 }
 
+/** What a Status names of the object an error is about (for 403: `kind` is the resource, e.g. `deployments`). */
+export interface StatusDetails {
+  group?: string;
+  kind?: string;
+  name?: string;
+}
+
 export class KubeApiError extends Error {
-  constructor(readonly status: number, readonly reason: string, message: string) {
+  /**
+   * `discovery`: the request was the API discovery of a group version, which every
+   * authenticated user may read: a 403 there means the server lets the identity do nothing.
+   */
+  constructor(readonly status: number, readonly reason: string, message: string, readonly details: StatusDetails = {}, readonly discovery = false) {
     super(message);
     this.name = 'KubeApiError';
   }
@@ -48,6 +61,14 @@ export class CredentialError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CredentialError';
+  }
+}
+
+/** The kubeconfig's TLS material (CA, client certificate or key) cannot be used: which field, why, and what to do. */
+export class TlsMaterialError extends CredentialError {
+  constructor(server: string, readonly problem: TlsProblem) {
+    super(`the kubeconfig for ${server} could not be used: its ${describeTlsProblem(problem)}`);
+    this.name = 'TlsMaterialError';
   }
 }
 
@@ -122,6 +143,8 @@ export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private auth: Promise<Auth>;
   private refreshing?: Promise<Auth>;
+  /** The KubeConfig whose TLS material was checked. */
+  private checked?: KubeConfig;
   private readonly timeoutMs: number;
   private readonly fieldManager: string;
 
@@ -156,6 +179,12 @@ export class KubeClient {
     const user = this.kc.getCurrentUser();
     const command = (user?.exec as { command?: unknown } | undefined)?.command;
     const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
+    if (this.checked !== this.kc) {
+      // Checked before an agent takes it: a broken key would fail every request in OpenSSL's words, which name no field.
+      const problem = tlsMaterialProblem(this.kc);
+      if (problem) throw new TlsMaterialError(this.server, problem);
+      this.checked = this.kc;
+    }
     let timer: NodeJS.Timeout | undefined;
     const limit = this.opts.authTimeoutMs ?? 30_000;
     try {
@@ -176,6 +205,8 @@ export class KubeClient {
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     const tls = JSON.stringify([o.cert, o.key]);
     if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
+    const handedOut = user?.exec && !this.server.startsWith('http:') ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined) : undefined;
+    if (handedOut) throw new TlsMaterialError(this.server, handedOut);
     // Requests still under way on the old agent may finish.
     if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
     // Through a proxy, client-node's agent (it knows HTTP, HTTPS and SOCKS proxies); else our
@@ -295,7 +326,7 @@ export class KubeClient {
     }
     if (status >= 400) {
       // Errors are usually a JSON Status, but a path that is not served answers in plain text.
-      let s: { message?: string; reason?: string } | undefined;
+      let s: { message?: string; reason?: string; details?: StatusDetails } | undefined;
       try {
         s = JSON.parse(text) as typeof s;
       } catch {
@@ -303,7 +334,7 @@ export class KubeClient {
         // The path itself is not served (a CRD went away): forget what discovery said.
         if (status === 404) this.discovery.clear();
       }
-      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`);
+      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`, s?.details ?? {});
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -312,7 +343,13 @@ export class KubeClient {
     let r = this.discovery.get(apiVersion);
     if (!r) {
       const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-      r = this.request<{ resources: ApiResource[] }>('GET', base).then((l) => l.resources.filter((x) => !x.name.includes('/')));
+      r = this.request<{ resources: ApiResource[] }>('GET', base).then(
+        (l) => l.resources.filter((x) => !x.name.includes('/')),
+        (err: unknown) => {
+          // Its failures say they were discovery's (a 403 there: the server lets the identity do nothing).
+          throw err instanceof KubeApiError ? new KubeApiError(err.status, err.reason, err.message, err.details, true) : err;
+        },
+      );
       // A failed lookup (for example a CRD not served yet) is not cached.
       r.catch(() => this.discovery.delete(apiVersion));
       this.discovery.set(apiVersion, r);

@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { LABELS } from '../api/shared';
 import { Informer } from './informer';
-import { kubeConfigFromString } from './kubeconfig';
+import { describeTlsProblem, kubeConfigFromString } from './kubeconfig';
 import type { KubeObject } from '../api/shared';
-import { KubeClient, type KubeClientOptions } from './rest-client';
+import { KubeClient, TlsMaterialError, type KubeClientOptions } from './rest-client';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -20,9 +20,17 @@ export class TargetClusterError extends Error {
   }
 }
 
-function encodedKubeconfig(secret: KubeObject): string | undefined {
+/** The keys of a Secret's data that may hold its kubeconfig, in the order they are looked at. */
+const KUBECONFIG_KEYS = ['config', 'kubeconfig', 'value'] as const;
+
+/** Which key of the Secret's data holds its kubeconfig ("config", as upstream, when none does). */
+export function kubeconfigDataKey(secret: KubeObject): string {
   const data = (secret as Secret).data ?? {};
-  return data.config ?? data.kubeconfig ?? data.value;
+  return KUBECONFIG_KEYS.find((k) => data[k]) ?? 'config';
+}
+
+function encodedKubeconfig(secret: KubeObject): string | undefined {
+  return (secret as Secret).data?.[kubeconfigDataKey(secret)];
 }
 
 /**
@@ -70,7 +78,12 @@ export async function clientFromSecret(secret: KubeObject, opts: TargetClientOpt
     throw new TargetClusterError(`${where}: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`);
   }
   const { allowExec: _allowExec, ...clientOptions } = opts;
-  return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...clientOptions, reload: () => kubeConfigFromString(text) });
+  try {
+    return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...clientOptions, reload: () => kubeConfigFromString(text) });
+  } catch (err) {
+    if (!(err instanceof TlsMaterialError)) throw err;
+    throw new TargetClusterError(`${where} (data key "${kubeconfigDataKey(secret)}"): in its kubeconfig, ${describeTlsProblem(err.problem)}, and update the Secret`);
+  }
 }
 
 export class TargetClusters {

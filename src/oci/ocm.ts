@@ -111,22 +111,26 @@ function effectiveContext(c: NonNullable<Descriptor['component']>): RepositoryCo
 }
 
 /**
- * Whether a template's descriptor names its component (name and version): else it is the
- * `descriptor: {}` of modulectl 2.3 and later, and the component is found through the
- * ModuleReleaseMeta and the configured registry.
+ * Whether a template's descriptor names its component: anything but the empty `descriptor: {}`
+ * of modulectl 2.3 and later (whose component is found through the ModuleReleaseMeta and the
+ * configured registry). A descriptor that names it only in part is not taken for `{}`:
+ * `componentLocation` says what it lacks.
  */
 export function namesComponent(raw: unknown): boolean {
-  const c = (raw as Descriptor | undefined)?.component;
-  return !!c && typeof c === 'object' && !!c.name && !!c.version;
+  return raw !== undefined && raw !== null && !(typeof raw === 'object' && Object.keys(raw).length === 0);
 }
 
 /** Where the component lives, from the (possibly partial) descriptor: its last repository context. */
 export function componentLocation(raw: unknown, where: string): ComponentLocation {
   const c = asDescriptor(raw, where).component!;
-  if (!c.name || !c.version) throw new DescriptorError(`${where}: the descriptor names no component name and version`);
+  const { name, version } = c;
+  if (!name || !version) {
+    const missing = [name ? '' : 'component.name', version ? '' : 'component.version'].filter(Boolean);
+    throw new DescriptorError(`${where}: its spec.descriptor lacks ${missing.join(' and ')}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`);
+  }
   const ctx = effectiveContext(c);
-  if (!ctx) throw new DescriptorError(`${where}: component ${c.name}:${c.version} has no repositoryContexts[].baseUrl`);
-  return locationIn(ctx, c.name, c.version, where);
+  if (!ctx) throw new DescriptorError(`${where}: component ${name}:${version} has no repositoryContexts[].baseUrl`);
+  return locationIn(ctx, name, version, where);
 }
 
 /**

@@ -1,7 +1,8 @@
 // Today's module artifacts: ModuleTemplates with `descriptor: {}` (modulectl 2.3 and later)
 // found through the ModuleReleaseMeta's ocmComponentName in the configured registry, legacy
 // templates that carry the descriptor, repository subpaths, the typed failures when the
-// component cannot be located, and a template's customStateCheck.
+// component cannot be located or the descriptor lacks what it must name, a template whose
+// spec.moduleName names another module, and a template's customStateCheck.
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/api/manifest';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
@@ -108,6 +109,43 @@ describe('templates as modulectl writes them', () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     await kymaInState(klm(), name, 'Ready');
+  });
+
+  it('refuses a descriptor in the template that lacks component.version as MalformedDescriptor, naming the template and the field', async () => {
+    // Published under a subpath the worker is not configured with: taken for descriptor: {}, it
+    // would be looked up in the configured registry and be "not found in the registry".
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0', undefined, undefined, { descriptor: 'registry', to: { host: stackInfo().registryHost, subPath: `mirror/${uniqueName('sub')}` } });
+    await mod.channels({ regular: '1.0.0' });
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, klm().namespace, { spec: { descriptor: { component: { version: null } } } });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    await kymaInState(klm(), name, 'Error');
+    expect(await manifestReason(klm(), name, mod.name)).toBe('MalformedDescriptor');
+    const message = (await moduleStatus(klm(), name, mod.name))?.message;
+    expect(message).toContain(`ModuleTemplate ${klm().namespace}/${mod.name}-1.0.0: its spec.descriptor lacks component.version`);
+    expect(message).not.toContain('not found in the registry');
+  });
+
+  it('installs a template whose spec.moduleName names another module, and says so by a Warning Event on the Kyma and a note in the status', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const other = `${mod.name}-twin`;
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', `${mod.name}-1.0.0`, klm().namespace, { spec: { moduleName: other } });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    const note = `ModuleTemplate ${klm().namespace}/${mod.name}-1.0.0 says spec.moduleName "${other}", not "${mod.name}"`;
+    // The worker's cache may still have held the template as published: the change reaches the Kyma by its event.
+    await eventually('the module Ready, with the note', async () => {
+      const s = await moduleStatus(klm(), name, mod.name);
+      return s?.state === 'Ready' && s.message === `module is ready (note: ${note})`;
+    });
+    const mismatches = async () => (await klm().kube.list<KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }>('v1', 'Event', { namespace: klm().namespace })).items
+      .filter((e) => e.involvedObject?.name === name && e.reason === 'ModuleNameMismatch');
+    const events = await eventually('the Warning Event on the Kyma', async () => ((await mismatches()).length ? mismatches() : undefined));
+    expect(events.map((e) => [e.type, e.message])).toEqual([['Warning', expect.stringContaining(`module ${mod.name}: ${note} (generation `) as unknown]]);
+    expect(events[0]?.message).toContain(`Set spec.moduleName: ${mod.name} in the template`);
   });
 
   it("maps a module CR's own field to Ready and to Error by the template's customStateCheck", async () => {

@@ -1,6 +1,7 @@
 // No secret in any message: markers planted in a broken kubeconfig, in a working kubeconfig's
-// client key and token, in an exec plugin's environment and error output, in the token a
-// working exec plugin hands out, and in the
+// client key and token, in a client key that cannot be used, in a token the API server refuses,
+// in an exec plugin's environment and error output, in the token a working exec plugin hands
+// out, and in the
 // passwords of a registry's credential Secret (the right one, then a wrong one); then installs,
 // failures and deletions with them; afterwards every Kyma and Manifest status, every Event,
 // every workflow history of the run, what klm (the command line) says of those Kymas, and the
@@ -25,6 +26,7 @@ const MARK = `ZZSECRET${Date.now().toString(36)}`;
 const MARKERS = {
   brokenKubeconfig: `${MARK}broken`,
   clientKey: `${MARK}clientkey`,
+  brokenClientKey: `${MARK}brokenkey`,
   token: `${MARK}token`,
   execEnv: `${MARK}execenv`,
   execStderr: `${MARK}execstderr`,
@@ -33,12 +35,14 @@ const MARKERS = {
   wrongRegistryPassword: `${MARK}wrongpw`,
   /** Base64 forms: the client key travels so in the kubeconfig, passwords in Basic auth and `auth`. */
   clientKeyBase64: '',
+  brokenClientKeyBase64: '',
   registryBasic: '',
   wrongRegistryBasic: '',
 };
 const USER = 'scan-reader';
 const base64Prefix = (s: string) => Buffer.from(s.slice(0, 3 * Math.floor(s.length / 3))).toString('base64');
 MARKERS.clientKeyBase64 = base64Prefix(MARKERS.clientKey);
+MARKERS.brokenClientKeyBase64 = base64Prefix(MARKERS.brokenClientKey);
 MARKERS.registryBasic = base64Prefix(`${USER}:${MARKERS.registryPassword}`);
 MARKERS.wrongRegistryBasic = base64Prefix(`${USER}:${MARKERS.wrongRegistryPassword}`);
 
@@ -155,7 +159,20 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
       u.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [workingPlugin], interactiveMode: 'Never' };
     }));
 
+    // 6. A client key that cannot be used (OpenSSL: DECODER routines::unsupported), the marker before its PEM block.
+    const brokenKey = await kyma(kubeconfig((u) => {
+      u['client-key-data'] = Buffer.from(`${MARKERS.brokenClientKey}\n-----BEGIN PRIVATE KEY-----\nAAAA${MARKERS.brokenClientKey}\n-----END PRIVATE KEY-----\n`).toString('base64');
+    }));
+    // 7. A token the API server refuses, and no client certificate.
+    const refusedToken = await kyma(kubeconfig((u) => {
+      delete u['client-certificate-data'];
+      delete u['client-key-data'];
+      u.token = MARKERS.token;
+    }));
+
     await moduleReason(broken, 'greeter', 'InvalidKubeconfig');
+    await moduleReason(brokenKey, 'greeter', 'InvalidKubeconfig');
+    await moduleReason(refusedToken, 'greeter', 'TargetCredentialsRefused');
     await kymaInState(klm, execWorking, 'Ready', 120_000);
     await kymaInState(klm, working, 'Ready', 120_000);
     await moduleReason(unreachable, 'greeter', 'TargetClusterUnreachable');
@@ -170,7 +187,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     // The scanner finds what it looks for: the Secrets hold every kubeconfig marker.
     const secrets = [...(await klm.kube.list('v1', 'Secret', { namespace: klm.namespace })).items, ...(await klm.kube.list('v1', 'Secret', { namespace: credentials.namespace })).items];
     const secretText = secrets.map((s) => Object.values((s as { data?: Record<string, string> }).data ?? {}).map((d) => Buffer.from(d, 'base64').toString('utf8')).join('\n')).join('\n');
-    expect(found(secretText).sort()).toEqual(['brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token', 'wrongRegistryBasic', 'wrongRegistryPassword']);
+    expect(found(secretText).sort()).toEqual(['brokenClientKeyBase64', 'brokenKubeconfig', 'clientKeyBase64', 'execEnv', 'token', 'wrongRegistryBasic', 'wrongRegistryPassword']);
     // The working plugin's token is in no Secret: it is in the plugin file.
     expect(found(await readFile(workingPlugin, 'utf8'))).toContain('execToken');
 
@@ -185,7 +202,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     places.histories = histories.join('\n');
     // What klm (the command line) says of these Kymas: every command that reads them and their Secrets.
     const cli: string[] = [];
-    for (const name of [broken, unreachable, exec]) {
+    for (const name of [broken, unreachable, exec, brokenKey, refusedToken]) {
       const at = ['--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm.namespace}/${name}`];
       // list and status read the Kyma and its status; delete reads its Secret and the cluster.
       for (const args of [['module', 'list', ...at, '-o', 'json'], ['module', 'delete', 'greeter', ...at], ['kyma', 'status', `${klm.namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig]]) {
@@ -199,6 +216,8 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     // Not vacuous: the failures were written, recorded and logged.
     expect(places.kymas).toContain('InvalidKubeconfig');
     expect(places.histories).toContain('TargetClusterUnreachable');
+    expect(places.kymas).toContain('TargetCredentialsRefused');
+    expect(places.kymas).toContain('has a client-key-data that is not a private key that can be read');
     expect(places.manifests).toContain('RegistryCredentialsRefused');
     expect(histories.length).toBeGreaterThanOrEqual(8);
     expect(places.workerLog).toContain('task queue');

@@ -31,6 +31,8 @@ export interface OwnCluster {
   /** A kubeconfig with a client certificate, or with an exec plugin issuing tokens valid for `ttlMs`. */
   certKubeconfig(cert: string, key: string): Promise<string>;
   execKubeconfig(ttlMs: number, countFile: string): Promise<string>;
+  /** A kubeconfig whose user entry is `user` (a static token, a client key of one's own). */
+  userKubeconfig(user: Record<string, unknown>): string;
   stop(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     async certKubeconfig(cert, certKey) {
       return kubeconfig({ 'client-certificate-data': (await readFile(cert)).toString('base64'), 'client-key-data': (await readFile(certKey)).toString('base64') });
     },
+    userKubeconfig: kubeconfig,
     execKubeconfig(ttlMs, countFile) {
       return Promise.resolve(kubeconfig({
         exec: {

@@ -1,5 +1,6 @@
 // KubeClient against small local HTTP servers: deadlines, unreachable servers, credentials
-// applied per request and renewed after a 401, and failures that quote no credential.
+// applied per request and renewed after a 401, and failures that quote no credential (nor a
+// client key an exec plugin hands out).
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { ClusterUnreachableError, CredentialError, KubeClient } from '../../src/k8s/rest-client';
+import { ClusterUnreachableError, CredentialError, KubeClient, TlsMaterialError } from '../../src/k8s/rest-client';
 
 const servers: http.Server[] = [];
 
@@ -132,6 +133,17 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     const err = await failure(client(url, exec([{ name: 'FAIL', value: '1' }])));
     expect(err).toBeInstanceOf(CredentialError);
     expect(err.message).toContain('its exec credential plugin');
+    expect(err.message).not.toContain('SECRET-MARKER');
+  });
+
+  it('refuses a client certificate and key an exec plugin hands out that cannot be used, naming the plugin, never its output', async () => {
+    const plugin = path.join(await mkdtemp(path.join(tmpdir(), 'klm-plugin-')), 'plugin.mjs');
+    const broken = '-----BEGIN PRIVATE KEY-----\\nSECRET-MARKER-in-key\\n-----END PRIVATE KEY-----\\n';
+    await writeFile(plugin, `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: "${broken}", clientKeyData: "${broken}" } }));\n`);
+    // The server need not answer: the material is refused before any request.
+    const err = await failure(client('https://127.0.0.1:1', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } }));
+    expect(err).toBeInstanceOf(TlsMaterialError);
+    expect(err.message).toBe('the kubeconfig for https://127.0.0.1:1 could not be used: its user "u" has an exec credential plugin that hands out a client certificate and key that cannot be used (damaged, or not of one key pair); fix the plugin or the credentials it hands out (clientCertificateData, clientKeyData)');
     expect(err.message).not.toContain('SECRET-MARKER');
   });
 

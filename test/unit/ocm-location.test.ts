@@ -26,11 +26,23 @@ describe('configuredComponentLocation (descriptor: {})', () => {
 describe('componentLocation and blobLocation (descriptors that name the component)', () => {
   const named = (ctx: Record<string, unknown>[]) => ({ component: { name: C, version: '1.1.0', repositoryContexts: ctx } });
 
-  it('tells {} from a descriptor that names its component', () => {
+  it('tells {} from a descriptor that names its component, and does not take one that names it in part for {}', () => {
     expect(namesComponent({})).toBe(false);
     expect(namesComponent(undefined)).toBe(false);
-    expect(namesComponent({ component: { name: C } })).toBe(false);
     expect(namesComponent(named([]))).toBe(true);
+    expect(namesComponent({ component: { name: C } })).toBe(true);
+  });
+
+  it.each([
+    ['no version', { component: { name: C, repositoryContexts: [{ baseUrl: 'reg.example.io' }] } }, 'component.version'],
+    ['no name', { component: { version: '1.1.0' } }, 'component.name'],
+    ['neither', { component: {} }, 'component.name and component.version'],
+  ])('names what a descriptor in the template lacks: %s', (_what, descriptor, missing) => {
+    const err = (() => { try { componentLocation(descriptor, 'ModuleTemplate kcp/greeter-1.1.0'); } catch (e) { return e; } })() as DescriptorError;
+    expect(err).toBeInstanceOf(DescriptorError);
+    expect(err.reason).toBeUndefined(); // MalformedDescriptor
+    expect(err.message).toBe(`ModuleTemplate kcp/greeter-1.1.0: its spec.descriptor lacks ${missing}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`);
+    expect(err.message).not.toContain('not found in the registry');
   });
 
   it('uses the last repository context, with its subPath', () => {

@@ -9,6 +9,7 @@ import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
 import { permanent, transient } from '../failure';
+import { refusesCredentials } from '../target';
 import { identify } from './render';
 import { objectKey } from '../../decisions/readiness';
 
@@ -26,11 +27,31 @@ export function describe(o: KubeObject): string {
   return describeObject(o.kind, o.metadata.name, o.metadata.namespace);
 }
 
-/** API errors a retry cannot fix become non-retryable failures with the server's message. */
-export function applyFailure(err: unknown, o: KubeObject): Error {
+/**
+ * An object the API server forbids the kubeconfig's identity to write: which permission is
+ * missing (the verb as the server names it, else the one the write needs), and how to grant it.
+ */
+function forbidden(err: KubeApiError, o: KubeObject, verb: string): string {
+  const said = /cannot (\S+) resource/.exec(err.message)?.[1] ?? verb;
+  const resource = err.details.kind ?? `${o.kind.toLowerCase()}s`;
+  const group = err.details.group ?? (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '');
+  const scope = o.metadata.namespace ? `in namespace ${o.metadata.namespace}` : 'at cluster scope';
+  const needs = verb === 'patch' ? ' (server-side apply needs create and patch)' : '';
+  const of = group ? `of API group "${group}"` : 'of the core API group';
+  return `applying ${describe(o)}: the identity of the target cluster's kubeconfig may not ${said} ${resource} ${of} ${scope}${needs}: grant it with a ${o.metadata.namespace ? 'Role or ClusterRole' : 'ClusterRole'} bound to that identity, or use a kubeconfig whose identity may install modules (the API server said: ${err.message})`;
+}
+
+/**
+ * API errors a retry cannot fix become non-retryable failures with the server's message; refused
+ * credentials stay as they are, for `onTarget` to type as every target step's. `verb`: what the
+ * write is (`patch` for server-side apply, `create`).
+ */
+export function applyFailure(err: unknown, o: KubeObject, verb: 'patch' | 'create' = 'patch'): Error {
+  if (refusesCredentials(err)) return err;
   if (err instanceof KubeApiError && err.status === 404) {
     return permanent('KindNotServed', `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define its CustomResourceDefinition, or use a kind the cluster serves`);
   }
+  if (err instanceof KubeApiError && err.status === 403) return permanent('ApplyRejected', forbidden(err, o, verb));
   if (err instanceof KubeApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.status !== 409) {
     return permanent('ApplyRejected', `applying ${describe(o)}: ${err.message}`);
   }
@@ -82,13 +103,13 @@ async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promi
 }
 
 /** applyFailure, but a namespace deleted since this worker saw it is forgotten and the write retried (the retry creates it again). */
-export function writeFailure(client: KubeClient, err: unknown, o: KubeObject): Error {
+export function writeFailure(client: KubeClient, err: unknown, o: KubeObject, verb: 'patch' | 'create' = 'patch'): Error {
   const ns = o.metadata.namespace;
   if (ns && err instanceof KubeApiError && err.status === 404 && err.message.startsWith(`namespaces "${ns}" not found`)) {
     namespacesKnown.forget(client, ns);
     return transient('ApplyRejected', `applying ${describe(o)}: namespace ${ns} was deleted meanwhile; creating it again`);
   }
-  return applyFailure(err, o);
+  return applyFailure(err, o, verb);
 }
 
 function established(crd: Crd | undefined): boolean {
@@ -127,7 +148,7 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
     },
   };
   await client.create(ns).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns);
+    if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns, 'create');
   });
   namespacesKnown.mark(client, name);
 }

@@ -39,6 +39,6 @@ export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module:
   } catch (err) {
     // Created meanwhile (by a retry of this very activity, say): it exists once, leave it.
     if (err instanceof KubeApiError && err.status === 409) return false;
-    throw writeFailure(client, err, data);
+    throw writeFailure(client, err, data, 'create');
   }
 }

@@ -365,3 +365,23 @@ describe('KymaState: mandatory modules', () => {
     expect(dispatch(moved)?.update.map((u) => `${u.name}@${u.desired.module?.version}`)).toEqual(['logging@2.0.0']);
   });
 });
+
+describe('KymaState: a template whose spec.moduleName names another module', () => {
+  const twin = (generation: number): Resolution => ({ name: 'twin', module: mod('1.0.0', { name: 'twin', template: { name: 'twin-1.0.0', namespace: 'kcp', generation }, templateModuleName: 'other' }) });
+  const warnings = (t: KymaStep[]) => (dispatch(t)?.events ?? []).filter((e) => e.reason === 'ModuleNameMismatch').map((e) => [e.type, e.message]);
+
+  it('installs it all the same and says so by one Warning Event per template generation, also across continue-as-new', () => {
+    const st = new KymaState(SETTINGS);
+    const s = snapshot([spec('twin')]);
+    const t = untilWait(st, s, () => [twin(1)]);
+    expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['twin']);
+    expect(warnings(t)).toEqual([['Warning', expect.stringContaining('ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" (generation 1)') as unknown]]);
+    st.changed();
+    expect(kinds(untilWait(st, s, () => [twin(1)]))).toEqual(['load', 'resolve', 'wait']);
+    st.changed();
+    const next = untilWait(st, s, () => [twin(2)]);
+    expect(warnings(next)).toEqual([['Warning', expect.stringContaining('(generation 2)') as unknown]]);
+    const resumed = new KymaState(SETTINGS, st.carry());
+    expect(warnings(untilWait(resumed, s, () => [twin(2)]))).toEqual([]);
+  });
+});

@@ -89,6 +89,19 @@ describe('ModuleState: install and follow', () => {
     expect(last(t)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
+  it("notes in its status message that its template names another module (spec.moduleName), and publishes once it learns so", () => {
+    const twin = mod('1.0.0', { templateModuleName: 'other' });
+    const t = untilWait(new ModuleState(moduleInput({ module: twin })));
+    const publish = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish');
+    expect(publish?.report.status).toMatchObject({ state: 'Ready', message: 'module is ready (note: ModuleTemplate kcp/greeter-1.0.0 says spec.moduleName "other", not "greeter")' });
+    const st = installed();
+    st.want({ uid: 'uid-1', module: twin });
+    expect(st.awake()).toBe(true);
+    st.woke(false);
+    const again = untilWait(st);
+    expect(kinds(again)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+  });
+
   it('sleeps until something happens; a poke re-checks without installing or publishing the same report', () => {
     const st = installed();
     expect(st.awake()).toBe(false);

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ModuleReleaseMeta } from '../../../src/api/modulereleasemeta';
 import type { SpecModule } from '../../../src/contract/kyma';
-import { resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
+import { moduleNameMismatchEvent, resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
 
-function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number; labels?: Record<string, string> }>): ModuleCatalog {
+function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number; labels?: Record<string, string>; moduleName?: string }>): ModuleCatalog {
   return {
     namespace: 'kcp',
     releaseMeta: (name) => Promise.resolve(metas[name] && ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name }, spec: metas[name] })),
@@ -12,7 +12,7 @@ function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Re
       apiVersion: 'operator.kyma-project.io/v1beta2',
       kind: 'ModuleTemplate',
       metadata: { name, generation: templates[name].generation ?? 1, ...(templates[name].labels ? { labels: templates[name].labels } : {}) },
-      spec: { version: templates[name].version, descriptor: { component: { name: 'kyma-project.io/module/greeter' } } },
+      spec: { version: templates[name].version, ...(templates[name].moduleName ? { moduleName: templates[name].moduleName } : {}), descriptor: { component: { name: 'kyma-project.io/module/greeter' } } },
     })),
   };
 }
@@ -26,11 +26,13 @@ const CATALOG = catalog(
     always: { moduleName: 'always', mandatory: { version: '3.0.0' } },
     preview: { moduleName: 'preview', channels: [{ channel: 'regular', version: '0.1.0' }] },
     staff: { moduleName: 'staff', channels: [{ channel: 'regular', version: '1.0.0' }] },
+    twin: { moduleName: 'twin', channels: [{ channel: 'regular', version: '1.0.0' }] },
   },
   {
     'preview-0.1.0': { version: '0.1.0', labels: { 'operator.kyma-project.io/beta': 'True' } },
     'staff-1.0.0': { version: '1.0.0', labels: { 'operator.kyma-project.io/internal': 'true', 'operator.kyma-project.io/beta': 'true' } },
-    'greeter-1.0.0': { version: '1.0.0' }, 'greeter-1.1.0': { version: '1.1.0', generation: 4 }, 'liar-2.0.0': { version: '2.0.1' }, 'always-3.0.0': {} },
+    'greeter-1.0.0': { version: '1.0.0', moduleName: 'greeter' }, 'greeter-1.1.0': { version: '1.1.0', generation: 4 }, 'liar-2.0.0': { version: '2.0.1' }, 'always-3.0.0': {},
+    'twin-1.0.0': { version: '1.0.0', generation: 3, moduleName: 'other' } },
 );
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
@@ -84,6 +86,32 @@ describe('resolveModule', () => {
       ['an unlabelled template to any Kyma', spec('greeter'), none],
     ] as const)('serves %s', async (_what, m, visibility) => {
       expect((await resolveModule(m, 'regular', CATALOG, visibility)).failure).toBeUndefined();
+    });
+  });
+
+  describe('a template whose spec.moduleName names another module', () => {
+    it('is resolved all the same, as upstream, and the resolution says which module it names', async () => {
+      const r = await resolveModule(spec('twin'), 'regular', CATALOG);
+      expect(r.failure).toBeUndefined();
+      expect(r.module).toMatchObject({ name: 'twin', version: '1.0.0', template: { name: 'twin-1.0.0', namespace: 'kcp', generation: 3 }, templateModuleName: 'other' });
+      expect((await resolveModule(spec('greeter'), 'regular', CATALOG)).module).not.toHaveProperty('templateModuleName');
+    });
+
+    it('gives one Warning Event per template generation, naming the template, both names and the fix', async () => {
+      const twin = (await resolveModule(spec('twin'), 'regular', CATALOG)).module!;
+      const first = moduleNameMismatchEvent(twin, undefined);
+      expect(first).toEqual({
+        type: 'Warning',
+        reason: 'ModuleNameMismatch',
+        message: 'module twin: ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" (generation 3); it is installed as module twin all the same, as upstream does. Set spec.moduleName: twin in the template, or, if it is module other\'s, publish it as other-1.0.0',
+      });
+      expect(moduleNameMismatchEvent(twin, twin)).toBeUndefined();
+      expect(moduleNameMismatchEvent({ ...twin, template: { ...twin.template, generation: 4 } }, twin)?.message).toContain('(generation 4)');
+      // Told before this field existed: told once now.
+      const { templateModuleName: _, ...told } = twin;
+      expect(moduleNameMismatchEvent(twin, told)?.reason).toBe('ModuleNameMismatch');
+      const greeter = (await resolveModule(spec('greeter'), 'regular', CATALOG)).module!;
+      expect(moduleNameMismatchEvent(greeter, undefined)).toBeUndefined();
     });
   });
 });
