@@ -5,11 +5,12 @@
 import { satisfies, valid } from 'semver';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { effectiveChannel, LABELS, labelEnabled } from '../api/shared';
+import { effectiveChannel } from '../api/shared';
 import type { SpecModule, Visibility } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleNameProblem } from './names';
+import { visibilityProblem } from './visibility';
 
 /** Where resolution looks things up (the Kyma's namespace): API reads today, caches later. */
 export interface ModuleCatalog {
@@ -20,19 +21,6 @@ export interface ModuleCatalog {
 
 function templateName(module: string, version: string): string {
   return `${module}-${version}`;
-}
-
-/**
- * Upstream's visibility rule: a template labelled internal (checked first) or beta serves only
- * Kymas labelled the same; the message says what is missing, or undefined when it may be used.
- */
-export function visibilityProblem(template: ModuleTemplate, visibility: Visibility | undefined, where: string): Readiness | undefined {
-  for (const kind of ['internal', 'beta'] as const) {
-    if (labelEnabled(template.metadata.labels, LABELS[kind]) && !visibility?.[kind]) {
-      return { reason: 'ModuleNotVisible', message: `ModuleTemplate ${where} is ${kind} (${LABELS[kind]}: "true"): not available to this Kyma, which lacks that label` };
-    }
-  }
-  return undefined;
 }
 
 export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {
