@@ -2,6 +2,8 @@
 // `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
 import { createInterface } from 'node:readline/promises';
 import { Argument, Command, CommanderError, Option } from 'commander';
+import type { Kyma } from '../api/kyma';
+import { API_VERSION, type KubeObject } from '../api/shared';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
 import { Registries } from '../oci/registries';
@@ -183,14 +185,16 @@ export function program(): Command {
 
   const mod = klm.command('module').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
-    .description("the modules the Kyma's namespace offers (versions, channels, beta or internal), the community modules pulled into the cluster, and those of a community catalog")
+    .description("the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog")
     .option('--community-catalog <file|url>', 'a community catalog (the format of the Kyma community-modules index) to list too', process.env.KLM_COMMUNITY_CATALOG)
     .option('--remote', `list the Kyma community-modules index too (${DEFAULT_COMMUNITY_CATALOG})`)
     .action(async (o: ModuleCommandOptions & { communityCatalog?: string; remote?: boolean }) => {
       const kube = await clusterClient(o);
-      const namespace = kymaRefOf(o.kyma).namespace;
+      const ref = kymaRefOf(o.kyma);
+      const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+      if (!kyma) progress(`there is no Kyma ${o.kyma}: this is all the namespace offers, beta and internal modules included (name a Kyma with --kyma namespace/name)`);
       const source = o.communityCatalog ?? (o.remote ? DEFAULT_COMMUNITY_CATALOG : undefined);
-      const [managed, pulled, remote] = await Promise.all([catalog(kube, namespace), pulledTemplates(kube, namespace), source ? readCommunityCatalog(source) : []]);
+      const [managed, pulled, remote] = await Promise.all([catalog(kube, ref.namespace, kyma), pulledTemplates(kube, ref.namespace), source ? readCommunityCatalog(source) : []]);
       console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
     });
   withOutput(withDirect(withKyma(mod.command('list'))))

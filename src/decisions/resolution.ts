@@ -23,6 +23,14 @@ function templateName(module: string, version: string): string {
   return `${module}-${version}`;
 }
 
+/** A catalog over objects already listed (the command line's): templates and release metas by name. */
+export function listedCatalog(namespace: string, templates: readonly ModuleTemplate[], metas: readonly ModuleReleaseMeta[]): ModuleCatalog {
+  const byName = <T extends { metadata: { name: string } }>(items: readonly T[]) => new Map(items.map((o) => [o.metadata.name, o]));
+  const t = byName(templates);
+  const m = byName(metas);
+  return { namespace, releaseMeta: (name) => Promise.resolve(m.get(name)), template: (name) => Promise.resolve(t.get(name)) };
+}
+
 export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {
   const channel = effectiveChannel(m.channel, kymaChannel);
   const { namespace } = catalog;

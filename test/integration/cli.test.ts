@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
-import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import { API_VERSION, LABELS, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
 import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -27,6 +27,30 @@ describe('klm module', () => {
     const text = await klmCli(['module', 'catalog', ...at()]);
     expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS\s+ORIGIN/);
     expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0\s+-\s+kyma/);
+  });
+
+  it('offers the Kyma only what the worker would install for it: no beta module without its label; a channel without a template marked', async () => {
+    const ns = klm().namespace;
+    // A beta module, and a module whose channel names a version nobody published a template of.
+    await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: 'preview-0.1.0', namespace: ns, labels: { [LABELS.beta]: 'true' } }, spec: { moduleName: 'preview', version: '0.1.0', descriptor: {} } });
+    for (const [module, version] of [['preview', '0.1.0'], ['ghost', '1.0.0']] as const) {
+      await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name: module, namespace: ns }, spec: { moduleName: module, ocmComponentName: `kyma-project.io/module/${module}`, channels: [{ channel: 'regular', version }] } });
+    }
+    const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const entries = JSON.parse(json.stdout) as { name: string; channelProblems?: Record<string, { reason: string; message: string }> }[];
+    expect(entries.map((e) => e.name)).not.toContain('preview');
+    expect(entries.find((e) => e.name === 'ghost')?.channelProblems).toEqual({ regular: { reason: 'TemplateNotFound', message: `module "ghost": no ModuleTemplate "ghost-1.0.0" in namespace "${ns}" for version 1.0.0 of channel "regular"` } });
+    const text = await klmCli(['module', 'catalog', ...at()]);
+    expect(text.stdout).toMatch(/ghost\s+-\s+regular: 1\.0\.0 \(no template\)\s+-\s+kyma/);
+    // Added all the same, each is refused with what the worker would say, and why.
+    const beta = await klmCli(['module', 'add', 'preview', ...at()]);
+    expect(beta.code).toBe(1);
+    expect(beta.stderr).toContain(`module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label: label Kyma ${ns}/${name} so to use it`);
+    const ghost = await klmCli(['module', 'add', 'ghost', ...at()]);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toContain('module "ghost": no ModuleTemplate "ghost-1.0.0"');
+    expect(await spec()).toEqual([]);
   });
 
   it('adds a module and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
@@ -124,6 +148,23 @@ describe('klm module', () => {
     const again = await klmCli(['module', 'delete', 'greeter', ...at()]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('nothing to do');
+  });
+
+  it('tells a module never installed from one installed', async () => {
+    // As someone editing the Kyma would add it: its channel's version has no template.
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'ghost' }] } });
+    await eventually('ghost to be in Error', async () => ((await getKyma(klm(), name))?.status?.modules ?? []).some((m) => m.name === 'ghost' && m.state === 'Error') || undefined, 60_000);
+    const why = await klmCli(['module', 'why', 'ghost', ...at(), '-o', 'json']);
+    expect(why.code, why.stderr).toBe(0);
+    const w = JSON.parse(why.stdout) as Record<string, unknown>;
+    expect(w).toMatchObject({ state: 'Error', desiredVersion: '1.0.0', message: expect.stringContaining('no ModuleTemplate "ghost-1.0.0"') as string });
+    expect(w).not.toHaveProperty('installedVersion');
+    expect((await klmCli(['module', 'why', 'ghost', ...at()])).stdout).toContain('installed version: -; wanted: 1.0.0');
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<string, unknown>[];
+    expect(list).toEqual([expect.objectContaining({ name: 'ghost', desiredVersion: '1.0.0', installationStatus: 'Error' })]);
+    expect(list[0]).not.toHaveProperty('version');
+    // Out of the Kyma again, for the tests that follow.
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [] } });
   });
 
   it('ends a --wait that runs out of time with exit 3, the change made', async () => {

@@ -1,0 +1,49 @@
+// The pure parts of klm module catalog: what a Kyma is offered (the worker's visibility and
+// resolution), a channel without a template marked.
+import { describe, expect, it } from 'vitest';
+import type { Kyma } from '../../src/api/kyma';
+import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
+import type { ModuleTemplate } from '../../src/api/moduletemplate';
+import type { KubeObject } from '../../src/api/shared';
+import { catalogEntries, catalogTable, type CatalogObjects } from '../../src/cli/module-catalog';
+
+const BETA = 'operator.kyma-project.io/beta';
+
+function template(module: string, version: string, labels?: Record<string, string>): ModuleTemplate & KubeObject {
+  return { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleTemplate', metadata: { name: `${module}-${version}`, namespace: 'kcp', ...(labels ? { labels } : {}) }, spec: { moduleName: module, version, descriptor: {} } };
+}
+
+function meta(module: string, channels: Record<string, string>): ModuleReleaseMeta & KubeObject {
+  return { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name: module, namespace: 'kcp' }, spec: { moduleName: module, channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })) } };
+}
+
+function kyma(labels?: Record<string, string>): Kyma {
+  return { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name: 'k1', namespace: 'kcp', ...(labels ? { labels } : {}) }, spec: { channel: 'regular' } };
+}
+
+const OBJECTS: CatalogObjects = {
+  namespace: 'kcp',
+  templates: [template('greeter', '1.0.0'), template('greeter', '1.1.0'), template('preview', '0.1.0', { [BETA]: 'True' }), template('mixed', '1.0.0'), template('mixed', '2.0.0', { [BETA]: 'true' })],
+  metas: [meta('greeter', { regular: '1.0.0', fast: '1.2.0' }), meta('preview', { regular: '0.1.0' }), meta('mixed', { regular: '1.0.0', fast: '2.0.0' })],
+};
+
+describe('klm module catalog', () => {
+  it('does not offer a beta module to a Kyma without the label (the label read as the worker reads it)', async () => {
+    expect((await catalogEntries(OBJECTS, kyma())).map((e) => e.name)).toEqual(['greeter', 'mixed']);
+    expect((await catalogEntries(OBJECTS, kyma({ [BETA]: 'TRUE' }))).map((e) => e.name)).toEqual(['greeter', 'mixed', 'preview']);
+    // Without a Kyma: all of it, labelled modules flagged.
+    expect((await catalogEntries(OBJECTS)).find((e) => e.name === 'preview')).toMatchObject({ beta: true, versions: ['0.1.0'] });
+  });
+
+  it('offers the versions a Kyma may see, and marks a channel whose version it may not', async () => {
+    const mixed = (await catalogEntries(OBJECTS, kyma())).find((e) => e.name === 'mixed')!;
+    expect(mixed).toMatchObject({ versions: ['1.0.0'], channels: { regular: '1.0.0', fast: '2.0.0' }, beta: false, channelProblems: { fast: { reason: 'ModuleNotVisible' } } });
+    expect(catalogTable([mixed])).toContain('regular: 1.0.0, fast: 2.0.0 (not visible to this Kyma)');
+  });
+
+  it("marks a channel whose version has no ModuleTemplate, with the worker's reason and message", async () => {
+    const greeter = (await catalogEntries(OBJECTS, kyma())).find((e) => e.name === 'greeter')!;
+    expect(greeter.channelProblems).toEqual({ fast: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0" in namespace "kcp" for version 1.2.0 of channel "fast"' } });
+    expect(catalogTable([greeter])).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.2\.0 \(no template\)\s+-\s+kyma/);
+  });
+});
