@@ -245,9 +245,11 @@ export async function removeModule(kube: KubeClient, ref: KymaRef, module: strin
 
 /**
  * Waits until `done` says the module is where it should be; a module in Error ends the wait as a
- * failure with its message. Progress lines go to `progress` when the state changes.
+ * failure with its message, unless it is the very Error of `stale` (its entry before the change
+ * asked for: a module removed while in Error shows it until the lifecycle manager takes it out).
+ * Progress lines go to `progress` when the state changes.
  */
-export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void): Promise<ModuleStatus | undefined> {
+export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void, stale?: ModuleStatus): Promise<ModuleStatus | undefined> {
   const deadline = Date.now() + timeoutMs;
   let said = '';
   for (;;) {
@@ -255,7 +257,7 @@ export async function waitForModule(kube: KubeClient, ref: KymaRef, module: stri
     if (done(status)) return status;
     const now = status ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}` : `${module}: waiting for the lifecycle manager`;
     if (now !== said) progress((said = now));
-    if (status?.state === 'Error') throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
+    if (status?.state === 'Error' && !(stale?.state === 'Error' && stale.message === status.message)) throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
     if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -150,7 +150,7 @@ describe('klm module', () => {
     expect(again.stdout).toContain('nothing to do');
   });
 
-  it('tells a module never installed from one installed', async () => {
+  it('tells a module never installed from one installed, and deletes it from Error with --wait (exit 0)', async () => {
     // As someone editing the Kyma would add it: its channel's version has no template.
     await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'ghost' }] } });
     await eventually('ghost to be in Error', async () => ((await getKyma(klm(), name))?.status?.modules ?? []).some((m) => m.name === 'ghost' && m.state === 'Error') || undefined, 60_000);
@@ -163,8 +163,10 @@ describe('klm module', () => {
     const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<string, unknown>[];
     expect(list).toEqual([expect.objectContaining({ name: 'ghost', desiredVersion: '1.0.0', installationStatus: 'Error' })]);
     expect(list[0]).not.toHaveProperty('version');
-    // Out of the Kyma again, for the tests that follow.
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [] } });
+    const deleted = await klmCli(['module', 'delete', 'ghost', ...at(), '--wait', '--timeout', '1m']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain('module ghost is gone');
+    expect((await getKyma(klm(), name))?.status?.modules ?? []).toEqual([]);
   });
 
   it('ends a --wait that runs out of time with exit 3, the change made', async () => {
