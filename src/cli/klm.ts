@@ -19,10 +19,10 @@ import { deleteModule } from './module-delete';
 import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
-import { kymaStatus, kymaStatusText } from './kyma-status';
+import { kymaStatus, kymaStatusText, notRunning } from './kyma-status';
 import { createModule, type CreateOptions } from './module-create';
 import { checkPromotion, promote } from './promote';
-import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
+import { EXIT, NotRunningError, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
 import { startUi } from './ui/server';
 import { up } from './up';
@@ -339,11 +339,14 @@ export function program(): Command {
 
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");
   withOutput(withCluster(ky.command('status <kyma>')))
-    .description('a Kyma (namespace/name): its state and conditions, its modules, its workflow in Temporal')
+    .description('a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)')
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), o.temporalUi, process.env.TEMPORAL_NAMESPACE), kymaStatusText));
+      const view = await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), configFromEnv(process.env), o.temporalUi);
+      console.log(render(outputOf(o.output), view, kymaStatusText));
+      const gone = notRunning(view);
+      if (gone) throw gone;
     });
 
   klm.command('completion')
@@ -365,6 +368,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`klm: ${err instanceof Error ? err.message : String(err)}`);
     if (err instanceof UsageError) return EXIT.usage;
     if (err instanceof WaitTimeoutError) return EXIT.timeout;
+    if (err instanceof NotRunningError) return EXIT.notRunning;
     return EXIT.failed;
   }
 }

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, LABELS, type KubeObject } from '../../src/api/shared';
-import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
+import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -177,15 +177,30 @@ describe('klm module', () => {
     await eventually('counter to be Ready', async () => ((await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined, 120_000);
   });
 
-  it('shows a Kyma as operators look at it', async () => {
-    const json = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, '-o', 'json']);
+  it('shows a Kyma as operators look at it, and says when its workflow does not run (exit 4)', async () => {
+    const temporal = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace };
+    const status = async (...more: string[]) => await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, ...more], temporal);
+    const json = await status('-o', 'json');
     expect(json.code, json.stderr).toBe(0);
-    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string };
-    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}` });
+    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string; workflow: { status: string } };
+    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}`, workflow: { status: 'RUNNING' } });
     expect(v.modules).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', state: 'Ready' })]);
-    const text = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig]);
-    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)`);
+    const text = await status();
+    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)\nworkflow: kyma/${klm().namespace}/${name} (running)`);
     expect(text.stdout).toMatch(/MODULE\s+VERSION\s+CHANNEL\s+STATE\s+MESSAGE\ncounter\s+1\.0\.0/);
+
+    // Its workflow terminated: the status says so, and when, and exits 4.
+    await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).terminate('klm test: a Kyma whose workflow is gone');
+    const gone = await status('-o', 'json');
+    expect(gone.code, gone.stderr).toBe(4);
+    const g = JSON.parse(gone.stdout) as { workflow: { status: string; closedAt: string } };
+    expect(g.workflow.status).toBe('TERMINATED');
+    expect(Date.parse(g.workflow.closedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(gone.stderr).toContain(`the workflow kyma/${klm().namespace}/${name} of Kyma ${klm().namespace}/${name} is not running (it ended TERMINATED at ${g.workflow.closedAt})`);
+    expect((await status()).stdout).toContain(`(NOT RUNNING: TERMINATED at ${g.workflow.closedAt})`);
+    // As the message says: a change to the Kyma's labels starts it again.
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { 'klm-test/poke': 'restart' } } });
+    await eventually('the Kyma workflow to run again', async () => (await status('-o', 'json')).code === 0 || undefined, 30_000);
     const bad = await klmCli(['kyma', 'status', name, '--kubeconfig', stackInfo().kubeconfig]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`the Kyma takes namespace/name, not "${name}"`);

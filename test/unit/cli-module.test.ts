@@ -1,10 +1,12 @@
-// The pure parts of klm module catalog: what a Kyma is offered (the worker's visibility and
-// resolution), a channel without a template marked.
+// The pure parts of klm module catalog and kyma status: what a Kyma is offered (the worker's
+// visibility and resolution), a channel without a template marked, a Kyma whose workflow is gone
+// said so.
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import type { KubeObject } from '../../src/api/shared';
+import { notRunning, kymaStatusText, type KymaStatusView } from '../../src/cli/kyma-status';
 import { catalogEntries, catalogTable, type CatalogObjects } from '../../src/cli/module-catalog';
 
 const BETA = 'operator.kyma-project.io/beta';
@@ -45,5 +47,22 @@ describe('klm module catalog', () => {
     const greeter = (await catalogEntries(OBJECTS, kyma())).find((e) => e.name === 'greeter')!;
     expect(greeter.channelProblems).toEqual({ fast: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0" in namespace "kcp" for version 1.2.0 of channel "fast"' } });
     expect(catalogTable([greeter])).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.2\.0 \(no template\)\s+-\s+kyma/);
+  });
+});
+
+describe('klm kyma status', () => {
+  const view = (workflow: KymaStatusView['workflow']): KymaStatusView => ({ kyma: 'kcp/k1', state: 'Ready', channel: 'regular', conditions: [], modules: [], workflowId: 'kyma/kcp/k1', workflow });
+
+  it('says nothing more of a running workflow', () => {
+    expect(notRunning(view({ status: 'RUNNING' }))).toBeUndefined();
+    expect(kymaStatusText(view({ status: 'RUNNING' }))).toContain('workflow: kyma/kcp/k1 (running)');
+  });
+
+  it('says which way a workflow is gone, and when', () => {
+    const terminated = view({ status: 'TERMINATED', closedAt: '2025-01-02T03:04:05.000Z' });
+    expect(kymaStatusText(terminated)).toContain('workflow: kyma/kcp/k1 (NOT RUNNING: TERMINATED at 2025-01-02T03:04:05.000Z)');
+    expect(notRunning(terminated)?.message).toMatch(/^the workflow kyma\/kcp\/k1 of Kyma kcp\/k1 is not running \(it ended TERMINATED at 2025-01-02T03:04:05\.000Z\): nothing reconciles the Kyma; the bridge starts it again when/);
+    expect(notRunning(view({ status: 'NOT_FOUND' }))?.message).toContain('(Temporal has no such workflow)');
+    for (const status of ['FAILED', 'TIMED_OUT', 'COMPLETED', 'CANCELLED']) expect(notRunning(view({ status }))?.message).toContain(`it ended ${status}`);
   });
 });
