@@ -21,7 +21,7 @@ import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
 import { kymaStatus, kymaStatusText, notRunning } from './kyma-status';
 import { createModule, type CreateOptions } from './module-create';
-import { checkPromotion, promote } from './promote';
+import { checkPromotion, policyRefusal, promote } from './promote';
 import { EXIT, NotRunningError, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
 import { startUi } from './ui/server';
@@ -282,7 +282,8 @@ export function program(): Command {
     .requiredOption('--channel <channel>', 'the channel to move')
     .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
     .option('--auto-approve', 'do not ask (for scripts)')
-    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean }) => {
+    .option('--force', 'move the channel although its rollout policy cannot be used (the rollout then halts until the policy is fixed and it is resumed)')
+    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean; force?: boolean }) => {
       const kube = await clusterClient(o);
       const p = { namespace: o.namespace, module, channel: o.channel, version };
       const { meta, from } = await checkPromotion(kube, p);
@@ -290,8 +291,12 @@ export function program(): Command {
         console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
         return;
       }
+      const plan = await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env));
+      const refusal = policyRefusal(p, plan);
+      if (refusal && !o.force) throw new Refused(refusal);
+      if (refusal) progress(`warning: --force: moving the channel although its rollout policy cannot be used; the rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`);
       console.log(`channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`);
-      console.log(planTable(await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env))));
+      console.log(planTable(plan));
       if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`))) throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
       await promote(kube, p, meta);
       console.log(`channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`);

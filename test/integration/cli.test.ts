@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
-import { API_VERSION, LABELS, type KubeObject } from '../../src/api/shared';
+import { API_VERSION, LABELS, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -210,13 +210,24 @@ describe('klm module', () => {
     const env = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_TASK_QUEUE: klm().taskQueue, KLM_DEFAULT_NAMESPACE: '{kyma}-system' };
     const args = ['module', 'promote', 'greeter', '1.1.0', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig];
     const channels = async () => ((await klm().kube.get<KubeObject & { spec: { channels: { channel: string; version: string }[] } }>(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace))!.spec.channels);
+    const policy = async (regular: string) => await klm().kube.mergePatch('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, klm().namespace, { data: { regular } });
+    // Counts written quoted are counts.
+    await policy('waves: ["1", "2"]\nmaxConcurrent: "5"\nfailureBudget: "1"\nsoak: 0s');
     const asked = await klmCli(args, env);
     expect(asked.code, asked.stderr).toBe(1);
-    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas`);
+    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 at once, failure budget 1`);
     expect(asked.stderr).toContain('not confirmed: nothing promoted');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
-    const done = await klmCli([...args, '--auto-approve'], env);
+    // A policy that cannot be used: not moved, one line says which key, why, and what to do.
+    await policy('waves: ["abc"]');
+    const refused = await klmCli([...args, '--auto-approve'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([`klm: channel regular of module greeter not moved: its rollout would halt at once, for its policy cannot be used: key regular of ConfigMap ${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`]);
+    expect(refused.stdout).toBe('');
+    expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
+    const done = await klmCli([...args, '--auto-approve', '--force'], env);
     expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain('warning: --force: moving the channel although its rollout policy cannot be used');
     expect(done.stdout).toContain('channel regular of module greeter now carries 1.1.0 (was 1.0.0)');
     expect(await channels()).toEqual(expect.arrayContaining([{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]));
     const again = await klmCli([...args, '--auto-approve'], env);

@@ -1,13 +1,17 @@
-// The pure parts of klm module catalog and kyma status: what a Kyma is offered (the worker's
-// visibility and resolution), a channel without a template marked, a Kyma whose workflow is gone
-// said so.
+// The pure parts of klm module catalog, promote and kyma status: what a Kyma is offered (the
+// worker's visibility and resolution), a channel without a template marked, a promotion refused
+// when its rollout policy cannot be used, a Kyma whose workflow is gone said so.
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import type { KubeObject } from '../../src/api/shared';
+import type { RolloutPlanView } from '../../src/contract/rollout';
 import { notRunning, kymaStatusText, type KymaStatusView } from '../../src/cli/kyma-status';
 import { catalogEntries, catalogTable, type CatalogObjects } from '../../src/cli/module-catalog';
+import { policyRefusal } from '../../src/cli/promote';
+import { planTable } from '../../src/cli/rollout';
+import { DEFAULT_ROLLOUT_POLICY } from '../../src/decisions/rollout-policy';
 
 const BETA = 'operator.kyma-project.io/beta';
 
@@ -47,6 +51,27 @@ describe('klm module catalog', () => {
     const greeter = (await catalogEntries(OBJECTS, kyma())).find((e) => e.name === 'greeter')!;
     expect(greeter.channelProblems).toEqual({ fast: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0" in namespace "kcp" for version 1.2.0 of channel "fast"' } });
     expect(catalogTable([greeter])).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.2\.0 \(no template\)\s+-\s+kyma/);
+  });
+});
+
+describe('klm module promote', () => {
+  const p = { namespace: 'kcp', module: 'greeter', channel: 'regular', version: '1.1.0' };
+  const plan: RolloutPlanView = { module: 'greeter', channel: 'regular', version: '1.1.0', from: '1.0.0', policy: DEFAULT_ROLLOUT_POLICY, waves: [['k1'], ['k2', 'k3']] };
+  const problem = 'key default of ConfigMap kcp/klm-rollout-policy: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")';
+
+  it('refuses a channel whose rollout policy cannot be used, naming the key, the problem, the fix and the override', () => {
+    expect(policyRefusal(p, plan)).toBeUndefined();
+    const refusal = policyRefusal(p, { ...plan, policyProblem: problem })!;
+    expect(refusal).toContain(`its policy cannot be used: ${problem}`);
+    expect(refusal).toContain('kubectl edit configmap klm-rollout-policy -n kcp');
+    expect(refusal).toContain('--force');
+    expect(refusal).not.toContain('\n');
+  });
+
+  it("shows no waves of the built-in default beside a policy that cannot be used", () => {
+    expect(planTable(plan)).toContain('wave 2 (2): k2 k3');
+    const shown = planTable({ ...plan, policyProblem: problem });
+    expect(shown).toBe(`greeter on regular → 1.1.0 (from 1.0.0): 3 Kymas; the rollout would halt at once, for its policy cannot be used: ${problem}\nthe Kymas it would move once the policy is fixed: k1 k2 k3`);
   });
 });
 
