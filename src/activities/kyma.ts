@@ -3,7 +3,7 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, labelEnabled, MANDATORY_CHANNEL, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
+import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, MANDATORY_CHANNEL, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/signals';
@@ -11,6 +11,7 @@ import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
 import { specModules } from '../decisions/runtime-kyma';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
+import { visibilityOf } from '../decisions/visibility';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
@@ -114,7 +115,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
         skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
         runtime: runtimeOf(kyma.metadata.labels),
-        visibility: { beta: labelEnabled(kyma.metadata.labels, LABELS.beta), internal: labelEnabled(kyma.metadata.labels, LABELS.internal) },
+        visibility: visibilityOf(kyma.metadata.labels),
         remote,
         modules: [
           ...specModules(kyma.spec.modules),

@@ -2,6 +2,8 @@
 // `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
 import { createInterface } from 'node:readline/promises';
 import { Argument, Command, CommanderError, Option } from 'commander';
+import type { Kyma } from '../api/kyma';
+import { API_VERSION, type KubeObject } from '../api/shared';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
 import { Registries } from '../oci/registries';
@@ -17,10 +19,10 @@ import { deleteModule } from './module-delete';
 import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
-import { kymaStatus, kymaStatusText } from './kyma-status';
+import { kymaStatus, kymaStatusText, notRunning } from './kyma-status';
 import { createModule, type CreateOptions } from './module-create';
-import { checkPromotion, promote } from './promote';
-import { EXIT, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
+import { checkPromotion, policyRefusal, promote } from './promote';
+import { EXIT, NotRunningError, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 import { planTable, rollout, rolloutPlan } from './rollout';
 import { startUi } from './ui/server';
 import { up } from './up';
@@ -183,14 +185,16 @@ export function program(): Command {
 
   const mod = klm.command('module').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
-    .description("the modules the Kyma's namespace offers (versions, channels, beta or internal), the community modules pulled into the cluster, and those of a community catalog")
+    .description("the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog")
     .option('--community-catalog <file|url>', 'a community catalog (the format of the Kyma community-modules index) to list too', process.env.KLM_COMMUNITY_CATALOG)
     .option('--remote', `list the Kyma community-modules index too (${DEFAULT_COMMUNITY_CATALOG})`)
     .action(async (o: ModuleCommandOptions & { communityCatalog?: string; remote?: boolean }) => {
       const kube = await clusterClient(o);
-      const namespace = kymaRefOf(o.kyma).namespace;
+      const ref = kymaRefOf(o.kyma);
+      const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+      if (!kyma) progress(`there is no Kyma ${o.kyma}: this is all the namespace offers, beta and internal modules included (name a Kyma with --kyma namespace/name)`);
       const source = o.communityCatalog ?? (o.remote ? DEFAULT_COMMUNITY_CATALOG : undefined);
-      const [managed, pulled, remote] = await Promise.all([catalog(kube, namespace), pulledTemplates(kube, namespace), source ? readCommunityCatalog(source) : []]);
+      const [managed, pulled, remote] = await Promise.all([catalog(kube, ref.namespace, kyma), pulledTemplates(kube, ref.namespace), source ? readCommunityCatalog(source) : []]);
       console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
     });
   withOutput(withDirect(withKyma(mod.command('list'))))
@@ -278,7 +282,8 @@ export function program(): Command {
     .requiredOption('--channel <channel>', 'the channel to move')
     .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
     .option('--auto-approve', 'do not ask (for scripts)')
-    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean }) => {
+    .option('--force', 'move the channel although its rollout policy cannot be used (the rollout then halts until the policy is fixed and it is resumed)')
+    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean; force?: boolean }) => {
       const kube = await clusterClient(o);
       const p = { namespace: o.namespace, module, channel: o.channel, version };
       const { meta, from } = await checkPromotion(kube, p);
@@ -286,8 +291,12 @@ export function program(): Command {
         console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
         return;
       }
+      const plan = await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env));
+      const refusal = policyRefusal(p, plan);
+      if (refusal && !o.force) throw new Refused(refusal);
+      if (refusal) progress(`warning: --force: moving the channel although its rollout policy cannot be used; the rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`);
       console.log(`channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`);
-      console.log(planTable(await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env))));
+      console.log(planTable(plan));
       if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`))) throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
       await promote(kube, p, meta);
       console.log(`channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`);
@@ -335,11 +344,14 @@ export function program(): Command {
 
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");
   withOutput(withCluster(ky.command('status <kyma>')))
-    .description('a Kyma (namespace/name): its state and conditions, its modules, its workflow in Temporal')
+    .description('a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)')
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), o.temporalUi, process.env.TEMPORAL_NAMESPACE), kymaStatusText));
+      const view = await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), configFromEnv(process.env), o.temporalUi);
+      console.log(render(outputOf(o.output), view, kymaStatusText));
+      const gone = notRunning(view);
+      if (gone) throw gone;
     });
 
   klm.command('completion')
@@ -361,6 +373,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`klm: ${err instanceof Error ? err.message : String(err)}`);
     if (err instanceof UsageError) return EXIT.usage;
     if (err instanceof WaitTimeoutError) return EXIT.timeout;
+    if (err instanceof NotRunningError) return EXIT.notRunning;
     return EXIT.failed;
   }
 }

@@ -6,9 +6,15 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { moduleWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
 import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
 import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/shared';
+import type { Resolution } from '../contract/module';
+import type { Readiness } from '../contract/readiness';
+import { moduleVersions } from '../decisions/module-versions';
+import { resolveModule } from '../decisions/resolution';
+import { specModules } from '../decisions/runtime-kyma';
+import { visibilityOf } from '../decisions/visibility';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
-import { catalog, type CatalogEntry } from './module-catalog';
+import { catalogEntries, catalogObjects, resolutionCatalog, type CatalogObjects } from './module-catalog';
 import { Refused, table, WaitTimeoutError } from './output';
 import { workflowLink } from './temporal-link';
 
@@ -57,9 +63,9 @@ export interface ModuleRow {
   direct?: { template: string; community: boolean };
 }
 
-function desiredOf(spec: KymaModule | undefined, entry: CatalogEntry | undefined, kymaChannel: string): string | undefined {
-  if (!spec) return undefined;
-  return spec.version ?? entry?.channels[spec.channel ?? kymaChannel];
+/** The module as the worker resolves it for the Kyma: its pin, else what its channel points at, or why it cannot be installed. */
+async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects): Promise<Resolution> {
+  return await resolveModule(specModules([m])[0]!, kyma.spec.channel, resolutionCatalog(objects), visibilityOf(kyma.metadata.labels));
 }
 
 async function crState(target: KubeClient, status: ModuleStatus | undefined): Promise<string> {
@@ -75,7 +81,7 @@ async function crState(target: KubeClient, status: ModuleStatus | undefined): Pr
 
 /** The rows of the modules the Kyma has. */
 export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma): Promise<ModuleRow[]> {
-  const entries = new Map((await catalog(kube, ref.namespace)).map((e) => [e.name, e]));
+  const objects = await catalogObjects(kube, ref.namespace);
   const target = await targetOf(kube, ref).catch(() => undefined);
   const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
   const statuses = new Map((kyma.status?.modules ?? []).map((m) => [m.name, m]));
@@ -83,11 +89,11 @@ export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma): Prom
   return await Promise.all(names.map(async (name) => {
     const spec = specs.get(name);
     const status = statuses.get(name);
-    const desired = desiredOf(spec, entries.get(name), kyma.spec.channel);
+    const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, objects) : undefined);
     return {
       name,
-      ...(status?.version ? { version: status.version } : {}),
-      ...(desired && desired !== status?.version ? { desiredVersion: desired } : {}),
+      ...(v.installed ? { version: v.installed } : {}),
+      ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
       ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
       customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
       managed: spec?.managed ?? true,
@@ -135,29 +141,46 @@ export interface AddOptions {
   policy?: 'CreateAndDelete' | 'Ignore';
 }
 
-/** Adds `module` to the Kyma, or changes how it is added; refuses what the catalog does not offer. */
+/** Why the worker would not install the module as asked, and what to do about it. */
+function refusalOf(f: Readiness, ref: KymaRef): string {
+  if (f.reason === 'ModuleNotVisible') return `${f.message}: label Kyma ${ref.namespace}/${ref.name} so to use it, or choose another --channel or --version`;
+  return `${f.message}; \`klm module catalog --kyma ${ref.namespace}/${ref.name}\` shows what this Kyma can use (--channel, --version)`;
+}
+
+/** The module's entry as the add writes it among `modules`, and the one it replaces. */
+function added(modules: KymaModule[], module: string, o: AddOptions): { before?: KymaModule; wanted: KymaModule } {
+  const before = modules.find((m) => m.name === module);
+  const wanted: KymaModule = { ...(before ?? {}), name: module };
+  if (o.channel) wanted.channel = o.channel;
+  if (o.version) wanted.version = o.version;
+  if (o.policy) wanted.customResourcePolicy = o.policy;
+  return { ...(before ? { before } : {}), wanted };
+}
+
+/**
+ * Adds `module` to the Kyma, or changes how it is added; refuses what the catalog does not offer,
+ * and what the worker's resolution says it could not install (a template the Kyma may not see, a
+ * channel without a version or whose version has no template).
+ */
 export async function addModule(kube: KubeClient, ref: KymaRef, module: string, o: AddOptions): Promise<string> {
-  const entry = (await catalog(kube, ref.namespace)).find((e) => e.name === module);
+  const objects = await catalogObjects(kube, ref.namespace);
+  // Every module of the namespace: one the Kyma may not see is refused below, naming the label it lacks.
+  const entry = (await catalogEntries(objects)).find((e) => e.name === module);
   if (!entry) throw new Refused(`module "${module}" is not in the catalog of namespace ${ref.namespace}; \`klm module catalog\` lists what is`);
   if (o.channel && !(o.channel in entry.channels)) throw new Refused(`module ${module} has no channel "${o.channel}"; it has: ${Object.keys(entry.channels).join(', ') || 'none'}`);
   if (o.version && !entry.versions.includes(o.version)) throw new Refused(`module ${module} has no version "${o.version}"; it has: ${entry.versions.join(', ')}`);
-  let before: KymaModule | undefined;
-  const changed = await editModules(kube, ref, (modules, kyma) => {
-    const channel = o.channel ?? kyma.spec.channel;
-    if (!o.version && !(channel in entry.channels)) throw new Refused(`module ${module} has no version on the Kyma's channel "${channel}"; choose one with --channel (${Object.keys(entry.channels).join(', ') || 'none'}) or --version`);
-    const i = modules.findIndex((m) => m.name === module);
-    before = modules[i];
-    const wanted: KymaModule = { ...(before ?? {}), name: module };
-    if (o.channel) wanted.channel = o.channel;
-    if (o.version) wanted.version = o.version;
-    if (o.policy) wanted.customResourcePolicy = o.policy;
+  const kyma = await readKyma(kube, ref);
+  const r = await resolutionOf(kyma, added(kyma.spec.modules ?? [], module, o).wanted, objects);
+  if (r.failure) throw new Refused(refusalOf(r.failure, ref));
+  let replaced: KymaModule | undefined;
+  const changed = await editModules(kube, ref, (modules) => {
+    const { before, wanted } = added(modules, module, o);
+    replaced = before;
     if (before && JSON.stringify(before) === JSON.stringify(wanted)) return undefined;
-    if (i >= 0) modules[i] = wanted;
-    else modules.push(wanted);
-    return modules;
+    return before ? modules.map((m) => (m === before ? wanted : m)) : [...modules, wanted];
   });
   if (!changed) return `module ${module} is already in Kyma ${ref.namespace}/${ref.name} as asked`;
-  return before ? `module ${module} changed in Kyma ${ref.namespace}/${ref.name}` : `module ${module} added to Kyma ${ref.namespace}/${ref.name}`;
+  return replaced ? `module ${module} changed in Kyma ${ref.namespace}/${ref.name}` : `module ${module} added to Kyma ${ref.namespace}/${ref.name}`;
 }
 
 /** Sets the module's `managed` flag; refuses a module the Kyma does not list. */
@@ -222,9 +245,11 @@ export async function removeModule(kube: KubeClient, ref: KymaRef, module: strin
 
 /**
  * Waits until `done` says the module is where it should be; a module in Error ends the wait as a
- * failure with its message. Progress lines go to `progress` when the state changes.
+ * failure with its message, unless it is the very Error of `stale` (its entry before the change
+ * asked for: a module removed while in Error shows it until the lifecycle manager takes it out).
+ * Progress lines go to `progress` when the state changes.
  */
-export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void): Promise<ModuleStatus | undefined> {
+export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void, stale?: ModuleStatus): Promise<ModuleStatus | undefined> {
   const deadline = Date.now() + timeoutMs;
   let said = '';
   for (;;) {
@@ -232,7 +257,7 @@ export async function waitForModule(kube: KubeClient, ref: KymaRef, module: stri
     if (done(status)) return status;
     const now = status ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}` : `${module}: waiting for the lifecycle manager`;
     if (now !== said) progress((said = now));
-    if (status?.state === 'Error') throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
+    if (status?.state === 'Error' && !(stale?.state === 'Error' && stale.message === status.message)) throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
     if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -260,8 +285,7 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
   const spec = kyma.spec.modules?.find((m) => m.name === module);
   const status = kyma.status?.modules?.find((m) => m.name === module);
   if (!spec && !status) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}`);
-  const entry = (await catalog(kube, ref.namespace)).find((e) => e.name === module);
-  const desired = desiredOf(spec, entry, kyma.spec.channel);
+  const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, await catalogObjects(kube, ref.namespace)) : undefined);
   const { items } = await kube.list<KubeObject & { reason?: string; message?: string; type?: string; lastTimestamp?: string; eventTime?: string }>('v1', 'Event', { namespace: ref.namespace, fieldSelector: `involvedObject.kind=Kyma,involvedObject.name=${ref.name}` });
   const events = items
     .filter((e) => e.message?.includes(module))
@@ -274,8 +298,8 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
     kyma: `${ref.namespace}/${ref.name}`,
     ...(status?.state ? { state: status.state } : {}),
     ...(status?.message ? { message: status.message } : {}),
-    ...(status?.version ? { installedVersion: status.version } : {}),
-    ...(desired ? { desiredVersion: desired } : {}),
+    ...(v.installed ? { installedVersion: v.installed } : {}),
+    ...(v.wanted ? { desiredVersion: v.wanted } : {}),
     ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
     workflowId,
     ...(temporalUi ? { temporalUi: workflowLink(temporalUi, temporalNamespace, workflowId) } : {}),

@@ -56,7 +56,8 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
     await clearResources(target, d.module, await resourcesOfKinds(target, await moduleKinds(kube, d.ref.namespace, d.module)), d);
     d.say((await removeModule(kube, d.ref, d.module)) ? `module ${d.module} removed from ${where}` : `module ${d.module} is not in ${where}: nothing to do`);
     if (d.wait) {
-      await waitForModule(kube, d.ref, d.module, (s) => s === undefined, d.timeoutMs, d.progress);
+      // Gone is done, whatever state it was in before (an Error it had then does not end the wait).
+      await waitForModule(kube, d.ref, d.module, (s) => s === undefined, d.timeoutMs, d.progress, kyma.status?.modules?.find((m) => m.name === d.module));
       d.say(`module ${d.module} is gone`);
     }
     return;

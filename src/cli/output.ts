@@ -24,9 +24,10 @@ export function render<T>(output: Output, data: T, asTable: (d: T) => string): s
 
 /**
  * Exit codes (README, Command line): 0 done, 1 refused or failed (the message says why and what to
- * do), 2 the command line itself is wrong, 3 a --wait ran out of time.
+ * do), 2 the command line itself is wrong, 3 a --wait ran out of time, 4 the Kyma's workflow does
+ * not run (`klm kyma status`, which still prints what it found).
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, notRunning: 4 } as const;
 
 /** Refused or failed, with a message that says why and what to do: exit 1. */
 export class Refused extends Error {}
@@ -36,3 +37,6 @@ export class UsageError extends Error {}
 
 /** A --wait ran out of time: exit 3. */
 export class WaitTimeoutError extends Error {}
+
+/** The Kyma's workflow does not run: exit 4. */
+export class NotRunningError extends Error {}

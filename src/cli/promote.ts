@@ -1,9 +1,11 @@
 // klm module promote: moves a channel of a module to a version by editing its ModuleReleaseMeta,
 // as module authors do, after showing the plan of the rollout that the promotion starts (the
-// Kymas it moves, wave by wave, and what changes in them) and asking.
+// Kymas it moves, wave by wave, and what changes in them) and asking. A channel whose rollout
+// policy cannot be used (its rollout would halt at once) is not moved unless asked to (--force).
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, type KubeObject } from '../api/shared';
+import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
+import type { RolloutPlanView } from '../contract/rollout';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { Refused } from './output';
 
@@ -26,6 +28,12 @@ export async function checkPromotion(kube: KubeClient, p: Promotion): Promise<{ 
   if (!versions.includes(p.version)) throw new Refused(`module ${p.module} has no ModuleTemplate for version ${p.version} in namespace ${p.namespace}; it has: ${versions.join(', ') || 'none'}`);
   const from = meta.spec.channels?.find((c) => c.channel === p.channel)?.version;
   return { meta, ...(from ? { from } : {}) };
+}
+
+/** Why the promotion is not made: its rollout's policy cannot be used (the problem names the ConfigMap's key and what is wrong). */
+export function policyRefusal(p: Promotion, plan: RolloutPlanView): string | undefined {
+  if (!plan.policyProblem) return undefined;
+  return `channel ${p.channel} of module ${p.module} not moved: its rollout would halt at once, for its policy cannot be used: ${plan.policyProblem}; fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${p.namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`;
 }
 
 /** Writes the channel's new version, guarded by the resourceVersion the check read. */

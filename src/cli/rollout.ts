@@ -115,9 +115,16 @@ function groupLines(g: PromotionDiffGroup): string[] {
 
 export function planTable(p: RolloutPlanView): string {
   const total = p.waves.reduce((n, w) => n + w.length, 0);
-  const lines = [`${p.module} on ${p.channel} → ${p.version}${p.from ? ` (from ${p.from})` : ''}: ${total} Kymas in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`];
-  if (p.policyProblem) lines.push(`the policy cannot be used (the rollout would halt at once): ${p.policyProblem}`);
-  p.waves.forEach((w, i) => lines.push(`wave ${i + 1} (${w.length}): ${w.join(' ')}`));
+  const head = `${p.module} on ${p.channel} → ${p.version}${p.from ? ` (from ${p.from})` : ''}: ${total} Kymas`;
+  const lines: string[] = [];
+  if (p.policyProblem) {
+    // No waves to show: those of the built-in default are not what would happen.
+    lines.push(`${head}; the rollout would halt at once, for its policy cannot be used: ${p.policyProblem}`);
+    lines.push(`the Kymas it would move once the policy is fixed: ${p.waves.flat().join(' ') || 'none'}`);
+  } else {
+    lines.push(`${head} in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`);
+    p.waves.forEach((w, i) => lines.push(`wave ${i + 1} (${w.length}): ${w.join(' ')}`));
+  }
   if (p.diff) lines.push('', `what ${p.version} changes, object by object:`, ...p.diff.groups.flatMap(groupLines));
   return lines.join('\n');
 }

@@ -751,7 +751,9 @@ export class KymaState {
       const failure = this.failures[m.name];
       if (failure) {
         const { reason, message } = failure.failure;
-        return { status: { name: m.name, channel: failure.channel, ...(failure.version ? { version: failure.version } : {}), state: stateOf(reason), message }, reason };
+        // As upstream: no version, for nothing of it was installed (a hidden module that ran is
+        // being removed; its message says why).
+        return { status: { name: m.name, channel: failure.channel, state: stateOf(reason), message }, reason };
       }
       const report = this.reports[m.name];
       const awaited = this.awaitingRollout[m.name];
@@ -764,7 +766,7 @@ export class KymaState {
       if (report && hold) return heldEntry(report, hold);
       if (report) return { status: report.status, reason: report.reason };
       const d = this.desired[m.name];
-      return { status: { name: m.name, state: 'Processing', message: 'installing', ...(d ? { channel: d.channel, version: d.version } : {}) }, reason: 'Installing' };
+      return { status: { name: m.name, state: 'Processing', message: d ? `installing ${d.version}` : 'installing', ...(d ? { channel: d.channel } : {}) }, reason: 'Installing' };
     });
     // Modules on their way out keep an entry until they are gone.
     const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n) && !this.desired[n]?.mandatory).map((n): Entry => {

@@ -486,7 +486,9 @@ export class ModuleState {
     this.published = report;
     const cr = installed?.fetched.defaultCr;
     const resource = this.managedCr();
-    const searchAttributes = { state: report.status.state, version: report.status.version ?? '' };
+    // ModuleVersion: the version installed, or while none is, the one being installed (the
+    // attributes upserted since the first release; changing them would change the replay).
+    const searchAttributes = { state: report.status.state, version: installed?.version ?? this.desired.version };
     const announced = JSON.stringify(searchAttributes);
     const announce = announced !== this.announced;
     this.announced = announced;
@@ -515,7 +517,8 @@ export class ModuleState {
       status: {
         name: d.name,
         ...(d.channel ? { channel: d.channel } : {}),
-        version: installed?.version ?? d.version,
+        // Only what an install put there: a module whose install never succeeded has no version.
+        ...(installed ? { version: installed.version } : {}),
         state: stateOf(r.reason),
         message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.

@@ -6,11 +6,12 @@ import { satisfies, valid } from 'semver';
 import type { KymaEvent } from '../api/events';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { effectiveChannel, LABELS, labelEnabled } from '../api/shared';
+import { effectiveChannel } from '../api/shared';
 import type { SpecModule, Visibility } from '../contract/kyma';
 import type { Resolution, ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleNameProblem } from './names';
+import { visibilityProblem } from './visibility';
 
 /** Where resolution looks things up (the Kyma's namespace): API reads today, caches later. */
 export interface ModuleCatalog {
@@ -23,17 +24,12 @@ function templateName(module: string, version: string): string {
   return `${module}-${version}`;
 }
 
-/**
- * Upstream's visibility rule: a template labelled internal (checked first) or beta serves only
- * Kymas labelled the same; the message says what is missing, or undefined when it may be used.
- */
-export function visibilityProblem(template: ModuleTemplate, visibility: Visibility | undefined, where: string): Readiness | undefined {
-  for (const kind of ['internal', 'beta'] as const) {
-    if (labelEnabled(template.metadata.labels, LABELS[kind]) && !visibility?.[kind]) {
-      return { reason: 'ModuleNotVisible', message: `ModuleTemplate ${where} is ${kind} (${LABELS[kind]}: "true"): not available to this Kyma, which lacks that label` };
-    }
-  }
-  return undefined;
+/** A catalog over objects already listed (the command line's): templates and release metas by name. */
+export function listedCatalog(namespace: string, templates: readonly ModuleTemplate[], metas: readonly ModuleReleaseMeta[]): ModuleCatalog {
+  const byName = <T extends { metadata: { name: string } }>(items: readonly T[]) => new Map(items.map((o) => [o.metadata.name, o]));
+  const t = byName(templates);
+  const m = byName(metas);
+  return { namespace, releaseMeta: (name) => Promise.resolve(m.get(name)), template: (name) => Promise.resolve(t.get(name)) };
 }
 
 export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {

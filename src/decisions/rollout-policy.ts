@@ -23,13 +23,22 @@ export function parseDuration(v: unknown): number | undefined {
   return total;
 }
 
+/**
+ * A whole count of at least `min`: a number, or a string of digits (YAML reads `"5"` as a
+ * string); negative, fractional and other values are no count.
+ */
+function wholeCount(v: unknown, min: number): number | undefined {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n >= min ? n : undefined;
+}
+
+/** A positive count (5, "5") or a share between 0 and 100 % ("10%"). */
 function waveSize(v: unknown): WaveSize | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) && v > 0 ? v : undefined;
   if (typeof v === 'string' && /^\d+(\.\d+)?%$/.test(v)) {
     const p = Number(v.slice(0, -1));
     return p > 0 && p <= 100 ? (v as WaveSize) : undefined;
   }
-  return undefined;
+  return wholeCount(v, 1);
 }
 
 /**
@@ -44,11 +53,11 @@ export function rolloutPolicyOf(raw: unknown, base: RolloutPolicy = DEFAULT_ROLL
   if (unknown.length) return { problem: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...known].join(', ')})` };
   const policy = { ...base };
   if (r.waves !== undefined) {
-    if (!Array.isArray(r.waves)) return { problem: 'waves must be a list of sizes, each a count (5) or a share ("10%")' };
+    if (!Array.isArray(r.waves)) return { problem: `waves ${JSON.stringify(r.waves)} must be a list of sizes, each a count (5) or a share ("10%")` };
     const given = r.waves as unknown[];
     const sizes = given.map(waveSize);
     const bad: unknown = given.find((_, i) => sizes[i] === undefined);
-    if (bad !== undefined) return { problem: `wave size ${JSON.stringify(bad)} is neither a positive count nor a share between 0 and 100 % ("10%")` };
+    if (bad !== undefined) return { problem: `waves: the size ${JSON.stringify(bad)} is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")` };
     policy.waves = sizes as WaveSize[];
   }
   for (const [field, key] of [['soak', 'soakMs'], ['waveTimeout', 'waveTimeoutMs']] as const) {
@@ -58,12 +67,13 @@ export function rolloutPolicyOf(raw: unknown, base: RolloutPolicy = DEFAULT_ROLL
     policy[key] = ms;
   }
   if (r.maxConcurrent !== undefined) {
-    if (typeof r.maxConcurrent !== 'number' || !Number.isInteger(r.maxConcurrent) || r.maxConcurrent < 1) return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
-    policy.maxConcurrent = r.maxConcurrent;
+    const n = wholeCount(r.maxConcurrent, 1);
+    if (n === undefined) return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
+    policy.maxConcurrent = n;
   }
   if (r.failureBudget !== undefined) {
-    const b = r.failureBudget === 0 ? 0 : waveSize(r.failureBudget);
-    if (b === undefined) return { problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a count (0, 2) or a share of the Kymas reached ("5%")` };
+    const b = wholeCount(r.failureBudget, 0) ?? waveSize(r.failureBudget);
+    if (b === undefined) return { problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a whole count (0, 2) or a share of the Kymas reached ("5%")` };
     policy.failureBudget = b;
   }
   if (r.start !== undefined) {

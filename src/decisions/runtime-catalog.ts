@@ -8,7 +8,7 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { SYNC_DIGEST_ANNOTATION, SYNCED_LABEL } from '../api/runtime';
 import { LABELS, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
-import { visibilityProblem } from './resolution';
+import { visibilityProblem } from './visibility';
 
 export type CatalogObject = (ModuleTemplate | ModuleReleaseMeta) & KubeObject;
 

@@ -17,11 +17,13 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
 import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { API_VERSION, LABELS, labelEnabled, resourceVersionReached, type KubeObject } from '../api/shared';
+import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
+import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
 import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
+import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { exportFleetStates, templateSignals } from '../infra/metrics';
 import { fleetStates } from './fleet-states';
@@ -221,7 +223,7 @@ export class Bridge {
   /** The control-plane Kyma (`ns/name`) each runtime's Kyma belongs to, by kubeconfig key, as its watch saw it. */
   private readonly runtimeOwners = new Map<string, string>();
   /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
-  private readonly templateVisibility = new Map<string, { beta: boolean; internal: boolean }>();
+  private readonly templateVisibility = new Map<string, Visibility>();
   /** The skip-reconciliation label last seen per Manifest: a flip pokes its module workflow. */
   private readonly manifestPaused = new Map<string, boolean>();
   private kymas!: Informer;
@@ -510,13 +512,11 @@ export class Bridge {
     let sees = (_k: KubeObject | undefined) => true;
     if (template) {
       const key = `${namespace}/${template.metadata.name}`;
-      const labels = template.metadata.labels ?? {};
-      const now = { beta: labelEnabled(labels, LABELS.beta), internal: labelEnabled(labels, LABELS.internal) };
+      const now = visibilityOf(template.metadata.labels);
       const was = this.templateVisibility.get(key) ?? now;
       if (deleted) this.templateVisibility.delete(key);
       else this.templateVisibility.set(key, now);
-      const visibleTo = (v: { beta: boolean; internal: boolean }, k: KubeObject | undefined) => (!v.beta || labelEnabled(k?.metadata.labels, LABELS.beta)) && (!v.internal || labelEnabled(k?.metadata.labels, LABELS.internal));
-      sees = (k) => visibleTo(now, k) || visibleTo(was, k);
+      sees = (k) => [now, was].some((needs) => !missingLabel(needs, visibilityOf(k?.metadata.labels)));
     }
     for (const secret of this.secrets.flatMap((i) => i.list())) {
       const kyma = secret.metadata.labels?.[LABELS.kymaName];

@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
-import { API_VERSION, type KubeObject } from '../../src/api/shared';
-import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
+import { API_VERSION, LABELS, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../../src/api/shared';
+import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -27,6 +27,30 @@ describe('klm module', () => {
     const text = await klmCli(['module', 'catalog', ...at()]);
     expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS\s+ORIGIN/);
     expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0\s+-\s+kyma/);
+  });
+
+  it('offers the Kyma only what the worker would install for it: no beta module without its label; a channel without a template marked', async () => {
+    const ns = klm().namespace;
+    // A beta module, and a module whose channel names a version nobody published a template of.
+    await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: 'preview-0.1.0', namespace: ns, labels: { [LABELS.beta]: 'true' } }, spec: { moduleName: 'preview', version: '0.1.0', descriptor: {} } });
+    for (const [module, version] of [['preview', '0.1.0'], ['ghost', '1.0.0']] as const) {
+      await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name: module, namespace: ns }, spec: { moduleName: module, ocmComponentName: `kyma-project.io/module/${module}`, channels: [{ channel: 'regular', version }] } });
+    }
+    const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const entries = JSON.parse(json.stdout) as { name: string; channelProblems?: Record<string, { reason: string; message: string }> }[];
+    expect(entries.map((e) => e.name)).not.toContain('preview');
+    expect(entries.find((e) => e.name === 'ghost')?.channelProblems).toEqual({ regular: { reason: 'TemplateNotFound', message: `module "ghost": no ModuleTemplate "ghost-1.0.0" in namespace "${ns}" for version 1.0.0 of channel "regular"` } });
+    const text = await klmCli(['module', 'catalog', ...at()]);
+    expect(text.stdout).toMatch(/ghost\s+-\s+regular: 1\.0\.0 \(no template\)\s+-\s+kyma/);
+    // Added all the same, each is refused with what the worker would say, and why.
+    const beta = await klmCli(['module', 'add', 'preview', ...at()]);
+    expect(beta.code).toBe(1);
+    expect(beta.stderr).toContain(`module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label: label Kyma ${ns}/${name} so to use it`);
+    const ghost = await klmCli(['module', 'add', 'ghost', ...at()]);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toContain('module "ghost": no ModuleTemplate "ghost-1.0.0"');
+    expect(await spec()).toEqual([]);
   });
 
   it('adds a module and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
@@ -126,6 +150,25 @@ describe('klm module', () => {
     expect(again.stdout).toContain('nothing to do');
   });
 
+  it('tells a module never installed from one installed, and deletes it from Error with --wait (exit 0)', async () => {
+    // As someone editing the Kyma would add it: its channel's version has no template.
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'ghost' }] } });
+    await eventually('ghost to be in Error', async () => ((await getKyma(klm(), name))?.status?.modules ?? []).some((m) => m.name === 'ghost' && m.state === 'Error') || undefined, 60_000);
+    const why = await klmCli(['module', 'why', 'ghost', ...at(), '-o', 'json']);
+    expect(why.code, why.stderr).toBe(0);
+    const w = JSON.parse(why.stdout) as Record<string, unknown>;
+    expect(w).toMatchObject({ state: 'Error', desiredVersion: '1.0.0', message: expect.stringContaining('no ModuleTemplate "ghost-1.0.0"') as string });
+    expect(w).not.toHaveProperty('installedVersion');
+    expect((await klmCli(['module', 'why', 'ghost', ...at()])).stdout).toContain('installed version: -; wanted: 1.0.0');
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<string, unknown>[];
+    expect(list).toEqual([expect.objectContaining({ name: 'ghost', desiredVersion: '1.0.0', installationStatus: 'Error' })]);
+    expect(list[0]).not.toHaveProperty('version');
+    const deleted = await klmCli(['module', 'delete', 'ghost', ...at(), '--wait', '--timeout', '1m']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain('module ghost is gone');
+    expect((await getKyma(klm(), name))?.status?.modules ?? []).toEqual([]);
+  });
+
   it('ends a --wait that runs out of time with exit 3, the change made', async () => {
     const r = await klmCli(['module', 'add', 'counter', ...at(), '--wait', '--timeout', '1ms']);
     expect(r.code, r.stderr).toBe(3);
@@ -134,15 +177,30 @@ describe('klm module', () => {
     await eventually('counter to be Ready', async () => ((await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined, 120_000);
   });
 
-  it('shows a Kyma as operators look at it', async () => {
-    const json = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, '-o', 'json']);
+  it('shows a Kyma as operators look at it, and says when its workflow does not run (exit 4)', async () => {
+    const temporal = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace };
+    const status = async (...more: string[]) => await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, ...more], temporal);
+    const json = await status('-o', 'json');
     expect(json.code, json.stderr).toBe(0);
-    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string };
-    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}` });
+    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string; workflow: { status: string } };
+    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}`, workflow: { status: 'RUNNING' } });
     expect(v.modules).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', state: 'Ready' })]);
-    const text = await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig]);
-    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)`);
+    const text = await status();
+    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)\nworkflow: kyma/${klm().namespace}/${name} (running)`);
     expect(text.stdout).toMatch(/MODULE\s+VERSION\s+CHANNEL\s+STATE\s+MESSAGE\ncounter\s+1\.0\.0/);
+
+    // Its workflow terminated: the status says so, and when, and exits 4.
+    await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).terminate('klm test: a Kyma whose workflow is gone');
+    const gone = await status('-o', 'json');
+    expect(gone.code, gone.stderr).toBe(4);
+    const g = JSON.parse(gone.stdout) as { workflow: { status: string; closedAt: string } };
+    expect(g.workflow.status).toBe('TERMINATED');
+    expect(Date.parse(g.workflow.closedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(gone.stderr).toContain(`the workflow kyma/${klm().namespace}/${name} of Kyma ${klm().namespace}/${name} is not running (it ended TERMINATED at ${g.workflow.closedAt})`);
+    expect((await status()).stdout).toContain(`(NOT RUNNING: TERMINATED at ${g.workflow.closedAt})`);
+    // As the message says: a change to the Kyma's labels starts it again.
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { 'klm-test/poke': 'restart' } } });
+    await eventually('the Kyma workflow to run again', async () => (await status('-o', 'json')).code === 0 || undefined, 30_000);
     const bad = await klmCli(['kyma', 'status', name, '--kubeconfig', stackInfo().kubeconfig]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`the Kyma takes namespace/name, not "${name}"`);
@@ -152,13 +210,24 @@ describe('klm module', () => {
     const env = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_TASK_QUEUE: klm().taskQueue, KLM_DEFAULT_NAMESPACE: '{kyma}-system' };
     const args = ['module', 'promote', 'greeter', '1.1.0', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig];
     const channels = async () => ((await klm().kube.get<KubeObject & { spec: { channels: { channel: string; version: string }[] } }>(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace))!.spec.channels);
+    const policy = async (regular: string) => await klm().kube.mergePatch('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, klm().namespace, { data: { regular } });
+    // Counts written quoted are counts.
+    await policy('waves: ["1", "2"]\nmaxConcurrent: "5"\nfailureBudget: "1"\nsoak: 0s');
     const asked = await klmCli(args, env);
     expect(asked.code, asked.stderr).toBe(1);
-    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas`);
+    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 at once, failure budget 1`);
     expect(asked.stderr).toContain('not confirmed: nothing promoted');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
-    const done = await klmCli([...args, '--auto-approve'], env);
+    // A policy that cannot be used: not moved, one line says which key, why, and what to do.
+    await policy('waves: ["abc"]');
+    const refused = await klmCli([...args, '--auto-approve'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([`klm: channel regular of module greeter not moved: its rollout would halt at once, for its policy cannot be used: key regular of ConfigMap ${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`]);
+    expect(refused.stdout).toBe('');
+    expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
+    const done = await klmCli([...args, '--auto-approve', '--force'], env);
     expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain('warning: --force: moving the channel although its rollout policy cannot be used');
     expect(done.stdout).toContain('channel regular of module greeter now carries 1.1.0 (was 1.0.0)');
     expect(await channels()).toEqual(expect.arrayContaining([{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]));
     const again = await klmCli([...args, '--auto-approve'], env);

@@ -26,8 +26,8 @@ export interface UiContext {
 }
 
 export async function catalogOf(c: UiContext, ref: KymaRef) {
-  const [managed, pulled] = await Promise.all([catalog(c.kube, ref.namespace), pulledTemplates(c.kube, ref.namespace)]);
   const kyma = await c.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
+  const [managed, pulled] = await Promise.all([catalog(c.kube, ref.namespace, kyma), pulledTemplates(c.kube, ref.namespace)]);
   const templates = await c.kube.list<KubeObject & { spec: { moduleName?: string; info?: { documentation?: string; icons?: { name: string; link: string }[] } } }>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
   const info = new Map(templates.items.filter((t) => t.spec.moduleName && t.spec.info).map((t) => [t.spec.moduleName!, t.spec.info!]));
   return {

@@ -215,7 +215,8 @@ async function showCatalog() {
   $('catalog-rows').replaceChildren(...entries.map((e) => {
     const community = e.origin !== 'kyma';
     const channels = Object.keys(e.channels);
-    const select = channels.length ? el('select', { 'aria-label': 'channel of ' + e.name }, channels.map((c) => el('option', { value: c }, c + ' (' + e.channels[c] + ')'))) : '';
+    const problem = (c) => e.channelProblems && e.channelProblems[c];
+    const select = channels.length ? el('select', { 'aria-label': 'channel of ' + e.name }, channels.map((c) => el('option', { value: c, title: problem(c) ? problem(c).message : undefined }, c + ' (' + e.channels[c] + (problem(c) ? ': ' + problem(c).reason : '') + ')'))) : '';
     const direct = community || !exists || advanced;
     const label = community ? 'Install (community)' : exists && !direct ? 'Add to Kyma' : 'Install directly';
     const add = async () => {

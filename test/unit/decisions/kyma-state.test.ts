@@ -160,6 +160,19 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(status(t)?.state).toBe('Error');
   });
 
+  it('claims no installed version for a module never installed: one that cannot be resolved, one not reported yet', () => {
+    const st = new KymaState(SETTINGS);
+    const missing: Resolution = { name: 'greeter', channel: 'fast', version: '1.2.0', failure: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0"' } };
+    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' }), spec('counter')]), () => [missing, ok('counter', '1.1.0')]);
+    expect(status(t)?.modules).toEqual([
+      { name: 'greeter', channel: 'fast', state: 'Error', message: missing.failure.message },
+      { name: 'counter', channel: 'regular', state: 'Processing', message: 'installing 1.1.0' },
+    ]);
+    // Installed: its version is the one its module workflow reports.
+    st.reported({ reason: 'Ready', status: { name: 'counter', version: '1.1.0', state: 'Ready', message: 'module is ready' } });
+    expect(st.status().modules?.[1]).toMatchObject({ name: 'counter', version: '1.1.0', state: 'Ready' });
+  });
+
   it("tells a running module once that it cannot be resolved any more (it shows it on its Manifest too)", () => {
     const st = running(['greeter']);
     const failure: Resolution = { name: 'greeter', channel: 'regular', version: '1.0.0', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate' } };
@@ -175,7 +188,8 @@ describe('KymaState: a Kyma and its modules', () => {
     const fresh = new KymaState(SETTINGS);
     const first = untilWait(fresh, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(first)).toBeUndefined();
-    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
+    // Nothing of it was installed: no version, as upstream.
+    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message }]);
 
     const st = running(['greeter']);
     st.changed();
@@ -190,7 +204,7 @@ describe('KymaState: a Kyma and its modules', () => {
     const after = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(after)).toBeUndefined();
     expect(kinds(after)).toEqual(['load', 'resolve', 'wait']);
-    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: hidden.failure.message }]);
+    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message }]);
   });
 
   it('keeps a running module at its version until its maintenance window opens, shows it, and wakes up then', () => {

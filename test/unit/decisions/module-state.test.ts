@@ -193,6 +193,19 @@ describe('ModuleState: install and follow', () => {
     expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual(['checkReadiness', 'install', 'checkReadiness', `publish:${reason}`, 'wait']);
   });
 
+  it('claims no installed version while no install has succeeded; its search attributes name the version being installed', () => {
+    const st = new ModuleState(moduleInput());
+    const t = untilWait(st, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
+    const published = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!;
+    expect(published.report.status).toMatchObject({ name: 'greeter', state: 'Error', message: 'the registry does not have the layer' });
+    expect(published.report.status).not.toHaveProperty('version');
+    expect(published.searchAttributes).toEqual({ state: 'Error', version: '1.0.0' });
+    // The retry installs it: now it has a version.
+    st.woke(false);
+    untilWait(st);
+    expect(st.current()?.status).toMatchObject({ version: '1.0.0', state: 'Ready' });
+  });
+
   it('shows a module whose resolution failed, keeps what is installed, and comes back when it resolves again', () => {
     const st = installed();
     st.want({ uid: 'uid-1', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "greeter-1.0.0"' } });

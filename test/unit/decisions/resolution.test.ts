@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModuleReleaseMeta } from '../../../src/api/modulereleasemeta';
 import type { SpecModule } from '../../../src/contract/kyma';
-import { moduleNameMismatchEvent, resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
+import { listedCatalog, moduleNameMismatchEvent, resolveModule, type ModuleCatalog } from '../../../src/decisions/resolution';
 
 function catalog(metas: Record<string, ModuleReleaseMeta['spec']>, templates: Record<string, { version?: string; generation?: number; labels?: Record<string, string>; moduleName?: string }>): ModuleCatalog {
   return {
@@ -113,5 +113,14 @@ describe('resolveModule', () => {
       const greeter = (await resolveModule(spec('greeter'), 'regular', CATALOG)).module!;
       expect(moduleNameMismatchEvent(greeter, undefined)).toBeUndefined();
     });
+  });
+
+  it("resolves over objects already listed (the command line's catalog) as over the worker's reads", async () => {
+    const meta: ModuleReleaseMeta = { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name: 'greeter' }, spec: { moduleName: 'greeter', channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '1.2.0' }] } };
+    const template = { apiVersion: 'operator.kyma-project.io/v1beta2' as const, kind: 'ModuleTemplate' as const, metadata: { name: 'greeter-1.0.0', labels: { 'operator.kyma-project.io/beta': 'true' } }, spec: { version: '1.0.0', descriptor: {} } };
+    const listed = listedCatalog('kcp', [template], [meta]);
+    expect((await resolveModule(spec('greeter'), 'regular', listed, { beta: true, internal: false })).module).toMatchObject({ version: '1.0.0', template: { name: 'greeter-1.0.0', namespace: 'kcp' } });
+    expect((await resolveModule(spec('greeter'), 'regular', listed, { beta: false, internal: false })).failure?.reason).toBe('ModuleNotVisible');
+    expect(await resolveModule(spec('greeter', { channel: 'fast' }), 'regular', listed)).toMatchObject({ version: '1.2.0', failure: { reason: 'TemplateNotFound' } });
   });
 });

@@ -18,7 +18,7 @@ const CHANNEL = { namespace: 'kcp', module: 'greeter', channel: 'regular' };
 describe('rollout policy', () => {
   it('reads what operators write over the default, and says what is wrong with the rest', () => {
     expect(rolloutPolicyOf({ waves: [1, '10%'], soak: '1m30s', failureBudget: 0, start: 'manual' })).toEqual({ policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, '10%'], soakMs: 90_000, failureBudget: 0, start: 'manual' } });
-    expect(rolloutPolicyOf({ waves: [0] }).problem).toBe('wave size 0 is neither a positive count nor a share between 0 and 100 % ("10%")');
+    expect(rolloutPolicyOf({ waves: [0] }).problem).toBe('waves: the size 0 is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")');
     expect(rolloutPolicyOf({ waves: ['150%'] }).problem).toMatch(/150%/);
     expect(rolloutPolicyOf({ soak: 'ten minutes' }).problem).toBe('soak "ten minutes" is not a duration ("90s", "10m", "1h")');
     expect(rolloutPolicyOf({ wave: [] }).problem).toMatch(/^unknown field wave/);
@@ -27,6 +27,30 @@ describe('rollout policy', () => {
     expect(rolloutPolicyOf({ start: 'now' }).problem).toMatch(/auto or manual/);
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('1h')).toBe(3_600_000);
+  });
+
+  it('takes quoted counts as counts (YAML reads "5" as a string)', () => {
+    expect(rolloutPolicyOf({ waves: ['1', '2', '10%'], maxConcurrent: '10', failureBudget: '2' })).toEqual({ policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, 2, '10%'], maxConcurrent: 10, failureBudget: 2 } });
+    expect(rolloutPolicyOf({ failureBudget: '0' }).policy?.failureBudget).toBe(0);
+    expect(cutWaves(['a', 'b', 'c', 'd'], rolloutPolicyOf({ waves: ['1', '2'] }).policy!)).toEqual([['a'], ['b', 'c'], ['d']]);
+  });
+
+  it.each([
+    ['waves', { waves: ['abc'] }, 'waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")'],
+    ['waves', { waves: ['-1'] }, 'waves: the size "-1" is neither'],
+    ['waves', { waves: [-1] }, 'waves: the size -1 is neither'],
+    ['waves', { waves: ['1.5'] }, 'waves: the size "1.5" is neither'],
+    ['waves', { waves: [2.5] }, 'waves: the size 2.5 is neither'],
+    ['waves', { waves: '1' }, 'waves "1" must be a list of sizes'],
+    ['maxConcurrent', { maxConcurrent: 'abc' }, 'maxConcurrent "abc" must be a whole number of at least 1'],
+    ['maxConcurrent', { maxConcurrent: '-3' }, 'maxConcurrent "-3" must be a whole number of at least 1'],
+    ['maxConcurrent', { maxConcurrent: '2.5' }, 'maxConcurrent "2.5" must be a whole number of at least 1'],
+    ['maxConcurrent', { maxConcurrent: '0' }, 'maxConcurrent "0" must be a whole number of at least 1'],
+    ['failureBudget', { failureBudget: 'abc' }, 'failureBudget "abc" must be a whole count (0, 2) or a share of the Kymas reached ("5%")'],
+    ['failureBudget', { failureBudget: '-1' }, 'failureBudget "-1" must be a whole count'],
+    ['failureBudget', { failureBudget: 1.5 }, 'failureBudget 1.5 must be a whole count'],
+  ] as const)('refuses a %s that is no count, naming the key and the value', (_key, raw, problem) => {
+    expect(rolloutPolicyOf(raw).problem).toContain(problem);
   });
 
   it('cuts the default into a 1 % canary and growing waves, the rest last; no waves is one wave', () => {
