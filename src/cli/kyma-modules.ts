@@ -11,7 +11,7 @@ import type { Readiness } from '../contract/readiness';
 import { moduleVersions } from '../decisions/module-versions';
 import { resolveModule } from '../decisions/resolution';
 import { specModules } from '../decisions/runtime-kyma';
-import { visibilityOf } from '../decisions/visibility';
+import { kymaVisibility } from '../decisions/visibility';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import { catalogEntries, catalogObjects, resolutionCatalog, type CatalogObjects } from './module-catalog';
@@ -65,7 +65,7 @@ export interface ModuleRow {
 
 /** The module as the worker resolves it for the Kyma: its pin, else what its channel points at, or why it cannot be installed. */
 async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects): Promise<Resolution> {
-  return await resolveModule(specModules([m])[0]!, kyma.spec.channel, resolutionCatalog(objects), visibilityOf(kyma.metadata.labels));
+  return await resolveModule(specModules([m])[0]!, kyma.spec.channel, resolutionCatalog(objects), kymaVisibility(kyma));
 }
 
 async function crState(target: KubeClient, status: ModuleStatus | undefined): Promise<string> {

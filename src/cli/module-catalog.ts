@@ -9,7 +9,7 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import type { Readiness } from '../contract/readiness';
 import { listedCatalog, resolveModule, type ModuleCatalog } from '../decisions/resolution';
-import { missingLabel, visibilityOf } from '../decisions/visibility';
+import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibility';
 import type { KubeClient } from '../k8s/rest-client';
 import { table } from './output';
 
@@ -75,7 +75,7 @@ const SEES_ALL: Visibility = { beta: true, internal: true };
  * channel whose version it could not install says why, as the worker would.
  */
 export async function catalogEntries(o: CatalogObjects, kyma?: Kyma): Promise<CatalogEntry[]> {
-  const visibility = kyma ? visibilityOf(kyma.metadata.labels) : SEES_ALL;
+  const visibility = kyma ? kymaVisibility(kyma) : SEES_ALL;
   const entries = new Map<string, CatalogEntry>();
   const hidden = new Set<string>();
   const entry = (name: string) => {

@@ -2,6 +2,7 @@
 // "true", in any case) serves only Kymas labelled the same. The worker's resolution and runtime
 // catalog, the bridge's routing of template changes and the command line's catalog all ask here.
 import type { ModuleTemplate } from '../api/moduletemplate';
+import { CONTROL_PLANE_KYMA_ANNOTATION } from '../api/runtime';
 import { LABELS, labelEnabled } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import type { Readiness } from '../contract/readiness';
@@ -9,6 +10,16 @@ import type { Readiness } from '../contract/readiness';
 /** The beta and internal labels of an object: on a Kyma, what it may see; on a template, what it needs. */
 export function visibilityOf(labels: Record<string, string> | undefined): Visibility {
   return { beta: labelEnabled(labels, LABELS.beta), internal: labelEnabled(labels, LABELS.internal) };
+}
+
+/**
+ * What a Kyma may see. A runtime Kyma (the lifecycle manager made it from a control-plane Kyma,
+ * whose labels decide) sees the catalog synced into its cluster, which holds only what its
+ * control-plane Kyma may see: everything there.
+ */
+export function kymaVisibility(kyma: { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }): Visibility {
+  if (kyma.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]) return { beta: true, internal: true };
+  return visibilityOf(kyma.metadata.labels);
 }
 
 /** The label a template needs and the Kyma lacks (internal checked first), or undefined when the Kyma may see it. */

@@ -243,13 +243,13 @@ describe('staged rollouts', () => {
     expect(aborted.phase).toBe('Aborted');
     const waves = await rollout().query(rolloutWaves);
     // A fix of 1.3.0 pokes every Kyma on the channel: the admitted ones recover, the rest
-    // resolve 1.3.0 and stay at 1.2.0.
+    // resolve 1.3.0 and stay at 1.2.0, saying why (they heard of the abort).
     await publish('1.3.0');
     await allAt(waves[0]!, '1.3.0');
     const unreached = [...waves[1]!, ...waves[2]!];
-    await eventually('the unreached Kymas to stay at 1.2.0, waiting', async () => {
+    await eventually('the unreached Kymas to stay at 1.2.0 and say the rollout was aborted', async () => {
       const ms = await Promise.all(unreached.map(async (k) => await versionOf(k)));
-      return ms.every((m) => m?.version === '1.2.0' && m.state === 'Ready' && m.message?.includes('version 1.3.0 of channel regular waits for its rollout'));
+      return ms.every((m) => m?.version === '1.2.0' && m.state === 'Ready' && m.message?.endsWith('the rollout of 1.3.0 on channel regular was aborted: bad release; it stays at 1.2.0 until the next promotion'));
     });
     expect((await progress()).phase).toBe('Aborted');
     expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(/is Aborted/);

@@ -195,7 +195,8 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     const cr = (await entry(2, greeter.name))!.resource!.metadata!;
     await klm().kube.delete(API_VERSION, 'Kyma', kymas[2]!, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), kymas[2]!)) === undefined || undefined, 90_000);
-    for (const crd of CRDS) expect(await clusters[2]!.client.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd), crd).toBeUndefined();
+    // A CRD goes once the API server has removed its objects (the catalog's copies): moments later.
+    for (const crd of CRDS) await eventually(`${crd} to be gone`, async () => (await clusters[2]!.client.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined, 30_000);
     expect(await clusters[2]!.client.get(greeter.apiVersion, greeter.kind, cr.name!, cr.namespace)).toBeUndefined();
     expect(await clusters[2]!.client.get('v1', 'ConfigMap', 'users-own', 'kyma-system')).toBeDefined();
     // The other runtimes keep theirs.

@@ -1,6 +1,6 @@
 // The one visibility rule that the worker, the bridge and the command line ask.
 import { describe, expect, it } from 'vitest';
-import { missingLabel, visibilityOf } from '../../../src/decisions/visibility';
+import { kymaVisibility, missingLabel, visibilityOf } from '../../../src/decisions/visibility';
 
 const BETA = 'operator.kyma-project.io/beta';
 const INTERNAL = 'operator.kyma-project.io/internal';
@@ -24,6 +24,11 @@ describe('visibility', () => {
     ['an internal beta template to a Kyma with both', { [BETA]: 'true', [INTERNAL]: 'true' }, { [BETA]: 'TRUE', [INTERNAL]: 'true' }, undefined],
   ] as const)('names the label missing for %s', (_what, template, kyma, missing) => {
     expect(missingLabel(visibilityOf(template), visibilityOf(kyma))).toBe(missing);
+  });
+
+  it("lets a runtime Kyma see the whole catalog synced into its cluster (its control-plane Kyma's labels chose it), and a control-plane Kyma what its labels say", () => {
+    expect(kymaVisibility({ metadata: { annotations: { 'operator.kyma-project.io/control-plane-kyma': 'kcp/k1' } } })).toEqual({ beta: true, internal: true });
+    expect(kymaVisibility({ metadata: { labels: { [BETA]: 'true' } } })).toEqual({ beta: true, internal: false });
   });
 
   it('hides a labelled template from a Kyma whose labels are unknown', () => {
