@@ -549,7 +549,7 @@ export class ModuleState {
   /**
    * A manager unavailable (or, once applied, missing) for longer than the timeout turns
    * Processing into Error (with the reason), until it becomes available. A rollout that does not
-   * move is looked at again on a backoff (15 s, doubling up to 5 min), its pods read, so that a
+   * move is looked at again on a backoff (a minute, doubling up to 5 min), its pods read, so that a
    * pod that cannot be scheduled or crash-loops shows as Error before the timeout. Returns the
    * readiness and when to look again.
    */
@@ -587,12 +587,13 @@ export class ModuleState {
 const MANAGER_NOT_RUNNING: string[] = ['ManagerNotAvailable', 'ManagerMissing', 'ManagerPodsFailing', 'ManagerRolloutStalled'];
 
 /**
- * When to look at a manager that does not roll out again: 15 s after it began (or a quarter of
- * the timeout, if shorter), then as long again as it has taken so far, at most 5 minutes (or
- * the drift interval, if shorter).
+ * When to look at a manager that does not roll out again: a minute after it began (or a quarter
+ * of the timeout, if shorter: 75 s by default), then as long again as it has taken so far, at
+ * most 5 minutes (or the drift interval, if shorter). Not sooner: a rollout that is merely slow
+ * (a loaded cluster) would pay a timer, a workflow task and a read of its pods for nothing.
  */
 export function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
-  const first = Math.min(15_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
+  const first = Math.min(60_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
   return Math.min(Math.max(first, elapsedMs), Math.min(300_000, driftMs));
 }
 

@@ -5,8 +5,8 @@ import { valueAt } from '../decisions/readiness';
 import { isWorkload, workloadRollout } from '../decisions/workload';
 
 /**
- * The readiness-relevant view of a manager workload or a module CR: for workloads how far
- * their rollout got, for CRs their state and message and the `paths` a ModuleTemplate's
+ * The readiness-relevant view of a manager workload or a module CR: for workloads whether
+ * their rollout is complete, under way or stalled, for CRs their state and message and the `paths` a ModuleTemplate's
  * customStateCheck reads (such as status.health; other status fields, counters, timestamps and
  * conditions do not wake anybody); for both spec generation, deletion and finalizers (a removal
  * waits on those).
@@ -15,8 +15,9 @@ export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []
   const meta = o.metadata;
   const common = [meta.generation, meta.deletionTimestamp, meta.finalizers];
   if (isWorkload(o.kind)) {
-    const { phase, detail } = workloadRollout(o);
-    return JSON.stringify([...common, phase, detail]);
+    // How far a rollout got in between is no news: each step would cost its module workflow a
+    // signal and a task. That it completed, stalled or started again is.
+    return JSON.stringify([...common, workloadRollout(o).phase]);
   }
   const status = (o as { status?: { state?: unknown; message?: unknown } }).status;
   return JSON.stringify([...common, status?.state, status?.message, ...[...paths].map((p) => valueAt(o, p))]);

@@ -273,21 +273,21 @@ describe('ModuleState: failures and timeouts', () => {
     const first = untilWait(st, { readiness: [rolling], now: 0 });
     expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerNotAvailable', 'wait']);
     expect(first.find((s) => s.kind === 'checkReadiness')).not.toHaveProperty('inspectPods');
-    expect(last(first)).toMatchObject({ deadlineMs: 15_000 });
+    expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
     const failing: Readiness = { reason: 'ManagerPodsFailing', message: 'manager Deployment k1-system/greeter-manager cannot roll out (…): pod p cannot be scheduled: 0/1 nodes are available' };
-    const inspected = untilWait(st, { readiness: [failing], now: 15_000 });
+    const inspected = untilWait(st, { readiness: [failing], now: 60_000 });
     expect(inspected[0]).toMatchObject({ kind: 'checkReadiness', inspectPods: true });
     expect(kinds(inspected)).toEqual(['checkReadiness', 'publish:ManagerPodsFailing', 'wait']);
     // Looked at again as long after as it has taken so far; a signal in between does not read the pods.
-    expect(last(inspected)).toMatchObject({ deadlineMs: 15_000 });
+    expect(last(inspected)).toMatchObject({ deadlineMs: 60_000 });
     st.poke();
     st.woke(false);
-    const poked = untilWait(st, { readiness: [rolling], now: 20_000 });
+    const poked = untilWait(st, { readiness: [rolling], now: 70_000 });
     expect(poked[0]).not.toHaveProperty('inspectPods');
     st.woke(false, true);
-    const again = untilWait(st, { readiness: [failing], now: 30_000 });
-    expect(last(again)).toMatchObject({ deadlineMs: 30_000 });
+    const again = untilWait(st, { readiness: [failing], now: 120_000 });
+    expect(last(again)).toMatchObject({ deadlineMs: 120_000 });
     // Past the timeout it stays Error with the pods' reason (not the generic timeout), looked at every 5 minutes at most.
     st.woke(false, true);
     const late = untilWait(st, { readiness: [failing], now: 3_600_000 });
@@ -303,9 +303,9 @@ describe('ModuleState: failures and timeouts', () => {
     const missing: Readiness = { reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' };
     const first = untilWait(st, { readiness: [missing], now: 0 });
     expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerMissing', 'wait']);
-    expect(last(first)).toMatchObject({ deadlineMs: 15_000 });
+    expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
-    expect(kinds(untilWait(st, { readiness: [missing, missing], now: 15_000 }))).toEqual(['checkReadiness', 'install', 'checkReadiness', 'wait']);
+    expect(kinds(untilWait(st, { readiness: [missing, missing], now: 60_000 }))).toEqual(['checkReadiness', 'install', 'checkReadiness', 'wait']);
     st.woke(false, true);
     const timedOut = untilWait(st, { readiness: [missing], now: SETTINGS.managerAvailableTimeoutMs });
     expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
