@@ -2,7 +2,7 @@
 import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport } from './readiness';
-import type { Admission } from './rollout';
+import type { Admission, RolloutEnded } from './rollout';
 import type { RuntimeSide } from './runtime';
 import type { ReconcileSettings } from './settings';
 import type { ObservedObject, SeenVersions } from './signals';
@@ -26,6 +26,8 @@ export interface KymaWorkflowInput {
     admitted?: Record<string, Admission>;
     /** The runtime side, as far as it was synced. */
     runtime?: RuntimeSide;
+    /** Per module, the rollout of the version it waits for that ended without reaching it (aborted). */
+    rolloutEnded?: Record<string, RolloutEnded>;
   };
 }
 
@@ -35,6 +37,11 @@ export interface ModuleWorkflowInput {
   uid: string;
   module: ResolvedModule;
   settings: ReconcileSettings;
+  /**
+   * A run started again after the server ended the one before in the middle of a removal or
+   * release: it installs what is wanted (learning what its objects are), then goes on with it.
+   */
+  after?: 'remove' | 'release';
   /** Carried across continue-as-new. */
   carried?: {
     installed?: Installed;
@@ -45,6 +52,10 @@ export interface ModuleWorkflowInput {
     paused?: boolean;
     /** Workflow time since when the manager has been unavailable. */
     unavailableSince?: number;
+    /** Workflow time since when the manager has been missing although applied. */
+    missingSince?: number;
+    /** A removal or release to go on with once installed (see `after` above). */
+    after?: 'remove' | 'release';
     /** Events already recorded, not to be recorded again. */
     reportedTimeout?: boolean;
     blockedBefore?: boolean;

@@ -47,6 +47,8 @@ export type KymaStep =
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
   | { kind: 'awaitRollout'; module: string; channel: string; version: string }
+  /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
+  | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
   | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
@@ -133,8 +135,8 @@ export class KymaState {
   private askRolloutAt?: number;
   /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
   private rolloutEndedNote: Record<string, RolloutEnded> = {};
-  /** Module workflows started again after theirs ended, with the removal or release it was in. */
-  private restarted: Record<string, 'run' | 'remove' | 'release'> = {};
+  /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
+  private endedRuns: string[] = [];
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
   private endedNote?: string;
   /** Events told before the Kyma was loaded (its uid unknown): recorded once it is. */
@@ -156,6 +158,7 @@ export class KymaState {
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
     this.admitted = carried.admitted ?? {};
+    this.rolloutEndedNote = carried.rolloutEnded ?? {};
     for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
@@ -170,12 +173,6 @@ export class KymaState {
   reported(r: ModuleReport): void {
     const name = r.status.name;
     if (!this.desired[name]) return; // a late report of a module already gone
-    const restarted = this.restarted[name];
-    if (restarted) {
-      // The module's new workflow installed it again: the removal or release it was in goes on.
-      delete this.restarted[name];
-      if (restarted !== 'run') this.queue.push({ kind: 'dispatch', start: [], update: [], remove: restarted === 'remove' ? [name] : [], release: restarted === 'release' ? [name] : [], events: [] });
-    }
     this.reports[name] = r;
     if (this.removing[name]) this.leavingReported.add(name);
     this.statusDirty = true;
@@ -204,15 +201,17 @@ export class KymaState {
   /**
    * A workflow of this Kyma's ended without finishing (the server terminated it, say): told by
    * the bridge. A run of the Kyma's own workflow: this run took over, and says so. A module's:
-   * it is started again (a fresh run installs what is wanted, then goes on with a removal or
-   * release it was in), and the Kyma says so.
+   * it is started again (a fresh run installs what is wanted, learning what its objects are,
+   * then goes on with a removal or release it was in), and the Kyma says so.
    */
   workflowEnded(e: WorkflowEnded): void {
-    if (!this.truthful) return;
+    if (!this.truthful || this.endedRuns.includes(e.runId)) return;
+    this.endedRuns = [...this.endedRuns.slice(-19), e.runId];
     const name = e.module;
     const whose = name ? `the workflow of module ${name} (${e.workflowId})` : `a run of this Kyma's workflow (${e.runId})`;
     const module = name ? this.desired[name] : undefined;
-    const next = !name ? 'this run took over' : module ? 'it is started again' : 'the module is no longer wanted';
+    const wanted = !this.snapshot || this.snapshot.modules.some((m) => m.name === name);
+    const next = !name ? 'this run took over' : module ? 'it is started again' : wanted ? 'it is started again with the next resolution' : 'the module is no longer wanted';
     const how = e.status === 'TimedOut' ? 'timed out' : `was ${e.status.toLowerCase()}`;
     this.endedNote = `${whose} ${how} at ${e.at}: ${e.reason}; ${next}`;
     const told: KymaEvent = { type: 'Warning', reason: 'WorkflowEnded', message: this.endedNote };
@@ -220,9 +219,9 @@ export class KymaState {
     if (this.uid) this.queue.push({ kind: 'event', event: told });
     else this.owedEvents.push(told);
     this.statusDirty = true;
-    if (!name || !module || this.restarted[name]) return;
-    this.restarted[name] = this.removing[name] ?? 'run';
-    this.queue.push({ kind: 'dispatch', start: [module], update: [], remove: [], release: [], events: [] });
+    if (!name || !module) return;
+    const after = this.removing[name];
+    this.queue.push({ kind: 'restartModule', module, ...(after ? { after } : {}) });
   }
 
   /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
@@ -276,7 +275,6 @@ export class KymaState {
     delete this.joined[name];
     delete this.missedRollout[name];
     delete this.rolloutEndedNote[name];
-    delete this.restarted[name];
     this.leavingReported.delete(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
@@ -459,7 +457,8 @@ export class KymaState {
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
     // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
     if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
-    if (!only && this.askRolloutAt !== undefined && now >= this.askRolloutAt) this.askRolloutAt = undefined;
+    // Being deleted: nothing waits for a rollout any more.
+    if (!only && (this.snapshot?.deleting || (this.askRolloutAt !== undefined && now >= this.askRolloutAt))) this.askRolloutAt = undefined;
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
@@ -609,6 +608,7 @@ export class KymaState {
       ...seenField(this.seen),
       ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}),
       ...(this.runtimeSide ? { runtime: this.runtime } : {}),
+      ...(Object.keys(this.rolloutEndedNote).length ? { rolloutEnded: this.rolloutEndedNote } : {}),
     };
   }
 

@@ -94,8 +94,14 @@ export class ModuleState {
   /** Other installations of the module in the cluster, as the last blocker check found. */
   private sharedWith = 0;
   private unavailableSince?: number;
+  /** Since when the manager has been missing although this workflow applied it. */
+  private missingSince?: number;
   /** The manager's rollout has been incomplete for a while: the next check reads its pods to tell why. */
   private inspect = false;
+  /** Its pods were found in trouble: every check reads them again until the rollout completes (no flip back to Processing). */
+  private inspectAgain = false;
+  /** A removal or release to go on with once installed (a run started again after its predecessor ended). */
+  private after?: 'remove' | 'release';
   private reportedTimeout = false;
   private lastReport = '';
   private published?: ModuleReport;
@@ -105,11 +111,12 @@ export class ModuleState {
   private release: ReleasePhase = 'objects';
 
   /**
-   * `followsRollouts`: a manager whose rollout does not complete is looked at again (its pods
-   * read) on a backoff, and a manager still missing after an apply times out like an
-   * unavailable one (false in runs recorded before).
+   * `truthful`: a manager whose rollout does not complete is looked at again (its pods
+   * read) on a backoff, a manager still missing after an apply times out like an unavailable
+   * one, and a report names a version only once one is installed (false in runs recorded
+   * before).
    */
-  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings, private readonly followsRollouts = false) {
+  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings, private readonly truthful = false) {
     this.kyma = input.kyma;
     this.uid = input.uid;
     this.desired = input.module;
@@ -118,6 +125,8 @@ export class ModuleState {
     this.mode = input.carried?.mode ?? 'run';
     this.paused = input.carried?.paused ?? false;
     this.unavailableSince = input.carried?.unavailableSince;
+    this.missingSince = input.carried?.missingSince;
+    this.after = input.carried?.after ?? input.after;
     this.reportedTimeout = input.carried?.reportedTimeout ?? false;
     this.blockedBefore = input.carried?.blockedBefore ?? false;
     this.seen = input.carried?.seen ?? {};
@@ -142,6 +151,8 @@ export class ModuleState {
       this.switchMode('run');
       this.forceApply = true;
     }
+    // Wanted again: a removal it was to go on with is off.
+    if (d.module) this.after = undefined;
   }
 
   /** Something of the module changed in its cluster (`change.observed`: the objects as seen), or its Manifest's pause label flipped (`change.seen`). */
@@ -228,7 +239,7 @@ export class ModuleState {
     if (drift) this.views = {};
     if (this.mode !== 'run') return;
     // A manager that does not roll out is looked at closer: its pods say why.
-    if ((drift || deadline) && this.followsRollouts && this.unavailableSince !== undefined) this.inspect = true;
+    if ((drift || deadline) && this.truthful && this.unavailableSince !== undefined) this.inspect = true;
     if (this.pausedWait) {
       this.pausedWait = false;
       this.queue.push({ kind: 'checkPaused', ...seenField(this.seen) });
@@ -248,6 +259,14 @@ export class ModuleState {
     const keys = Object.values(this.keys());
     this.views = Object.fromEntries(Object.entries(this.views).filter(([k]) => keys.includes(k)));
     this.applied = true;
+    if (this.mode === 'run' && this.after) {
+      // Its objects are known again: the removal or release its predecessor was in goes on.
+      const after = this.after;
+      this.after = undefined;
+      if (after === 'remove') this.remove();
+      else this.releaseObjects();
+      return;
+    }
     if (this.mode === 'run') this.queue.push(this.readinessStep(this.installed));
   }
 
@@ -269,6 +288,7 @@ export class ModuleState {
       this.forceApply = true;
       return;
     }
+    this.inspectAgain = this.truthful && r.reason === 'ManagerPodsFailing';
     const { readiness, recheckInMs } = this.dependencyTimeout(r, now);
     this.settle(readiness, recheckInMs);
   }
@@ -362,7 +382,7 @@ export class ModuleState {
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
     return {
-      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...seenField(this.seen),
+      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, ...(this.missingSince !== undefined ? { missingSince: this.missingSince } : {}), ...(this.after ? { after: this.after } : {}), reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...seenField(this.seen),
       ...(Object.keys(this.views).length ? { views: this.views } : {}), ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
     };
   }
@@ -472,7 +492,7 @@ export class ModuleState {
     const fresh = manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
     const crView = keys.cr ? this.views[keys.cr] : undefined;
     const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
-    const inspectPods = this.inspect && installed.rendered.manager !== undefined;
+    const inspectPods = (this.inspect || this.inspectAgain) && installed.rendered.manager !== undefined;
     this.inspect = false;
     return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}), ...(inspectPods ? { inspectPods } : {}) };
   }
@@ -517,8 +537,9 @@ export class ModuleState {
       status: {
         name: d.name,
         ...(d.channel ? { channel: d.channel } : {}),
-        // Only what an install put there: a module whose install never succeeded has no version.
-        ...(installed ? { version: installed.version } : {}),
+        // Only what an install put there: a module whose install never succeeded has no version
+        // (runs recorded before showed the wanted one).
+        ...(installed ? { version: installed.version } : this.truthful ? {} : { version: d.version }),
         state: stateOf(r.reason),
         message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
@@ -555,15 +576,17 @@ export class ModuleState {
    */
   private dependencyTimeout(r: Readiness, now: number): { readiness: Readiness; recheckInMs?: number } {
     const timeoutMs = this.settings.managerAvailableTimeoutMs;
-    const waiting = r.reason === 'ManagerNotAvailable' || (this.followsRollouts && MANAGER_NOT_RUNNING.includes(r.reason));
+    const waiting = r.reason === 'ManagerNotAvailable' || (this.truthful && MANAGER_NOT_RUNNING.includes(r.reason));
+    if (r.reason !== 'ManagerMissing') this.missingSince = undefined;
     if (!waiting || !timeoutMs) {
       this.unavailableSince = undefined;
       return { readiness: r };
     }
     this.unavailableSince ??= now;
-    const elapsed = now - this.unavailableSince;
-    const left = this.unavailableSince + timeoutMs - now;
-    const inspectInMs = this.followsRollouts ? inspectionDelayMs(elapsed, timeoutMs, this.settings.driftIntervalMs) : undefined;
+    // A missing manager times out counting from when it went missing, an unavailable one from when it stopped being available.
+    const since = r.reason === 'ManagerMissing' && this.truthful ? (this.missingSince ??= now) : this.unavailableSince;
+    const left = since + timeoutMs - now;
+    const inspectInMs = this.truthful ? inspectionDelayMs(now - this.unavailableSince, timeoutMs, this.settings.driftIntervalMs) : undefined;
     const recheckInMs = left > 0 ? Math.min(left, inspectInMs ?? left) : inspectInMs;
     if (left > 0 || (r.reason !== 'ManagerNotAvailable' && r.reason !== 'ManagerMissing')) return { readiness: r, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
     const still = r.reason === 'ManagerMissing' ? 'still missing' : 'still not available';
@@ -572,8 +595,8 @@ export class ModuleState {
 
   /** A manager that stays missing although it was applied again and again times out instead of being re-applied forever. */
   private missingTooLong(r: Readiness, now: number): boolean {
-    if (!this.followsRollouts || r.reason !== 'ManagerMissing' || this.unavailableSince === undefined) return false;
-    return now - this.unavailableSince >= this.settings.managerAvailableTimeoutMs;
+    if (!this.truthful || r.reason !== 'ManagerMissing' || this.missingSince === undefined) return false;
+    return now - this.missingSince >= this.settings.managerAvailableTimeoutMs;
   }
 
   /** Backoff after a failed cycle: the first delay (30 s by default), doubling, at most the drift interval. */

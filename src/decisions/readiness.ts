@@ -136,7 +136,7 @@ export function readinessView(o: { kind: string; metadata: { generation?: number
   if (isWorkload(o.kind)) {
     const { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, desiredNumberScheduled, updatedNumberScheduled, numberAvailable } = status;
     const spec = (o.spec ?? {}) as NonNullable<WorkloadView['spec']>;
-    const strategy = spec.updateStrategy && o.kind === 'StatefulSet' ? { updateStrategy: { type: spec.updateStrategy.type, ...(spec.updateStrategy.rollingUpdate ? { rollingUpdate: { partition: spec.updateStrategy.rollingUpdate.partition } } : {}) } } : {};
+    const strategy = spec.updateStrategy && o.kind !== 'Deployment' ? { updateStrategy: { type: spec.updateStrategy.type, ...(spec.updateStrategy.rollingUpdate ? { rollingUpdate: { partition: spec.updateStrategy.rollingUpdate.partition } } : {}) } } : {};
     return {
       kind: o.kind,
       metadata,

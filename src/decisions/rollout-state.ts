@@ -257,10 +257,13 @@ export class RolloutState {
       if (this.phase === 'Halted' && !this.policy) continue; // not planned: the plan after resume takes it in
       this.joiners.delete(kyma);
       const k = this.kymas.get(kyma);
-      if (k?.phase === 'pending' || k?.phase === 'upgrading') continue;
       if (this.phase === 'Aborted') {
+        // Reached or not, it waits: it hears why it stays (its news may have been lost to a continue-as-new).
         aborted.push(kyma);
-      } else if (this.phase === 'Completed') {
+        continue;
+      }
+      if (k?.phase === 'pending' || k?.phase === 'upgrading') continue;
+      if (this.phase === 'Completed') {
         this.place(kyma, Math.max(0, this.waves.length - 1), { phase: 'upgrading', admittedAt: now });
         this.outbox.push({ kind: 'admit', version: this.version, kymas: [kyma], ...seenField(this.seen) });
       } else {

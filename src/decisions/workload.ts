@@ -16,7 +16,7 @@ export interface WorkloadView {
   metadata: { generation?: number };
   spec?: {
     replicas?: number;
-    /** StatefulSets: OnDelete updates nothing by itself; a partition updates only the ordinals above it. */
+    /** StatefulSets and DaemonSets: OnDelete updates nothing by itself; a StatefulSet's partition updates only the ordinals above it. */
     updateStrategy?: { type?: string; rollingUpdate?: { partition?: number } };
     /** The pods' labels (matchLabels), so that a rollout that does not move can be explained by its pods. */
     selector?: { matchLabels?: Record<string, string> };
@@ -90,7 +90,8 @@ function daemonSetRollout(w: WorkloadView): { phase: RolloutPhase; detail: strin
   const want = s.desiredNumberScheduled ?? 0;
   const updated = s.updatedNumberScheduled ?? 0;
   const available = s.numberAvailable ?? 0;
-  if (updated < want) return { phase: 'progressing', detail: `${updated} of ${want} pods updated` };
+  // OnDelete updates nothing by itself: its pods running is all there is to wait for.
+  if (updated < want && w.spec?.updateStrategy?.type !== 'OnDelete') return { phase: 'progressing', detail: `${updated} of ${want} pods updated` };
   if (available < want) return { phase: 'progressing', detail: `${available} of ${want} updated pods available` };
   return { phase: 'complete', detail: `${available}/${want} available` };
 }

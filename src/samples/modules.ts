@@ -1,4 +1,4 @@
-// The sample modules (examples/modules: greeter 1.0.0 and 1.1.0, counter 1.0.0), loaded from
+// The sample modules (examples/modules: greeter 1.0.0 and 1.1.0, counter 1.0.0, faulty 1.0.0 to 3.0.0), loaded from
 // disk and published to a registry and a control-plane namespace.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

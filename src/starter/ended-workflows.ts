@@ -61,14 +61,20 @@ export class EndedWorkflows {
     const query = `TaskQueue = '${this.taskQueue}' AND WorkflowType IN ('${KYMA_WORKFLOW}', '${MODULE_WORKFLOW}') AND ${ENDED} AND CloseTime > '${from.toISOString()}'`;
     const now = Date.now();
     let newest = this.since;
+    /** The earliest end held back by its delay: the next look must still find it. */
+    let held: Date | undefined;
     for await (const info of this.temporal.workflow.list({ query })) {
-      if (info.closeTime && info.closeTime > newest) newest = info.closeTime;
       const key = `${info.workflowId}#${info.runId}`;
-      if (this.told.has(key)) continue;
       const owner = ownerOfWorkflow(info.workflowId);
       if (!owner) continue;
       const r = this.repeats.get(info.workflowId) ?? { ends: 0, next: 0 };
-      if (now < r.next) continue; // told again once its delay is over
+      if (!this.told.has(key) && now < r.next) {
+        // Told once its delay is over.
+        if (info.closeTime && (!held || info.closeTime < held)) held = info.closeTime;
+        continue;
+      }
+      if (info.closeTime && info.closeTime > newest) newest = info.closeTime;
+      if (this.told.has(key)) continue;
       this.told.set(key, now);
       r.ends++;
       r.next = now + retellDelayMs(r.ends, this.intervalMs);
@@ -77,7 +83,7 @@ export class EndedWorkflows {
       this.log?.(`workflow ${info.workflowId} (run ${info.runId}) ended ${ended.status}: ${ended.reason}; telling Kyma ${owner.namespace}/${owner.name}`);
       this.tell({ namespace: owner.namespace, name: owner.name }, ended);
     }
-    this.since = newest;
+    this.since = held && held < newest ? held : newest;
     for (const [key, at] of this.told) if (now - at > REMEMBER_MS) this.told.delete(key);
   }
 

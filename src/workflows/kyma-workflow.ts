@@ -11,6 +11,7 @@ import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
 import { catalogChanged, desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
+import type { ResolvedModule } from '../contract/module';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from '../decisions/kyma-state';
 import { kymaDetails } from '../decisions/workflow-details';
@@ -54,24 +55,30 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
 
   const record = (event: KymaEvent) => events.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
 
+  /** Starts a module's workflow; false when it runs already. */
+  async function startModule(module: ResolvedModule, after?: 'remove' | 'release'): Promise<boolean> {
+    try {
+      await startChild(moduleWorkflow, {
+        workflowId: moduleWorkflowId(kyma.namespace, kyma.name, module.name),
+        args: [{ kyma, uid: st.uid, module, settings, ...(after ? { after } : {}) }],
+        // Module workflows outlive a continue-as-new of this one; they are ended explicitly.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      });
+      return true;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      return false;
+    }
+  }
+
   /** Tells the module workflows; one that has ended already counts as removed. */
   async function dispatch(d: Dispatch): Promise<void> {
     const tell = (name: string, send: () => Promise<void>) => send().catch(() => st.removed(name));
     await Promise.all([
       ...d.start.map(async (module) => {
-        try {
-          await startChild(moduleWorkflow, {
-            workflowId: moduleWorkflowId(kyma.namespace, kyma.name, module.name),
-            args: [{ kyma, uid: st.uid, module, settings }],
-            // Module workflows outlive a continue-as-new of this one; they are ended explicitly.
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-            workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-          });
-        } catch (err) {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-          // Still running (for a Kyma of the same name before this one, say): it adopts this uid.
-          await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
-        }
+        // Still running (for a Kyma of the same name before this one, say): it adopts this uid.
+        if (!(await startModule(module))) await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
       }),
       ...d.update.map((u) => tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired))),
       ...d.remove.map((n) => tell(n, () => moduleHandle(n).signal(removeModule))),
@@ -94,6 +101,10 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         await getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module: step.module, channel: step.channel }))
           .signal(rolloutReport, { kyma: kyma.name, ...step.report })
           .catch(() => undefined);
+        break;
+      case 'restartModule':
+        // Running again already (told twice): it is left as it is.
+        await startModule(step.module, step.after);
         break;
       case 'awaitRollout': {
         const { module, channel, version } = step;

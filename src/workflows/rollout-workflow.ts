@@ -13,12 +13,25 @@ import { rolloutDetails } from '../decisions/rollout-details';
 import { RolloutState } from '../decisions/rollout-state';
 import { promotionDiff } from './promotion-diff';
 
+/** Signals to Kymas sent at once, at most (see `toEach`). */
+const SIGNAL_BATCH = 500;
+
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
 
 export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void> {
   const { channel } = input;
-  // Runs recorded before Kymas joined rollouts take no joiners and tell nobody of an abort.
-  const st = new RolloutState(channel, input.carried, patched('truthful-status'));
+  // Runs recorded before Kymas joined rollouts take no joiners, tell nobody of an abort, and send
+  // their signals all at once.
+  const truthful = patched('truthful-status');
+  const st = new RolloutState(channel, input.carried, truthful);
+  /**
+   * Runs `send` for each Kyma, a batch at a time: a workflow may have at most 2,000 signals to
+   * other workflows under way (Temporal's limit), and a fleet's abort or wave may name more.
+   */
+  async function toEach(kymas: string[], send: (kyma: string) => Promise<void>): Promise<void> {
+    const size = truthful ? SIGNAL_BATCH : kymas.length;
+    for (let i = 0; i < kymas.length; i += size) await Promise.all(kymas.slice(i, i + size).map(send));
+  }
   let woken = false;
   const wake = () => (woken = true);
   setHandler(promoted, (p) => {
@@ -63,21 +76,21 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
       }
       case 'admit': {
         const gone: string[] = [];
-        await Promise.all(step.kymas.map(async (kyma) => {
+        await toEach(step.kymas, async (kyma) => {
           try {
             await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, { module: channel.module, channel: channel.channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) });
           } catch {
             gone.push(kyma);
           }
-        }));
+        });
         st.gone(gone);
         break;
       }
       case 'notify':
         // Best effort: a Kyma whose workflow is gone has nothing to hold.
-        await Promise.all(step.kymas.map((kyma) => getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma))
+        await toEach(step.kymas, (kyma) => getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma))
           .signal(rolloutEnded, { module: channel.module, channel: channel.channel, version: step.version, message: step.message })
-          .catch(() => undefined)));
+          .catch(() => undefined));
         break;
       case 'publish':
         upsertSearchAttributes([

@@ -118,6 +118,28 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(write.searchAttributes.modules.length + write.searchAttributes.omitted).toBe(300);
   });
 
+  it('starts a module workflow the server ended again (in the removal it was in), says so once per run, and on a Workflow condition', () => {
+    const st = new KymaState(SETTINGS, undefined, false, false, true);
+    untilWait(st, snapshot([spec('greeter'), spec('counter')]));
+    st.changed();
+    untilWait(st, snapshot([spec('counter')]));
+    const ended = { workflowId: 'kyma/kcp/k1/module/greeter', runId: 'r1', module: 'greeter', status: 'Terminated', at: '2026-11-25T10:00:00Z', reason: 'by hand' };
+    st.workflowEnded(ended);
+    const t = untilWait(st, null);
+    expect(t.filter((s) => s.kind === 'restartModule')).toEqual([{ kind: 'restartModule', module: expect.objectContaining({ name: 'greeter' }) as unknown, after: 'remove' }]);
+    expect(t.find((s) => s.kind === 'event')).toMatchObject({ event: { type: 'Warning', reason: 'WorkflowEnded', message: 'the workflow of module greeter (kyma/kcp/k1/module/greeter) was terminated at 2026-11-25T10:00:00Z: by hand; it is started again' } });
+    expect(status(t)?.conditions).toContainEqual({ type: 'Workflow', status: 'True', reason: 'Restarted', message: expect.stringMatching(/^the workflow of module greeter/) as unknown });
+    st.workflowEnded(ended);
+    expect(untilWait(st, null).filter((s) => s.kind === 'restartModule' || s.kind === 'event')).toEqual([]);
+  });
+
+  it('records the news of its own predecessor\'s end once it knows the Kyma\'s uid', () => {
+    const st = new KymaState(SETTINGS, undefined, false, false, true);
+    st.workflowEnded({ workflowId: 'kyma/kcp/k1', runId: 'r0', status: 'Failed', at: '2026-11-25T10:00:00Z', reason: 'boom' });
+    const t = untilWait(st, snapshot([spec('greeter')]));
+    expect(kinds(t).slice(0, 2)).toEqual(['load', 'event:WorkflowEnded']);
+  });
+
   it('drops a removed module, and starts it anew when it is wanted again', () => {
     const st = running(['greeter', 'counter']);
     st.changed();

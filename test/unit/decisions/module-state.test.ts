@@ -193,8 +193,11 @@ describe('ModuleState: install and follow', () => {
     expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual(['checkReadiness', 'install', 'checkReadiness', `publish:${reason}`, 'wait']);
   });
 
-  it('claims no installed version while no install has succeeded; its search attributes name the version being installed', () => {
-    const st = new ModuleState(moduleInput());
+  it('claims no installed version while no install has succeeded (as runs recorded before did); its search attributes name the version being installed', () => {
+    const before = new ModuleState(moduleInput());
+    const old = untilWait(before, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
+    expect(old.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!.report.status).toMatchObject({ version: '1.0.0' });
+    const st = new ModuleState(moduleInput(), SETTINGS, true);
     const t = untilWait(st, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
     const published = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!;
     expect(published.report.status).toMatchObject({ name: 'greeter', state: 'Error', message: 'the registry does not have the layer' });
@@ -281,9 +284,14 @@ describe('ModuleState: failures and timeouts', () => {
     expect(kinds(inspected)).toEqual(['checkReadiness', 'publish:ManagerPodsFailing', 'wait']);
     // Looked at again as long after as it has taken so far; a signal in between does not read the pods.
     expect(last(inspected)).toMatchObject({ deadlineMs: 60_000 });
+    // While its pods are in trouble, every check reads them again (no flip back to Processing);
+    // once they are not, a signal's check does not.
     st.poke();
     st.woke(false);
-    const poked = untilWait(st, { readiness: [rolling], now: 70_000 });
+    expect(untilWait(st, { readiness: [rolling], now: 70_000 })[0]).toMatchObject({ inspectPods: true });
+    st.poke();
+    st.woke(false);
+    const poked = untilWait(st, { readiness: [rolling], now: 75_000 });
     expect(poked[0]).not.toHaveProperty('inspectPods');
     st.woke(false, true);
     const again = untilWait(st, { readiness: [failing], now: 120_000 });
@@ -318,6 +326,28 @@ describe('ModuleState: failures and timeouts', () => {
     expect(last(t)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
     st.woke(false, true);
     expect(untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 1000 })[0]).not.toHaveProperty('inspectPods');
+  });
+
+  it('re-applies a manager deleted by hand at once, however long it had been unavailable before', () => {
+    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const crashing: Readiness = { reason: 'ManagerPodsFailing', message: 'pod p container manager is CrashLoopBackOff' };
+    untilWait(st, { readiness: [crashing], now: 0 });
+    st.woke(false, true);
+    untilWait(st, { readiness: [crashing], now: 2 * SETTINGS.managerAvailableTimeoutMs });
+    st.poke();
+    st.woke(false);
+    const t = untilWait(st, { readiness: [{ reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' }], now: 2 * SETTINGS.managerAvailableTimeoutMs + 1000 });
+    expect(kinds(t).slice(0, 2)).toEqual(['checkReadiness', 'install']);
+  });
+
+  it('a run started again in the middle of a removal installs first (learning its objects), then removes them in order', () => {
+    const st = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['install', 'findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+    // Wanted again before it installed: it stays.
+    const wanted = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
+    wanted.want({ uid: 'uid-1', module: mod() });
+    expect(kinds(untilWait(wanted))).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
   });
 
   it('records a CRD that never became Established as a DependencyTimeout Event too', () => {

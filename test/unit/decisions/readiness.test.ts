@@ -63,6 +63,7 @@ describe('workloadRollout', () => {
     ['an OnDelete StatefulSet with every replica ready', { kind: 'StatefulSet', metadata: { generation: 1 }, spec: { replicas: 2, updateStrategy: { type: 'OnDelete' } }, status: { observedGeneration: 1, readyReplicas: 2, currentRevision: 'a', updateRevision: 'b' } }, 'complete'],
     ['a DaemonSet on every node', { kind: 'DaemonSet', metadata: { generation: 3 }, status: { observedGeneration: 3, desiredNumberScheduled: 2, updatedNumberScheduled: 2, numberAvailable: 2 } }, 'complete'],
     ['a DaemonSet updating', { kind: 'DaemonSet', metadata: { generation: 3 }, status: { observedGeneration: 3, desiredNumberScheduled: 2, updatedNumberScheduled: 1, numberAvailable: 2 } }, 'progressing'],
+    ['an OnDelete DaemonSet whose pods run, not yet replaced', { kind: 'DaemonSet', metadata: { generation: 3 }, spec: { updateStrategy: { type: 'OnDelete' } }, status: { observedGeneration: 3, desiredNumberScheduled: 2, updatedNumberScheduled: 0, numberAvailable: 2 } }, 'complete'],
   ])('%s', (_what, w, phase) => {
     expect(workloadRollout(w).phase).toBe(phase);
   });

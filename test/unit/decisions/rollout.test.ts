@@ -339,6 +339,10 @@ describe('RolloutState: Kymas that join', () => {
     d.st.waiting({ kyma: 'late', version: '1.1.0' });
     d.run();
     expect(d.notified.at(-1)).toEqual({ kymas: ['late'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' });
+    // A Kyma of the plan that asks again (its news lost to a continue-as-new) hears it again.
+    d.st.waiting({ kyma: 'k1', version: '1.1.0' });
+    d.run();
+    expect(d.notified.at(-1)).toMatchObject({ kymas: ['k1'] });
     expect(d.admitted).toEqual([['k0']]);
   });
 
@@ -494,6 +498,30 @@ describe('KymaState: the rollout gate', () => {
     const moved = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
     expect(moved.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual(['RolloutNotFound']);
     expect(updates(moved)).toEqual(['greeter@1.1.0']);
+  });
+
+  it('forgets a rollout it could not find once the Kyma is being deleted (no wake-up in the past)', () => {
+    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.changed();
+    drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000);
+    st.loaded({ ...snap, deleting: true });
+    let wait: KymaStep | undefined;
+    for (let i = 0; i < 20 && wait?.kind !== 'wait'; i++) wait = st.next();
+    expect(wait).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+  });
+
+  it('carries the news of an aborted rollout across continue-as-new', () => {
+    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
+    st.reported(ready('greeter', '1.0.0'));
+    st.rolloutEnded({ module: 'greeter', channel: 'regular', version: '1.1.0', message: 'the rollout of 1.1.0 on channel regular was aborted: x' });
+    const next = new KymaState(SETTINGS, st.carry(), true, false, true);
+    next.changed();
+    drive(next, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(next.status().modules?.find((m) => m.name === 'greeter')?.message).toMatch(/aborted: x; it stays at 1\.0\.0/);
   });
 
   it('does not join a rollout in runs recorded before joins existed', () => {
