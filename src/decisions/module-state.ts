@@ -489,11 +489,12 @@ export class ModuleState {
     const keys = this.keys();
     // The manager's view counts only if the watch saw it since this install applied it.
     const manager = keys.manager ? this.views[keys.manager] : undefined;
-    const fresh = manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
-    const crView = keys.cr ? this.views[keys.cr] : undefined;
-    const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
     const inspectPods = (this.inspect || this.inspectAgain) && installed.rendered.manager !== undefined;
     this.inspect = false;
+    // The watch tells of a rollout's start and end, not of each step: a closer look reads the manager afresh.
+    const fresh = !inspectPods && manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
+    const crView = keys.cr ? this.views[keys.cr] : undefined;
+    const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
     return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}), ...(inspectPods ? { inspectPods } : {}) };
   }
 

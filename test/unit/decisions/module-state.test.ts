@@ -306,6 +306,20 @@ describe('ModuleState: failures and timeouts', () => {
     expect(kinds(untilWait(st, { now: 3_700_000 }))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
+  it('reads the manager afresh when it looks closer: the watch tells of a rollout\'s start and end, not each step', () => {
+    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    expect(st.next().kind).toBe('install');
+    st.installedModule(mod(), { ...installResult('1.0.0'), managerVersion: '5' });
+    untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 0 });
+    st.poke({ observed: [{ key: 'apps/v1/Deployment/k1-system/greeter-manager', resourceVersion: '9', view: { kind: 'Deployment', metadata: {} } }] });
+    st.woke(false);
+    expect(untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 1000 })[0]).toHaveProperty('observed.manager.resourceVersion', '9');
+    st.woke(false, true);
+    const closer = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 60_000 })[0];
+    expect(closer).toMatchObject({ kind: 'checkReadiness', inspectPods: true });
+    expect(closer).not.toHaveProperty('observed.manager');
+  });
+
   it('re-applies a manager that is missing after its apply on the backoff, then turns Error once the timeout passed', () => {
     const st = new ModuleState(moduleInput(), SETTINGS, true);
     const missing: Readiness = { reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' };
