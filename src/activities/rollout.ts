@@ -1,9 +1,10 @@
 // What a rollout reads in the control plane: the Kymas a promotion moves (from the worker's
 // cache) and the channel's rollout policy (the ConfigMap klm-rollout-policy).
+import { Context } from '@temporalio/activity';
 import { parse } from 'yaml';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
-import type { ChannelRef, RolloutPlan } from '../contract/rollout';
+import { promoted, ROLLOUT_WORKFLOW, rolloutStart, type ChannelRef, type Promotion, type RolloutPlan, type RolloutWorkflowInput } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { rolloutCandidates } from '../decisions/rollout-plan';
 import { DEFAULT_ROLLOUT_POLICY, rolloutPolicyOf } from '../decisions/rollout-policy';
@@ -35,8 +36,26 @@ async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<Ro
   return { policy: r.policy };
 }
 
+export interface StartRolloutInput {
+  channel: ChannelRef;
+  version: string;
+  defaultNamespace: string;
+}
+
 export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
   return {
+    /**
+     * Starts the channel's rollout of `version` (or tells a running one), as the bridge does on
+     * a promotion: a Kyma holding a module for a version no rollout governs asks for it.
+     */
+    async startRollout({ channel, version, defaultNamespace }: StartRolloutInput): Promise<void> {
+      const { client, info } = Context.current();
+      await client.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
+        ...rolloutStart(channel, info.taskQueue, defaultNamespace),
+        signal: promoted,
+        signalArgs: [{ version }],
+      });
+    },
     /** The Kymas a promotion of the channel to `version` moves, in wave order, and the policy to move them by. */
     async planRollout({ channel, version, seen }: PlanRolloutInput): Promise<RolloutPlan> {
       const kymas = await cache.list<Kyma & KubeObject>(API_VERSION, 'Kyma', channel.namespace, seen?.Kyma);

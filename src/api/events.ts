@@ -15,7 +15,7 @@ export const EVENT_REASONS = [
   'MandatoryModuleFailed',
   'RuntimeKymaTaken',
   'RuntimeCleanupFailed',
-  'RolloutNotFound',
+  'RolloutStarted',
   'WorkflowEnded',
   'ModuleNameMismatch',
 ] as const;

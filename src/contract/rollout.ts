@@ -2,7 +2,9 @@
 // rollout workflow per (namespace, module, channel), id `rollout/<ns>/<module>/<channel>`: it
 // lives as long as the channel does and rolls each version the channel is promoted to.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { SA } from '../api/search-attributes';
 import type { State } from '../api/shared';
+import { WORKFLOW_TASK_TIMEOUT } from './settings';
 import type { SeenVersions } from './signals';
 
 export const ROLLOUT_WORKFLOW = 'rolloutWorkflow';
@@ -16,6 +18,21 @@ export interface ChannelRef {
 
 export function rolloutWorkflowId(c: ChannelRef): string {
   return `rollout/${c.namespace}/${c.module}/${c.channel}`;
+}
+
+/** How a channel's rollout workflow is started (with signalWithStart), by the bridge on a promotion or by a Kyma that found none. */
+export function rolloutStart(channel: ChannelRef, taskQueue: string, defaultNamespace: string) {
+  return {
+    workflowId: rolloutWorkflowId(channel),
+    taskQueue,
+    args: [{ channel, defaultNamespace }] as [RolloutWorkflowInput],
+    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+    typedSearchAttributes: [
+      { key: SA.ModuleName, value: channel.module },
+      { key: SA.Channel, value: channel.channel },
+      { key: SA.KymaNamespace, value: channel.namespace },
+    ],
+  };
 }
 
 /** One wave's size: a number of Kymas, or a share of those to move (`"10%"`). */

@@ -47,6 +47,8 @@ export type KymaStep =
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
   | { kind: 'awaitRollout'; module: string; channel: string; version: string }
+  /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
+  | { kind: 'startRollout'; module: string; channel: string; version: string }
   /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
   | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
@@ -72,9 +74,6 @@ interface Entry {
 }
 
 const SEVERITY: State[] = ['Error', 'Warning', 'Deleting', 'Processing', ''];
-
-/** How long a hold waits for a rollout that cannot be found before asking again, then moving on. */
-export const ROLLOUT_GRACE_MS = 10_000;
 
 /** Upstream's aggregation: any Error → Error; else Warning; else anything not Ready/Unmanaged → Processing; else Ready. */
 export function aggregateState(states: State[]): State {
@@ -129,10 +128,8 @@ export class KymaState {
   private syncing?: RuntimeSpec;
   /** Module → the version this run told the module's rollout it waits for. */
   private joined: Record<string, string> = {};
-  /** Module → a version whose rollout could not be found, and when (asked once more before moving on). */
-  private missedRollout: Record<string, { version: string; at: number }> = {};
-  /** When (workflow time) to ask a rollout again that could not be found. */
-  private askRolloutAt?: number;
+  /** Module → the version whose rollout this run started, as none could be found (once). */
+  private startedRollout: Record<string, string> = {};
   /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
   private rolloutEndedNote: Record<string, RolloutEnded> = {};
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
@@ -232,27 +229,18 @@ export class KymaState {
 
   /**
    * The rollout this Kyma told that it waits could not be found: no promotion of the channel
-   * started one (nobody followed the module on it then, say). Asked once more after a grace
-   * (the bridge may be starting it just now); then no rollout governs the version, and the
-   * module moves on as if admitted.
+   * started one (nobody followed the module on it then, or no bridge ran). This Kyma starts it,
+   * as the bridge would have: it plans by the channel's policy, with this Kyma among those it
+   * moves. Once per version: a rollout that still cannot be told is asked again on the next
+   * resolution.
    */
-  rolloutMissing(module: string, channel: string, version: string, now: number): void {
+  rolloutMissing(module: string, channel: string, version: string): void {
     if (this.awaitingRollout[module] !== version) return;
     delete this.joined[module];
-    const missed = this.missedRollout[module];
-    if (missed?.version !== version) {
-      this.missedRollout[module] = { version, at: now };
-      this.askRolloutAt = now + ROLLOUT_GRACE_MS;
-      return;
-    }
-    if (now - missed.at < ROLLOUT_GRACE_MS) {
-      this.askRolloutAt = missed.at + ROLLOUT_GRACE_MS;
-      return;
-    }
-    delete this.missedRollout[module];
-    this.admitted[module] = { module, channel, version };
-    this.toResolve.add(module);
-    this.queue.push(event('Normal', 'RolloutNotFound', `module ${module}: version ${version} of channel ${channel} has no rollout to wait for; moving to it`));
+    if (this.startedRollout[module] === version) return;
+    this.startedRollout[module] = version;
+    this.queue.push({ kind: 'startRollout', module, channel, version });
+    this.queue.push(event('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`));
   }
 
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
@@ -273,7 +261,7 @@ export class KymaState {
     delete this.removing[name];
     delete this.sent[name];
     delete this.joined[name];
-    delete this.missedRollout[name];
+    delete this.startedRollout[name];
     delete this.rolloutEndedNote[name];
     this.leavingReported.delete(name);
     this.statusDirty = true;
@@ -457,8 +445,6 @@ export class KymaState {
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
     // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
     if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
-    // Being deleted: nothing waits for a rollout any more.
-    if (!only && (this.snapshot?.deleting || (this.askRolloutAt !== undefined && now >= this.askRolloutAt))) this.askRolloutAt = undefined;
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
@@ -539,7 +525,7 @@ export class KymaState {
     const held = this.hold(r, running);
     if (!held) {
       delete this.joined[r.name];
-      delete this.missedRollout[r.name];
+      delete this.startedRollout[r.name];
       return r;
     }
     const { channel, version } = held;
@@ -702,7 +688,6 @@ export class KymaState {
   private wakeAt(): { wakeAt?: number } {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
     if (this.retryRuntimeAt !== undefined) times.push(this.retryRuntimeAt);
-    if (this.askRolloutAt !== undefined) times.push(this.askRolloutAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 

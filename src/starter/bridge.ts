@@ -20,7 +20,7 @@ import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { promoted, ROLLOUT_WORKFLOW, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
+import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
 import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
@@ -364,17 +364,9 @@ export class Bridge {
     const workflowId = rolloutWorkflowId(channel);
     this.signaller.submit(`${workflowId}#promoted`, () =>
       this.o.temporal.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
-        workflowId,
-        taskQueue: this.o.taskQueue,
-        args: [{ channel, defaultNamespace: this.o.settings.defaultNamespace }],
+        ...rolloutStart(channel, this.o.taskQueue, this.o.settings.defaultNamespace),
         signal: promoted,
         signalArgs: [promotion],
-        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-        typedSearchAttributes: [
-          { key: SA.ModuleName, value: channel.module },
-          { key: SA.Channel, value: channel.channel },
-          { key: SA.KymaNamespace, value: channel.namespace },
-        ],
       }),
     );
   }

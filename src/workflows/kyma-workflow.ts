@@ -23,8 +23,11 @@ import { WakeTimer } from './wake-timer';
 /** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
 const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
-/** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
-const events = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
+/**
+ * Best effort, a few attempts: an Event that cannot be recorded (its namespace is being deleted,
+ * say) or a rollout that cannot be started must not hold anything up.
+ */
+const bestEffort = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
 /**
  * The runtime side, in the managed cluster: a few attempts, then the failure shows in the status
  * and waits for the next change. Reading the runtime Kyma and writing its status (a request or
@@ -53,7 +56,11 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const drift = new WakeTimer();
   const moduleHandle = (name: string) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, name));
 
-  const record = (event: KymaEvent) => events.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
+  /** Tells the module's rollout that this Kyma holds the module until it admits `version`. */
+  const tellRollout = (module: string, channel: string, version: string) =>
+    getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel })).signal(rolloutWaiting, { kyma: kyma.name, version });
+
+  const record = (event: KymaEvent) => bestEffort.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
 
   /** Starts a module's workflow; false when it runs already. */
   async function startModule(module: ResolvedModule, after?: 'remove' | 'release'): Promise<boolean> {
@@ -108,12 +115,18 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       case 'awaitRollout': {
         const { module, channel, version } = step;
-        await getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel }))
-          .signal(rolloutWaiting, { kyma: kyma.name, version })
-          .catch((err: unknown) => {
-            // No rollout workflow for the channel: none was ever started (or not yet).
-            if (err instanceof ApplicationFailure && /NotFound|NOT_FOUND/.test(err.type ?? '')) st.rolloutMissing(module, channel, version, Date.now());
-          });
+        await tellRollout(module, channel, version).catch((err: unknown) => {
+          // No rollout workflow for the channel: none was ever started (or not yet).
+          if (err instanceof ApplicationFailure && /NotFound|NOT_FOUND/.test(err.type ?? '')) st.rolloutMissing(module, channel, version);
+        });
+        break;
+      }
+      case 'startRollout': {
+        const { module, channel, version } = step;
+        // Best effort: a rollout that still cannot be told is asked again on the next resolution.
+        await bestEffort.startRollout({ channel: { namespace: kyma.namespace, module, channel }, version, defaultNamespace: settings.defaultNamespace })
+          .then(() => tellRollout(module, channel, version))
+          .catch(() => undefined);
         break;
       }
       case 'syncRuntime': {

@@ -5,7 +5,7 @@ import type { Kyma, KymaModule } from '../../../src/api/kyma';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { RolloutPolicy } from '../../../src/contract/rollout';
-import { KymaState, ROLLOUT_GRACE_MS, type KymaStep } from '../../../src/decisions/kyma-state';
+import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { diffObjects } from '../../../src/decisions/object-diff';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
 import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
@@ -481,36 +481,25 @@ describe('KymaState: the rollout gate', () => {
     expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe('version 1.2.0 of channel regular waits for its rollout');
   });
 
-  it('moves on when no rollout governs the version: asked once more after a grace, then admitted by itself, with an Event', () => {
+  it('starts the rollout when no rollout governs the version (once per version), and stays held until it admits the Kyma', () => {
     const st = new KymaState(SETTINGS, undefined, true, false, true);
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     st.changed();
     drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000);
-    const waiting = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(waiting.at(-1)).toMatchObject({ kind: 'wait', wakeAt: 1_000 + ROLLOUT_GRACE_MS });
-    // The grace passed (the wait's timer): asked again, still no rollout.
-    st.woke(true);
-    const asked = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(asked.filter((s) => s.kind === 'awaitRollout')).toHaveLength(1);
-    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000 + ROLLOUT_GRACE_MS);
-    const moved = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(moved.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual(['RolloutNotFound']);
-    expect(updates(moved)).toEqual(['greeter@1.1.0']);
-  });
-
-  it('forgets a rollout it could not find once the Kyma is being deleted (no wake-up in the past)', () => {
-    const st = new KymaState(SETTINGS, undefined, true, false, true);
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.reported(ready('greeter', '1.0.0'));
+    st.rolloutMissing('greeter', 'regular', '1.1.0');
+    const started = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(started.filter((s) => s.kind === 'startRollout')).toEqual([{ kind: 'startRollout', module: 'greeter', channel: 'regular', version: '1.1.0' }]);
+    expect(started.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual(['RolloutStarted']);
+    expect(updates(started)).toEqual([]);
+    // Still not found on the next resolution: asked again, not started twice.
     st.changed();
-    drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    st.rolloutMissing('greeter', 'regular', '1.1.0', 1_000);
-    st.loaded({ ...snap, deleting: true });
-    let wait: KymaStep | undefined;
-    for (let i = 0; i < 20 && wait?.kind !== 'wait'; i++) wait = st.next();
-    expect(wait).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
+    const again = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
+    expect(again.filter((s) => s.kind === 'awaitRollout')).toHaveLength(1);
+    st.rolloutMissing('greeter', 'regular', '1.1.0');
+    expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'startRollout')).toEqual([]);
+    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
+    expect(updates(drive(st, { greeter: '1.1.0', counter: '1.0.0' }))).toEqual(['greeter@1.1.0']);
   });
 
   it('carries the news of an aborted rollout across continue-as-new', () => {
