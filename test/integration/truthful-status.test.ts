@@ -117,7 +117,7 @@ describe('readiness of a new version is the new version\'s', () => {
 describe('every hold has an end, and no Kyma can break its workflow', () => {
   const klm = useKlm({ endedWorkflowsPollMs: 1_000 });
 
-  it('converges a module put back into the Kyma after its blocked removal outlived a promotion of its channel', async () => {
+  it('converges a module put back into the Kyma after its blocked removal outlived a promotion of its channel, through a rollout it starts', async () => {
     const mod = await testModule(klm());
     await mod.publish('1.0.0');
     await mod.publish('1.1.0');
@@ -135,6 +135,10 @@ describe('every hold has an end, and no Kyma can break its workflow', () => {
       const s = await moduleStatus(klm(), name, mod.name);
       return s?.version === '1.1.0' && s.state === 'Ready' ? s : undefined;
     }, 90_000);
+    // Nobody followed the module on the channel when it was promoted: no rollout was started; the Kyma started one, and its policy moved it.
+    expect(await kymaEvents(klm(), name, 'RolloutStarted')).toEqual([`module ${mod.name}: version 1.1.0 of channel regular had no rollout; this Kyma started it, and waits for it to admit the version`]);
+    const rollout = await klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' })).query(rolloutProgress);
+    expect(rollout).toMatchObject({ version: '1.1.0', phase: 'Completed' });
   }, 120_000);
 
   it('keeps serving a Kyma of several hundred modules: the search attribute stays within its limit and the details say so', async () => {
