@@ -33,7 +33,9 @@ function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv,
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ['--import', 'tsx', main], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+    // KLM_BENCH_CPU_PROF=DIR: each process writes a V8 CPU profile there when it stops.
+    const profile = process.env.KLM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.KLM_BENCH_CPU_PROF, label)}`] : [];
+    child = spawn(process.execPath, [...profile, '--import', 'tsx', main], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
   } finally {
     closeSync(out);
   }
