@@ -11,6 +11,13 @@ export function moduleWorkflowId(namespace: string, kyma: string, module: string
   return `${kymaWorkflowId(namespace, kyma)}/module/${module}`;
 }
 
+/** The Kyma (and module) of a Kyma or module workflow id, the inverse of the two above; undefined for other workflows. */
+export function parseWorkflowId(workflowId: string): { namespace: string; name: string; module?: string } | undefined {
+  const m = /^kyma\/([^/]+)\/([^/]+)(?:\/module\/([^/]+))?$/.exec(workflowId);
+  if (!m) return undefined;
+  return { namespace: m[1]!, name: m[2]!, ...(m[3] ? { module: m[3] } : {}) };
+}
+
 /** The annotation that ties an object in a target cluster back to its Kyma and module. */
 export const OWNED_BY_ANNOTATION = 'operator.kyma-project.io/owned-by';
 

@@ -2,6 +2,7 @@
 // lastTransitionTime while its status stays the same; a message is kept within what the CRDs
 // (as upstream's metav1.Condition) allow, so that no status write is refused for its length.
 import type { Condition, ConditionInput } from '../api/shared';
+import { codePointBytes } from './utf8';
 
 /** The CRDs' (and metav1.Condition's) limit on a condition's message. */
 export const CONDITION_MESSAGE_BYTES = 32_768;
@@ -19,8 +20,7 @@ export function boundedText(text: string, maxBytes: number): string {
   let bytes = 0;
   let i = 0;
   for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    const n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    const n = codePointBytes(ch.codePointAt(0)!);
     if (bytes + n > maxBytes - 3) return `${text.slice(0, i)}…`;
     bytes += n;
     i += ch.length;

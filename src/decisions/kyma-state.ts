@@ -142,8 +142,8 @@ export class KymaState {
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
    * rollout admits it (false in runs recorded before rollouts existed). `truthful` (false in
-   * runs recorded before it): a held module tells its rollout it waits (and moves on when there
-   * is none), and a runtime that cannot be synced sways the Kyma's state as its condition says.
+   * runs recorded before it): a held module tells its rollout it waits (and starts it when there
+   * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
   constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false, private readonly truthful = false) {
     if (!carried) return;

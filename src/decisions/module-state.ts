@@ -616,7 +616,7 @@ const MANAGER_NOT_RUNNING: string[] = ['ManagerNotAvailable', 'ManagerMissing', 
  * most 5 minutes (or the drift interval, if shorter). Not sooner: a rollout that is merely slow
  * (a loaded cluster) would pay a timer, a workflow task and a read of its pods for nothing.
  */
-export function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
+function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
   const first = Math.min(60_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
   return Math.min(Math.max(first, elapsedMs), Math.min(300_000, driftMs));
 }

@@ -2,19 +2,10 @@
 // upsert holds a value larger than its limit (2 KB per value by default,
 // `limit.searchAttributesSizeOfValueLimit`) and terminates the workflow: a Kyma with a few
 // hundred modules listed them all in `Modules` and lost its workflow. Pure.
+import { utf8Bytes } from './utf8';
 
 /** What one value may take, as JSON, with room to spare below the server's default of 2,048 bytes. */
 export const SEARCH_ATTRIBUTE_VALUE_BYTES = 1_900;
-
-/** UTF-8 bytes of a string (no TextEncoder needed in workflow code). */
-function utf8Bytes(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
 
 /**
  * The leading distinct values of a keyword list whose JSON fits in `maxBytes`, and how many

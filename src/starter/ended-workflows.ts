@@ -4,15 +4,9 @@
 // bridge asks Temporal's visibility for such ends on its task queue every interval and tells
 // the Kyma's workflow (starting it again where it was its own run that ended), which shows it.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { parseWorkflowId } from '../api/names';
 import { KYMA_WORKFLOW, MODULE_WORKFLOW } from '../contract/workflow-inputs';
 import type { WorkflowEnded } from '../contract/signals';
-
-/** The Kyma a Kyma or module workflow id belongs to, and the module for a module workflow. */
-export function ownerOfWorkflow(workflowId: string): { namespace: string; name: string; module?: string } | undefined {
-  const m = /^kyma\/([^/]+)\/([^/]+)(?:\/module\/([^/]+))?$/.exec(workflowId);
-  if (!m) return undefined;
-  return { namespace: m[1]!, name: m[2]!, ...(m[3] ? { module: m[3] } : {}) };
-}
 
 /** How long after a workflow's n-th noticed end its Kyma is told again: doubling from the interval, at most an hour. */
 export function retellDelayMs(ends: number, intervalMs: number): number {
@@ -65,7 +59,7 @@ export class EndedWorkflows {
     let held: Date | undefined;
     for await (const info of this.temporal.workflow.list({ query })) {
       const key = `${info.workflowId}#${info.runId}`;
-      const owner = ownerOfWorkflow(info.workflowId);
+      const owner = parseWorkflowId(info.workflowId);
       if (!owner) continue;
       const r = this.repeats.get(info.workflowId) ?? { ends: 0, next: 0 };
       if (!this.told.has(key) && now < r.next) {
