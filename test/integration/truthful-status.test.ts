@@ -100,7 +100,12 @@ describe('readiness of a new version is the new version\'s', () => {
       return p?.phase === 'Halted' ? p : undefined;
     }, 90_000);
     expect(halted.failed).toEqual([expect.objectContaining({ kyma: canary, message: expect.stringMatching(/cannot be scheduled/) as unknown })]);
-    expect((await moduleStatus(klm(), canary, 'faulty'))).toMatchObject({ version: '2.0.0', state: 'Error' });
+    // The rollout hears of the failure from the module; the Kyma's status write follows it.
+    const failed = await eventually('the canary\'s module to show Error', async () => {
+      const s = await moduleStatus(klm(), canary, 'faulty');
+      return s?.state === 'Error' ? s : undefined;
+    });
+    expect(failed).toMatchObject({ version: '2.0.0', state: 'Error', message: expect.stringMatching(/cannot be scheduled/) as unknown });
     for (const n of rest) expect(await moduleStatus(klm(), n, 'faulty')).toMatchObject({ version: '1.0.0', state: 'Ready' });
     await rollout.executeUpdate(abortRollout, { args: [{ reason: 'the canary cannot schedule its manager' }] });
     // A Kyma not reached that resolves the channel again holds at 1.0.0, and says why.
