@@ -13,6 +13,7 @@ import { installActivities } from './install/install';
 import { kymaActivities } from './kyma';
 import type { PolicyRef } from './maintenance';
 import { manifestActivities, ManifestWriter } from './manifest';
+import { moduleWorkflowActivities } from './module-workflows';
 import { promotionDiffActivities } from './promotion-diff';
 import { readinessActivities } from './readiness';
 import { reportActivities } from './report';
@@ -62,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
     ...rolloutActivities(deps.kcp, deps.cache),
     ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),
     ...runtimeActivities(deps.kcp, deps.cache, targets),
+    ...moduleWorkflowActivities(),
   };
 }
 

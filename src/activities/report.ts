@@ -10,12 +10,15 @@ import type { ManifestWriter, SyncManifestInput } from './manifest';
 
 export interface PublishModuleReportInput extends SyncManifestInput {
   report: ModuleReport;
+  /** The Kyma's workflow runs the module and takes the report itself: no signal. */
+  hosted?: boolean;
 }
 
 export function reportActivities(writer: ManifestWriter) {
   return {
-    async publishModuleReport({ report, ...manifest }: PublishModuleReportInput): Promise<void> {
+    async publishModuleReport({ report, hosted, ...manifest }: PublishModuleReportInput): Promise<void> {
       await writer.sync(manifest);
+      if (hosted) return;
       const { kyma } = manifest;
       try {
         await Context.current().client.workflow.getHandle(kymaWorkflowId(kyma.namespace, kyma.name)).signal(moduleReport, report);

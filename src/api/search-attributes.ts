@@ -1,6 +1,7 @@
 // The custom search attributes of the workflows, so that the Temporal UI and visibility queries
-// list clusters by name, namespace, state, channel and modules, modules by Kyma, name, version
-// and state, and rollouts by module, channel, version and state.
+// list clusters by name, namespace, state, channel, modules, modules in Error and module
+// versions (`greeter@1.1.0`), module workflows of runs before modules were hosted by Kyma, name,
+// version and state, and rollouts by module, channel, version and state.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const SEARCH_ATTRIBUTES = {
@@ -9,6 +10,8 @@ export const SEARCH_ATTRIBUTES = {
   KymaState: 'Keyword',
   Channel: 'Keyword',
   Modules: 'KeywordList',
+  ModulesInError: 'KeywordList',
+  ModuleVersions: 'KeywordList',
   ModuleName: 'Keyword',
   ModuleVersion: 'Keyword',
   ModuleState: 'Keyword',
@@ -21,6 +24,8 @@ export const SA = {
   KymaState: defineSearchAttributeKey('KymaState', SearchAttributeType.KEYWORD),
   Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
   Modules: defineSearchAttributeKey('Modules', SearchAttributeType.KEYWORD_LIST),
+  ModulesInError: defineSearchAttributeKey('ModulesInError', SearchAttributeType.KEYWORD_LIST),
+  ModuleVersions: defineSearchAttributeKey('ModuleVersions', SearchAttributeType.KEYWORD_LIST),
   ModuleName: defineSearchAttributeKey('ModuleName', SearchAttributeType.KEYWORD),
   ModuleVersion: defineSearchAttributeKey('ModuleVersion', SearchAttributeType.KEYWORD),
   ModuleState: defineSearchAttributeKey('ModuleState', SearchAttributeType.KEYWORD),

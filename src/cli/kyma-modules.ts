@@ -3,7 +3,7 @@
 // custom resource (in the Kyma's target cluster) what the module itself says.
 import type { Kyma, KymaModule, ModuleStatus } from '../api/kyma';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { moduleWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
+import { kymaWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
 import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
 import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { Resolution } from '../contract/module';
@@ -292,7 +292,8 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
     .sort((a, b) => (a.lastTimestamp ?? a.eventTime ?? '').localeCompare(b.lastTimestamp ?? b.eventTime ?? ''))
     .slice(-10)
     .map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', ...(e.type ? { type: e.type } : {}), ...(e.lastTimestamp ?? e.eventTime ? { lastTimestamp: e.lastTimestamp ?? e.eventTime } : {}) }));
-  const workflowId = moduleWorkflowId(ref.namespace, ref.name, module);
+  // The Kyma's workflow runs its modules.
+  const workflowId = kymaWorkflowId(ref.namespace, ref.name);
   return {
     module,
     kyma: `${ref.namespace}/${ref.name}`,

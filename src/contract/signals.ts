@@ -2,6 +2,7 @@
 // workflows set handlers, the bridge and activities send them.
 import { defineSignal } from '@temporalio/workflow';
 import type { DesiredModule } from './module';
+import type { HostedModule } from './workflow-inputs';
 import type { ModuleReport } from './readiness';
 
 /** The control-plane kinds the worker serves reads of from its caches. */
@@ -74,3 +75,17 @@ export interface WorkflowEnded {
   reason: string;
 }
 export const workflowEnded = defineSignal<[WorkflowEnded]>('workflowEnded');
+
+/**
+ * Bridge → Kyma workflow: what changed for one of its modules (`resourceChanged`'s payload, for
+ * the module the Kyma's workflow runs).
+ */
+export interface ModuleChange {
+  module: string;
+  change?: ResourceChange;
+}
+export const moduleChanged = defineSignal<[ModuleChange]>('moduleChanged');
+/** Kyma workflow → module workflow of a run begun before modules were hosted: send your state and end. */
+export const handOver = defineSignal('handOver');
+/** Module workflow → Kyma workflow: the module's state, which the Kyma's workflow runs from now on. */
+export const handedOver = defineSignal<[HostedModule]>('handedOver');

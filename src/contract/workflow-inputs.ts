@@ -28,7 +28,18 @@ export interface KymaWorkflowInput {
     runtime?: RuntimeSide;
     /** Per module, the rollout of the version it waits for that ended without reaching it (aborted). */
     rolloutEnded?: Record<string, RolloutEnded>;
+    /** The modules this workflow runs, and the state each carries. */
+    hosted?: Record<string, HostedModule>;
   };
+}
+
+/** A module the Kyma's workflow runs: what a module workflow would be started or continued with. */
+export interface HostedModule {
+  name: string;
+  uid: string;
+  module: ResolvedModule;
+  carried?: ModuleWorkflowInput['carried'];
+  after?: 'remove' | 'release';
 }
 
 export interface ModuleWorkflowInput {

@@ -41,8 +41,11 @@ export type KymaStep =
   | ({ kind: 'dispatch' } & Dispatch)
   /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
-  /** `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit. */
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number } }
+  /**
+   * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
+   * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
+   */
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number; inError: string[]; versions: string[] } }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
@@ -705,11 +708,14 @@ export class KymaState {
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return;
     this.lastStatus = key;
-    const modules = fitKeywordList((status.modules ?? []).map((m) => m.name));
+    const listed = status.modules ?? [];
+    const modules = fitKeywordList(listed.map((m) => m.name));
+    const inError = fitKeywordList(listed.filter((m) => m.state === 'Error').map((m) => m.name));
+    const versions = fitKeywordList(listed.filter((m) => m.version).map((m) => `${m.name}@${m.version}`));
     this.queue.push({
       kind: 'writeStatus',
       status,
-      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: modules.values, omitted: modules.omitted },
+      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: modules.values, omitted: modules.omitted, inError: inError.values, versions: versions.values },
     });
     if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
   }

@@ -15,13 +15,13 @@ import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
-import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseWorkflowId, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { catalogChanged, kymaChanged, resourceChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
+import { catalogChanged, kymaChanged, moduleChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type ResourceChange, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -407,7 +407,7 @@ export class Bridge {
       this.manifestPaused.set(workflowId, paused);
       // Keyed apart from target-cluster events (which carry no Manifest version) so that none replaces it.
       const args = seenVersion('Manifest', m).map((seen) => ({ seen }));
-      this.signaller.submit(`${workflowId}#resourceChanged/Manifest`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, ...args));
+      this.signaller.submit(`${workflowId}#moduleChanged/Manifest`, () => this.tellModule(workflowId, ...args));
     }
     const slash = resourceKind?.lastIndexOf('/') ?? -1;
     void this.targetFor(m.metadata.namespace!, kyma).then(
@@ -528,12 +528,21 @@ export class Bridge {
     this.signaller.submit(`${workflowId}#catalogChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged));
   }
 
+  /**
+   * Tells the Kyma's workflow, which runs the module, what changed for it (`moduleId`: the
+   * module's id, `kyma/<ns>/<name>/module/<module>`, which keys what the bridge tracks per module).
+   */
+  private tellModule(moduleId: string, change?: ResourceChange): Promise<void> {
+    const { namespace, name, module } = parseWorkflowId(moduleId)!;
+    return this.o.temporal.workflow.getHandle(kymaWorkflowId(namespace, name)).signal(moduleChanged, { module: module!, ...(change ? { change } : {}) });
+  }
+
   /** Pokes every module workflow on a target cluster that stopped or started answering. */
   private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
     this.o.log?.(`target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`);
     for (const workflowId of t.modules) {
       // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
-      this.signaller.submit(`${workflowId}#resourceChanged/health`, () => this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged));
+      this.signaller.submit(`${workflowId}#moduleChanged/health`, () => this.tellModule(workflowId));
     }
     // Their Kymas read their runtime again: its condition tells the outage, and once it answers, its status is written again.
     this.pokeKymasOn(t);
@@ -576,10 +585,10 @@ export class Bridge {
       const pending = this.pendingViews.get(workflowId) ?? new Map<string, ObservedObject>();
       pending.set(observed.key, observed);
       this.pendingViews.set(workflowId, pending);
-      this.signaller.submit(`${workflowId}#resourceChanged`, () => {
+      this.signaller.submit(`${workflowId}#moduleChanged`, () => {
         const views = [...(this.pendingViews.get(workflowId)?.values() ?? [])];
         this.pendingViews.delete(workflowId);
-        return this.o.temporal.workflow.getHandle(workflowId).signal(resourceChanged, { observed: views });
+        return this.tellModule(workflowId, { observed: views });
       });
     }
   }

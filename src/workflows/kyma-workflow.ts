@@ -1,6 +1,8 @@
 // KymaWorkflow: one per Kyma (id kyma/<namespace>/<name>). A thin interpreter of KymaState
-// (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a child
-// workflow start, a signal or a wait, and feeds the result back.
+// (src/decisions/kyma-state.ts): it asks for the next step, runs it as an activity, a signal or
+// a wait, and feeds the result back. It runs the Kyma's modules itself, one coroutine of the
+// module loop each (./hosted-modules.ts); runs begun before that started a child workflow per
+// module, and hand them over (`handOver`) on their first step on a worker of this code.
 import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
@@ -9,7 +11,7 @@ import { moduleWorkflowId } from '../api/names';
 import { admitModule, rolloutEnded, rolloutReport, rolloutWaiting, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
-import { catalogChanged, desiredModule, kymaChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
+import { catalogChanged, desiredModule, handOver, handedOver, kymaChanged, moduleChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { ResolvedModule } from '../contract/module';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -17,17 +19,19 @@ import { KymaState, type Dispatch } from '../decisions/kyma-state';
 import { kymaDetails } from '../decisions/workflow-details';
 import { shouldContinueAsNew } from './continue-as-new';
 import { failureOf } from './failure';
+import { HostedModules } from './hosted-modules';
+import { LocalLane } from './local-lane';
 import { moduleWorkflow } from './module-workflow';
 import { WakeTimer } from './wake-timer';
 
 /** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
-const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
 /**
  * Best effort, a few attempts: an Event that cannot be recorded (its namespace is being deleted,
  * say) or a rollout that cannot be started must not hold anything up.
  */
-const bestEffort = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
+const bestEffortActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
 /**
  * The runtime side, in the managed cluster: a few attempts, then the failure shows in the status
  * and waits for the next change. Reading the runtime Kyma and writing its status (a request or
@@ -35,7 +39,7 @@ const bestEffort = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 s
  * and the clean-up, which may write many objects, are activities of their own.
  */
 const RUNTIME_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } as const;
-const runtimeKyma = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RUNTIME_RETRY });
+const runtimeKymaActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RUNTIME_RETRY });
 const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: RUNTIME_RETRY });
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
@@ -55,6 +59,49 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   setHandler(kymaStatusQuery, () => st.status());
   const drift = new WakeTimer();
   const moduleHandle = (name: string) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, name));
+
+  // Runs recorded before modules were hosted started a module workflow per module. They take
+  // their modules over on their first step on this code (a patch at the top of the loop).
+  let hosting = patched('hosted-modules');
+  /** Hosting, local activities take turns (./local-lane.ts). */
+  const lane = new LocalLane(hosting);
+  const [kcp, bestEffort, runtimeKyma] = [lane.serial(kcpActivities), lane.serial(bestEffortActivities), lane.serial(runtimeKymaActivities)];
+  const hosted = new HostedModules(kyma, settings, st, lane);
+  /** Modules whose workflow was asked to hand over, until its state arrives. */
+  const handingOver = new Set<string>();
+  /** News for a module while its workflow still runs it: the Kyma's loop wakes to take it over. */
+  let takeOverDue = false;
+  /** The search attribute values upserted last. */
+  let upserted = '';
+  for (const m of hosting ? Object.values(input.carried?.hosted ?? {}) : []) hosted.start(m);
+  setHandler(moduleChanged, ({ module, change }) => {
+    if (hosted.has(module)) hosted.changed(module, change);
+    else takeOverDue = true;
+  });
+  setHandler(handedOver, (m) => {
+    handingOver.delete(m.name);
+    if (hosted.has(m.name) || !st.desired[m.name]) return;
+    hosted.start(m);
+    // What the bridge told meanwhile went to this workflow: everything is read again.
+    hosted.changed(m.name);
+  });
+
+  /** Asks each module workflow still running for this Kyma to hand its module over. */
+  async function takeOver(names: string[]): Promise<void> {
+    await Promise.all(names.filter((n) => !hosted.has(n) && !handingOver.has(n)).map(async (n) => {
+      handingOver.add(n);
+      await moduleHandle(n).signal(handOver).catch(() => {
+        // It ended without a word (a module it removed said so already): run it from the
+        // start, going on with the removal or release it was in.
+        handingOver.delete(n);
+        const module = st.desired[n];
+        if (module && !hosted.has(n)) hosted.start({ name: n, uid: st.uid, module, ...(st.removing[n] ? { after: st.removing[n] } : {}) });
+      });
+    }));
+  }
+
+  /** What a continue-as-new carries: the Kyma's state and, once it hosts them, its modules'. */
+  const carried = (c: NonNullable<KymaWorkflowInput['carried']>): NonNullable<KymaWorkflowInput['carried']> => (hosting ? { ...c, hosted: hosted.carry() } : c);
 
   /** Tells the module's rollout that this Kyma holds the module until it admits `version`. */
   const tellRollout = (module: string, channel: string, version: string) =>
@@ -79,22 +126,38 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     }
   }
 
-  /** Tells the module workflows; one that has ended already counts as removed. */
+  /** Tells the modules (a module workflow that has ended already counts as removed). */
   async function dispatch(d: Dispatch): Promise<void> {
     const tell = (name: string, send: () => Promise<void>) => send().catch(() => st.removed(name));
+    const runsHere = (name: string) => hosted.has(name) || (hosting && !handingOver.has(name));
     await Promise.all([
       ...d.start.map(async (module) => {
+        if (hosted.has(module.name)) hosted.want(module.name, { uid: st.uid, module });
+        else if (runsHere(module.name)) hosted.start({ name: module.name, uid: st.uid, module });
         // Still running (for a Kyma of the same name before this one, say): it adopts this uid.
-        if (!(await startModule(module))) await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
+        else if (!(await startModule(module))) await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
       }),
-      ...d.update.map((u) => tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired))),
-      ...d.remove.map((n) => tell(n, () => moduleHandle(n).signal(removeModule))),
-      ...d.release.map((n) => tell(n, () => moduleHandle(n).signal(unmanageModule))),
+      ...d.update.map((u) => (runsHere(u.name) ? hosted.want(u.name, u.desired) : tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired)))),
+      ...d.remove.map((n) => (runsHere(n) ? hosted.remove(n) : tell(n, () => moduleHandle(n).signal(removeModule)))),
+      ...d.release.map((n) => (runsHere(n) ? hosted.release(n) : tell(n, () => moduleHandle(n).signal(unmanageModule)))),
       ...d.events.map((event) => record(event)),
     ]);
   }
 
+  if (hosting && !input.carried) {
+    // A fresh run: module workflows of a run before that ended abnormally may still run.
+    await takeOver(await kcp.runningModuleWorkflows({ kyma }));
+  } else if (hosting) {
+    // Continued from a run that still had module workflows.
+    await takeOver(Object.keys(st.desired));
+  }
+
   for (;;) {
+    if (!hosting && patched('hosted-modules')) {
+      hosting = true;
+      lane.on = true;
+      await takeOver(Object.keys(st.desired));
+    }
     const step = st.next();
     switch (step.kind) {
       case 'load':
@@ -110,8 +173,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           .catch(() => undefined);
         break;
       case 'restartModule':
+        if (hosting) {
+          // Its workflow ended (handing over, say): this workflow runs the module from here.
+          handingOver.delete(step.module.name);
+          if (!hosted.has(step.module.name)) hosted.start({ name: step.module.name, uid: st.uid, module: step.module, ...(step.after ? { after: step.after } : {}) });
+        }
         // Running again already (told twice): it is left as it is.
-        await startModule(step.module, step.after);
+        else await startModule(step.module, step.after);
         break;
       case 'awaitRollout': {
         const { module, channel, version } = step;
@@ -160,34 +228,42 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         break;
       case 'cancelModules':
         for (const name of step.names) {
-          await moduleHandle(name).cancel().catch(() => undefined);
+          // A hosted module ends with this workflow.
+          if (!hosted.has(name)) await moduleHandle(name).cancel().catch(() => undefined);
           await kcp.deleteManifest({ kyma, module: name });
         }
         break;
       case 'writeStatus':
         await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
         setCurrentDetails(kymaDetails(step.status, step.searchAttributes.omitted));
+        // A visibility write costs the server more than anything else a status write brings:
+        // only when a value changed (runs recorded before upsert on every status write).
+        if (hosting && JSON.stringify(step.searchAttributes) === upserted) break;
+        upserted = JSON.stringify(step.searchAttributes);
         upsertSearchAttributes([
           { key: SA.KymaState, value: step.searchAttributes.state },
           { key: SA.Channel, value: step.searchAttributes.channel },
           { key: SA.Modules, value: step.searchAttributes.modules },
+          // `ModulesInError = 'greeter'` finds the Kymas whose greeter is in Error.
+          ...(hosting ? [{ key: SA.ModulesInError, value: step.searchAttributes.inError }, { key: SA.ModuleVersions, value: step.searchAttributes.versions }] : []),
         ]);
         break;
       case 'wait': {
         const withDrift = step.driftMs !== undefined;
         if (withDrift) drift.arm(step.driftMs!);
-        const woken = () => st.awake() || (withDrift && drift.fired());
+        const woken = () => st.awake() || (withDrift && drift.fired()) || (!hosting && takeOverDue);
         // A held upgrade's maintenance window opens at wakeAt: a timer for it, only then.
         let windowOpened = false;
         if (step.wakeAt === undefined) await condition(woken);
         else windowOpened = !(await condition(woken, Math.max(step.wakeAt - Date.now(), 1)));
         const drifted = withDrift && drift.take();
         st.woke(drifted || windowOpened);
-        if (shouldContinueAsNew(settings)) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: st.carry() });
+        // Hosted modules all wait, none is handed over half-way: nothing is lost.
+        if (shouldContinueAsNew(settings) && hosted.idle() && handingOver.size === 0) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carry()) });
         break;
       }
       case 'restart':
-        await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: st.carryToRecreated() });
+        await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carryToRecreated()) });
         break;
       case 'end':
         return;

@@ -104,7 +104,7 @@ describe('klm module', () => {
     const why = await klmCli(['module', 'why', 'greeter', ...at(), '-o', 'json', '--temporal-ui', 'http://127.0.0.1:8233']);
     expect(why.code, why.stderr).toBe(0);
     const w = JSON.parse(why.stdout) as { state: string; installedVersion: string; desiredVersion: string; channel: string; workflowId: string; temporalUi: string; events: { reason: string }[] };
-    expect(w).toMatchObject({ state: 'Ready', installedVersion: '1.1.0', desiredVersion: '1.1.0', channel: 'fast', workflowId: `kyma/${klm().namespace}/${name}/module/greeter` });
+    expect(w).toMatchObject({ state: 'Ready', installedVersion: '1.1.0', desiredVersion: '1.1.0', channel: 'fast', workflowId: `kyma/${klm().namespace}/${name}` });
     expect(w.temporalUi).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(w.workflowId)}`);
     expect(w.events.map((e) => e.reason)).toContain('ModuleInstalling');
   });

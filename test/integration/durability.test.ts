@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import { LABELS } from '../../src/api/shared';
-import { moduleWorkflowId } from '../../src/api/names';
-import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
+import { activitiesFor } from '../support/history';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
 import { testModule } from '../support/modules';
@@ -26,8 +26,7 @@ describe('with a fast drift timer', () => {
     const before = await read();
     expect(before.every(Boolean)).toBe(true);
     // Several drift cycles re-apply the same objects ...
-    const handle = klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, 'greeter'));
-    const startedEvents = async () => (await handle.fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'installModule').length ?? 0;
+    const startedEvents = () => activitiesFor(klm(), name, 'greeter', 'installModule');
     const applies = await startedEvents();
     await eventually('two more applies', async () => (await startedEvents()) >= applies + 2 || undefined, 30_000);
     // ... and the API server kept every object as it was.
@@ -43,7 +42,8 @@ describe('with a low history limit', () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
     await kymaInState(klm(), name, 'Ready');
-    const id = moduleWorkflowId(klm().namespace, name, 'counter');
+    // The Kyma's workflow, which runs its module too.
+    const id = kymaWorkflowId(klm().namespace, name);
     const continued = await eventually('a continued-as-new run', async () => {
       const runs: string[] = [];
       for await (const wf of klm().client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'` })) runs.push(wf.runId);

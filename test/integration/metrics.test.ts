@@ -50,7 +50,7 @@ describe('Prometheus metrics', () => {
       expect(text).toMatch(/lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="expected",activity="installModule"\} [1-9]/);
       expect(text).toMatch(/klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/);
       expect(text).toMatch(/klm_bridge_signals_total\{signal="kymaChanged",outcome="ok"\} [1-9]/);
-      expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="resourceChanged"\} [1-9]/);
+      expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="moduleChanged"\} [1-9]/);
     } finally {
       await server.close();
     }

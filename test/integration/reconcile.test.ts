@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import type { Manifest } from '../../src/api/manifest';
-import { manifestName, moduleWorkflowId } from '../../src/api/names';
-import { kymaStatusQuery, moduleStatusQuery } from '../../src/contract/queries';
+import { manifestName } from '../../src/api/names';
+import { kymaStatusQuery } from '../../src/contract/queries';
 import { API_VERSION } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
@@ -46,7 +46,7 @@ describe('core reconcile', () => {
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
   });
-  it('finds module workflows by module and state in Temporal, and answers their status query', async () => {
+  it('finds Kymas by a module in Error and by module version in Temporal, one workflow per Kyma, and answers the status query per module', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
     await kymaInState(klm(), name, 'Ready');
@@ -59,25 +59,25 @@ describe('core reconcile', () => {
       const { stdout } = await promisify(execFile)(tools.temporal, ['workflow', 'list', '--address', temporalAddress, '--namespace', temporalNamespace, '--query', query, '--output', 'json']);
       return ((JSON.parse(stdout || '[]') ?? []) as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId).sort();
     };
-    const greeter = moduleWorkflowId(klm().namespace, name, 'greeter');
-    const counter = moduleWorkflowId(klm().namespace, name, 'counter');
-    await eventually('greeter to be listed in Error', async () => (await list(`ModuleName='greeter' AND ModuleState='Error' AND KymaName='${name}'`)).includes(greeter) || undefined);
-    expect(await list(`ModuleState='Error' AND KymaName='${name}' AND KymaNamespace='${klm().namespace}'`)).toEqual([greeter]);
-    expect(await list(`ModuleName='counter' AND ModuleState='Ready' AND ModuleVersion='1.0.0' AND KymaName='${name}'`)).toEqual([counter]);
+    const id = kymaWorkflowId(klm().namespace, name);
+    await eventually('the Kyma to be listed with greeter in Error', async () => (await list(`ModulesInError='greeter' AND KymaName='${name}'`)).includes(id) || undefined);
+    expect(await list(`ModulesInError='counter' AND KymaName='${name}'`)).toEqual([]);
+    expect(await list(`ModuleVersions='counter@1.0.0' AND ModuleVersions='greeter@1.0.0' AND KymaNamespace='${klm().namespace}' AND KymaName='${name}'`)).toEqual([id]);
+    // Its modules run inside the Kyma's workflow: no workflow of their own.
+    expect(await list(`WorkflowId STARTS_WITH '${id}/'`)).toEqual([]);
 
-    const module = await klm().client.workflow.getHandle(greeter).query(moduleStatusQuery);
-    expect(module).toMatchObject({ status: { name: 'greeter', version: '1.0.0', state: 'Error' } });
-    const kyma = await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).query(kymaStatusQuery);
+    const kyma = await klm().client.workflow.getHandle(id).query(kymaStatusQuery);
     expect(kyma.state).toBe('Error');
     expect(kyma.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Error', version: '1.0.0' });
-    // The Temporal UI shows each workflow's current details.
-    const details = async (id: string) => (await klm().client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
-    expect(await details(greeter)).toContain('**Error**');
-    expect(await details(kymaWorkflowId(klm().namespace, name))).toMatch(/\| greeter \| 1\.0\.0 \| regular \| Error \|/);
+    expect(kyma.modules?.find((m) => m.name === 'counter')).toMatchObject({ state: 'Ready', version: '1.0.0' });
+    // The Temporal UI shows each module's state in the workflow's current details.
+    const details = async () => (await klm().client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+    expect(await details()).toMatch(/\| greeter \| 1\.0\.0 \| regular \| Error \|/);
+    expect(await details()).toMatch(/\| counter \| 1\.0\.0 \| regular \| Ready \|/);
 
     await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, { spec: { simulateState: null } });
-    await eventually('greeter to be listed Ready again', async () => (await list(`ModuleName='greeter' AND ModuleState='Ready' AND KymaName='${name}'`)).includes(greeter) || undefined);
-    expect(await list(`ModuleState='Error' AND KymaName='${name}'`)).toEqual([]);
+    await eventually('greeter to be out of ModulesInError', async () => ((await list(`ModulesInError='greeter' AND KymaName='${name}'`)).length === 0 ? true : undefined));
+    expect(await list(`KymaState='Ready' AND KymaName='${name}'`)).toEqual([id]);
   });
 });
 

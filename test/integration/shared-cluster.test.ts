@@ -3,15 +3,14 @@
 // them still uses it; each can add and remove modules freely.
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../src/api/shared';
-import { moduleWorkflowId } from '../../src/api/names';
 import { SAMPLE_DEFAULT_NAMESPACE, sampleFleet } from '../../src/samples/fleet';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
+import { activitiesFor } from '../support/history';
 import { testModule } from '../support/modules';
 import { uniqueName } from '../support/stack';
 
-async function installs(klm: Klm, kyma: string, module: string): Promise<number> {
-  const history = await klm.client.workflow.getHandle(moduleWorkflowId(klm.namespace, kyma, module)).fetchHistory();
-  return history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'installModule').length ?? 0;
+function installs(klm: Klm, kyma: string, module: string): Promise<number> {
+  return activitiesFor(klm, kyma, module, 'installModule');
 }
 
 async function gone(klm: Klm, kyma: string, module: string): Promise<void> {

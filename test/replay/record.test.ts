@@ -1,6 +1,11 @@
 // Records workflow histories for the replay tests. Runs only with KLM_RECORD_HISTORIES=1:
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
 // then commit test/replay/histories/. Each recording covers one scenario's command sequence.
+// The Kyma's workflow runs its modules: `kyma-workflow-hosted-*.json`. The histories of the
+// shape before (module workflows: `module-workflow-*.json`, and `kyma-workflow-*.json` without
+// `hosted`) were recorded by this file at commit 9e74a11 and stay for the replay of runs begun
+// then; `kyma-workflow-takeover*.json` (a run of that shape taking its modules over) is recorded
+// by test/integration/upgrade-in-place.test.ts.
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +14,7 @@ import { kubeconfigSecret } from '../../bench/fleet';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { pkiIn } from '../../src/localstack/pki';
-import { kymaWorkflowId, moduleWorkflowId } from '../../src/api/names';
+import { kymaWorkflowId } from '../../src/api/names';
 import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { moduleReleaseMeta } from '../../src/publish/module';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
@@ -50,14 +55,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await kymaInState(klm(), name, 'Ready');
     await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
     await kymaInState(klm(), name, 'Error');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow');
-    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-greeter');
-    await save(moduleWorkflowId(klm().namespace, name, 'counter'), 'module-workflow-counter');
-  });
-
-  it('a module workflow announcing its state: install, CR error and recovery', async () => {
-    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }]);
-    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-search-attributes');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted');
   });
 
   it('upgrade with prune, blocked removal, Kyma deletion', async () => {
@@ -79,9 +77,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await eventually('the removal', async () => !(await getKyma(klm(), name))?.status?.modules?.some((m) => m.name === other.name) || undefined);
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-deletion');
-    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-upgrade-deletion');
-    await save(moduleWorkflowId(klm().namespace, name, other.name), 'module-workflow-blocked-removal');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-deletion');
   });
 
   it('unmanage and manage again, Manifest pause, skip-reconciliation on the Kyma', async () => {
@@ -95,8 +91,6 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await kymaInState(klm(), name, 'Ready');
     await kymaPatch({ spec: { modules: [{ name: mod.name, managed: false }] } });
     await moduleState('Unmanaged');
-    await eventually('the first module workflow to end', async () => (await klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, name, mod.name)).describe()).status.name === 'COMPLETED' || undefined);
-    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-unmanaged');
     await kymaPatch({ spec: { modules: [{ name: mod.name, managed: true }] } });
     await moduleState('Ready');
     await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Manifest', `${name}-${mod.name}`, klm().namespace, { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } });
@@ -106,8 +100,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await new Promise((r) => setTimeout(r, 1500));
     await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
     await kymaInState(klm(), name, 'Ready');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-unmanage-pause');
-    await save(moduleWorkflowId(klm().namespace, name, mod.name), 'module-workflow-paused');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-unmanage-pause');
   });
 });
 
@@ -130,11 +123,8 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('1.1.0 to be Ready', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
     await kymaPatch({ metadata: { finalizers: null } });
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
-    const id = moduleWorkflowId(klm().namespace, name, mod.name);
-    await eventually('the module workflow to end', async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined);
     await eventually('the Kyma workflow to end', async () => (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name === 'COMPLETED' || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-gone');
-    await save(id, 'module-workflow-rewanted-released');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-gone');
   });
 });
 
@@ -148,7 +138,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
     await new Promise((r) => setTimeout(r, 2500));
     await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
-    await save(moduleWorkflowId(klm().namespace, name, 'greeter'), 'module-workflow-install-retry');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-install-retry');
   });
 });
 
@@ -170,8 +160,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
     await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
     for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
-    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-rollout');
-    await save(rollout.workflowId, 'rollout-workflow-diff');
+    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-hosted-rollout');
   });
 });
 
@@ -205,14 +194,14 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the new template in the runtime', async () => (await cluster.client.get(API_VERSION, 'ModuleTemplate', `${a.name}-1.1.0`, 'kyma-system')) !== undefined || undefined);
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined, 90_000);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-runtime');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-runtime');
   }, 240_000);
 });
 
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of truthful status', () => {
   const klm = useKlm({ settings: { managerAvailableTimeoutMs: 12_000 }, rolloutPolicy: { default: 'waves: [1]\nsoak: 0s\nfailureBudget: 0' }, endedWorkflowsPollMs: 1_000 });
 
-  it('a canary whose new manager cannot be scheduled halts its rollout; a held Kyma joins it and hears of the abort; a terminated module workflow is started again', async () => {
+  it('a canary whose new manager cannot be scheduled halts its rollout; a held Kyma joins it and hears of the abort', async () => {
     const [canary, other] = [uniqueName('canary'), uniqueName('other')];
     await klm().kube.create({ ...kymaObject(klm().namespace, canary, { channel: 'regular', modules: [{ name: 'faulty' }] }), metadata: { name: canary, namespace: klm().namespace, labels: { 'operator.kyma-project.io/rollout-priority': '1' } } });
     await klm().kube.create(kymaObject(klm().namespace, other, { channel: 'regular', modules: [{ name: 'faulty' }] }));
@@ -224,11 +213,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the other Kyma to wait for the rollout', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('waits for its rollout') || undefined);
     await rollout.executeUpdate(abortRollout, { args: [{ reason: 'recording' }] });
     await eventually('the other Kyma to hear of the abort', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined);
-    await save(moduleWorkflowId(klm().namespace, canary, 'faulty'), 'module-workflow-manager-rollout');
-    await klm().client.workflow.getHandle(moduleWorkflowId(klm().namespace, canary, 'faulty')).terminate('recording');
-    await eventually('the Workflow condition', async () => (await getKyma(klm(), canary))?.status?.conditions?.some((c) => c.type === 'Workflow') || undefined, 30_000);
-    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-rollout-joined');
-    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-restarted-module');
-    await save(rollout.workflowId, 'rollout-workflow-joined-aborted');
+    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-hosted-rollout-joined');
+    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-hosted-manager-rollout');
   }, 240_000);
 });

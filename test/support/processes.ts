@@ -26,10 +26,10 @@ export interface StartedProcess {
   out(): string;
 }
 
-/** `node <args>` with `env`, its output captured; the caller kills it. */
-export function startNode(args: string[], env: NodeJS.ProcessEnv): StartedProcess {
+/** `node <args>` with `env` (in `cwd`, this project's root by default), its output captured; the caller kills it. */
+export function startNode(args: string[], env: NodeJS.ProcessEnv, cwd?: string): StartedProcess {
   let out = '';
-  const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return { proc, out: () => out };

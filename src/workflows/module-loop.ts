@@ -1,0 +1,128 @@
+// The loop that runs one module of a Kyma: a thin interpreter of ModuleState
+// (src/decisions/module-state.ts) that asks for the next step, runs it as an activity or a wait,
+// and feeds the result back. Hosted by the Kyma's workflow (one coroutine per module), or by a
+// module workflow of its own in runs begun before modules were hosted; the host says where a
+// report goes, what finishing means and what happens after a wait.
+import { condition, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { defaultNamespaceFor } from '../api/names';
+import type { KymaRef } from '../contract/kyma';
+import type { ReconcileSettings } from '../contract/settings';
+import type { ModuleState, ModuleStep } from '../decisions/module-state';
+import { failureOf } from './failure';
+import type { LocalLane } from './local-lane';
+import { WakeTimer } from './wake-timer';
+
+const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
+/** Steps in the target cluster give up after a few attempts: the module shows the failure and retries later. */
+const STEP_RETRY = { ...RETRY, maximumAttempts: 5 } as const;
+/** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
+const eventActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
+const checkActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
+/** Control-plane writes as local activities: one marker each, no extra workflow task. */
+const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
+/** A lost worker's removal step is noticed, and tried again elsewhere, within 30 s. */
+const cleanup = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
+
+export type PublishStep = Extract<ModuleStep, { kind: 'publish' }>;
+
+export interface ModuleHost {
+  /** Writes the Manifest (the one Manifest writer) and tells the Kyma of the report. */
+  publish(step: PublishStep): Promise<void>;
+  /** The module is removed or released: tell the Kyma (`stopTimers` cancels the loop's timers). */
+  finish(stopTimers: () => void): Promise<void>;
+  /** Whether the host asks the module to stop at its next wait. */
+  interrupted(): boolean;
+  /** After each wait: true ends the loop (the host took the module elsewhere). */
+  afterWait(): Promise<boolean>;
+  /** The loop waits (true) or works (false). */
+  idle(waiting: boolean): void;
+  /** Where its local activities take their turn. */
+  lane: LocalLane;
+}
+
+/** Runs the module until it is removed, released or its host stops it. */
+export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings, host: ModuleHost): Promise<void> {
+  const { kyma } = st;
+  const [events, check, kcp] = [host.lane.serial(eventActivities), host.lane.serial(checkActivities), host.lane.serial(kcpActivities)];
+  // The install heartbeats, so a lost worker is noticed within 30 s though the whole install
+  // may take up to the CRD timeout.
+  const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
+  const timers = { drift: new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
+  /** The Kyma as target-cluster activities need it. */
+  const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
+  const module = () => st.desired.name;
+  const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
+
+  for (;;) {
+    const step = st.next();
+    try {
+      switch (step.kind) {
+        case 'install': {
+          const params = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: step.module.name, defaultNamespace };
+          st.installedModule(step.module, await installModule({ kyma: target(), module: step.module, params, crdTimeoutMs: settings.crdEstablishedTimeoutMs, ...(step.previous ? { previous: step.previous } : {}) }));
+          break;
+        }
+        case 'checkReadiness':
+          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
+          break;
+        case 'checkPaused':
+          st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));
+          break;
+        case 'publish':
+          await host.publish(step);
+          break;
+        case 'event':
+          await events.recordKymaEvent({ kyma, uid: st.uid, event: step.event }).catch(() => undefined);
+          break;
+        case 'findBlockers':
+          st.blockers(await cleanup.findBlockingResources({ kyma: target(), module: module(), cr: step.cr, exceptDefault: step.exceptDefault, rendered: step.rendered }));
+          break;
+        case 'deleteDefaultCr':
+          st.defaultCrDeleted(await cleanup.deleteDefaultCr({ kyma: target(), module: module(), cr: step.cr, keepClusterScoped: step.keepClusterScoped }));
+          break;
+        case 'deleteObjects':
+          st.objectsDeleted((await cleanup.deleteModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) })).done);
+          break;
+        case 'releaseObjects':
+          await cleanup.releaseModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) });
+          st.objectsReleased();
+          break;
+        case 'deleteManifest':
+          await kcp.deleteManifest({ kyma, module: module() });
+          st.manifestDeleted();
+          break;
+        case 'finish':
+          await host.finish(() => {
+            for (const t of Object.values(timers)) t.cancel();
+          });
+          return;
+        case 'wait': {
+          const { drift, deadline, retry } = timers;
+          if (step.driftMs !== undefined) drift.arm(step.driftMs);
+          for (const [timer, ms] of [[deadline, step.deadlineMs], [retry, step.retryMs]] as const) {
+            if (ms === undefined) timer.cancel();
+            else timer.arm(ms);
+          }
+          const withDrift = step.driftMs !== undefined;
+          host.idle(true);
+          await condition(() => st.awake() || (withDrift && drift.fired()) || deadline.fired() || retry.fired() || host.interrupted());
+          host.idle(false);
+          const due = deadline.take();
+          retry.take();
+          st.woke(withDrift && drift.take(), due);
+          if (await host.afterWait()) return;
+          break;
+        }
+      }
+    } catch (err) {
+      // Activity failures become the module's status; anything else is thrown on.
+      const failure = failureOf(err);
+      if (step.kind === 'install') st.installFailed(failure);
+      else if (step.kind === 'checkReadiness') st.checkFailed(failure);
+      else if (step.kind === 'checkPaused') st.pauseCheckFailed(failure);
+      else if (step.kind === 'publish') throw err; // retried until it succeeds
+      else st.cleanupFailed(failure);
+    }
+  }
+}
