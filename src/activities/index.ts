@@ -52,13 +52,14 @@ export function createActivities(deps: ActivityDeps) {
   const targets = deps.targets ?? new TargetClusters(deps.kcp);
   const writer = new ManifestWriter(deps.kcp, cache);
   const manifests = manifestActivities(deps.kcp, deps.cache, writer);
+  const readiness = readinessActivities(targets, (input) => manifests.manifestPaused(input));
   return {
     ...kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy),
     ...eventActivities(deps.kcp),
     ...manifests,
     ...reportActivities(writer),
-    ...installActivities(deps.cache, targets, cache, deps.ociRegistry),
-    ...readinessActivities(targets, (input) => manifests.manifestPaused(input)),
+    ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),
+    ...readiness,
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),
     ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),

@@ -77,14 +77,14 @@ export interface WorkflowEnded {
 export const workflowEnded = defineSignal<[WorkflowEnded]>('workflowEnded');
 
 /**
- * Bridge → Kyma workflow: what changed for one of its modules (`resourceChanged`'s payload, for
- * the module the Kyma's workflow runs).
+ * Bridge → Kyma workflow: what changed for its modules, one entry per module
+ * (`resourceChanged`'s payload, for the modules the Kyma's workflow runs).
  */
 export interface ModuleChange {
   module: string;
   change?: ResourceChange;
 }
-export const moduleChanged = defineSignal<[ModuleChange]>('moduleChanged');
+export const modulesChanged = defineSignal<[ModuleChange[]]>('modulesChanged');
 /** Kyma workflow → module workflow of a run begun before modules were hosted: send your state and end. */
 export const handOver = defineSignal('handOver');
 /** Module workflow → Kyma workflow: the module's state, which the Kyma's workflow runs from now on. */

@@ -251,7 +251,11 @@ export class ModuleState {
 
   // ---- results ---------------------------------------------------------------------------
 
-  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string }): void {
+  /**
+   * The install went through. `result.check`: the install checked readiness itself right after
+   * (at workflow time `now`), which stands for the check that would come next.
+   */
+  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck }, now?: number): void {
     // Recorded whatever the mode now: a removal must know what is there.
     this.installed = { version: module.version, templateGeneration: module.template.generation, fetched: result.fetched, rendered: result.rendered };
     this.managerApplied = result.managerVersion;
@@ -267,7 +271,11 @@ export class ModuleState {
       else this.releaseObjects();
       return;
     }
-    if (this.mode === 'run') this.queue.push(this.readinessStep(this.installed));
+    if (this.mode !== 'run') return;
+    if (result.check && now !== undefined) {
+      this.inspect = false;
+      this.observed(result.check, now);
+    } else this.queue.push(this.readinessStep(this.installed));
   }
 
   installFailed(f: Readiness): void {

@@ -15,13 +15,13 @@ import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
-import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseWorkflowId, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { catalogChanged, kymaChanged, moduleChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type ResourceChange, type SeenVersions, type WorkflowEnded } from '../contract/signals';
+import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -33,6 +33,7 @@ import { clientFromSecret, kubeconfigKey } from '../k8s/target-cluster';
 import { EndedWorkflows } from './ended-workflows';
 import { FleetIndex } from './fleet-index';
 import { MandatoryFinalizer } from './mandatory-finalizer';
+import { ModuleNews } from './module-news';
 import { readinessFingerprint, withoutStatus } from './readiness-change';
 import { Signaller } from './signaller';
 
@@ -218,8 +219,8 @@ export class Bridge {
   private readonly kymaTarget = new Map<string, string>();
   /** What of each Kyma the workflow acts on, as last signalled: status writes alone are not news. */
   private readonly kymaSeen = new Map<string, string>();
-  /** Views of target objects not yet sent, per module workflow and object. */
-  private readonly pendingViews = new Map<string, Map<string, ObservedObject>>();
+  /** What was seen for modules and not told yet, per Kyma. */
+  private readonly news = new ModuleNews();
   /** The control-plane Kyma (`ns/name`) each runtime's Kyma belongs to, by kubeconfig key, as its watch saw it. */
   private readonly runtimeOwners = new Map<string, string>();
   /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
@@ -407,7 +408,7 @@ export class Bridge {
       this.manifestPaused.set(workflowId, paused);
       // Keyed apart from target-cluster events (which carry no Manifest version) so that none replaces it.
       const args = seenVersion('Manifest', m).map((seen) => ({ seen }));
-      this.signaller.submit(`${workflowId}#moduleChanged/Manifest`, () => this.tellModule(workflowId, ...args));
+      this.tellModules(this.news.seen(workflowId, args[0]?.seen));
     }
     const slash = resourceKind?.lastIndexOf('/') ?? -1;
     void this.targetFor(m.metadata.namespace!, kyma).then(
@@ -529,12 +530,15 @@ export class Bridge {
   }
 
   /**
-   * Tells the Kyma's workflow, which runs the module, what changed for it (`moduleId`: the
-   * module's id, `kyma/<ns>/<name>/module/<module>`, which keys what the bridge tracks per module).
+   * Tells the Kyma's workflow (`kymaId`), which runs its modules, what the bridge saw for them
+   * (`ModuleNews`, kept per module under the module's id `kyma/<ns>/<name>/module/<module>`):
+   * one signal for all its modules, what piles up while it is in flight in the next.
    */
-  private tellModule(moduleId: string, change?: ResourceChange): Promise<void> {
-    const { namespace, name, module } = parseWorkflowId(moduleId)!;
-    return this.o.temporal.workflow.getHandle(kymaWorkflowId(namespace, name)).signal(moduleChanged, { module: module!, ...(change ? { change } : {}) });
+  private tellModules(kymaId: string): void {
+    this.signaller.submit(`${kymaId}#modulesChanged`, async () => {
+      const changes = this.news.take(kymaId);
+      if (changes.length) await this.o.temporal.workflow.getHandle(kymaId).signal(modulesChanged, changes);
+    });
   }
 
   /** Pokes every module workflow on a target cluster that stopped or started answering. */
@@ -542,7 +546,7 @@ export class Bridge {
     this.o.log?.(`target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`);
     for (const workflowId of t.modules) {
       // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
-      this.signaller.submit(`${workflowId}#moduleChanged/health`, () => this.tellModule(workflowId));
+      this.tellModules(this.news.everything(workflowId));
     }
     // Their Kymas read their runtime again: its condition tells the outage, and once it answers, its status is written again.
     this.pokeKymasOn(t);
@@ -581,15 +585,6 @@ export class Bridge {
     // The object as seen, so that the readiness check need not read it again. Views that pile
     // up while a signal is in flight go out together in the next one, the newest of each object.
     const observed = t.observed(type, o);
-    for (const workflowId of ids) {
-      const pending = this.pendingViews.get(workflowId) ?? new Map<string, ObservedObject>();
-      pending.set(observed.key, observed);
-      this.pendingViews.set(workflowId, pending);
-      this.signaller.submit(`${workflowId}#moduleChanged`, () => {
-        const views = [...(this.pendingViews.get(workflowId)?.values() ?? [])];
-        this.pendingViews.delete(workflowId);
-        return this.tellModule(workflowId, { observed: views });
-      });
-    }
+    for (const workflowId of ids) this.tellModules(this.news.view(workflowId, observed));
   }
 }

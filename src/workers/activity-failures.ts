@@ -37,6 +37,14 @@ export function retryOutlook(info: Pick<Info, 'attempt' | 'retryPolicy'>, err: u
   return `attempt ${info.attempt} of ${max}, next in ${span(delay)}; after the last, ${afterLast}`;
 }
 
+/** The module an activity's input names (`module: 'greeter'` or `module: { name: 'greeter' }`), if any. */
+export function moduleOfInput(args: unknown[]): string | undefined {
+  const m = (args[0] as { module?: unknown } | undefined)?.module;
+  if (typeof m === 'string') return m;
+  const name = (m as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
 /**
  * The interceptor. `logger`: where the lines go (the Runtime's logger, at the time of writing).
  * Cancelled attempts (a timeout, the workflow moved on) are not failures of the activity.
@@ -47,7 +55,9 @@ export function activityFailureLog(schedule: RetrySchedule, logger: () => Logger
     inbound: {
       async execute(input, next) {
         const { info } = ctx;
-        const workflowId = info.workflowExecution?.workflowId ?? `activity ${info.activityId}`;
+        // The Kyma's workflow runs its modules: the line names the module the activity is for.
+        const module = moduleOfInput(input.args);
+        const workflowId = `${info.workflowExecution?.workflowId ?? `activity ${info.activityId}`}${module && !info.workflowExecution?.workflowId.includes('/module/') ? ` (module ${module})` : ''}`;
         try {
           const result = await next(input);
           const line = failures.succeeded(workflowId, info.activityType, Date.now());

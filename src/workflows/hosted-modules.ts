@@ -64,6 +64,7 @@ export class HostedModules {
         entry.idle = waiting;
       },
       lane: this.lane,
+      hosted: true,
     });
   }
 

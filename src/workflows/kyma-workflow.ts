@@ -11,7 +11,7 @@ import { moduleWorkflowId } from '../api/names';
 import { admitModule, rolloutEnded, rolloutReport, rolloutWaiting, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
-import { catalogChanged, desiredModule, handOver, handedOver, kymaChanged, moduleChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
+import { catalogChanged, desiredModule, handOver, handedOver, kymaChanged, modulesChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { ResolvedModule } from '../contract/module';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -74,9 +74,11 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   /** The search attribute values upserted last. */
   let upserted = '';
   for (const m of hosting ? Object.values(input.carried?.hosted ?? {}) : []) hosted.start(m);
-  setHandler(moduleChanged, ({ module, change }) => {
-    if (hosted.has(module)) hosted.changed(module, change);
-    else takeOverDue = true;
+  setHandler(modulesChanged, (changes) => {
+    for (const { module, change } of changes) {
+      if (hosted.has(module)) hosted.changed(module, change);
+      else takeOverDue = true;
+    }
   });
   setHandler(handedOver, (m) => {
     handingOver.delete(m.name);

@@ -23,6 +23,8 @@ const checkActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: 
 const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
 /** A lost worker's removal step is noticed, and tried again elsewhere, within 30 s. */
 const cleanup = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
+/** Readiness checks as activities of their own: a hung target cluster holds neither a workflow task nor the Kyma's other local activities. */
+const remoteCheck = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: STEP_RETRY });
 
 export type PublishStep = Extract<ModuleStep, { kind: 'publish' }>;
 
@@ -39,6 +41,11 @@ export interface ModuleHost {
   idle(waiting: boolean): void;
   /** Where its local activities take their turn. */
   lane: LocalLane;
+  /**
+   * Run inside the Kyma's workflow: readiness checks (reads in the target cluster) are activities
+   * of their own, not local ones, and an install checks readiness itself.
+   */
+  hosted: boolean;
 }
 
 /** Runs the module until it is removed, released or its host stops it. */
@@ -60,11 +67,12 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
       switch (step.kind) {
         case 'install': {
           const params = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: step.module.name, defaultNamespace };
-          st.installedModule(step.module, await installModule({ kyma: target(), module: step.module, params, crdTimeoutMs: settings.crdEstablishedTimeoutMs, ...(step.previous ? { previous: step.previous } : {}) }));
+          // Hosted, the install checks readiness itself: one activity, not two.
+          st.installedModule(step.module, await installModule({ kyma: target(), module: step.module, params, crdTimeoutMs: settings.crdEstablishedTimeoutMs, ...(step.previous ? { previous: step.previous } : {}), ...(host.hosted ? { check: true } : {}) }), Date.now());
           break;
         }
         case 'checkReadiness':
-          st.observed(await check.checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
+          st.observed(await (host.hosted ? remoteCheck : check).checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
           break;
         case 'checkPaused':
           st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));

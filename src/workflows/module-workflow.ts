@@ -66,5 +66,6 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     idle: () => undefined,
     // One coroutine: its local activities run one after the other anyway.
     lane: new LocalLane(false),
+    hosted: false,
   });
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { API_VERSION, KYMA_FINALIZER, LABELS, type KubeObject } from '../../src/api/shared';
-import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
+import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
 import { uniqueName } from '../support/stack';
 
@@ -158,12 +158,12 @@ describe('a Kyma deleted without our finalizer', () => {
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
   }
 
-  it('ends its module workflows, leaving the objects running unlabelled', async () => {
+  it('releases its modules and ends its workflow, leaving the objects running unlabelled', async () => {
     const mod = await published(klm(), ['1.0.0'], { regular: '1.0.0' });
     const name = await readyKyma(klm(), mod);
     await deleteWithoutFinalizer(name);
-    const id = `kyma/${klm().namespace}/${name}/module/${mod.name}`;
-    await eventually('the module workflow to end', async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined);
+    const id = kymaWorkflowId(klm().namespace, name);
+    await eventually('the Kyma\'s workflow to end', async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined);
     const d = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`);
     expect(d).toBeDefined();
     expect(d?.metadata.labels?.[LABELS.managedBy]).toBeUndefined();

@@ -108,7 +108,7 @@ describe('two bridges on one Lease and two workers', () => {
     await eventually(`all ${KYMAS} Kymas to be Ready`, async () => (await states()).every((s) => s === 'Ready') || undefined, 600_000);
     const allReadyS = (Date.now() - started) / 1000;
 
-    // One default CR per Kyma, one workflow per Kyma and per module, each in its first run.
+    // One default CR per Kyma, one workflow per Kyma (which runs its module), in its first run.
     for (const n of names) {
       const { items } = await klm.kube.list('greeter.example.io/v1alpha1', 'Greeter', { namespace: `${n}-system` });
       expect(items.map((i) => i.metadata.name), n).toEqual(['default']);
@@ -117,9 +117,9 @@ describe('two bridges on one Lease and two workers', () => {
     for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}'` })) runs.set(wf.workflowId, [...(runs.get(wf.workflowId) ?? []), wf.status.name]);
     for (const n of names) {
       expect(runs.get(`kyma/${klm.namespace}/${n}`), n).toEqual(['RUNNING']);
-      expect(runs.get(`kyma/${klm.namespace}/${n}/module/greeter`), n).toEqual(['RUNNING']);
     }
     expect([...runs.values()].flat().filter((s) => s !== 'RUNNING')).toEqual([]);
+    expect([...runs.keys()].filter((id) => id.includes('/module/'))).toEqual([]);
 
     // The restarted replica stands by; the new leader says so too.
     const now = (await holder())!.holderIdentity!;

@@ -50,7 +50,7 @@ describe('Prometheus metrics', () => {
       expect(text).toMatch(/lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="expected",activity="installModule"\} [1-9]/);
       expect(text).toMatch(/klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/);
       expect(text).toMatch(/klm_bridge_signals_total\{signal="kymaChanged",outcome="ok"\} [1-9]/);
-      expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="moduleChanged"\} [1-9]/);
+      expect(text).toMatch(/klm_bridge_signal_latency_seconds_count\{signal="modulesChanged"\} [1-9]/);
     } finally {
       await server.close();
     }
@@ -171,7 +171,7 @@ describe("the worker's log with a failing Kyma", () => {
     expect(sync, about.join('\n')).toHaveLength(1);
     expect(about.length, about.join('\n')).toBeLessThanOrEqual(3);
     // Which Kyma and module, why, and when it is tried again.
-    expect(install[0]).toContain(`WARN kyma/${klm().namespace}/${name}/module/greeter: installModule failed (RegistryUnavailable): `);
+    expect(install[0]).toContain(`WARN kyma/${klm().namespace}/${name} (module greeter): installModule failed (RegistryUnavailable): `);
     expect(install[0]).toContain('attempt 1 of 5, next in 1s; after the last, the workflow shows the failure and tries again after 5s, doubling up to 5m, or at the next change');
     expect(sync[0]).toContain(`WARN kyma/${klm().namespace}/${name}: syncRuntimeKyma failed (TargetClusterUnreachable): the target cluster of Kyma ${klm().namespace}/${name} `);
     expect(sync[0]).toContain('not retried by Temporal (permanent); the workflow shows the failure and tries again after 5s');

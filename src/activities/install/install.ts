@@ -4,11 +4,13 @@
 import { heartbeat } from '@temporalio/activity';
 import type { FetchedModule, RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';
+import type { ReadinessCheck } from '../../contract/readiness';
 import type { ResolvedModule } from '../../contract/module';
 import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
 import type { BlobCache } from '../blob-cache';
+import type { CheckReadinessInput } from '../readiness';
 import { onTarget } from '../target';
 import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
@@ -25,15 +27,28 @@ export interface InstallModuleInput {
   crdTimeoutMs: number;
   /** What the installed version rendered: an upgrade prunes what it had and the new one has not. */
   previous?: RenderedRef;
+  /** Check the module's readiness right after (`check` in the result), sparing the workflow a step of its own. */
+  check?: boolean;
 }
 
-export function installActivities(kcp: ObjectCache, targets: TargetClusters, cache: BlobCache, registry?: OcmRegistry) {
+/** What an install leaves: what it fetched and rendered, the manager's version as applied, and the readiness check it was asked for. */
+export interface InstallResult {
+  fetched: FetchedModule;
+  rendered: RenderedRef;
+  /** The manager's resourceVersion as applied (views of it from before are stale). */
+  managerVersion?: string;
+  check?: ReadinessCheck;
+}
+
+/** The readiness check (`checkReadiness`), as an install runs it after its apply. */
+export type CheckReadiness = (input: CheckReadinessInput) => Promise<ReadinessCheck>;
+
+export function installActivities(kcp: ObjectCache, targets: TargetClusters, cache: BlobCache, checkReadiness: CheckReadiness, registry?: OcmRegistry) {
   const fetcher = new ModuleFetcher(kcp, cache, registry);
   const applier = new Applier();
   return {
     /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
-    /** `managerVersion`: the manager's resourceVersion as applied (views of it from before are stale). */
-    async installModule({ kyma, module, params, crdTimeoutMs, previous }: InstallModuleInput): Promise<{ fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string }> {
+    async installModule({ kyma, module, params, crdTimeoutMs, previous, check }: InstallModuleInput): Promise<InstallResult> {
       const { fetched, template, manifest } = await fetcher.fetch(module, params.defaultNamespace);
       heartbeat();
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
@@ -53,7 +68,15 @@ export function installActivities(kcp: ObjectCache, targets: TargetClusters, cac
           await pruneObjects(client, cache, kyma, module.name, previous, rendered);
         }
       });
-      return { fetched, rendered: rendered.ref, ...(managerVersion ? { managerVersion } : {}) };
+      const result = { fetched, rendered: rendered.ref, ...(managerVersion ? { managerVersion } : {}) };
+      if (!check) return result;
+      heartbeat();
+      // As the workflow's own check would ask it: the manager as rendered, the default CR when this module manages it.
+      const manager = rendered.ref.manager;
+      const cr = module.customResourcePolicy === 'CreateAndDelete' ? fetched.defaultCr : undefined;
+      // A check that fails leaves the workflow to check on its own: the install itself went through.
+      const checked = await checkReadiness({ kyma, module: module.name, ...(manager ? { manager } : {}), ...(cr ? { cr } : {}) }).catch(() => undefined);
+      return { ...result, ...(checked ? { check: checked } : {}) };
     },
   };
 }

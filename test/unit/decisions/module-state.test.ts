@@ -129,6 +129,22 @@ describe('ModuleState: install and follow', () => {
     expect(st.awake()).toBe(true);
   });
 
+  it('takes the readiness an install checked itself for the check that would come next: publish and wait, no check of its own', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    st.installedModule(mod(), { ...installResult('1.0.0'), check: { reason: 'ManagerNotAvailable', message: 'manager Deployment x/greeter-manager: 0 of 1 replicas available' } }, 0);
+    const trace = untilWait(st);
+    expect(kinds(trace)).toEqual(['publish:ManagerNotAvailable', 'wait']);
+    expect(trace[0]).toMatchObject({ report: { status: { state: 'Processing', version: '1.0.0' } } });
+  });
+
+  it('checks on its own after an install that brought no check (it failed, or was not asked)', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    st.installedModule(mod(), installResult('1.0.0'), 0);
+    expect(st.next().kind).toBe('checkReadiness');
+  });
+
   it('re-applies on the drift timer', () => {
     const st = installed();
     st.woke(true);
