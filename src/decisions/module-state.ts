@@ -274,7 +274,10 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (result.check && now !== undefined) {
       this.inspect = false;
-      this.observed(result.check, now);
+      // What the install read is not kept as a view: news that came while it ran was dropped
+      // (its objects were not known yet), so the next check reads them afresh.
+      const { read: _, ...check } = result.check;
+      this.observed(check, now);
     } else this.queue.push(this.readinessStep(this.installed));
   }
 

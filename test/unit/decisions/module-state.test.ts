@@ -138,6 +138,19 @@ describe('ModuleState: install and follow', () => {
     expect(trace[0]).toMatchObject({ report: { status: { state: 'Processing', version: '1.0.0' } } });
   });
 
+  it('reads the manager afresh after an install that checked it while news of it came (the news was dropped: its objects were not known yet)', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    const key = 'apps/v1/Deployment/k1-system/greeter-manager';
+    st.poke({ observed: [{ key, resourceVersion: '9', view: { kind: 'Deployment' } }] });
+    st.installedModule(mod(), { ...installResult('1.0.0'), managerVersion: '5', check: { reason: 'ManagerNotAvailable', message: 'not yet', read: [{ key, resourceVersion: '6', view: { kind: 'Deployment' } }] } }, 0);
+    untilWait(st, { readiness: [] });
+    st.woke(false);
+    const next = st.next();
+    expect(next.kind).toBe('checkReadiness');
+    expect(next).not.toHaveProperty('observed');
+  });
+
   it('checks on its own after an install that brought no check (it failed, or was not asked)', () => {
     const st = new ModuleState(moduleInput());
     expect(st.next().kind).toBe('install');
