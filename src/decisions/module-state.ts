@@ -172,7 +172,9 @@ export class ModuleState {
     const ref = this.managedCr();
     const clusterCr = ref && objectKey(ref.apiVersion, ref.kind, ref.name);
     for (const seen of objects) {
-      const key = seen.key === manager ? manager : seen.key === cr || seen.key === clusterCr ? cr : undefined;
+      // Before the first install its objects are not known: news of them is kept as it came
+      // (the install keeps what turns out to be its manager's and CR's, and drops the rest).
+      const key = seen.key === manager ? manager : seen.key === cr || seen.key === clusterCr ? cr : this.installed ? undefined : seen.key;
       if (key === undefined) continue;
       const o = { ...seen, key };
       // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
@@ -274,10 +276,8 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (result.check && now !== undefined) {
       this.inspect = false;
-      // What the install read is not kept as a view: news that came while it ran was dropped
-      // (its objects were not known yet), so the next check reads them afresh.
-      const { read: _, ...check } = result.check;
-      this.observed(check, now);
+      // What it read joins the views; news the bridge sent while it ran, if newer, stays.
+      this.observed(result.check, now);
     } else this.queue.push(this.readinessStep(this.installed));
   }
 

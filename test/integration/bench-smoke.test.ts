@@ -70,7 +70,7 @@ describe('npm run bench (smoke mode, N = 5)', () => {
       expect(Number.isFinite(value), name).toBe(true);
     }
     const md = await readFile(path.join(out, files[1]!), 'utf8');
-    expect(md).toContain("## Issue 11's targets");
+    expect(md).toContain("## Issue 25's targets, with upstream beside them");
     expect(md).toContain('| APPLY |');
     expect(md).toContain('What is shared:');
   }, 300_000);
