@@ -5,6 +5,7 @@
 import type { Context, Info } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure, type Logger } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
+import { parseWorkflowId } from '../api/names';
 import type { ReconcileSettings } from '../contract/settings';
 import { FailureLog, span } from '../infra/failure-log';
 import { activityFailureReason } from '../infra/metrics';
@@ -57,7 +58,9 @@ export function activityFailureLog(schedule: RetrySchedule, logger: () => Logger
         const { info } = ctx;
         // The Kyma's workflow runs its modules: the line names the module the activity is for.
         const module = moduleOfInput(input.args);
-        const workflowId = `${info.workflowExecution?.workflowId ?? `activity ${info.activityId}`}${module && !info.workflowExecution?.workflowId.includes('/module/') ? ` (module ${module})` : ''}`;
+        const id = info.workflowExecution?.workflowId;
+        // A module workflow's id (runs of the earlier shape) names its module already.
+        const workflowId = `${id ?? `activity ${info.activityId}`}${module && !(id && parseWorkflowId(id)?.module) ? ` (module ${module})` : ''}`;
         try {
           const result = await next(input);
           const line = failures.succeeded(workflowId, info.activityType, Date.now());
