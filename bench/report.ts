@@ -27,6 +27,8 @@ export interface BenchReport {
   stagedPromotion: { firstSeconds: number; lastSeconds: number; inClusterLastSeconds: number; soakSeconds: number; waves: { size: number; lastSeconds: number }[]; phase: string; completedSeconds: number; cpuSeconds: number };
   statusPropagation: { samples: number; p50Seconds: number; p95Seconds: number };
   historyEventsPerModuleInstall: number;
+  /** The sampled Kymas' history events per module install by kind (absent in reports before it). */
+  historyKinds?: { kind: string; perInstall: number }[];
   growth: { kymas: number; allReadySeconds: number }[];
   loop: { seconds: number; ratio: number };
   /** API requests per module install by verb (engine: install phase; loop: its apply), and engine / loop. */
@@ -109,6 +111,21 @@ function requestTable(r: BenchReport): string[] {
   ];
 }
 
+/** Where a module install's history events go, by kind (nothing for reports before it was measured). */
+function historyTable(r: BenchReport): string[] {
+  if (!r.historyKinds) return [];
+  return [
+    '## History events per module install, by kind',
+    '',
+    '| kind | events |',
+    '| --- | --- |',
+    ...r.historyKinds.map((k) => `| ${k.kind} | ${f(k.perInstall, 2)} |`),
+    '',
+    "Over the sampled Kymas' whole histories (install, then whatever came before the sample was taken). An activity's and a workflow task's events (scheduled, started, completed) count with it; a local activity leaves one marker.",
+    '',
+  ];
+}
+
 export function renderReport(r: BenchReport): string {
   const installs = r.kymas * r.modulesPerKyma;
   const b = r.bridgePerCluster;
@@ -145,6 +162,7 @@ export function renderReport(r: BenchReport): string {
     '',
     `The bridge's figures per cluster are upper bounds: its growth includes what it holds per Kyma (Kymas, Manifests, Secrets in its caches), not only per cluster${r.distinctCredentials ? '' : '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas'}. Its RSS is mostly what start-up left behind and moves by tens of MB as the garbage collector returns pages; the heap in use (from its own /metrics) is the steadier figure.`,
     '',
+    ...historyTable(r),
     `## API requests per module install (${installs} module installs)`,
     '',
     ...requestTable(r),

@@ -25,6 +25,7 @@ import { installCrds } from '../src/k8s/crds';
 import { delta, lessIdle, ours, perVerb, requestCounts, type MetricsSource, type RequestCounts } from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
+import { historyBreakdown } from './history-breakdown';
 import { heapUsedMB, startKlm } from './klm-processes';
 import { applyLoop } from './loop';
 import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from './processes';
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
     // Kyma's workflow (which runs its modules) over its modules.
     const historySample = kymaNames.slice(0, Math.min(20, kymaNames.length));
     const historyLengths = await Promise.all(historySample.map(async (k) => (await client.workflow.getHandle(kymaWorkflowId(ns, k)).describe()).historyLength / modules.length));
+    const historyKinds = await historyBreakdown(client, historySample.map((k) => kymaWorkflowId(ns, k)), modules.length);
 
     // Idle cost, with all Ready.
     const idle = await measured(() => new Promise((r) => setTimeout(r, idleSeconds * 1000)));
@@ -303,6 +305,7 @@ async function main(): Promise<void> {
       },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
       historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
+      historyKinds,
       growth: growth.map((g) => ({ kymas: g.kymas, allReadySeconds: g.allReadyMs / 1000 })),
       loop: { seconds: loop.result / 1000, ratio: main.result.totalMs / loop.result },
       requests: {

@@ -11,6 +11,7 @@ import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
 import { kymaActivities } from './kyma';
+import { kymaWritesActivities } from './kyma-writes';
 import type { PolicyRef } from './maintenance';
 import { manifestActivities, ManifestWriter } from './manifest';
 import { moduleWorkflowActivities } from './module-workflows';
@@ -53,9 +54,12 @@ export function createActivities(deps: ActivityDeps) {
   const writer = new ManifestWriter(deps.kcp, cache);
   const manifests = manifestActivities(deps.kcp, deps.cache, writer);
   const readiness = readinessActivities(targets, (input) => manifests.manifestPaused(input));
+  const kyma = kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy);
+  const events = eventActivities(deps.kcp);
   return {
-    ...kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy),
-    ...eventActivities(deps.kcp),
+    ...kyma,
+    ...events,
+    ...kymaWritesActivities({ manifests: writer, writeKymaStatus: (input) => kyma.writeKymaStatus(input), recordKymaEvent: (input) => events.recordKymaEvent(input) }),
     ...manifests,
     ...reportActivities(writer),
     ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),

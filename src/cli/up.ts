@@ -90,7 +90,7 @@ export async function up(o: UpOptions): Promise<void> {
     });
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
-    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, log: (m) => console.error(`bridge: ${m}`) });
+    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, newsWindowMs: o.config.newsWindowMs, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, log: (m) => console.error(`bridge: ${m}`) });
     await bridge.start();
     stops.push(() => bridge.stop());
 

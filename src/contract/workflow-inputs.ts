@@ -10,9 +10,21 @@ import type { ObservedObject, SeenVersions } from './signals';
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 export const MODULE_WORKFLOW = 'moduleWorkflow';
 
+/**
+ * The shape a Kyma workflow run begins in when the bridge starts it: shape 1 has every patch of
+ * the Kyma and module loops on from the start (rollout-gate, runtime-side, truthful-status,
+ * hosted-modules, lean-hosting) without asking `patched()`, which records a
+ * marker and upserts a search attribute per patch and run. Runs begun without it ask each patch
+ * as before. A worker must know a shape before a bridge starts runs in it: workers are upgraded
+ * first (README, Upgrading workflows).
+ */
+export const KYMA_WORKFLOW_SHAPE = 1;
+
 export interface KymaWorkflowInput {
   kyma: KymaRef;
   settings: ReconcileSettings;
+  /** KYMA_WORKFLOW_SHAPE of the bridge that started the run; absent in runs begun before. */
+  shape?: number;
   /** Carried across continue-as-new. */
   carried?: {
     uid: string;

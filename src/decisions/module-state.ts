@@ -54,6 +54,17 @@ export type ModuleStep =
   /** Wait for news; timers absent from the plan are cancelled (the drift timer is left running). */
   | { kind: 'wait'; driftMs?: number; deadlineMs?: number; retryMs?: number };
 
+export type CheckStep = Extract<ModuleStep, { kind: 'checkReadiness' }>;
+
+/**
+ * Whether a readiness check reads the target cluster: an object of the module the watch has not
+ * told of (or not since the install applied it), or the manager's pods. One that does not
+ * decides from the views it carries and the worker's cache of Manifests alone.
+ */
+export function checkReadsTarget(step: CheckStep): boolean {
+  return Boolean(step.inspectPods || (step.manager && !step.observed?.manager) || (step.cr && !step.observed?.cr));
+}
+
 type RemovalPhase = 'blockers' | 'defaultCr' | 'objects' | 'manifest';
 type ReleasePhase = 'objects' | 'manifest';
 

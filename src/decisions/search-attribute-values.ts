@@ -24,3 +24,29 @@ export function fitKeywordList(values: string[], maxBytes = SEARCH_ATTRIBUTE_VAL
   }
   return { values: kept, omitted: distinct.length - kept.length };
 }
+
+/** A Kyma workflow's search attribute values (and how many modules `Modules` left out). */
+export interface SearchAttributeValues {
+  state: string;
+  channel: string;
+  modules: string[];
+  omitted: number;
+  inError: string[];
+  versions: string[];
+}
+
+/**
+ * Whether a status write upserts the Kyma's search attributes (each upsert is a visibility write,
+ * the dearest thing a status write brings the server): when a value changed since `last`. With
+ * `settled`, a Kyma that stays Processing upserts only a change of its state, channel or modules,
+ * not each version an install on its way reaches (three modules would write up to five times):
+ * the versions it reached show with the state it settles in (Ready, Error, Warning), and a module
+ * in Error makes the Kyma's state change.
+ */
+export function upsertDue(last: SearchAttributeValues | undefined, next: SearchAttributeValues, settled: boolean): boolean {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!last || !settled) return !same(last, next);
+  if (!same([last.state, last.channel, last.modules], [next.state, next.channel, next.modules])) return true;
+  if (next.state === 'Processing') return false;
+  return !same([last.inError, last.versions], [next.inError, next.versions]);
+}

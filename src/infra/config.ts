@@ -20,6 +20,8 @@ export interface KlmConfig {
   /** Target clusters: how long one request may take, and how often the bridge probes each. */
   targetRequestTimeoutMs: number;
   targetProbeIntervalMs: number;
+  /** How long the bridge gathers a Kyma's module news before signalling (KLM_NEWS_WINDOW). */
+  newsWindowMs: number;
   /** Whether kubeconfig Secrets may run commands for their credentials (exec plugins). */
   allowKubeconfigExec: boolean;
   /** How the worker reaches OCI registries. */
@@ -94,6 +96,14 @@ function plainHttpHost(value: string | undefined): string[] {
  */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
 
+/**
+ * The default window of a Kyma's module news: an install's objects change several times within
+ * a second or two (created, scheduled, available; the CR's state), and a Kyma's modules install
+ * together; a fifth of a second gathers much of that into one signal at little cost to how soon
+ * a status shows it.
+ */
+export const NEWS_WINDOW_MS = 200;
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
   const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
   return {
@@ -105,6 +115,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
+    newsWindowMs: durationMs(env.KLM_NEWS_WINDOW, NEWS_WINDOW_MS),
     allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
     workflowCacheSize: wholeNumber('KLM_WORKFLOW_CACHE_SIZE', env.KLM_WORKFLOW_CACHE_SIZE, DEFAULT_WORKFLOW_CACHE_SIZE),
     ...(env.KLM_WORKFLOW_BUNDLE ? { workflowBundle: env.KLM_WORKFLOW_BUNDLE } : {}),

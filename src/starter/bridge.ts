@@ -24,8 +24,9 @@ import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type Chann
 import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
-import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
+import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { exportFleetStates, templateSignals } from '../infra/metrics';
+import { NEWS_WINDOW_MS } from '../infra/config';
 import { fleetStates } from './fleet-states';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
@@ -54,12 +55,18 @@ export interface BridgeOptions {
   allowKubeconfigExec?: boolean;
   /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): Secrets are watched there only, Kymas elsewhere left alone. Unset: all. */
   kymaNamespaces?: readonly string[];
+  /**
+   * How long news of a Kyma's modules waits before its signal goes (what comes meanwhile goes
+   * with it, in one signal and one workflow task): NEWS_WINDOW_MS by default; 0: at once.
+   */
+  newsWindowMs?: number;
   /** How often to look for Kyma and module workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
   endedWorkflowsPollMs?: number;
   log?: (msg: string) => void;
 }
 
 type KymaWorkflowFn = (input: KymaWorkflowInput) => Promise<void>;
+
 
 const PROBE_MS = 10_000;
 const ENDED_POLL_MS = 30_000;
@@ -319,7 +326,7 @@ export class Bridge {
     return {
       workflowId: kymaWorkflowId(ns, name),
       taskQueue,
-      args: [{ kyma: { namespace: ns, name }, settings }] as [KymaWorkflowInput],
+      args: [{ kyma: { namespace: ns, name }, settings, shape: KYMA_WORKFLOW_SHAPE }] as [KymaWorkflowInput],
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       typedSearchAttributes: [
         { key: SA.KymaName, value: name },
@@ -538,7 +545,7 @@ export class Bridge {
     this.signaller.submit(`${kymaId}#modulesChanged`, async () => {
       const changes = this.news.take(kymaId);
       if (changes.length) await this.o.temporal.workflow.getHandle(kymaId).signal(modulesChanged, changes);
-    });
+    }, this.o.newsWindowMs ?? NEWS_WINDOW_MS);
   }
 
   /** Pokes every module workflow on a target cluster that stopped or started answering. */

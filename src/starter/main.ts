@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       taskQueue: config.taskQueue,
       settings: config.settings,
       probeMs: config.targetProbeIntervalMs,
+      newsWindowMs: config.newsWindowMs,
       targetRequestTimeoutMs: config.targetRequestTimeoutMs,
       allowKubeconfigExec: config.allowKubeconfigExec,
       ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),

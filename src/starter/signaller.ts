@@ -24,20 +24,27 @@ export class Signaller {
    * Queues `send` under `key`: `<workflow id>#<signal name>`, optionally `/<qualifier>` after
    * the name, so that calls of one signal that must not replace each other (one per kind of
    * the object behind it, say) collapse apart. Metrics name the signal without the qualifier.
+   * `holdMs`: a call with nothing in flight waits that long first, so that what comes meanwhile
+   * goes out with it.
    */
-  submit(key: string, send: Send): void {
+  submit(key: string, send: Send, holdMs = 0): void {
     const slot = this.inFlight.get(key);
     if (slot) {
       slot.again = send;
       return;
     }
     this.inFlight.set(key, {});
-    void this.drain(key, send);
+    // Held: what comes within `holdMs` goes out in this one call.
+    if (holdMs > 0) setTimeout(() => void this.drain(key, send), holdMs);
+    else void this.drain(key, send);
   }
 
   private async drain(key: string, send: Send): Promise<void> {
     const signal = signalOf(key);
-    let next: Send | undefined = send;
+    // A call submitted while this one was held replaces it (it is the latest).
+    const held = this.inFlight.get(key)!;
+    let next: Send | undefined = held.again ?? send;
+    held.again = undefined;
     while (next) {
       const end = signalLatency.startTimer({ signal });
       try {

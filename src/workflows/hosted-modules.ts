@@ -13,6 +13,8 @@ import type { HostedModule } from '../contract/workflow-inputs';
 import { ModuleState } from '../decisions/module-state';
 import type { LocalLane } from './local-lane';
 import { runModuleLoop } from './module-loop';
+import type { SharedDrift } from './shared-drift';
+import type { KymaOutbox } from './kyma-outbox';
 
 const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
 
@@ -32,8 +34,14 @@ export class HostedModules {
 
   private readonly kcp: typeof kcpActivities;
 
-  /** `lane`: where the Kyma's workflow runs its local activities, one at a time. */
-  constructor(private readonly kyma: KymaRef, private readonly settings: ReconcileSettings, private readonly kymaSide: ModuleListener, private readonly lane: LocalLane) {
+  /**
+   * `lane`: where the Kyma's workflow runs its local activities, one at a time; `lean`: the
+   * run checks from views locally (patch lean-hosting); `drift`: the Kyma's drift timer, when
+   * its modules share it (runs recorded before give each module its own); `outbox`: where their
+   * Manifests and Events are gathered, to be written with the Kyma's status (runs recorded
+   * before write each alone).
+   */
+  constructor(private readonly kyma: KymaRef, private readonly settings: ReconcileSettings, private readonly kymaSide: ModuleListener, private readonly lane: LocalLane, private readonly lean: boolean, private readonly drift?: SharedDrift, private readonly outbox?: KymaOutbox) {
     this.kcp = lane.serial(kcpActivities);
   }
 
@@ -49,7 +57,9 @@ export class HostedModules {
     const { kyma } = this;
     void runModuleLoop(st, this.settings, {
       publish: async ({ report, readiness, module: desired, rendered, resource, resourceKind }) => {
-        await this.kcp.publishModuleReport({ kyma, uid: st.uid, module: desired, readiness, report, hosted: true, ...(rendered ? { rendered } : {}), ...(resource ? { resource } : {}), ...(resourceKind ? { resourceKind } : {}) });
+        const manifest = { uid: st.uid, module: desired, readiness, ...(rendered ? { rendered } : {}), ...(resource ? { resource } : {}), ...(resourceKind ? { resourceKind } : {}) };
+        if (this.outbox) this.outbox.manifest(m.name, manifest);
+        else await this.kcp.publishModuleReport({ kyma, report, hosted: true, ...manifest });
         this.kymaSide.reported(report);
       },
       finish: (stopTimers) => {
@@ -65,6 +75,9 @@ export class HostedModules {
       },
       lane: this.lane,
       hosted: true,
+      lean: this.lean,
+      ...(this.drift ? { drift: this.drift.user() } : {}),
+      ...(this.outbox ? { outbox: this.outbox } : {}),
     });
   }
 

@@ -17,12 +17,15 @@ import type { ResolvedModule } from '../contract/module';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from '../decisions/kyma-state';
 import { kymaDetails } from '../decisions/workflow-details';
+import { upsertDue, type SearchAttributeValues } from '../decisions/search-attribute-values';
 import { shouldContinueAsNew } from './continue-as-new';
 import { failureOf } from './failure';
 import { HostedModules } from './hosted-modules';
+import { KymaOutbox } from './kyma-outbox';
 import { LocalLane } from './local-lane';
+import { SharedDrift } from './shared-drift';
 import { moduleWorkflow } from './module-workflow';
-import { WakeTimer } from './wake-timer';
+import { WakeTimer, type LoopTimer } from './wake-timer';
 
 /** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
@@ -47,7 +50,9 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   // Runs recorded before rollouts existed move modules to a new channel version without one.
   // Runs recorded before the runtime side existed keep to the control-plane Kyma alone.
   // Runs recorded before held modules joined their rollout (and before a runtime's outage swayed the state) do neither.
-  const st = new KymaState(settings, input.carried, patched('rollout-gate'), patched('runtime-side'), patched('truthful-status'));
+  // A run the bridge began in shape 1 (contract/workflow-inputs.ts) has each of these on without asking.
+  const shape1 = (input.shape ?? 0) >= 1;
+  const st = new KymaState(settings, input.carried, shape1 || patched('rollout-gate'), shape1 || patched('runtime-side'), shape1 || patched('truthful-status'));
   setHandler(kymaChanged, (seen) => st.changed(seen));
   setHandler(catalogChanged, () => st.catalogChanged());
   setHandler(admitModule, (a) => st.admit(a));
@@ -57,22 +62,34 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   setHandler(moduleReport, (r) => st.reported(r));
   setHandler(moduleRemoved, (name) => st.removed(name));
   setHandler(kymaStatusQuery, () => st.status());
-  const drift = new WakeTimer();
   const moduleHandle = (name: string) => getExternalWorkflowHandle(moduleWorkflowId(kyma.namespace, kyma.name, name));
 
   // Runs recorded before modules were hosted started a module workflow per module. They take
   // their modules over on their first step on this code (a patch at the top of the loop).
-  let hosting = patched('hosted-modules');
+  let hosting = shape1 || patched('hosted-modules');
+  // Hosting runs begun before this patch check every time as an activity, upsert every change,
+  // give each module a drift timer of its own and write each Manifest, Event and status alone.
+  const lean = shape1 || patched('lean-hosting');
+  // Hosting from the start, one drift timer serves the Kyma and its modules (./shared-drift.ts).
+  const shared = hosting && lean ? new SharedDrift() : undefined;
+  const drift: LoopTimer = shared ? shared.user() : new WakeTimer();
   /** Hosting, local activities take turns (./local-lane.ts). */
   const lane = new LocalLane(hosting);
   const [kcp, bestEffort, runtimeKyma] = [lane.serial(kcpActivities), lane.serial(bestEffortActivities), lane.serial(runtimeKymaActivities)];
-  const hosted = new HostedModules(kyma, settings, st, lane);
+  /** Lean, hosting: Manifests, status and Events go out together (./kyma-outbox.ts). */
+  const outbox = lean ? new KymaOutbox(kyma, () => st.uid, lane) : undefined;
+  const writing = () => (hosting ? outbox : undefined);
+  /** The Kyma's loop waits: what is gathered meanwhile is not written with a status of its. */
+  let kymaWaiting = false;
+  if (outbox) void outbox.flushWhenIdle(() => kymaWaiting && !st.awake());
+  const hosted = new HostedModules(kyma, settings, st, lane, lean, shared, outbox);
   /** Modules whose workflow was asked to hand over, until its state arrives. */
   const handingOver = new Set<string>();
   /** News for a module while its workflow still runs it: the Kyma's loop wakes to take it over. */
   let takeOverDue = false;
   /** The search attribute values upserted last. */
-  let upserted = '';
+  let upserted: SearchAttributeValues | undefined;
+
   for (const m of hosting ? Object.values(input.carried?.hosted ?? {}) : []) hosted.start(m);
   setHandler(modulesChanged, (changes) => {
     for (const { module, change } of changes) {
@@ -102,6 +119,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     }));
   }
 
+  /** A continue-as-new goes on in the shape the run began in. */
+  const shape = input.shape !== undefined ? { shape: input.shape } : {};
   /** What a continue-as-new carries: the Kyma's state and, once it hosts them, its modules'. */
   const carried = (c: NonNullable<KymaWorkflowInput['carried']>): NonNullable<KymaWorkflowInput['carried']> => (hosting ? { ...c, hosted: hosted.carry() } : c);
 
@@ -109,7 +128,12 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const tellRollout = (module: string, channel: string, version: string) =>
     getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel })).signal(rolloutWaiting, { kyma: kyma.name, version });
 
-  const record = (event: KymaEvent) => bestEffort.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
+  const record = (event: KymaEvent): Promise<void> => {
+    const o = writing();
+    if (!o) return bestEffort.recordKymaEvent({ kyma, uid: st.uid, event }).catch(() => undefined);
+    o.event(event);
+    return Promise.resolve();
+  };
 
   /** Starts a module's workflow; false when it runs already. */
   async function startModule(module: ResolvedModule, after?: 'remove' | 'release'): Promise<boolean> {
@@ -232,16 +256,19 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         for (const name of step.names) {
           // A hosted module ends with this workflow.
           if (!hosted.has(name)) await moduleHandle(name).cancel().catch(() => undefined);
+          writing()?.forget(name);
           await kcp.deleteManifest({ kyma, module: name });
         }
         break;
-      case 'writeStatus':
-        await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
+      case 'writeStatus': {
+        const o = writing();
+        if (o) await o.flush(step.status);
+        else await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
         setCurrentDetails(kymaDetails(step.status, step.searchAttributes.omitted));
         // A visibility write costs the server more than anything else a status write brings:
-        // only when a value changed (runs recorded before upsert on every status write).
-        if (hosting && JSON.stringify(step.searchAttributes) === upserted) break;
-        upserted = JSON.stringify(step.searchAttributes);
+        // only when upsertDue says so (runs recorded before hosting upsert on every status write).
+        if (hosting && !upsertDue(upserted, step.searchAttributes, lean)) break;
+        upserted = step.searchAttributes;
         upsertSearchAttributes([
           { key: SA.KymaState, value: step.searchAttributes.state },
           { key: SA.Channel, value: step.searchAttributes.channel },
@@ -250,22 +277,27 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           ...(hosting ? [{ key: SA.ModulesInError, value: step.searchAttributes.inError }, { key: SA.ModuleVersions, value: step.searchAttributes.versions }] : []),
         ]);
         break;
+      }
       case 'wait': {
         const withDrift = step.driftMs !== undefined;
         if (withDrift) drift.arm(step.driftMs!);
         const woken = () => st.awake() || (withDrift && drift.fired()) || (!hosting && takeOverDue);
         // A held upgrade's maintenance window opens at wakeAt: a timer for it, only then.
         let windowOpened = false;
+        kymaWaiting = true;
         if (step.wakeAt === undefined) await condition(woken);
         else windowOpened = !(await condition(woken, Math.max(step.wakeAt - Date.now(), 1)));
+        kymaWaiting = false;
         const drifted = withDrift && drift.take();
         st.woke(drifted || windowOpened);
-        // Hosted modules all wait, none is handed over half-way: nothing is lost.
-        if (shouldContinueAsNew(settings) && hosted.idle() && handingOver.size === 0) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carry()) });
+        // Hosted modules all wait, none is handed over half-way, every write is done: nothing is lost.
+        if (shouldContinueAsNew(settings) && hosted.idle() && handingOver.size === 0 && (outbox?.empty() ?? true)) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carry()), ...shape });
         break;
       }
       case 'restart':
-        await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carryToRecreated()) });
+        // What the Kyma before it was owed is written first.
+        if (outbox?.pending()) await outbox.flush();
+        await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carryToRecreated()), ...shape });
         break;
       case 'end':
         return;

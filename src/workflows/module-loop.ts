@@ -8,10 +8,11 @@ import type { Activities } from '../activities';
 import { defaultNamespaceFor } from '../api/names';
 import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
-import type { ModuleState, ModuleStep } from '../decisions/module-state';
+import { checkReadsTarget, type CheckStep, type ModuleState, type ModuleStep } from '../decisions/module-state';
 import { failureOf } from './failure';
+import type { KymaOutbox } from './kyma-outbox';
 import type { LocalLane } from './local-lane';
-import { WakeTimer } from './wake-timer';
+import { WakeTimer, type LoopTimer } from './wake-timer';
 
 const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
 /** Steps in the target cluster give up after a few attempts: the module shows the failure and retries later. */
@@ -42,10 +43,16 @@ export interface ModuleHost {
   /** Where its local activities take their turn. */
   lane: LocalLane;
   /**
-   * Run inside the Kyma's workflow: readiness checks (reads in the target cluster) are activities
+   * Run inside the Kyma's workflow: readiness checks that read the target cluster are activities
    * of their own, not local ones, and an install checks readiness itself.
    */
   hosted: boolean;
+  /** The Kyma's run is lean (patch lean-hosting): a check that reads no target cluster is a local activity. */
+  lean: boolean;
+  /** The drift timer the module shares with its Kyma (absent: a timer of its own). */
+  drift?: LoopTimer;
+  /** Where its Events go, to be written with the Kyma's status (absent: each by a local activity). */
+  outbox?: KymaOutbox;
 }
 
 /** Runs the module until it is removed, released or its host stops it. */
@@ -55,11 +62,17 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
   // The install heartbeats, so a lost worker is noticed within 30 s though the whole install
   // may take up to the CRD timeout.
   const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
-  const timers = { drift: new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
+  const timers: Record<'drift' | 'deadline' | 'retry', LoopTimer> = { drift: host.drift ?? new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
   /** The Kyma as target-cluster activities need it. */
   const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
   const module = () => st.desired.name;
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
+  /**
+   * Hosted, a check that decides from what the watch told (no read in the target cluster) is a
+   * local activity: one marker, no task of its own; one that reads the target cluster stays an
+   * activity (runs recorded before check every time as an activity).
+   */
+  const viewCheck = (step: CheckStep) => !checkReadsTarget(step) && host.lean;
 
   for (;;) {
     const step = st.next();
@@ -72,7 +85,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           break;
         }
         case 'checkReadiness':
-          st.observed(await (host.hosted ? remoteCheck : check).checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
+          st.observed(await (host.hosted && !viewCheck(step) ? remoteCheck : check).checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
           break;
         case 'checkPaused':
           st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));
@@ -81,7 +94,8 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           await host.publish(step);
           break;
         case 'event':
-          await events.recordKymaEvent({ kyma, uid: st.uid, event: step.event }).catch(() => undefined);
+          if (host.outbox) host.outbox.event(step.event);
+          else await events.recordKymaEvent({ kyma, uid: st.uid, event: step.event }).catch(() => undefined);
           break;
         case 'findBlockers':
           st.blockers(await cleanup.findBlockingResources({ kyma: target(), module: module(), cr: step.cr, exceptDefault: step.exceptDefault, rendered: step.rendered }));
@@ -97,6 +111,8 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           st.objectsReleased();
           break;
         case 'deleteManifest':
+          // A report gathered but not written yet would bring the Manifest back.
+          host.outbox?.forget(module());
           await kcp.deleteManifest({ kyma, module: module() });
           st.manifestDeleted();
           break;

@@ -67,5 +67,6 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
     // One coroutine: its local activities run one after the other anyway.
     lane: new LocalLane(false),
     hosted: false,
+    lean: false,
   });
 }

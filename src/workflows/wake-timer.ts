@@ -3,7 +3,15 @@
 // fires every interval regardless of the signals in between needs neither.
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 
-export class WakeTimer {
+/** What a loop needs of a timer (a WakeTimer, or a user's face of a SharedDrift). */
+export interface LoopTimer {
+  arm(ms: number): void;
+  cancel(): void;
+  fired(): boolean;
+  take(): boolean;
+}
+
+export class WakeTimer implements LoopTimer {
   private due = false;
   private scope?: CancellationScope;
 

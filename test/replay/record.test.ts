@@ -1,7 +1,10 @@
 // Records workflow histories for the replay tests. Runs only with KLM_RECORD_HISTORIES=1:
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
 // then commit test/replay/histories/. Each recording covers one scenario's command sequence.
-// The Kyma's workflow runs its modules: `kyma-workflow-hosted-*.json`. The histories of the
+// Runs the bridge begins in shape 1 (every patch on without asking; contract/workflow-inputs.ts):
+// `kyma-workflow-shape1*.json`. `kyma-workflow-hosted*.json` were recorded by this file at commit
+// 0cfc365, runs that ask each patch and host their modules, and stay; `kyma-workflow-patched.json`
+// is a run of this code begun without a shape, which asks each patch. The histories of the
 // shape before (module workflows: `module-workflow-*.json`, and `kyma-workflow-*.json` without
 // `hosted`) were recorded by this file at commit 9e74a11 and stay for the replay of runs begun
 // then; `kyma-workflow-takeover*.json` (a run of that shape taking its modules over) is recorded
@@ -15,6 +18,8 @@ import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId } from '../../src/api/names';
+import { SA } from '../../src/api/search-attributes';
+import { KYMA_WORKFLOW } from '../../src/contract/workflow-inputs';
 import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { moduleReleaseMeta } from '../../src/publish/module';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
@@ -55,7 +60,26 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await kymaInState(klm(), name, 'Ready');
     await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
     await kymaInState(klm(), name, 'Error');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1');
+  });
+
+  it('a run begun before shape 1, which asks each patch: install, CR error and recovery', async () => {
+    const name = uniqueName('kyma');
+    // Started as the bridge did before it gave runs a shape; the bridge then signals it.
+    await klm().client.workflow.start(KYMA_WORKFLOW, {
+      workflowId: kymaWorkflowId(klm().namespace, name),
+      taskQueue: klm().taskQueue,
+      args: [{ kyma: { namespace: klm().namespace, name }, settings: klm().settings }],
+      typedSearchAttributes: [{ key: SA.KymaName, value: name }, { key: SA.KymaNamespace, value: klm().namespace }],
+    });
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
+    await kymaInState(klm(), name, 'Error');
+    await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
+    await kymaInState(klm(), name, 'Ready');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-patched');
   });
 
   it('upgrade with prune, blocked removal, Kyma deletion', async () => {
@@ -77,7 +101,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await eventually('the removal', async () => !(await getKyma(klm(), name))?.status?.modules?.some((m) => m.name === other.name) || undefined);
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-deletion');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-deletion');
   });
 
   it('unmanage and manage again, Manifest pause, skip-reconciliation on the Kyma', async () => {
@@ -100,7 +124,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await new Promise((r) => setTimeout(r, 1500));
     await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
     await kymaInState(klm(), name, 'Ready');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-unmanage-pause');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-unmanage-pause');
   });
 });
 
@@ -124,7 +148,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await kymaPatch({ metadata: { finalizers: null } });
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
     await eventually('the Kyma workflow to end', async () => (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name === 'COMPLETED' || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-gone');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-gone');
   });
 });
 
@@ -138,7 +162,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
     await new Promise((r) => setTimeout(r, 2500));
     await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-install-retry');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-install-retry');
   });
 });
 
@@ -160,7 +184,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
     await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
     for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
-    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-hosted-rollout');
+    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-shape1-rollout');
   });
 });
 
@@ -194,7 +218,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the new template in the runtime', async () => (await cluster.client.get(API_VERSION, 'ModuleTemplate', `${a.name}-1.1.0`, 'kyma-system')) !== undefined || undefined);
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined, 90_000);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-hosted-runtime');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-runtime');
   }, 240_000);
 });
 
@@ -213,7 +237,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the other Kyma to wait for the rollout', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('waits for its rollout') || undefined);
     await rollout.executeUpdate(abortRollout, { args: [{ reason: 'recording' }] });
     await eventually('the other Kyma to hear of the abort', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined);
-    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-hosted-rollout-joined');
-    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-hosted-manager-rollout');
+    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-shape1-rollout-joined');
+    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-shape1-manager-rollout');
   }, 240_000);
 });

@@ -30,6 +30,8 @@ let runtimeQuiet = false;
 export interface Klm {
   namespace: string;
   taskQueue: string;
+  /** The settings worker and bridge run with. */
+  settings: ReconcileSettings;
   kube: KubeClient;
   client: Client;
   /** Absent when the test runs the bridge as a process of its own. */
@@ -106,6 +108,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
   return {
     namespace,
     taskQueue,
+    settings,
     kube,
     client,
     bridge,

@@ -1,7 +1,7 @@
 // The bridge's pure parts: which target-object changes wake a module workflow, and how the
 // Signaller collapses bursts into at most one call in flight plus one more per workflow.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
 import { readinessFingerprint, withoutStatus } from '../../src/starter/readiness-change';
 import { signalOf, Signaller } from '../../src/starter/signaller';
@@ -73,6 +73,25 @@ describe('Signaller', () => {
     await s.idle();
     expect(calls).toEqual(['1', 'other', '3']);
     expect({ sent: s.sent, failed: s.failed, errors }).toEqual({ sent: 3, failed: 0, errors: [] });
+  });
+
+  it('holds a first call for its window when asked, and sends what came meanwhile as one call, the latest', async () => {
+    vi.useFakeTimers();
+    try {
+      const s = new Signaller(() => undefined);
+      const calls: string[] = [];
+      s.submit('kyma/ns/a#modulesChanged', () => (calls.push('1'), Promise.resolve()), 200);
+      s.submit('kyma/ns/a#modulesChanged', () => (calls.push('2'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(199);
+      expect(calls).toEqual([]);
+      s.submit('kyma/ns/a#modulesChanged', () => (calls.push('3'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toEqual(['3']);
+      await vi.advanceTimersByTimeAsync(100);
+      expect({ calls, sent: s.sent }).toEqual({ calls: ['3'], sent: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('drops a signal to a workflow that does not exist, and reports other failures', async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Blockers } from '../../../src/contract/module';
 import type { Readiness } from '../../../src/contract/readiness';
-import { ModuleState, type ModuleStep } from '../../../src/decisions/module-state';
+import { checkReadsTarget, ModuleState, type CheckStep, type ModuleStep } from '../../../src/decisions/module-state';
 import { installResult, mod, moduleInput, SETTINGS } from './fixtures';
 
 const READY: Readiness = { reason: 'Ready', message: 'module is ready' };
@@ -654,6 +654,23 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     st.poke(seen(MANAGER, '104'));
     st.woke(false);
     expect(check(untilWait(st))?.observed?.manager?.resourceVersion).toBe('104');
+  });
+
+  it('reads the target cluster for a check only for what the watch has not told of, or to look at the pods', () => {
+    const st = appliedAt('100');
+    st.poke(seen(CR, '50'));
+    st.woke(false);
+    // The manager is not seen since the install applied it: read.
+    const first = st.next() as CheckStep;
+    expect(checkReadsTarget(first)).toBe(true);
+    st.observed({ reason: 'ManagerNotAvailable', message: 'not yet', read: seen(MANAGER, '103').observed }, 0);
+    untilWait(st);
+    st.poke(seen(CR, '51'));
+    st.woke(false);
+    // Manager and CR as seen: decided from the views.
+    const second = check(untilWait(st))!;
+    expect(checkReadsTarget(second)).toBe(false);
+    expect(checkReadsTarget({ ...second, inspectPods: true })).toBe(true);
   });
 
   it('takes the view of a cluster-scoped default CR, which the watch tells of without the namespace its reference carries', () => {

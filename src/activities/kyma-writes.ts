@@ -1,0 +1,36 @@
+// What a Kyma's workflow has to write to the control plane after one of its workflow tasks, in
+// one local activity: its modules' Manifests (the newest report of each), the Kyma's status,
+// then its Events. One marker and one activation, where a Manifest, a status and an Event each
+// took their own; the requests are the same.
+import type { KymaEvent } from '../api/events';
+import type { KymaStatusInput } from '../api/kyma';
+import type { ManifestWriter, SyncManifestInput } from './manifest';
+
+export interface WriteKymaChangesInput {
+  kyma: SyncManifestInput['kyma'];
+  /** The Kyma's uid: its status and Events go to that Kyma only. */
+  uid: string;
+  /** Manifests to write, at most one per module (each with the uid of the Kyma it belongs to). */
+  manifests?: Omit<SyncManifestInput, 'kyma'>[];
+  /** The Kyma's status, written after the Manifests it sums up. */
+  status?: KymaStatusInput;
+  /** Events, recorded last and best effort: a retry of the writes before them records none twice. */
+  events?: KymaEvent[];
+}
+
+interface Writers {
+  manifests: ManifestWriter;
+  writeKymaStatus(input: { kyma: SyncManifestInput['kyma']; uid: string; status: KymaStatusInput }): Promise<void>;
+  recordKymaEvent(input: { kyma: SyncManifestInput['kyma']; uid: string; event: KymaEvent }): Promise<void>;
+}
+
+export function kymaWritesActivities(w: Writers) {
+  return {
+    async writeKymaChanges({ kyma, uid, manifests = [], status, events = [] }: WriteKymaChangesInput): Promise<void> {
+      await Promise.all(manifests.map((m) => w.manifests.sync({ kyma, ...m })));
+      if (status) await w.writeKymaStatus({ kyma, uid, status });
+      // In their order; an Event that cannot be recorded (its namespace is being deleted, say) holds nothing up.
+      for (const event of events) await w.recordKymaEvent({ kyma, uid, event }).catch(() => undefined);
+    },
+  };
+}
