@@ -12,61 +12,18 @@ import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../
 import type { Readiness } from '../contract/readiness';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
-import type { Admission, RolloutEnded, RolloutReport } from '../contract/rollout';
+import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
 import { boundedText } from './conditions';
 import { holdForMaintenance, type Hold } from './maintenance-window';
 import { fitKeywordList } from './search-attribute-values';
+import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
 import { moduleNameMismatchEvent } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 
-export interface Dispatch {
-  start: ResolvedModule[];
-  update: { name: string; desired: DesiredModule }[];
-  remove: string[];
-  release: string[];
-  events: KymaEvent[];
-}
-
-export type KymaStep =
-  /** `seen`: versions the read must reflect (the signals' events). */
-  | { kind: 'load'; seen?: SeenVersions }
-  /** `snapshot`: the modules to resolve (all of the spec, or those a rollout admitted). */
-  | { kind: 'resolve'; snapshot: KymaSnapshot; only?: string[]; seen?: SeenVersions }
-  | { kind: 'addFinalizer' }
-  | { kind: 'removeFinalizer' }
-  | { kind: 'event'; event: KymaEvent }
-  | ({ kind: 'dispatch' } & Dispatch)
-  /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
-  | { kind: 'cancelModules'; names: string[] }
-  /**
-   * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
-   * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
-   */
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number; inError: string[]; versions: string[] } }
-  /** Tell the module's rollout how it stands at the version it admitted. */
-  | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
-  /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
-  | { kind: 'awaitRollout'; module: string; channel: string; version: string }
-  /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
-  | { kind: 'startRollout'; module: string; channel: string; version: string }
-  /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
-  | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
-  /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
-  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
-  /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
-  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
-  /** The status, for the runtime Kyma's users. */
-  | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
-  /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
-  | { kind: 'cleanRuntime' }
-  /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
-  | { kind: 'wait'; driftMs?: number; wakeAt?: number }
-  /** Another Kyma under the same name: start over for it. */
-  | { kind: 'restart' }
-  | { kind: 'end' };
+export type { Dispatch, KymaStep } from './kyma-steps';
 
 /** normal: reconciling; paused: skip-reconciliation; invalid: cannot be reconciled; gone: deleted without our finalizer. */
 type Phase = 'normal' | 'paused' | 'invalid' | 'gone';
@@ -243,7 +200,7 @@ export class KymaState {
     if (this.startedRollout[module] === version) return;
     this.startedRollout[module] = version;
     this.queue.push({ kind: 'startRollout', module, channel, version });
-    this.queue.push(event('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`));
+    this.queue.push(eventStep('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`));
   }
 
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
@@ -317,7 +274,7 @@ export class KymaState {
       // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
       // module workflows, and let the Kyma go rather than hang forever.
       this.queue.push(
-        event('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
+        eventStep('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
         { kind: 'cancelModules', names: Object.keys(this.desired) },
         { kind: 'removeFinalizer' },
         { kind: 'end' },
@@ -332,7 +289,7 @@ export class KymaState {
     }
     this.phase = 'normal';
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
-    if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
+    if (snapshot.deleting && !wasDeleting) this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
     else if (this.runtimeSide && snapshot.remote) this.queue.push(this.syncRuntime(snapshot));
     // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
@@ -379,7 +336,7 @@ export class KymaState {
       }
       if (result.kind === 'taken' && rt.toldTaken !== result.owner) {
         rt.toldTaken = result.owner;
-        this.queue.push(event('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
+        this.queue.push(eventStep('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
       }
     }
     const spec = rt.mode === 'synced' ? rt.known : undefined;
@@ -561,7 +518,7 @@ export class KymaState {
     }
     if (this.mandatoryFailed[r.name] === r.failure.message) return;
     this.mandatoryFailed[r.name] = r.failure.message;
-    this.queue.push(event('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
+    this.queue.push(eventStep('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
   }
 
   /** An admitted upgrade that waits for its maintenance window: the rollout counts it as done (the window's timer moves it). */
@@ -650,7 +607,7 @@ export class KymaState {
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
           this.writeStatus();
-          this.queue.push(event('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
+          this.queue.push(eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
         if (this.catalogDue()) this.queue.push(this.syncCatalog());
@@ -821,8 +778,4 @@ function heldEntry(report: ModuleReport, hold: Hold): Entry {
 /** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
 function sentKey(d: DesiredModule): string {
   return JSON.stringify([d.uid, d.module ?? { failure: d.failure }]);
-}
-
-function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
-  return { kind: 'event', event: { type, reason, message } };
 }
