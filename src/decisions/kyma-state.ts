@@ -3,10 +3,9 @@
 // reports into the Kyma's status, and wait. The workflow asks `next()` for a step, runs it
 // and feeds the result back; nothing here knows Temporal.
 import type { KymaEvent } from '../api/events';
-import type { KymaStatusInput, ModuleStatus } from '../api/kyma';
-import { stateOf, type Reason } from '../api/reasons';
+import type { KymaStatusInput } from '../api/kyma';
 import { RUNTIME_KYMA } from '../api/runtime';
-import { effectiveChannel, type ConditionInput, type State } from '../api/shared';
+import { effectiveChannel, type ConditionInput } from '../api/shared';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
 import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
@@ -14,10 +13,9 @@ import type { DesiredModule, Resolution, ResolvedModule } from '../contract/modu
 import type { ModuleReport } from '../contract/readiness';
 import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
-import { boundedText } from './conditions';
 import { holdForMaintenance, type Hold } from './maintenance-window';
-import { fitKeywordList } from './search-attribute-values';
 import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
+import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
 import { moduleNameMismatchEvent } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
@@ -28,21 +26,7 @@ export type { Dispatch, KymaStep } from './kyma-steps';
 /** normal: reconciling; paused: skip-reconciliation; invalid: cannot be reconciled; gone: deleted without our finalizer. */
 type Phase = 'normal' | 'paused' | 'invalid' | 'gone';
 
-interface Entry {
-  status: ModuleStatus;
-  reason: Reason;
-}
-
-const SEVERITY: State[] = ['Error', 'Warning', 'Deleting', 'Processing', ''];
-
-/** Upstream's aggregation: any Error → Error; else Warning; else anything not Ready/Unmanaged → Processing; else Ready. */
-export function aggregateState(states: State[]): State {
-  const s = new Set(states);
-  if (s.has('Error')) return 'Error';
-  if (s.has('Warning')) return 'Warning';
-  if ([...s].some((x) => x !== 'Ready' && x !== 'Unmanaged')) return 'Processing';
-  return 'Ready';
-}
+export { aggregateState } from './kyma-status';
 
 export class KymaState {
   uid = '';
@@ -665,15 +649,7 @@ export class KymaState {
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return;
     this.lastStatus = key;
-    const listed = status.modules ?? [];
-    const modules = fitKeywordList(listed.map((m) => m.name));
-    const inError = fitKeywordList(listed.filter((m) => m.state === 'Error').map((m) => m.name));
-    const versions = fitKeywordList(listed.filter((m) => m.version).map((m) => `${m.name}@${m.version}`));
-    this.queue.push({
-      kind: 'writeStatus',
-      status,
-      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: modules.values, omitted: modules.omitted, inError: inError.values, versions: versions.values },
-    });
+    this.queue.push(writeStatusStep(status, this.snapshot?.channel));
     if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
   }
 
@@ -687,92 +663,30 @@ export class KymaState {
     return { type: 'Runtime', status: 'True', reason: 'Synced', message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}` };
   }
 
-  /**
-   * Each module's entry in .status.modules, with the reason behind it. Mandatory modules have
-   * none (as upstream): their Manifests and Events tell of them, and they do not sway the state.
-   */
+  /** Each module's entry in .status.modules, with the reason behind it. */
   entries(): Entry[] {
-    const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
-    const inSpec = new Set(spec.map((m) => m.name));
-    const current = spec.filter((m) => !m.mandatory).map((m): Entry => {
-      if (!m.managed) return { status: { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' }, reason: 'Unmanaged' };
-      const failure = this.failures[m.name];
-      if (failure) {
-        const { reason, message } = failure.failure;
-        // As upstream: no version, for nothing of it was installed (a hidden module that ran is
-        // being removed; its message says why).
-        return { status: { name: m.name, channel: failure.channel, state: stateOf(reason), message }, reason };
-      }
-      const report = this.reports[m.name];
-      const awaited = this.awaitingRollout[m.name];
-      if (report && awaited) {
-        const ended = this.rolloutEndedNote[m.name];
-        const why = ended?.version === awaited ? `${ended.message}; it stays at ${report.status.version ?? 'its version'} until the next promotion` : `version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout`;
-        return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}${why}` }, reason: report.reason };
-      }
-      const hold = this.held[m.name];
-      if (report && hold) return heldEntry(report, hold);
-      if (report) return { status: report.status, reason: report.reason };
-      const d = this.desired[m.name];
-      return { status: { name: m.name, state: 'Processing', message: d ? `installing ${d.version}` : 'installing', ...(d ? { channel: d.channel } : {}) }, reason: 'Installing' };
-    });
-    // Modules on their way out keep an entry until they are gone.
-    const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n) && !this.desired[n]?.mandatory).map((n): Entry => {
-      const report = this.reports[n];
-      if (report && this.leavingReported.has(n)) return { status: report.status, reason: report.reason };
-      return { status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' }, reason: 'Removing' };
-    });
-    return [...current, ...leaving];
+    return moduleEntries(this.statusView());
   }
 
   /** The status the Kyma should have now. */
   status(): KymaStatusInput {
-    const channel = this.snapshot?.channel;
-    if (this.phase === 'invalid' && this.snapshot?.invalid) {
-      const { reason, message } = this.snapshot.invalid;
-      return { state: stateOf(reason), activeChannel: channel, modules: [], conditions: [{ type: 'Modules', status: 'False', reason, message }], lastOperation: { operation: message } };
-    }
-    const entries = this.entries();
-    const modules = entries.map((e) => e.status);
-    const deleting = this.snapshot?.deleting ?? false;
-    const runtime = this.runtimeCondition();
-    // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
-    // state at once, not only once each module has tried and failed.
-    const problem = this.truthful && runtime?.status === 'False' && this.runtime.problem ? this.runtime.problem : undefined;
-    const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
-    const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
-    notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
-    const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
-    const summary = problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
-    const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : summary;
+    return kymaStatus(this.statusView());
+  }
+
+  private statusView(): KymaStatusView {
     return {
-      state,
-      activeChannel: channel,
-      modules,
-      conditions: [
-        { type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message },
-        ...(runtime ? [runtime] : []),
-        ...(this.endedNote ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: this.endedNote }] : []),
-      ],
-      lastOperation: { operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation },
+      snapshot: this.snapshot,
+      invalid: this.phase === 'invalid',
+      modules: { desired: this.desired, failures: this.failures, held: this.held, reports: this.reports, removing: this.removing, leavingReported: this.leavingReported },
+      awaitingRollout: this.awaitingRollout,
+      rolloutEnded: this.rolloutEndedNote,
+      runtime: this.runtimeCondition(),
+      // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
+      runtimeProblem: this.truthful ? this.runtime.problem : undefined,
+      endedNote: this.endedNote,
+      finalizing: this.finalizing,
     };
   }
-}
-
-/** How many modules that are not Ready the Kyma's message names (all are in `.status.modules`). */
-const NAMED_NOT_READY = 10;
-
-/** The modules that are not Ready, most severe first, for the Kyma's condition and last operation: a few, then how many more. */
-function notReadySummary(notReady: Entry[]): string {
-  const named = notReady.slice(0, NAMED_NOT_READY).map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
-  const more = notReady.length - named.length;
-  return `${named.join('; ')}${more > 0 ? `; and ${more} more not ready (see .status.modules)` : ''}`;
-}
-
-/** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */
-function heldEntry(report: ModuleReport, hold: Hold): Entry {
-  if (hold.reason) return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
-  return { status: { ...report.status, maintenance: true, message: hold.message }, reason: report.reason };
 }
 
 /** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
