@@ -4,10 +4,9 @@
 // and feeds the result back; nothing here knows Temporal.
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
-import { RUNTIME_KYMA } from '../api/runtime';
-import { effectiveChannel, type ConditionInput } from '../api/shared';
+import { effectiveChannel } from '../api/shared';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
-import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../contract/runtime';
+import type { CatalogSync, RuntimeKymaSync, RuntimeSide } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
@@ -15,6 +14,7 @@ import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
 import { holdForMaintenance, type Hold } from './maintenance-window';
 import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
+import { KymaRuntimeSide } from './kyma-runtime-side';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
 import { moduleNameMismatchEvent } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
@@ -43,6 +43,10 @@ export class KymaState {
   /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
   remote = false;
   phase: Phase = 'normal';
+  /** The runtime side, as far as it was synced (runs recorded before it have none). */
+  get runtime(): RuntimeSide {
+    return this.runtimeSide.state;
+  }
   private needsLoad = true;
   private statusDirty = true;
   private lastStatus = '';
@@ -64,12 +68,8 @@ export class KymaState {
   private toldRollout: Record<string, string> = {};
   /** Mandatory modules that could not be resolved, with the message their Event gave. */
   private mandatoryFailed: Record<string, string> = {};
-  /** The runtime side (runs recorded before it have none). */
-  runtime: RuntimeSide = { catalog: 'full' };
-  /** When (workflow time) to read a runtime again that could not be synced. */
-  private retryRuntimeAt?: number;
-  /** The control-plane spec sent with the last syncRuntime step. */
-  private syncing?: RuntimeSpec;
+  /** The runtime side: its runtime Kyma, catalog, status mirror and clean-up (./kyma-runtime-side.ts). */
+  private readonly runtimeSide: KymaRuntimeSide;
   /** Module → the version this run told the module's rollout it waits for. */
   private joined: Record<string, string> = {};
   /** Module → the version whose rollout this run started, as none could be found (once). */
@@ -89,9 +89,9 @@ export class KymaState {
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
    * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false, private readonly truthful = false) {
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, runtimeSide = false, private readonly truthful = false) {
+    this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
     if (!carried) return;
-    if (carried.runtime) this.runtime = { ...carried.runtime, catalog: carried.runtime.catalog ?? 'changed' };
     this.uid = carried.uid;
     this.desired = carried.desired;
     this.reports = carried.reports;
@@ -189,7 +189,7 @@ export class KymaState {
 
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
   catalogChanged(): void {
-    this.runtime.catalog ??= 'changed';
+    this.runtimeSide.catalogChanged();
   }
 
   removed(name: string): void {
@@ -231,9 +231,7 @@ export class KymaState {
   woke(drift: boolean): void {
     if (!drift) return;
     this.needsLoad = true;
-    // The drift timer also checks the runtime's catalog against what it holds, and retries a failed clean-up.
-    this.runtime.catalog = 'full';
-    if (this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
+    this.runtimeSide.drifted();
   }
 
   // ---- results ---------------------------------------------------------------------------
@@ -275,110 +273,46 @@ export class KymaState {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !wasDeleting) this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
-    else if (this.runtimeSide && snapshot.remote) this.queue.push(this.syncRuntime(snapshot));
+    else if (this.runtimeSide.enabled && snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
     // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
-    else if (this.runtimeSide && this.runtime.mode === 'synced') this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
+    else if (this.runtimeSide.enabled && this.runtimeSide.hasRuntimeKyma) this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
-    if (snapshot.deleting && this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
-  }
-
-  private syncRuntime(snapshot: KymaSnapshot): KymaStep {
-    const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
-    this.syncing = controlPlane;
-    const { before, known } = this.runtime;
-    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) };
+    if (snapshot.deleting) this.runtimeSide.retryCleanup();
   }
 
   /**
-   * What the runtime sync found: a runtime Kyma of its own makes its spec the modules this Kyma
-   * wants (mandatory ones stay); without one, or when it cannot be reached (`failure`), the
-   * runtime's spec as last read, else the control plane's. Then the catalog (when due), then
-   * the resolution.
+   * What the runtime sync found (./kyma-runtime-side.ts): the modules follow the runtime's spec
+   * or the control plane's. Then the catalog (when due), then the resolution.
    */
   runtimeSynced(result: RuntimeKymaSync | { failure: Readiness }): void {
-    const snapshot = this.snapshot;
-    if (!snapshot) return;
-    const rt = this.runtime;
-    if ('failure' in result) {
-      rt.problem = result.failure;
-    } else {
-      // Back after a failure: its status is written again, changed or not.
-      if (rt.problem) this.lastStatus = '';
-      delete rt.problem;
-      rt.mode = result.kind;
-      if (result.kind === 'synced') {
-        rt.before = this.syncing;
-        rt.known = result.spec;
-        // A runtime Kyma made anew has no status yet, and maybe no catalog (its users may have deleted more).
-        if (result.created) {
-          this.lastStatus = '';
-          rt.catalog = 'full';
-        }
-      } else {
-        delete rt.before;
-        delete rt.known;
-      }
-      if (result.kind === 'taken' && rt.toldTaken !== result.owner) {
-        rt.toldTaken = result.owner;
-        this.queue.push(eventStep('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
-      }
-    }
-    const spec = rt.mode === 'synced' ? rt.known : undefined;
-    if (spec) {
-      // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
-      const listed = new Set(spec.modules.map((m) => m.name));
-      const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
-      this.snapshot = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))] };
-    }
-    const visibility = JSON.stringify(snapshot.visibility);
-    if (rt.catalogVisibility !== visibility) rt.catalog ??= 'changed';
-    if (rt.catalogFailed) {
-      rt.catalog = 'full';
-      delete rt.catalogFailed;
-    }
-    if (rt.mode === 'synced' && rt.catalog && !rt.problem) this.queue.push(this.syncCatalog());
+    if (!this.snapshot) return;
+    const { snapshot, steps, rewrite } = this.runtimeSide.synced(result, this.snapshot);
+    if (rewrite) this.lastStatus = '';
+    this.snapshot = snapshot;
+    this.queue.push(...steps);
     this.statusDirty = true;
-    this.queue.push({ kind: 'resolve', snapshot: this.snapshot!, ...seenField(this.seen) });
+    this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
   /** Whether a catalog sync is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
   private catalogDue(): boolean {
-    return Boolean(this.runtime.catalog) && this.runtime.mode === 'synced' && this.phase === 'normal' && !this.snapshot?.deleting;
-  }
-
-  private syncCatalog(): KymaStep {
-    const full = this.runtime.catalog === 'full';
-    delete this.runtime.catalog;
-    return { kind: 'syncCatalog', visibility: this.snapshot!.visibility, full, after: this.runtime.catalogSyncs ?? 0 };
+    return this.runtimeSide.catalogDue && this.phase === 'normal' && !this.snapshot?.deleting;
   }
 
   /** What the catalog sync did, or why it could not (tried again on the next change or the drift timer). */
   catalogSynced(result: CatalogSync | { failure: Readiness }, visibility: Visibility): void {
-    if ('failure' in result) {
-      this.runtime.problem = result.failure;
-      // Read in full on the next load (a change, the cluster answering again) or the drift timer.
-      this.runtime.catalogFailed = true;
-      this.statusDirty = true;
-      return;
-    }
-    this.runtime.catalogVisibility = JSON.stringify(visibility);
-    this.runtime.catalogSyncs = (this.runtime.catalogSyncs ?? 0) + 1;
+    if (this.runtimeSide.catalogSynced(result, visibility)) this.statusDirty = true;
   }
 
-  /**
-   * The runtime's status could not be written: no more is tried (each would wait for a cluster
-   * that does not answer) until a sync gets through, which writes the status again.
-   */
+  /** The runtime's status could not be written: no more is tried until a sync gets through. */
   runtimeStatusFailed(failure: Readiness): void {
-    this.runtime.problem = failure;
+    this.runtimeSide.statusFailed(failure);
     this.statusDirty = true;
   }
 
   /** Whether the runtime's clean-up went (else the Kyma waits, showing why, and tries again). */
   runtimeCleaned(failure?: Readiness): void {
-    this.runtime.cleanup = failure ? 'failed' : 'done';
-    if (failure) this.runtime.problem = failure;
-    else delete this.runtime.problem;
+    this.runtimeSide.cleaned(failure);
     this.statusDirty = true;
   }
 
@@ -387,8 +321,8 @@ export class KymaState {
    * `only`: the modules resolved (the others keep their resolution); all of the spec when absent.
    */
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
-    // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
-    if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
+    // A runtime that could not be synced is tried again after the install backoff.
+    if (!only) this.runtimeSide.resolved(now, this.snapshot?.deleting ?? false, this.settings.installRetryMs);
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
     const wanted = new Set(spec.map((m) => m.name));
     const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
@@ -537,7 +471,7 @@ export class KymaState {
       remote: this.remote,
       ...seenField(this.seen),
       ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}),
-      ...(this.runtimeSide ? { runtime: this.runtime } : {}),
+      ...(this.runtimeSide.enabled ? { runtime: this.runtimeSide.state } : {}),
       ...(Object.keys(this.rolloutEndedNote).length ? { rolloutEnded: this.rolloutEndedNote } : {}),
     };
   }
@@ -581,20 +515,21 @@ export class KymaState {
         this.queue.push({ kind: 'wait' });
         return;
       case 'normal':
-        if (this.snapshot?.deleting && Object.keys(this.desired).length === 0 && this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done') {
-          // The modules are gone; the runtime Kyma, catalog and CRDs go next (after a failure: on the next change or the drift timer).
-          this.writeStatus();
-          this.queue.push(this.runtime.cleanup === 'failed' ? { kind: 'wait', driftMs: this.settings.driftIntervalMs } : { kind: 'cleanRuntime' });
-          return;
-        }
         if (this.snapshot?.deleting && Object.keys(this.desired).length === 0) {
+          const cleanup = this.runtimeSide.cleanup(this.settings.driftIntervalMs);
+          if (cleanup) {
+            // The modules are gone; the runtime Kyma, catalog and CRDs go before the finalizer (after a failure: a wait for the next change or the drift timer).
+            this.writeStatus();
+            this.queue.push(cleanup);
+            return;
+          }
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
           this.writeStatus();
           this.queue.push(eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
-        if (this.catalogDue()) this.queue.push(this.syncCatalog());
+        if (this.catalogDue()) this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
@@ -631,7 +566,7 @@ export class KymaState {
   /** The earliest time a held upgrade may move, if any. */
   private wakeAt(): { wakeAt?: number } {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
-    if (this.retryRuntimeAt !== undefined) times.push(this.retryRuntimeAt);
+    if (this.runtimeSide.retryAt !== undefined) times.push(this.runtimeSide.retryAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
   }
 
@@ -650,17 +585,8 @@ export class KymaState {
     if (key === this.lastStatus) return;
     this.lastStatus = key;
     this.queue.push(writeStatusStep(status, this.snapshot?.channel));
-    if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
-  }
-
-  /** How the runtime side stands, as a condition (none for a Kyma without one). */
-  private runtimeCondition(): ConditionInput | undefined {
-    const { mode, problem } = this.runtime;
-    if (!this.runtimeSide || (!mode && !problem) || (!this.snapshot?.remote && mode !== 'synced')) return undefined;
-    if (problem) return { type: 'Runtime', status: 'False', reason: problem.reason, message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}` };
-    if (mode === 'controlPlane') return { type: 'Runtime', status: 'True', reason: 'ControlPlane', message: 'the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma\'s spec' };
-    if (mode === 'taken') return { type: 'Runtime', status: 'False', reason: 'RuntimeKymaTaken', message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.runtime.toldTaken ?? 'another'}: the modules follow this Kyma's spec` };
-    return { type: 'Runtime', status: 'True', reason: 'Synced', message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}` };
+    const mirror = this.runtimeSide.mirror(status);
+    if (mirror) this.queue.push(mirror);
   }
 
   /** Each module's entry in .status.modules, with the reason behind it. */
@@ -680,9 +606,9 @@ export class KymaState {
       modules: { desired: this.desired, failures: this.failures, held: this.held, reports: this.reports, removing: this.removing, leavingReported: this.leavingReported },
       awaitingRollout: this.awaitingRollout,
       rolloutEnded: this.rolloutEndedNote,
-      runtime: this.runtimeCondition(),
+      runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
       // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
-      runtimeProblem: this.truthful ? this.runtime.problem : undefined,
+      runtimeProblem: this.truthful ? this.runtimeSide.state.problem : undefined,
       endedNote: this.endedNote,
       finalizing: this.finalizing,
     };
