@@ -4,7 +4,6 @@
 // and feeds the result back; nothing here knows Temporal.
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
-import { effectiveChannel } from '../api/shared';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
 import type { CatalogSync, RuntimeKymaSync, RuntimeSide } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
@@ -14,6 +13,7 @@ import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
 import { holdForMaintenance, type Hold } from './maintenance-window';
 import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
+import { followsAdmission, KymaRolloutGate } from './kyma-rollout-gate';
 import { KymaRuntimeSide } from './kyma-runtime-side';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
 import { moduleNameMismatchEvent } from './resolution';
@@ -43,6 +43,10 @@ export class KymaState {
   /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
   remote = false;
   phase: Phase = 'normal';
+  /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
+  get awaitingRollout(): Record<string, string> {
+    return this.gate.awaitingRollout;
+  }
   /** The runtime side, as far as it was synced (runs recorded before it have none). */
   get runtime(): RuntimeSide {
     return this.runtimeSide.state;
@@ -58,24 +62,12 @@ export class KymaState {
   private queue: KymaStep[] = [];
   /** The newest control-plane versions the signals told of (per kind). */
   private seen: SeenVersions = {};
-  /** What rollouts admitted: module → the channel and version it may move to. */
-  private admitted: Record<string, Admission> = {};
-  /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
-  awaitingRollout: Record<string, string> = {};
-  /** Modules admitted since the last resolution, to resolve alone. */
-  private toResolve = new Set<string>();
-  /** The state each admitted module last told its rollout. */
-  private toldRollout: Record<string, string> = {};
+  /** The rollout gate: which upgrades wait for their rollout, and what each rollout hears (./kyma-rollout-gate.ts). */
+  private readonly gate: KymaRolloutGate;
   /** Mandatory modules that could not be resolved, with the message their Event gave. */
   private mandatoryFailed: Record<string, string> = {};
   /** The runtime side: its runtime Kyma, catalog, status mirror and clean-up (./kyma-runtime-side.ts). */
   private readonly runtimeSide: KymaRuntimeSide;
-  /** Module → the version this run told the module's rollout it waits for. */
-  private joined: Record<string, string> = {};
-  /** Module → the version whose rollout this run started, as none could be found (once). */
-  private startedRollout: Record<string, string> = {};
-  /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
-  private rolloutEndedNote: Record<string, RolloutEnded> = {};
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
   private endedRuns: string[] = [];
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
@@ -89,7 +81,8 @@ export class KymaState {
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
    * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, runtimeSide = false, private readonly truthful = false) {
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], gated = false, runtimeSide = false, private readonly truthful = false) {
+    this.gate = new KymaRolloutGate(gated, truthful, carried);
     this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
     if (!carried) return;
     this.uid = carried.uid;
@@ -98,8 +91,6 @@ export class KymaState {
     this.removing = carried.removing;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
-    this.admitted = carried.admitted ?? {};
-    this.rolloutEndedNote = carried.rolloutEnded ?? {};
     for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
@@ -117,26 +108,15 @@ export class KymaState {
     this.reports[name] = r;
     if (this.removing[name]) this.leavingReported.add(name);
     this.statusDirty = true;
-    this.tellRollout(name);
+    this.push(this.gate.tell(name, this.desired[name], r));
   }
 
   /** A rollout lets the module move to the version: resolve it alone (the others stay as they are). */
   admit(a: Admission): void {
     this.seen = mergeSeen(this.seen, a.seen);
-    const { seen: _, ...admission } = a;
-    this.admitted[a.module] = admission;
-    delete this.toldRollout[a.module];
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
-    if (!this.snapshot) return;
-    const spec = this.snapshot.modules.find((m) => m.name === a.module);
-    const follows = spec && !spec.version && spec.managed && effectiveChannel(spec.channel, this.snapshot.channel) === a.channel;
-    if (this.phase !== 'normal' || this.snapshot.deleting || !follows) {
-      // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
-      this.queue.push({ kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } });
-      return;
-    }
-    if (this.desired[a.module]?.version === a.version) this.tellRollout(a.module);
-    else this.toResolve.add(a.module);
+    const follows = this.snapshot ? this.phase === 'normal' && !this.snapshot.deleting && followsAdmission(this.snapshot, a) : undefined;
+    this.push(this.gate.admit(a, follows, this.desired[a.module], this.reports[a.module]));
   }
 
   /**
@@ -167,7 +147,7 @@ export class KymaState {
 
   /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
   rolloutEnded(n: RolloutEnded): void {
-    this.rolloutEndedNote[n.module] = n;
+    this.gate.ended(n);
     this.statusDirty = true;
   }
 
@@ -179,12 +159,7 @@ export class KymaState {
    * resolution.
    */
   rolloutMissing(module: string, channel: string, version: string): void {
-    if (this.awaitingRollout[module] !== version) return;
-    delete this.joined[module];
-    if (this.startedRollout[module] === version) return;
-    this.startedRollout[module] = version;
-    this.queue.push({ kind: 'startRollout', module, channel, version });
-    this.queue.push(eventStep('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`));
+    this.queue.push(...this.gate.missing(module, channel, version));
   }
 
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
@@ -193,20 +168,11 @@ export class KymaState {
   }
 
   removed(name: string): void {
-    const a = this.admitted[name];
-    if (a) {
-      // Its rollout need not wait for a module that is gone.
-      delete this.admitted[name];
-      if (this.toldRollout[name] === undefined) this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: the module was removed from this Kyma' } });
-      delete this.toldRollout[name];
-    }
+    this.push(this.gate.removed(name));
     delete this.desired[name];
     delete this.reports[name];
     delete this.removing[name];
     delete this.sent[name];
-    delete this.joined[name];
-    delete this.startedRollout[name];
-    delete this.rolloutEndedNote[name];
     this.leavingReported.delete(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
@@ -222,7 +188,7 @@ export class KymaState {
 
   awake(): boolean {
     if (this.needsLoad || this.queue.length > 0) return true;
-    if (this.toResolve.size > 0 && this.phase === 'normal') return true;
+    if (this.gate.admittedPending && this.phase === 'normal') return true;
     if (this.catalogDue()) return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
@@ -338,7 +304,8 @@ export class KymaState {
       this.held = {};
     }
     for (const resolution of resolutions) {
-      const r = this.gate(resolution);
+      const { resolution: r, told } = this.gate.pass(resolution, this.desired[resolution.name]);
+      this.push(told);
       if (mandatory.has(r.name)) this.mandatoryResolved(r);
       if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
       const running = this.desired[r.name] !== undefined;
@@ -365,7 +332,7 @@ export class KymaState {
       if (mismatch) d.events.push(mismatch);
       if (hold) {
         this.held[r.name] = hold;
-        this.deferredByMaintenance(r.name, r.module.version);
+        this.push(this.gate.deferred(r.name, r.module.version));
       }
       if (!running) {
         d.start.push(module);
@@ -393,39 +360,6 @@ export class KymaState {
   }
 
   /**
-   * The rollout gate: an installed module that follows a channel keeps its version when the
-   * channel moved to one its rollout has not admitted yet (first installs, pins and channel
-   * switches are not held).
-   */
-  private gate(r: Resolution): Resolution {
-    const running = this.desired[r.name];
-    delete this.awaitingRollout[r.name];
-    const held = this.hold(r, running);
-    if (!held) {
-      delete this.joined[r.name];
-      delete this.startedRollout[r.name];
-      return r;
-    }
-    const { channel, version } = held;
-    this.awaitingRollout[r.name] = version;
-    if (this.rolloutEndedNote[r.name]?.version !== version) delete this.rolloutEndedNote[r.name];
-    // The hold begins: the rollout must know (it takes this Kyma in, or says there is none).
-    if (this.truthful && this.joined[r.name] !== version) {
-      this.joined[r.name] = version;
-      this.queue.push({ kind: 'awaitRollout', module: r.name, channel, version });
-    }
-    return { name: r.name, module: running! };
-  }
-
-  /** The channel and version a resolved module waits for, if the gate holds it. */
-  private hold(r: Resolution, running: ResolvedModule | undefined): { channel: string; version: string } | undefined {
-    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return undefined;
-    const a = this.admitted[r.name];
-    if (a?.channel === r.module.channel && a.version === r.module.version) return undefined;
-    return { channel: r.module.channel, version: r.module.version };
-  }
-
-  /**
    * A mandatory module has no status entry: that it cannot be resolved (its template missing,
    * say) is told by a Warning Event, once per message.
    */
@@ -439,30 +373,9 @@ export class KymaState {
     this.queue.push(eventStep('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
   }
 
-  /** An admitted upgrade that waits for its maintenance window: the rollout counts it as done (the window's timer moves it). */
-  private deferredByMaintenance(name: string, version: string): void {
-    const a = this.admitted[name];
-    if (a?.version !== version || this.toldRollout[name] === 'deferred') return;
-    this.toldRollout[name] = 'deferred';
-    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version, state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } });
-  }
-
-  /** Tells the module's rollout its state at the admitted version, once per state. */
-  private tellRollout(name: string): void {
-    const a = this.admitted[name];
-    const status = this.reports[name]?.status;
-    if (!a || !status || !['Ready', 'Error', 'Warning'].includes(status.state)) return;
-    // Ready counts once the admitted version runs; an Error also while it is being installed
-    // (a failed upgrade shows the version still installed).
-    const at = status.state === 'Error' ? this.desired[name]?.version : status.version;
-    if (at !== a.version) return;
-    if (this.toldRollout[name] === status.state) return;
-    this.toldRollout[name] = status.state;
-    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: status.state, ...(status.message ? { message: status.message } : {}) } });
-  }
-
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
+    const { admitted, rolloutEnded } = this.gate.carry();
     return {
       uid: this.uid,
       desired: this.desired,
@@ -470,9 +383,9 @@ export class KymaState {
       removing: this.removing,
       remote: this.remote,
       ...seenField(this.seen),
-      ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}),
+      ...(admitted ? { admitted } : {}),
       ...(this.runtimeSide.enabled ? { runtime: this.runtimeSide.state } : {}),
-      ...(Object.keys(this.rolloutEndedNote).length ? { rolloutEnded: this.rolloutEndedNote } : {}),
+      ...(rolloutEnded ? { rolloutEnded } : {}),
     };
   }
 
@@ -487,16 +400,21 @@ export class KymaState {
 
   // ---- planning --------------------------------------------------------------------------
 
+  /** Queues a step one of the parts asked for, if any. */
+  private push(step: KymaStep | undefined): void {
+    if (step) this.queue.push(step);
+  }
+
   private plan(): void {
     if (this.needsLoad) {
       this.needsLoad = false;
-      this.toResolve.clear();
+      // A full resolution follows the load: it takes in what rollouts admitted.
+      this.gate.takeAdmitted();
       this.queue.push({ kind: 'load', ...seenField(this.seen) });
       return;
     }
-    if (this.toResolve.size > 0) {
-      const only = this.toResolve;
-      this.toResolve = new Set();
+    if (this.gate.admittedPending) {
+      const only = this.gate.takeAdmitted();
       // Being deleted (or paused, say) meanwhile: the admission waits in `admitted` for the next full resolution.
       if (this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
         this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
@@ -604,8 +522,8 @@ export class KymaState {
       snapshot: this.snapshot,
       invalid: this.phase === 'invalid',
       modules: { desired: this.desired, failures: this.failures, held: this.held, reports: this.reports, removing: this.removing, leavingReported: this.leavingReported },
-      awaitingRollout: this.awaitingRollout,
-      rolloutEnded: this.rolloutEndedNote,
+      awaitingRollout: this.gate.awaitingRollout,
+      rolloutEnded: this.gate.rolloutEnded,
       runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
       // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
       runtimeProblem: this.truthful ? this.runtimeSide.state.problem : undefined,
