@@ -2,21 +2,26 @@
 // each module workflow what is wanted (start, update, remove, release), aggregate their
 // reports into the Kyma's status, and wait. The workflow asks `next()` for a step, runs it
 // and feeds the result back; nothing here knows Temporal.
+//
+// KymaState keeps the Kyma's own course (load, pause, deletion, a Kyma gone or re-created,
+// workflows the server ended) and the order of the steps; its parts decide the rest: the module
+// set (./kyma-module-set.ts), the rollout gate (./kyma-rollout-gate.ts), the runtime side
+// (./kyma-runtime-side.ts) and the status projection (./kyma-status.ts).
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
 import type { CatalogSync, RuntimeKymaSync, RuntimeSide } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
-import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
+import type { Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
 import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
-import { holdForMaintenance, type Hold } from './maintenance-window';
-import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
+import { KymaModuleSet } from './kyma-module-set';
 import { followsAdmission, KymaRolloutGate } from './kyma-rollout-gate';
 import { KymaRuntimeSide } from './kyma-runtime-side';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
-import { moduleNameMismatchEvent } from './resolution';
+import { eventStep, type KymaStep } from './kyma-steps';
+import type { Hold } from './maintenance-window';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -31,18 +36,28 @@ export { aggregateState } from './kyma-status';
 export class KymaState {
   uid = '';
   snapshot?: KymaSnapshot;
-  /** Module workflows running, with what each was last told to install. */
-  desired: Record<string, ResolvedModule> = {};
-  /** Modules that could not be resolved and have no workflow. */
-  failures: Record<string, Extract<Resolution, { failure: object }>> = {};
-  /** Running modules kept at their installed version until a maintenance window opens. */
-  held: Record<string, Hold> = {};
-  reports: Record<string, ModuleReport> = {};
-  /** Module workflows told to go, until they report back. */
-  removing: Record<string, 'remove' | 'release'> = {};
   /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
   remote = false;
   phase: Phase = 'normal';
+  /** Module workflows running, with what each was last told to install. */
+  get desired(): Record<string, ResolvedModule> {
+    return this.modules.desired;
+  }
+  /** Modules that could not be resolved and have no workflow. */
+  get failures(): Record<string, Extract<Resolution, { failure: object }>> {
+    return this.modules.failures;
+  }
+  /** Running modules kept at their installed version until a maintenance window opens. */
+  get held(): Record<string, Hold> {
+    return this.modules.held;
+  }
+  get reports(): Record<string, ModuleReport> {
+    return this.modules.reports;
+  }
+  /** Module workflows told to go, until they report back. */
+  get removing(): Record<string, 'remove' | 'release'> {
+    return this.modules.removing;
+  }
   /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
   get awaitingRollout(): Record<string, string> {
     return this.gate.awaitingRollout;
@@ -55,17 +70,13 @@ export class KymaState {
   private statusDirty = true;
   private lastStatus = '';
   private finalizing = false;
-  /** What each module workflow was last told (module or failure), as JSON. */
-  private sent: Record<string, string> = {};
-  /** Leaving modules whose workflow has reported since it was told to go. */
-  private leavingReported = new Set<string>();
+  /** The Kyma's modules: running, failed, held, reported, leaving (./kyma-module-set.ts). */
+  private readonly modules: KymaModuleSet;
   private queue: KymaStep[] = [];
   /** The newest control-plane versions the signals told of (per kind). */
   private seen: SeenVersions = {};
   /** The rollout gate: which upgrades wait for their rollout, and what each rollout hears (./kyma-rollout-gate.ts). */
   private readonly gate: KymaRolloutGate;
-  /** Mandatory modules that could not be resolved, with the message their Event gave. */
-  private mandatoryFailed: Record<string, string> = {};
   /** The runtime side: its runtime Kyma, catalog, status mirror and clean-up (./kyma-runtime-side.ts). */
   private readonly runtimeSide: KymaRuntimeSide;
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
@@ -84,14 +95,11 @@ export class KymaState {
   constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], gated = false, runtimeSide = false, private readonly truthful = false) {
     this.gate = new KymaRolloutGate(gated, truthful, carried);
     this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
+    this.modules = new KymaModuleSet(carried);
     if (!carried) return;
     this.uid = carried.uid;
-    this.desired = carried.desired;
-    this.reports = carried.reports;
-    this.removing = carried.removing;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
-    for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -103,12 +111,9 @@ export class KymaState {
   }
 
   reported(r: ModuleReport): void {
-    const name = r.status.name;
-    if (!this.desired[name]) return; // a late report of a module already gone
-    this.reports[name] = r;
-    if (this.removing[name]) this.leavingReported.add(name);
+    if (!this.modules.reported(r)) return; // a late report of a module already gone
     this.statusDirty = true;
-    this.push(this.gate.tell(name, this.desired[name], r));
+    this.push(this.gate.tell(r.status.name, this.desired[r.status.name], r));
   }
 
   /** A rollout lets the module move to the version: resolve it alone (the others stay as they are). */
@@ -169,11 +174,7 @@ export class KymaState {
 
   removed(name: string): void {
     this.push(this.gate.removed(name));
-    delete this.desired[name];
-    delete this.reports[name];
-    delete this.removing[name];
-    delete this.sent[name];
-    this.leavingReported.delete(name);
+    this.modules.removed(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
     if (this.phase === 'normal' && !this.snapshot?.deleting && this.snapshot?.modules.some((m) => m.name === name && m.managed)) this.needsLoad = true;
@@ -290,87 +291,17 @@ export class KymaState {
     // A runtime that could not be synced is tried again after the install backoff.
     if (!only) this.runtimeSide.resolved(now, this.snapshot?.deleting ?? false, this.settings.installRetryMs);
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
-    const wanted = new Set(spec.map((m) => m.name));
-    const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
-    const mandatory = new Set(spec.filter((m) => m.mandatory).map((m) => m.name));
-    const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
-    if (only) {
-      for (const n of only) {
-        delete this.failures[n];
-        delete this.held[n];
-      }
-    } else {
-      this.failures = {};
-      this.held = {};
-    }
+    const pass = this.modules.beginResolution(spec, this.uid, now, only);
     for (const resolution of resolutions) {
+      // The gate may keep the running module; the module set applies what it lets through.
       const { resolution: r, told } = this.gate.pass(resolution, this.desired[resolution.name]);
       this.push(told);
-      if (mandatory.has(r.name)) this.mandatoryResolved(r);
-      if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
-      const running = this.desired[r.name] !== undefined;
-      if (r.failure && r.failure.reason === 'ModuleNotVisible') {
-        this.hide(d, r, running);
-        continue;
-      }
-      const rewanted = this.removing[r.name] === 'remove';
-      if (rewanted) {
-        delete this.removing[r.name];
-        this.leavingReported.delete(r.name);
-      }
-      if (r.failure) {
-        if (!running) {
-          this.failures[r.name] = r;
-          continue;
-        }
-        // The module stays installed and shows why it cannot be resolved any more.
-        this.tell(d, r.name, { uid: this.uid, failure: r.failure }, rewanted);
-        continue;
-      }
-      const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
-      const mismatch = moduleNameMismatchEvent(module, this.desired[r.name]);
-      if (mismatch) d.events.push(mismatch);
-      if (hold) {
-        this.held[r.name] = hold;
-        this.push(this.gate.deferred(r.name, r.module.version));
-      }
-      if (!running) {
-        d.start.push(module);
-        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})` });
-        this.sent[r.name] = sentKey({ uid: this.uid, module });
-      } else {
-        this.tell(d, r.name, { uid: this.uid, module }, rewanted);
-      }
-      this.desired[r.name] = module;
+      const { event, deferred } = this.modules.apply(pass, r);
+      this.push(event);
+      if (deferred) this.push(this.gate.deferred(r.name, deferred));
     }
-    for (const n of Object.keys(this.desired)) {
-      if (this.removing[n]) continue;
-      if (!wanted.has(n)) {
-        this.removing[n] = 'remove';
-        d.remove.push(n);
-        d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${n}` });
-      } else if (unmanaged.has(n)) {
-        this.removing[n] = 'release';
-        d.release.push(n);
-        d.events.push({ type: 'Normal', reason: 'ModuleUnmanaged', message: `module ${n} is no longer managed: its objects keep running, unlabelled` });
-      }
-    }
-    if (d.start.length + d.update.length + d.remove.length + d.release.length > 0) this.queue.push({ kind: 'dispatch', ...d });
+    this.push(this.modules.endResolution(pass));
     this.statusDirty = true;
-  }
-
-  /**
-   * A mandatory module has no status entry: that it cannot be resolved (its template missing,
-   * say) is told by a Warning Event, once per message.
-   */
-  private mandatoryResolved(r: Resolution): void {
-    if (!r.failure) {
-      delete this.mandatoryFailed[r.name];
-      return;
-    }
-    if (this.mandatoryFailed[r.name] === r.failure.message) return;
-    this.mandatoryFailed[r.name] = r.failure.message;
-    this.queue.push(eventStep('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
   }
 
   /** What a continue-as-new carries. */
@@ -456,29 +387,7 @@ export class KymaState {
   /** Deleted without our finalizer: release every module (its objects keep running) and end. */
   private gone(): void {
     this.phase = 'gone';
-    const names = Object.keys(this.desired).filter((n) => this.removing[n] !== 'release');
-    if (names.length === 0) return;
-    for (const n of names) this.removing[n] = 'release';
-    this.queue.push({
-      kind: 'dispatch',
-      start: [],
-      update: [],
-      remove: [],
-      release: names,
-      events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
-    });
-  }
-
-  /**
-   * A module whose template this Kyma may not see (beta, internal): shown as such; a running one
-   * is removed, as upstream deletes its Manifest.
-   */
-  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, running: boolean): void {
-    this.failures[r.name] = r;
-    if (!running || this.removing[r.name]) return;
-    this.removing[r.name] = 'remove';
-    d.remove.push(r.name);
-    d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${r.name}: ${r.failure.message}` });
+    this.push(this.modules.releaseAll());
   }
 
   /** The earliest time a held upgrade may move, if any. */
@@ -486,13 +395,6 @@ export class KymaState {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
     if (this.runtimeSide.retryAt !== undefined) times.push(this.runtimeSide.retryAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
-  }
-
-  private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
-    const key = sentKey(desired);
-    if (!always && this.sent[name] === key) return;
-    this.sent[name] = key;
-    d.update.push({ name, desired });
   }
 
   private writeStatus(): void {
@@ -503,8 +405,7 @@ export class KymaState {
     if (key === this.lastStatus) return;
     this.lastStatus = key;
     this.queue.push(writeStatusStep(status, this.snapshot?.channel));
-    const mirror = this.runtimeSide.mirror(status);
-    if (mirror) this.queue.push(mirror);
+    this.push(this.runtimeSide.mirror(status));
   }
 
   /** Each module's entry in .status.modules, with the reason behind it. */
@@ -521,7 +422,7 @@ export class KymaState {
     return {
       snapshot: this.snapshot,
       invalid: this.phase === 'invalid',
-      modules: { desired: this.desired, failures: this.failures, held: this.held, reports: this.reports, removing: this.removing, leavingReported: this.leavingReported },
+      modules: this.modules,
       awaitingRollout: this.gate.awaitingRollout,
       rolloutEnded: this.gate.rolloutEnded,
       runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
@@ -531,9 +432,4 @@ export class KymaState {
       finalizing: this.finalizing,
     };
   }
-}
-
-/** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
-function sentKey(d: DesiredModule): string {
-  return JSON.stringify([d.uid, d.module ?? { failure: d.failure }]);
 }
