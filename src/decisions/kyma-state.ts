@@ -2,139 +2,83 @@
 // each module workflow what is wanted (start, update, remove, release), aggregate their
 // reports into the Kyma's status, and wait. The workflow asks `next()` for a step, runs it
 // and feeds the result back; nothing here knows Temporal.
+//
+// KymaState keeps the Kyma's own course (load, pause, deletion, a Kyma gone or re-created,
+// workflows the server ended) and the order of the steps; its parts decide the rest: the module
+// set (./kyma-module-set.ts), the rollout gate (./kyma-rollout-gate.ts), the runtime side
+// (./kyma-runtime-side.ts) and the status projection (./kyma-status.ts).
 import type { KymaEvent } from '../api/events';
-import type { KymaStatusInput, ModuleStatus } from '../api/kyma';
-import { stateOf, type Reason } from '../api/reasons';
-import { RUNTIME_KYMA } from '../api/runtime';
-import { effectiveChannel, type ConditionInput, type State } from '../api/shared';
+import type { KymaStatusInput } from '../api/kyma';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
-import type { CatalogSync, RuntimeKymaSync, RuntimeSide, RuntimeSpec } from '../contract/runtime';
+import type { CatalogSync, RuntimeKymaSync, RuntimeSide } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
-import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
+import type { Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
-import type { Admission, RolloutEnded, RolloutReport } from '../contract/rollout';
+import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { SeenVersions, WorkflowEnded } from '../contract/signals';
-import { boundedText } from './conditions';
-import { holdForMaintenance, type Hold } from './maintenance-window';
-import { fitKeywordList } from './search-attribute-values';
-import { moduleNameMismatchEvent } from './resolution';
+import { KymaModuleSet } from './kyma-module-set';
+import { followsAdmission, KymaRolloutGate } from './kyma-rollout-gate';
+import { KymaRuntimeSide } from './kyma-runtime-side';
+import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
+import { eventStep, type KymaStep } from './kyma-steps';
+import type { Hold } from './maintenance-window';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
 
-export interface Dispatch {
-  start: ResolvedModule[];
-  update: { name: string; desired: DesiredModule }[];
-  remove: string[];
-  release: string[];
-  events: KymaEvent[];
-}
-
-export type KymaStep =
-  /** `seen`: versions the read must reflect (the signals' events). */
-  | { kind: 'load'; seen?: SeenVersions }
-  /** `snapshot`: the modules to resolve (all of the spec, or those a rollout admitted). */
-  | { kind: 'resolve'; snapshot: KymaSnapshot; only?: string[]; seen?: SeenVersions }
-  | { kind: 'addFinalizer' }
-  | { kind: 'removeFinalizer' }
-  | { kind: 'event'; event: KymaEvent }
-  | ({ kind: 'dispatch' } & Dispatch)
-  /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
-  | { kind: 'cancelModules'; names: string[] }
-  /**
-   * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
-   * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
-   */
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number; inError: string[]; versions: string[] } }
-  /** Tell the module's rollout how it stands at the version it admitted. */
-  | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
-  /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
-  | { kind: 'awaitRollout'; module: string; channel: string; version: string }
-  /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
-  | { kind: 'startRollout'; module: string; channel: string; version: string }
-  /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
-  | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
-  /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
-  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
-  /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
-  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
-  /** The status, for the runtime Kyma's users. */
-  | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
-  /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
-  | { kind: 'cleanRuntime' }
-  /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
-  | { kind: 'wait'; driftMs?: number; wakeAt?: number }
-  /** Another Kyma under the same name: start over for it. */
-  | { kind: 'restart' }
-  | { kind: 'end' };
+export type { Dispatch, KymaStep } from './kyma-steps';
 
 /** normal: reconciling; paused: skip-reconciliation; invalid: cannot be reconciled; gone: deleted without our finalizer. */
 type Phase = 'normal' | 'paused' | 'invalid' | 'gone';
 
-interface Entry {
-  status: ModuleStatus;
-  reason: Reason;
-}
-
-const SEVERITY: State[] = ['Error', 'Warning', 'Deleting', 'Processing', ''];
-
-/** Upstream's aggregation: any Error → Error; else Warning; else anything not Ready/Unmanaged → Processing; else Ready. */
-export function aggregateState(states: State[]): State {
-  const s = new Set(states);
-  if (s.has('Error')) return 'Error';
-  if (s.has('Warning')) return 'Warning';
-  if ([...s].some((x) => x !== 'Ready' && x !== 'Unmanaged')) return 'Processing';
-  return 'Ready';
-}
+export { aggregateState } from './kyma-status';
 
 export class KymaState {
   uid = '';
   snapshot?: KymaSnapshot;
-  /** Module workflows running, with what each was last told to install. */
-  desired: Record<string, ResolvedModule> = {};
-  /** Modules that could not be resolved and have no workflow. */
-  failures: Record<string, Extract<Resolution, { failure: object }>> = {};
-  /** Running modules kept at their installed version until a maintenance window opens. */
-  held: Record<string, Hold> = {};
-  reports: Record<string, ModuleReport> = {};
-  /** Module workflows told to go, until they report back. */
-  removing: Record<string, 'remove' | 'release'> = {};
   /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
   remote = false;
   phase: Phase = 'normal';
+  /** Module workflows running, with what each was last told to install. */
+  get desired(): Record<string, ResolvedModule> {
+    return this.modules.desired;
+  }
+  /** Modules that could not be resolved and have no workflow. */
+  get failures(): Record<string, Extract<Resolution, { failure: object }>> {
+    return this.modules.failures;
+  }
+  /** Running modules kept at their installed version until a maintenance window opens. */
+  get held(): Record<string, Hold> {
+    return this.modules.held;
+  }
+  get reports(): Record<string, ModuleReport> {
+    return this.modules.reports;
+  }
+  /** Module workflows told to go, until they report back. */
+  get removing(): Record<string, 'remove' | 'release'> {
+    return this.modules.removing;
+  }
+  /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
+  get awaitingRollout(): Record<string, string> {
+    return this.gate.awaitingRollout;
+  }
+  /** The runtime side, as far as it was synced (runs recorded before it have none). */
+  get runtime(): RuntimeSide {
+    return this.runtimeSide.state;
+  }
   private needsLoad = true;
   private statusDirty = true;
   private lastStatus = '';
   private finalizing = false;
-  /** What each module workflow was last told (module or failure), as JSON. */
-  private sent: Record<string, string> = {};
-  /** Leaving modules whose workflow has reported since it was told to go. */
-  private leavingReported = new Set<string>();
+  /** The Kyma's modules: running, failed, held, reported, leaving (./kyma-module-set.ts). */
+  private readonly modules: KymaModuleSet;
   private queue: KymaStep[] = [];
   /** The newest control-plane versions the signals told of (per kind). */
   private seen: SeenVersions = {};
-  /** What rollouts admitted: module → the channel and version it may move to. */
-  private admitted: Record<string, Admission> = {};
-  /** Modules whose channel carries a version they were not admitted to yet: module → that version. */
-  awaitingRollout: Record<string, string> = {};
-  /** Modules admitted since the last resolution, to resolve alone. */
-  private toResolve = new Set<string>();
-  /** The state each admitted module last told its rollout. */
-  private toldRollout: Record<string, string> = {};
-  /** Mandatory modules that could not be resolved, with the message their Event gave. */
-  private mandatoryFailed: Record<string, string> = {};
-  /** The runtime side (runs recorded before it have none). */
-  runtime: RuntimeSide = { catalog: 'full' };
-  /** When (workflow time) to read a runtime again that could not be synced. */
-  private retryRuntimeAt?: number;
-  /** The control-plane spec sent with the last syncRuntime step. */
-  private syncing?: RuntimeSpec;
-  /** Module → the version this run told the module's rollout it waits for. */
-  private joined: Record<string, string> = {};
-  /** Module → the version whose rollout this run started, as none could be found (once). */
-  private startedRollout: Record<string, string> = {};
-  /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
-  private rolloutEndedNote: Record<string, RolloutEnded> = {};
+  /** The rollout gate: which upgrades wait for their rollout, and what each rollout hears (./kyma-rollout-gate.ts). */
+  private readonly gate: KymaRolloutGate;
+  /** The runtime side: its runtime Kyma, catalog, status mirror and clean-up (./kyma-runtime-side.ts). */
+  private readonly runtimeSide: KymaRuntimeSide;
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
   private endedRuns: string[] = [];
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
@@ -148,18 +92,14 @@ export class KymaState {
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
    * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], private readonly gated = false, private readonly runtimeSide = false, private readonly truthful = false) {
+  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], gated = false, runtimeSide = false, private readonly truthful = false) {
+    this.gate = new KymaRolloutGate(gated, truthful, carried);
+    this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
+    this.modules = new KymaModuleSet(carried);
     if (!carried) return;
-    if (carried.runtime) this.runtime = { ...carried.runtime, catalog: carried.runtime.catalog ?? 'changed' };
     this.uid = carried.uid;
-    this.desired = carried.desired;
-    this.reports = carried.reports;
-    this.removing = carried.removing;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
-    this.admitted = carried.admitted ?? {};
-    this.rolloutEndedNote = carried.rolloutEnded ?? {};
-    for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: this.uid, module });
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -171,31 +111,17 @@ export class KymaState {
   }
 
   reported(r: ModuleReport): void {
-    const name = r.status.name;
-    if (!this.desired[name]) return; // a late report of a module already gone
-    this.reports[name] = r;
-    if (this.removing[name]) this.leavingReported.add(name);
+    if (!this.modules.reported(r)) return; // a late report of a module already gone
     this.statusDirty = true;
-    this.tellRollout(name);
+    this.push(this.gate.tell(r.status.name, this.desired[r.status.name], r));
   }
 
   /** A rollout lets the module move to the version: resolve it alone (the others stay as they are). */
   admit(a: Admission): void {
     this.seen = mergeSeen(this.seen, a.seen);
-    const { seen: _, ...admission } = a;
-    this.admitted[a.module] = admission;
-    delete this.toldRollout[a.module];
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
-    if (!this.snapshot) return;
-    const spec = this.snapshot.modules.find((m) => m.name === a.module);
-    const follows = spec && !spec.version && spec.managed && effectiveChannel(spec.channel, this.snapshot.channel) === a.channel;
-    if (this.phase !== 'normal' || this.snapshot.deleting || !follows) {
-      // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
-      this.queue.push({ kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } });
-      return;
-    }
-    if (this.desired[a.module]?.version === a.version) this.tellRollout(a.module);
-    else this.toResolve.add(a.module);
+    const follows = this.snapshot ? this.phase === 'normal' && !this.snapshot.deleting && followsAdmission(this.snapshot, a) : undefined;
+    this.push(this.gate.admit(a, follows, this.desired[a.module], this.reports[a.module]));
   }
 
   /**
@@ -226,7 +152,7 @@ export class KymaState {
 
   /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
   rolloutEnded(n: RolloutEnded): void {
-    this.rolloutEndedNote[n.module] = n;
+    this.gate.ended(n);
     this.statusDirty = true;
   }
 
@@ -238,35 +164,17 @@ export class KymaState {
    * resolution.
    */
   rolloutMissing(module: string, channel: string, version: string): void {
-    if (this.awaitingRollout[module] !== version) return;
-    delete this.joined[module];
-    if (this.startedRollout[module] === version) return;
-    this.startedRollout[module] = version;
-    this.queue.push({ kind: 'startRollout', module, channel, version });
-    this.queue.push(event('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`));
+    this.queue.push(...this.gate.missing(module, channel, version));
   }
 
   /** A ModuleTemplate or ModuleReleaseMeta this Kyma's runtime may see changed: its catalog is synced. */
   catalogChanged(): void {
-    this.runtime.catalog ??= 'changed';
+    this.runtimeSide.catalogChanged();
   }
 
   removed(name: string): void {
-    const a = this.admitted[name];
-    if (a) {
-      // Its rollout need not wait for a module that is gone.
-      delete this.admitted[name];
-      if (this.toldRollout[name] === undefined) this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: the module was removed from this Kyma' } });
-      delete this.toldRollout[name];
-    }
-    delete this.desired[name];
-    delete this.reports[name];
-    delete this.removing[name];
-    delete this.sent[name];
-    delete this.joined[name];
-    delete this.startedRollout[name];
-    delete this.rolloutEndedNote[name];
-    this.leavingReported.delete(name);
+    this.push(this.gate.removed(name));
+    this.modules.removed(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
     if (this.phase === 'normal' && !this.snapshot?.deleting && this.snapshot?.modules.some((m) => m.name === name && m.managed)) this.needsLoad = true;
@@ -281,7 +189,7 @@ export class KymaState {
 
   awake(): boolean {
     if (this.needsLoad || this.queue.length > 0) return true;
-    if (this.toResolve.size > 0 && this.phase === 'normal') return true;
+    if (this.gate.admittedPending && this.phase === 'normal') return true;
     if (this.catalogDue()) return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
@@ -290,9 +198,7 @@ export class KymaState {
   woke(drift: boolean): void {
     if (!drift) return;
     this.needsLoad = true;
-    // The drift timer also checks the runtime's catalog against what it holds, and retries a failed clean-up.
-    this.runtime.catalog = 'full';
-    if (this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
+    this.runtimeSide.drifted();
   }
 
   // ---- results ---------------------------------------------------------------------------
@@ -317,7 +223,7 @@ export class KymaState {
       // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
       // module workflows, and let the Kyma go rather than hang forever.
       this.queue.push(
-        event('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
+        eventStep('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
         { kind: 'cancelModules', names: Object.keys(this.desired) },
         { kind: 'removeFinalizer' },
         { kind: 'end' },
@@ -332,112 +238,48 @@ export class KymaState {
     }
     this.phase = 'normal';
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
-    if (snapshot.deleting && !wasDeleting) this.queue.push(event('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
+    if (snapshot.deleting && !wasDeleting) this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
-    else if (this.runtimeSide && snapshot.remote) this.queue.push(this.syncRuntime(snapshot));
+    else if (this.runtimeSide.enabled && snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
     // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
-    else if (this.runtimeSide && this.runtime.mode === 'synced') this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
+    else if (this.runtimeSide.enabled && this.runtimeSide.hasRuntimeKyma) this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
-    if (snapshot.deleting && this.runtime.cleanup === 'failed') delete this.runtime.cleanup;
-  }
-
-  private syncRuntime(snapshot: KymaSnapshot): KymaStep {
-    const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
-    this.syncing = controlPlane;
-    const { before, known } = this.runtime;
-    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) };
+    if (snapshot.deleting) this.runtimeSide.retryCleanup();
   }
 
   /**
-   * What the runtime sync found: a runtime Kyma of its own makes its spec the modules this Kyma
-   * wants (mandatory ones stay); without one, or when it cannot be reached (`failure`), the
-   * runtime's spec as last read, else the control plane's. Then the catalog (when due), then
-   * the resolution.
+   * What the runtime sync found (./kyma-runtime-side.ts): the modules follow the runtime's spec
+   * or the control plane's. Then the catalog (when due), then the resolution.
    */
   runtimeSynced(result: RuntimeKymaSync | { failure: Readiness }): void {
-    const snapshot = this.snapshot;
-    if (!snapshot) return;
-    const rt = this.runtime;
-    if ('failure' in result) {
-      rt.problem = result.failure;
-    } else {
-      // Back after a failure: its status is written again, changed or not.
-      if (rt.problem) this.lastStatus = '';
-      delete rt.problem;
-      rt.mode = result.kind;
-      if (result.kind === 'synced') {
-        rt.before = this.syncing;
-        rt.known = result.spec;
-        // A runtime Kyma made anew has no status yet, and maybe no catalog (its users may have deleted more).
-        if (result.created) {
-          this.lastStatus = '';
-          rt.catalog = 'full';
-        }
-      } else {
-        delete rt.before;
-        delete rt.known;
-      }
-      if (result.kind === 'taken' && rt.toldTaken !== result.owner) {
-        rt.toldTaken = result.owner;
-        this.queue.push(event('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
-      }
-    }
-    const spec = rt.mode === 'synced' ? rt.known : undefined;
-    if (spec) {
-      // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
-      const listed = new Set(spec.modules.map((m) => m.name));
-      const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
-      this.snapshot = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))] };
-    }
-    const visibility = JSON.stringify(snapshot.visibility);
-    if (rt.catalogVisibility !== visibility) rt.catalog ??= 'changed';
-    if (rt.catalogFailed) {
-      rt.catalog = 'full';
-      delete rt.catalogFailed;
-    }
-    if (rt.mode === 'synced' && rt.catalog && !rt.problem) this.queue.push(this.syncCatalog());
+    if (!this.snapshot) return;
+    const { snapshot, steps, rewrite } = this.runtimeSide.synced(result, this.snapshot);
+    if (rewrite) this.lastStatus = '';
+    this.snapshot = snapshot;
+    this.queue.push(...steps);
     this.statusDirty = true;
-    this.queue.push({ kind: 'resolve', snapshot: this.snapshot!, ...seenField(this.seen) });
+    this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
   /** Whether a catalog sync is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
   private catalogDue(): boolean {
-    return Boolean(this.runtime.catalog) && this.runtime.mode === 'synced' && this.phase === 'normal' && !this.snapshot?.deleting;
-  }
-
-  private syncCatalog(): KymaStep {
-    const full = this.runtime.catalog === 'full';
-    delete this.runtime.catalog;
-    return { kind: 'syncCatalog', visibility: this.snapshot!.visibility, full, after: this.runtime.catalogSyncs ?? 0 };
+    return this.runtimeSide.catalogDue && this.phase === 'normal' && !this.snapshot?.deleting;
   }
 
   /** What the catalog sync did, or why it could not (tried again on the next change or the drift timer). */
   catalogSynced(result: CatalogSync | { failure: Readiness }, visibility: Visibility): void {
-    if ('failure' in result) {
-      this.runtime.problem = result.failure;
-      // Read in full on the next load (a change, the cluster answering again) or the drift timer.
-      this.runtime.catalogFailed = true;
-      this.statusDirty = true;
-      return;
-    }
-    this.runtime.catalogVisibility = JSON.stringify(visibility);
-    this.runtime.catalogSyncs = (this.runtime.catalogSyncs ?? 0) + 1;
+    if (this.runtimeSide.catalogSynced(result, visibility)) this.statusDirty = true;
   }
 
-  /**
-   * The runtime's status could not be written: no more is tried (each would wait for a cluster
-   * that does not answer) until a sync gets through, which writes the status again.
-   */
+  /** The runtime's status could not be written: no more is tried until a sync gets through. */
   runtimeStatusFailed(failure: Readiness): void {
-    this.runtime.problem = failure;
+    this.runtimeSide.statusFailed(failure);
     this.statusDirty = true;
   }
 
   /** Whether the runtime's clean-up went (else the Kyma waits, showing why, and tries again). */
   runtimeCleaned(failure?: Readiness): void {
-    this.runtime.cleanup = failure ? 'failed' : 'done';
-    if (failure) this.runtime.problem = failure;
-    else delete this.runtime.problem;
+    this.runtimeSide.cleaned(failure);
     this.statusDirty = true;
   }
 
@@ -446,148 +288,25 @@ export class KymaState {
    * `only`: the modules resolved (the others keep their resolution); all of the spec when absent.
    */
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
-    // A runtime that could not be synced is tried again after the install backoff (its condition says why meanwhile).
-    if (!only) this.retryRuntimeAt = this.runtime.problem && !this.snapshot?.deleting ? now + this.settings.installRetryMs : undefined;
+    // A runtime that could not be synced is tried again after the install backoff.
+    if (!only) this.runtimeSide.resolved(now, this.snapshot?.deleting ?? false, this.settings.installRetryMs);
     const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
-    const wanted = new Set(spec.map((m) => m.name));
-    const unmanaged = new Set(spec.filter((m) => !m.managed).map((m) => m.name));
-    const mandatory = new Set(spec.filter((m) => m.mandatory).map((m) => m.name));
-    const d: Dispatch = { start: [], update: [], remove: [], release: [], events: [] };
-    if (only) {
-      for (const n of only) {
-        delete this.failures[n];
-        delete this.held[n];
-      }
-    } else {
-      this.failures = {};
-      this.held = {};
-    }
+    const pass = this.modules.beginResolution(spec, this.uid, now, only);
     for (const resolution of resolutions) {
-      const r = this.gate(resolution);
-      if (mandatory.has(r.name)) this.mandatoryResolved(r);
-      if (unmanaged.has(r.name) || this.removing[r.name] === 'release') continue;
-      const running = this.desired[r.name] !== undefined;
-      if (r.failure && r.failure.reason === 'ModuleNotVisible') {
-        this.hide(d, r, running);
-        continue;
-      }
-      const rewanted = this.removing[r.name] === 'remove';
-      if (rewanted) {
-        delete this.removing[r.name];
-        this.leavingReported.delete(r.name);
-      }
-      if (r.failure) {
-        if (!running) {
-          this.failures[r.name] = r;
-          continue;
-        }
-        // The module stays installed and shows why it cannot be resolved any more.
-        this.tell(d, r.name, { uid: this.uid, failure: r.failure }, rewanted);
-        continue;
-      }
-      const { module, hold } = holdForMaintenance(r, this.desired[r.name], now);
-      const mismatch = moduleNameMismatchEvent(module, this.desired[r.name]);
-      if (mismatch) d.events.push(mismatch);
-      if (hold) {
-        this.held[r.name] = hold;
-        this.deferredByMaintenance(r.name, r.module.version);
-      }
-      if (!running) {
-        d.start.push(module);
-        d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})` });
-        this.sent[r.name] = sentKey({ uid: this.uid, module });
-      } else {
-        this.tell(d, r.name, { uid: this.uid, module }, rewanted);
-      }
-      this.desired[r.name] = module;
+      // The gate may keep the running module; the module set applies what it lets through.
+      const { resolution: r, told } = this.gate.pass(resolution, this.desired[resolution.name]);
+      this.push(told);
+      const { event, deferred } = this.modules.apply(pass, r);
+      this.push(event);
+      if (deferred) this.push(this.gate.deferred(r.name, deferred));
     }
-    for (const n of Object.keys(this.desired)) {
-      if (this.removing[n]) continue;
-      if (!wanted.has(n)) {
-        this.removing[n] = 'remove';
-        d.remove.push(n);
-        d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${n}` });
-      } else if (unmanaged.has(n)) {
-        this.removing[n] = 'release';
-        d.release.push(n);
-        d.events.push({ type: 'Normal', reason: 'ModuleUnmanaged', message: `module ${n} is no longer managed: its objects keep running, unlabelled` });
-      }
-    }
-    if (d.start.length + d.update.length + d.remove.length + d.release.length > 0) this.queue.push({ kind: 'dispatch', ...d });
+    this.push(this.modules.endResolution(pass));
     this.statusDirty = true;
-  }
-
-  /**
-   * The rollout gate: an installed module that follows a channel keeps its version when the
-   * channel moved to one its rollout has not admitted yet (first installs, pins and channel
-   * switches are not held).
-   */
-  private gate(r: Resolution): Resolution {
-    const running = this.desired[r.name];
-    delete this.awaitingRollout[r.name];
-    const held = this.hold(r, running);
-    if (!held) {
-      delete this.joined[r.name];
-      delete this.startedRollout[r.name];
-      return r;
-    }
-    const { channel, version } = held;
-    this.awaitingRollout[r.name] = version;
-    if (this.rolloutEndedNote[r.name]?.version !== version) delete this.rolloutEndedNote[r.name];
-    // The hold begins: the rollout must know (it takes this Kyma in, or says there is none).
-    if (this.truthful && this.joined[r.name] !== version) {
-      this.joined[r.name] = version;
-      this.queue.push({ kind: 'awaitRollout', module: r.name, channel, version });
-    }
-    return { name: r.name, module: running! };
-  }
-
-  /** The channel and version a resolved module waits for, if the gate holds it. */
-  private hold(r: Resolution, running: ResolvedModule | undefined): { channel: string; version: string } | undefined {
-    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return undefined;
-    const a = this.admitted[r.name];
-    if (a?.channel === r.module.channel && a.version === r.module.version) return undefined;
-    return { channel: r.module.channel, version: r.module.version };
-  }
-
-  /**
-   * A mandatory module has no status entry: that it cannot be resolved (its template missing,
-   * say) is told by a Warning Event, once per message.
-   */
-  private mandatoryResolved(r: Resolution): void {
-    if (!r.failure) {
-      delete this.mandatoryFailed[r.name];
-      return;
-    }
-    if (this.mandatoryFailed[r.name] === r.failure.message) return;
-    this.mandatoryFailed[r.name] = r.failure.message;
-    this.queue.push(event('Warning', 'MandatoryModuleFailed', `mandatory module ${r.name}: ${r.failure.message}`));
-  }
-
-  /** An admitted upgrade that waits for its maintenance window: the rollout counts it as done (the window's timer moves it). */
-  private deferredByMaintenance(name: string, version: string): void {
-    const a = this.admitted[name];
-    if (a?.version !== version || this.toldRollout[name] === 'deferred') return;
-    this.toldRollout[name] = 'deferred';
-    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version, state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } });
-  }
-
-  /** Tells the module's rollout its state at the admitted version, once per state. */
-  private tellRollout(name: string): void {
-    const a = this.admitted[name];
-    const status = this.reports[name]?.status;
-    if (!a || !status || !['Ready', 'Error', 'Warning'].includes(status.state)) return;
-    // Ready counts once the admitted version runs; an Error also while it is being installed
-    // (a failed upgrade shows the version still installed).
-    const at = status.state === 'Error' ? this.desired[name]?.version : status.version;
-    if (at !== a.version) return;
-    if (this.toldRollout[name] === status.state) return;
-    this.toldRollout[name] = status.state;
-    this.queue.push({ kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: status.state, ...(status.message ? { message: status.message } : {}) } });
   }
 
   /** What a continue-as-new carries. */
   carry(): NonNullable<KymaWorkflowInput['carried']> {
+    const { admitted, rolloutEnded } = this.gate.carry();
     return {
       uid: this.uid,
       desired: this.desired,
@@ -595,9 +314,9 @@ export class KymaState {
       removing: this.removing,
       remote: this.remote,
       ...seenField(this.seen),
-      ...(Object.keys(this.admitted).length ? { admitted: this.admitted } : {}),
-      ...(this.runtimeSide ? { runtime: this.runtime } : {}),
-      ...(Object.keys(this.rolloutEndedNote).length ? { rolloutEnded: this.rolloutEndedNote } : {}),
+      ...(admitted ? { admitted } : {}),
+      ...(this.runtimeSide.enabled ? { runtime: this.runtimeSide.state } : {}),
+      ...(rolloutEnded ? { rolloutEnded } : {}),
     };
   }
 
@@ -612,16 +331,21 @@ export class KymaState {
 
   // ---- planning --------------------------------------------------------------------------
 
+  /** Queues a step one of the parts asked for, if any. */
+  private push(step: KymaStep | undefined): void {
+    if (step) this.queue.push(step);
+  }
+
   private plan(): void {
     if (this.needsLoad) {
       this.needsLoad = false;
-      this.toResolve.clear();
+      // A full resolution follows the load: it takes in what rollouts admitted.
+      this.gate.takeAdmitted();
       this.queue.push({ kind: 'load', ...seenField(this.seen) });
       return;
     }
-    if (this.toResolve.size > 0) {
-      const only = this.toResolve;
-      this.toResolve = new Set();
+    if (this.gate.admittedPending) {
+      const only = this.gate.takeAdmitted();
       // Being deleted (or paused, say) meanwhile: the admission waits in `admitted` for the next full resolution.
       if (this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
         this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
@@ -640,20 +364,21 @@ export class KymaState {
         this.queue.push({ kind: 'wait' });
         return;
       case 'normal':
-        if (this.snapshot?.deleting && Object.keys(this.desired).length === 0 && this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done') {
-          // The modules are gone; the runtime Kyma, catalog and CRDs go next (after a failure: on the next change or the drift timer).
-          this.writeStatus();
-          this.queue.push(this.runtime.cleanup === 'failed' ? { kind: 'wait', driftMs: this.settings.driftIntervalMs } : { kind: 'cleanRuntime' });
-          return;
-        }
         if (this.snapshot?.deleting && Object.keys(this.desired).length === 0) {
+          const cleanup = this.runtimeSide.cleanup(this.settings.driftIntervalMs);
+          if (cleanup) {
+            // The modules are gone; the runtime Kyma, catalog and CRDs go before the finalizer (after a failure: a wait for the next change or the drift timer).
+            this.writeStatus();
+            this.queue.push(cleanup);
+            return;
+          }
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
           this.writeStatus();
-          this.queue.push(event('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
+          this.queue.push(eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
-        if (this.catalogDue()) this.queue.push(this.syncCatalog());
+        if (this.catalogDue()) this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }
@@ -662,43 +387,14 @@ export class KymaState {
   /** Deleted without our finalizer: release every module (its objects keep running) and end. */
   private gone(): void {
     this.phase = 'gone';
-    const names = Object.keys(this.desired).filter((n) => this.removing[n] !== 'release');
-    if (names.length === 0) return;
-    for (const n of names) this.removing[n] = 'release';
-    this.queue.push({
-      kind: 'dispatch',
-      start: [],
-      update: [],
-      remove: [],
-      release: names,
-      events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
-    });
-  }
-
-  /**
-   * A module whose template this Kyma may not see (beta, internal): shown as such; a running one
-   * is removed, as upstream deletes its Manifest.
-   */
-  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, running: boolean): void {
-    this.failures[r.name] = r;
-    if (!running || this.removing[r.name]) return;
-    this.removing[r.name] = 'remove';
-    d.remove.push(r.name);
-    d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${r.name}: ${r.failure.message}` });
+    this.push(this.modules.releaseAll());
   }
 
   /** The earliest time a held upgrade may move, if any. */
   private wakeAt(): { wakeAt?: number } {
     const times = Object.values(this.held).flatMap((h) => (h.until === undefined ? [] : [h.until]));
-    if (this.retryRuntimeAt !== undefined) times.push(this.retryRuntimeAt);
+    if (this.runtimeSide.retryAt !== undefined) times.push(this.runtimeSide.retryAt);
     return times.length ? { wakeAt: Math.min(...times) } : {};
-  }
-
-  private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
-    const key = sentKey(desired);
-    if (!always && this.sent[name] === key) return;
-    this.sent[name] = key;
-    d.update.push({ name, desired });
   }
 
   private writeStatus(): void {
@@ -708,121 +404,32 @@ export class KymaState {
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return;
     this.lastStatus = key;
-    const listed = status.modules ?? [];
-    const modules = fitKeywordList(listed.map((m) => m.name));
-    const inError = fitKeywordList(listed.filter((m) => m.state === 'Error').map((m) => m.name));
-    const versions = fitKeywordList(listed.filter((m) => m.version).map((m) => `${m.name}@${m.version}`));
-    this.queue.push({
-      kind: 'writeStatus',
-      status,
-      searchAttributes: { state: status.state ?? '', channel: this.snapshot?.channel ?? '', modules: modules.values, omitted: modules.omitted, inError: inError.values, versions: versions.values },
-    });
-    if (this.runtimeSide && this.runtime.mode === 'synced' && this.runtime.cleanup !== 'done' && !this.runtime.problem) this.queue.push({ kind: 'writeRuntimeStatus', status });
+    this.queue.push(writeStatusStep(status, this.snapshot?.channel));
+    this.push(this.runtimeSide.mirror(status));
   }
 
-  /** How the runtime side stands, as a condition (none for a Kyma without one). */
-  private runtimeCondition(): ConditionInput | undefined {
-    const { mode, problem } = this.runtime;
-    if (!this.runtimeSide || (!mode && !problem) || (!this.snapshot?.remote && mode !== 'synced')) return undefined;
-    if (problem) return { type: 'Runtime', status: 'False', reason: problem.reason, message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}` };
-    if (mode === 'controlPlane') return { type: 'Runtime', status: 'True', reason: 'ControlPlane', message: 'the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma\'s spec' };
-    if (mode === 'taken') return { type: 'Runtime', status: 'False', reason: 'RuntimeKymaTaken', message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.runtime.toldTaken ?? 'another'}: the modules follow this Kyma's spec` };
-    return { type: 'Runtime', status: 'True', reason: 'Synced', message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}` };
-  }
-
-  /**
-   * Each module's entry in .status.modules, with the reason behind it. Mandatory modules have
-   * none (as upstream): their Manifests and Events tell of them, and they do not sway the state.
-   */
+  /** Each module's entry in .status.modules, with the reason behind it. */
   entries(): Entry[] {
-    const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
-    const inSpec = new Set(spec.map((m) => m.name));
-    const current = spec.filter((m) => !m.mandatory).map((m): Entry => {
-      if (!m.managed) return { status: { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' }, reason: 'Unmanaged' };
-      const failure = this.failures[m.name];
-      if (failure) {
-        const { reason, message } = failure.failure;
-        // As upstream: no version, for nothing of it was installed (a hidden module that ran is
-        // being removed; its message says why).
-        return { status: { name: m.name, channel: failure.channel, state: stateOf(reason), message }, reason };
-      }
-      const report = this.reports[m.name];
-      const awaited = this.awaitingRollout[m.name];
-      if (report && awaited) {
-        const ended = this.rolloutEndedNote[m.name];
-        const why = ended?.version === awaited ? `${ended.message}; it stays at ${report.status.version ?? 'its version'} until the next promotion` : `version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout`;
-        return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}${why}` }, reason: report.reason };
-      }
-      const hold = this.held[m.name];
-      if (report && hold) return heldEntry(report, hold);
-      if (report) return { status: report.status, reason: report.reason };
-      const d = this.desired[m.name];
-      return { status: { name: m.name, state: 'Processing', message: d ? `installing ${d.version}` : 'installing', ...(d ? { channel: d.channel } : {}) }, reason: 'Installing' };
-    });
-    // Modules on their way out keep an entry until they are gone.
-    const leaving = Object.keys(this.removing).filter((n) => this.removing[n] === 'remove' && !inSpec.has(n) && !this.desired[n]?.mandatory).map((n): Entry => {
-      const report = this.reports[n];
-      if (report && this.leavingReported.has(n)) return { status: report.status, reason: report.reason };
-      return { status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' }, reason: 'Removing' };
-    });
-    return [...current, ...leaving];
+    return moduleEntries(this.statusView());
   }
 
   /** The status the Kyma should have now. */
   status(): KymaStatusInput {
-    const channel = this.snapshot?.channel;
-    if (this.phase === 'invalid' && this.snapshot?.invalid) {
-      const { reason, message } = this.snapshot.invalid;
-      return { state: stateOf(reason), activeChannel: channel, modules: [], conditions: [{ type: 'Modules', status: 'False', reason, message }], lastOperation: { operation: message } };
-    }
-    const entries = this.entries();
-    const modules = entries.map((e) => e.status);
-    const deleting = this.snapshot?.deleting ?? false;
-    const runtime = this.runtimeCondition();
-    // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
-    // state at once, not only once each module has tried and failed.
-    const problem = this.truthful && runtime?.status === 'False' && this.runtime.problem ? this.runtime.problem : undefined;
-    const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
-    const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
-    notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
-    const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
-    const summary = problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
-    const operation = this.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : summary;
+    return kymaStatus(this.statusView());
+  }
+
+  private statusView(): KymaStatusView {
     return {
-      state,
-      activeChannel: channel,
-      modules,
-      conditions: [
-        { type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message },
-        ...(runtime ? [runtime] : []),
-        ...(this.endedNote ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: this.endedNote }] : []),
-      ],
-      lastOperation: { operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation },
+      snapshot: this.snapshot,
+      invalid: this.phase === 'invalid',
+      modules: this.modules,
+      awaitingRollout: this.gate.awaitingRollout,
+      rolloutEnded: this.gate.rolloutEnded,
+      runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
+      // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
+      runtimeProblem: this.truthful ? this.runtimeSide.state.problem : undefined,
+      endedNote: this.endedNote,
+      finalizing: this.finalizing,
     };
   }
-}
-
-/** How many modules that are not Ready the Kyma's message names (all are in `.status.modules`). */
-const NAMED_NOT_READY = 10;
-
-/** The modules that are not Ready, most severe first, for the Kyma's condition and last operation: a few, then how many more. */
-function notReadySummary(notReady: Entry[]): string {
-  const named = notReady.slice(0, NAMED_NOT_READY).map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
-  const more = notReady.length - named.length;
-  return `${named.join('; ')}${more > 0 ? `; and ${more} more not ready (see .status.modules)` : ''}`;
-}
-
-/** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */
-function heldEntry(report: ModuleReport, hold: Hold): Entry {
-  if (hold.reason) return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
-  return { status: { ...report.status, maintenance: true, message: hold.message }, reason: report.reason };
-}
-
-/** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
-function sentKey(d: DesiredModule): string {
-  return JSON.stringify([d.uid, d.module ?? { failure: d.failure }]);
-}
-
-function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
-  return { kind: 'event', event: { type, reason, message } };
 }

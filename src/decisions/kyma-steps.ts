@@ -1,0 +1,58 @@
+// The steps a Kyma workflow runs, as its decisions (KymaState and its parts) ask for them.
+import type { KymaEvent } from '../api/events';
+import type { KymaStatusInput } from '../api/kyma';
+import type { KymaSnapshot, Visibility } from '../contract/kyma';
+import type { DesiredModule, ResolvedModule } from '../contract/module';
+import type { RolloutReport } from '../contract/rollout';
+import type { RuntimeSpec } from '../contract/runtime';
+import type { SeenVersions } from '../contract/signals';
+
+export interface Dispatch {
+  start: ResolvedModule[];
+  update: { name: string; desired: DesiredModule }[];
+  remove: string[];
+  release: string[];
+  events: KymaEvent[];
+}
+
+export type KymaStep =
+  /** `seen`: versions the read must reflect (the signals' events). */
+  | { kind: 'load'; seen?: SeenVersions }
+  /** `snapshot`: the modules to resolve (all of the spec, or those a rollout admitted). */
+  | { kind: 'resolve'; snapshot: KymaSnapshot; only?: string[]; seen?: SeenVersions }
+  | { kind: 'addFinalizer' }
+  | { kind: 'removeFinalizer' }
+  | { kind: 'event'; event: KymaEvent }
+  | ({ kind: 'dispatch' } & Dispatch)
+  /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
+  | { kind: 'cancelModules'; names: string[] }
+  /**
+   * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
+   * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
+   */
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number; inError: string[]; versions: string[] } }
+  /** Tell the module's rollout how it stands at the version it admitted. */
+  | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
+  /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
+  | { kind: 'awaitRollout'; module: string; channel: string; version: string }
+  /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
+  | { kind: 'startRollout'; module: string; channel: string; version: string }
+  /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
+  | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
+  /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
+  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
+  /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
+  | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
+  /** The status, for the runtime Kyma's users. */
+  | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
+  /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
+  | { kind: 'cleanRuntime' }
+  /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
+  | { kind: 'wait'; driftMs?: number; wakeAt?: number }
+  /** Another Kyma under the same name: start over for it. */
+  | { kind: 'restart' }
+  | { kind: 'end' };
+
+export function eventStep(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
+  return { kind: 'event', event: { type, reason, message } };
+}
