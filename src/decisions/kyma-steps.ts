@@ -6,6 +6,7 @@ import type { DesiredModule, ResolvedModule } from '../contract/module';
 import type { RolloutReport } from '../contract/rollout';
 import type { RuntimeSpec } from '../contract/runtime';
 import type { SeenVersions } from '../contract/signals';
+import type { SearchAttributeValues } from './search-attribute-values';
 
 export interface Dispatch {
   start: ResolvedModule[];
@@ -30,7 +31,7 @@ export type KymaStep =
    * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
    * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
    */
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: { state: string; channel: string; modules: string[]; omitted: number; inError: string[]; versions: string[] } }
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: SearchAttributeValues }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
