@@ -244,6 +244,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         await kcp.addKymaFinalizer({ kyma, uid: st.uid });
         break;
       case 'removeFinalizer':
+        // What is gathered (the Events of the deletion) goes before the Kyma does.
+        if (outbox?.pending()) await outbox.flush();
         await kcp.removeKymaFinalizer({ kyma, uid: st.uid });
         break;
       case 'event':
@@ -300,6 +302,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carryToRecreated()), ...shape });
         break;
       case 'end':
+        if (outbox?.pending()) await outbox.flush();
         return;
     }
   }
