@@ -41,9 +41,13 @@ const save = saveHistory;
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', () => {
   const klm = useKlm();
 
-  /** A Kyma with these modules installed, its greeter CR put in Error and back to Ready. */
-  async function installWithCrErrorAndRecovery(modules: { name: string }[]): Promise<string> {
+  /**
+   * A Kyma with these modules installed, its greeter CR put in Error and back to Ready;
+   * `before` runs first (to start the Kyma's workflow a way of its own, say).
+   */
+  async function installWithCrErrorAndRecovery(modules: { name: string }[], before?: (name: string) => Promise<unknown>): Promise<string> {
     const name = uniqueName('kyma');
+    await before?.(name);
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules }));
     await kymaInState(klm(), name, 'Ready');
     const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
@@ -64,21 +68,13 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
   });
 
   it('a run begun before shape 1, which asks each patch: install, CR error and recovery', async () => {
-    const name = uniqueName('kyma');
     // Started as the bridge did before it gave runs a shape; the bridge then signals it.
-    await klm().client.workflow.start(KYMA_WORKFLOW, {
-      workflowId: kymaWorkflowId(klm().namespace, name),
+    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }], (kymaName) => klm().client.workflow.start(KYMA_WORKFLOW, {
+      workflowId: kymaWorkflowId(klm().namespace, kymaName),
       taskQueue: klm().taskQueue,
-      args: [{ kyma: { namespace: klm().namespace, name }, settings: klm().settings }],
-      typedSearchAttributes: [{ key: SA.KymaName, value: name }, { key: SA.KymaNamespace, value: klm().namespace }],
-    });
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
-    await kymaInState(klm(), name, 'Ready');
-    const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
-    await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error' } });
-    await kymaInState(klm(), name, 'Error');
-    await klm().kube.mergePatch(...cr, { spec: { simulateState: null } });
-    await kymaInState(klm(), name, 'Ready');
+      args: [{ kyma: { namespace: klm().namespace, name: kymaName }, settings: klm().settings }],
+      typedSearchAttributes: [{ key: SA.KymaName, value: kymaName }, { key: SA.KymaNamespace, value: klm().namespace }],
+    }));
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-patched');
   });
 
