@@ -30,7 +30,7 @@ const remoteCheck = proxyActivities<Activities>({ startToCloseTimeout: '2 minute
 export type PublishStep = Extract<ModuleStep, { kind: 'publish' }>;
 
 export interface ModuleHost {
-  /** Writes the Manifest (the one Manifest writer) and tells the Kyma of the report. */
+  /** Writes the Manifest (the one Manifest writer; hosted and lean, gathers it for the Kyma's next write) and tells the Kyma of the report. */
   publish(step: PublishStep): Promise<void>;
   /** The module is removed or released: tell the Kyma (`stopTimers` cancels the loop's timers). */
   finish(stopTimers: () => void): Promise<void>;
