@@ -6,28 +6,25 @@ import type { LoopTimer } from '../../src/workflows/wake-timer';
 /** A timer that fires when the test says so, counting how often it was started. */
 class FakeTimer implements LoopTimer {
   starts = 0;
-  private running = false;
-  private due = false;
+  private state: 'idle' | 'running' | 'due' = 'idle';
   arm(): void {
-    if (this.running || this.due) return;
-    this.running = true;
+    if (this.state !== 'idle') return;
+    this.state = 'running';
     this.starts++;
   }
   fire(): void {
-    this.running = false;
-    this.due = true;
+    this.state = 'due';
   }
   cancel(): void {
-    this.running = false;
-    this.due = false;
+    this.state = 'idle';
   }
   fired(): boolean {
-    return this.due;
+    return this.state === 'due';
   }
   take(): boolean {
-    const d = this.due;
-    this.due = false;
-    return d;
+    const was = this.fired();
+    if (was) this.state = 'idle';
+    return was;
   }
 }
 
