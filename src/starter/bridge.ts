@@ -67,7 +67,6 @@ export interface BridgeOptions {
 
 type KymaWorkflowFn = (input: KymaWorkflowInput) => Promise<void>;
 
-
 const PROBE_MS = 10_000;
 const ENDED_POLL_MS = 30_000;
 /** The key of the runtime Kyma's watch among a target cluster's informers. */
@@ -413,9 +412,9 @@ export class Bridge {
     if (type === 'DELETED') this.manifestPaused.delete(workflowId);
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
       this.manifestPaused.set(workflowId, paused);
-      // Keyed apart from target-cluster events (which carry no Manifest version) so that none replaces it.
-      const args = seenVersion('Manifest', m).map((seen) => ({ seen }));
-      this.tellModules(this.news.seen(workflowId, args[0]?.seen));
+      // Kept apart from target-cluster views (which carry no Manifest version) so that none replaces it.
+      const [seen] = seenVersion('Manifest', m);
+      this.tellModules(seen ? this.news.seen(workflowId, seen) : this.news.everything(workflowId));
     }
     const slash = resourceKind?.lastIndexOf('/') ?? -1;
     void this.targetFor(m.metadata.namespace!, kyma).then(

@@ -33,10 +33,9 @@ export class ModuleNews {
     return kymaId;
   }
 
-  seen(moduleId: string, seen: SeenVersions | undefined): string {
+  seen(moduleId: string, seen: SeenVersions): string {
     const { kymaId, p } = this.slot(moduleId);
-    if (seen) p.seen = mergeSeen(p.seen ?? {}, seen);
-    else p.everything = true;
+    p.seen = mergeSeen(p.seen ?? {}, seen);
     return kymaId;
   }
 
