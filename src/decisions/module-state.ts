@@ -56,6 +56,11 @@ export type ModuleStep =
 
 export type CheckStep = Extract<ModuleStep, { kind: 'checkReadiness' }>;
 
+/** The default CR a module manages: its template's, under CreateAndDelete only. */
+export function managedDefaultCr(module: Pick<ResolvedModule, 'customResourcePolicy'>, fetched: FetchedModule | undefined): DefaultCrRef | undefined {
+  return module.customResourcePolicy === 'CreateAndDelete' ? fetched?.defaultCr : undefined;
+}
+
 /**
  * Whether a readiness check reads the target cluster: an object of the module the watch has not
  * told of (or not since the install applied it), or the manager's pods. One that does not
@@ -412,7 +417,7 @@ export class ModuleState {
 
   /** The default CR this module manages (CreateAndDelete), if its template has one. */
   managedCr(): DefaultCrRef | undefined {
-    return this.desired.customResourcePolicy === 'CreateAndDelete' ? this.installed?.fetched.defaultCr : undefined;
+    return managedDefaultCr(this.desired, this.installed?.fetched);
   }
 
   // ---- planning --------------------------------------------------------------------------

@@ -2,8 +2,6 @@
 // (./module-loop.ts) per module, inside the Kyma's workflow, instead of a module workflow each.
 // A report goes straight to the Kyma's state (no signal), the Manifest is written as before,
 // and a continue-as-new of the Kyma carries every module's state.
-import { proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { KymaRef } from '../contract/kyma';
 import type { DesiredModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
@@ -11,12 +9,12 @@ import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { HostedModule } from '../contract/workflow-inputs';
 import { ModuleState } from '../decisions/module-state';
+import { controlPlaneActivities } from './control-plane';
 import type { LocalLane } from './local-lane';
 import { runModuleLoop } from './module-loop';
 import type { SharedDrift } from './shared-drift';
 import type { KymaOutbox } from './kyma-outbox';
 
-const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
 
 interface Running {
   st: ModuleState;
@@ -32,7 +30,7 @@ export interface ModuleListener {
 export class HostedModules {
   private readonly running = new Map<string, Running>();
 
-  private readonly kcp: typeof kcpActivities;
+  private readonly kcp: typeof controlPlaneActivities;
 
   /**
    * `lane`: where the Kyma's workflow runs its local activities, one at a time; `lean`: the
@@ -42,7 +40,7 @@ export class HostedModules {
    * before write each alone).
    */
   constructor(private readonly kyma: KymaRef, private readonly settings: ReconcileSettings, private readonly kymaSide: ModuleListener, private readonly lane: LocalLane, private readonly lean: boolean, private readonly drift?: SharedDrift, private readonly outbox?: KymaOutbox) {
-    this.kcp = lane.serial(kcpActivities);
+    this.kcp = lane.serial(controlPlaneActivities);
   }
 
   has(name: string): boolean {

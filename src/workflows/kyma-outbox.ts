@@ -3,29 +3,28 @@
 // newest report of each), the Kyma's status, its Events. The Kyma's status write takes
 // whatever is gathered with it; what is gathered while the Kyma's loop waits is written by
 // `flushWhenIdle`.
-import { condition, proxyLocalActivities } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
 import type { Activities } from '../activities';
 import type { KymaRef } from '../contract/kyma';
+import { controlPlaneActivities } from './control-plane';
 import type { LocalLane } from './local-lane';
 
 type Changes = Parameters<Activities['writeKymaChanges']>[0];
 export type ManifestWrite = NonNullable<Changes['manifests']>[number];
-
-/** Retried until it goes through, as every control-plane write of the Kyma's workflow. */
-const writes = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
 
 export class KymaOutbox {
   private manifests = new Map<string, ManifestWrite>();
   private events: KymaEvent[] = [];
   /** Writes under way: a continue-as-new waits for them. */
   private inFlight = 0;
-  private readonly writes: typeof writes;
+  /** Retried until they go through, as every control-plane write of the Kyma's workflow. */
+  private readonly writes: typeof controlPlaneActivities;
 
   /** `uid`: the Kyma's uid now (its status and Events go to that Kyma only). */
   constructor(private readonly kyma: KymaRef, private readonly uid: () => string, lane: LocalLane) {
-    this.writes = lane.serial(writes);
+    this.writes = lane.serial(controlPlaneActivities);
   }
 
   /** Module `name`'s Manifest is to be written so (replacing what was gathered for it). */

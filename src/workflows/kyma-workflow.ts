@@ -19,6 +19,7 @@ import { KymaState, type Dispatch } from '../decisions/kyma-state';
 import { kymaDetails } from '../decisions/workflow-details';
 import { upsertDue, type SearchAttributeValues } from '../decisions/search-attribute-values';
 import { shouldContinueAsNew } from './continue-as-new';
+import { bestEffortActivities, controlPlaneActivities } from './control-plane';
 import { failureOf } from './failure';
 import { HostedModules } from './hosted-modules';
 import { KymaOutbox } from './kyma-outbox';
@@ -27,14 +28,6 @@ import { SharedDrift } from './shared-drift';
 import { moduleWorkflow } from './module-workflow';
 import { WakeTimer, type LoopTimer } from './wake-timer';
 
-/** Control-plane reads and writes as local activities: one marker each, no extra workflow task. */
-const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
-const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
-/**
- * Best effort, a few attempts: an Event that cannot be recorded (its namespace is being deleted,
- * say) or a rollout that cannot be started must not hold anything up.
- */
-const bestEffortActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
 /**
  * The runtime side, in the managed cluster: a few attempts, then the failure shows in the status
  * and waits for the next change. Reading the runtime Kyma and writing its status (a request or
@@ -75,7 +68,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const drift: LoopTimer = shared ? shared.user() : new WakeTimer();
   /** Hosting, local activities take turns (./local-lane.ts). */
   const lane = new LocalLane(hosting);
-  const [kcp, bestEffort, runtimeKyma] = [lane.serial(kcpActivities), lane.serial(bestEffortActivities), lane.serial(runtimeKymaActivities)];
+  const [kcp, bestEffort, runtimeKyma] = [lane.serial(controlPlaneActivities), lane.serial(bestEffortActivities), lane.serial(runtimeKymaActivities)];
   /** Lean, hosting: Manifests, status and Events go out together (./kyma-outbox.ts). */
   const outbox = lean ? new KymaOutbox(kyma, () => st.uid, lane) : undefined;
   const writing = () => (hosting ? outbox : undefined);

@@ -9,19 +9,15 @@ import { defaultNamespaceFor } from '../api/names';
 import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
 import { checkReadsTarget, type CheckStep, type ModuleState, type ModuleStep } from '../decisions/module-state';
+import { bestEffortActivities, CONTROL_PLANE_RETRY, controlPlaneActivities } from './control-plane';
 import { failureOf } from './failure';
 import type { KymaOutbox } from './kyma-outbox';
 import type { LocalLane } from './local-lane';
 import { WakeTimer, type LoopTimer } from './wake-timer';
 
-const RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
 /** Steps in the target cluster give up after a few attempts: the module shows the failure and retries later. */
-const STEP_RETRY = { ...RETRY, maximumAttempts: 5 } as const;
-/** Events are best effort: one that cannot be recorded (its namespace is being deleted, say) must not hold anything up. */
-const eventActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...RETRY, maximumAttempts: 3 } });
+const STEP_RETRY = { ...CONTROL_PLANE_RETRY, maximumAttempts: 5 } as const;
 const checkActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
-/** Control-plane writes as local activities: one marker each, no extra workflow task. */
-const kcpActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RETRY });
 /** A lost worker's removal step is noticed, and tried again elsewhere, within 30 s. */
 const cleanup = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
 /** Readiness checks as activities of their own: a hung target cluster holds neither a workflow task nor the Kyma's other local activities. */
@@ -58,7 +54,7 @@ export interface ModuleHost {
 /** Runs the module until it is removed, released or its host stops it. */
 export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings, host: ModuleHost): Promise<void> {
   const { kyma } = st;
-  const [events, check, kcp] = [host.lane.serial(eventActivities), host.lane.serial(checkActivities), host.lane.serial(kcpActivities)];
+  const [events, check, kcp] = [host.lane.serial(bestEffortActivities), host.lane.serial(checkActivities), host.lane.serial(controlPlaneActivities)];
   // The install heartbeats, so a lost worker is noticed within 30 s though the whole install
   // may take up to the CRD timeout.
   const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });

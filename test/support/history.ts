@@ -2,6 +2,7 @@
 // workflow, so its activities are told apart by their input.
 import type { Klm } from './klm';
 import { kymaWorkflowId } from './klm';
+import { moduleOfInput } from '../../src/workers/activity-failures';
 
 interface Payload {
   data?: Uint8Array | null;
@@ -14,19 +15,12 @@ function firstArgument(payloads: Payload[] | null | undefined): Record<string, u
   return JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>;
 }
 
-/** The module an activity's input names (`module: 'greeter'` or `module: { name: 'greeter' }`). */
-function moduleOf(input: Record<string, unknown> | undefined): string | undefined {
-  const m = input?.module;
-  if (typeof m === 'string') return m;
-  if (m && typeof m === 'object' && typeof (m as { name?: unknown }).name === 'string') return (m as { name: string }).name;
-  return undefined;
-}
 
 /** How often the Kyma's workflow (this run) scheduled activity `type` for `module`. */
 export async function activitiesFor(klm: Klm, kyma: string, module: string, type: string): Promise<number> {
   const history = await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, kyma)).fetchHistory();
   return (history.events ?? []).filter((e) => {
     const a = e.activityTaskScheduledEventAttributes;
-    return a?.activityType?.name === type && moduleOf(firstArgument(a.input?.payloads)) === module;
+    return a?.activityType?.name === type && moduleOfInput([firstArgument(a.input?.payloads)]) === module;
   }).length;
 }

@@ -9,6 +9,7 @@ import type { ResolvedModule } from '../../contract/module';
 import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
+import { managedDefaultCr } from '../../decisions/module-state';
 import type { BlobCache } from '../blob-cache';
 import type { CheckReadinessInput } from '../readiness';
 import { onTarget } from '../target';
@@ -73,7 +74,7 @@ export function installActivities(kcp: ObjectCache, targets: TargetClusters, cac
       heartbeat();
       // As the workflow's own check would ask it: the manager as rendered, the default CR when this module manages it.
       const manager = rendered.ref.manager;
-      const cr = module.customResourcePolicy === 'CreateAndDelete' ? fetched.defaultCr : undefined;
+      const cr = managedDefaultCr(module, fetched);
       // A check that fails leaves the workflow to check on its own: the install itself went through.
       const checked = await checkReadiness({ kyma, module: module.name, ...(manager ? { manager } : {}), ...(cr ? { cr } : {}) }).catch(() => undefined);
       return { ...result, ...(checked ? { check: checked } : {}) };
