@@ -70,11 +70,11 @@ export interface RegistryConfig {
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** "500ms", "30s", "10m", "1h" or plain milliseconds. */
-export function durationMs(value: string | undefined, fallback: number): number {
+/** "500ms", "30s", "10m", "1h" or plain milliseconds; `name`: the variable it came from, which a refusal names. */
+export function durationMs(value: string | undefined, fallback: number, name?: string): number {
   if (!value) return fallback;
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!m) throw new Error(`not a duration: "${value}" (use e.g. 500ms, 30s, 10m, 1h)`);
+  if (!m) throw new Error(`${name ? `${name}: ` : ''}not a duration: "${value}" (use e.g. 500ms, 30s, 10m, 1h)`);
   return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
 }
 
@@ -113,9 +113,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
     ...logLevel(env.KLM_LOG_LEVEL),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
-    targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000),
-    targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000),
-    newsWindowMs: durationMs(env.KLM_NEWS_WINDOW, NEWS_WINDOW_MS),
+    targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000, 'KLM_TARGET_REQUEST_TIMEOUT'),
+    targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000, 'KLM_TARGET_PROBE_INTERVAL'),
+    newsWindowMs: durationMs(env.KLM_NEWS_WINDOW, NEWS_WINDOW_MS, 'KLM_NEWS_WINDOW'),
     allowKubeconfigExec: kubeconfigExec(env.KLM_KUBECONFIG_EXEC),
     workflowCacheSize: wholeNumber('KLM_WORKFLOW_CACHE_SIZE', env.KLM_WORKFLOW_CACHE_SIZE, DEFAULT_WORKFLOW_CACHE_SIZE),
     ...(env.KLM_WORKFLOW_BUNDLE ? { workflowBundle: env.KLM_WORKFLOW_BUNDLE } : {}),
@@ -130,10 +130,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     ...leaderElection(env),
     ...kymaNamespaces(env.KLM_KYMA_NAMESPACES),
     settings: {
-      driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs),
-      crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs),
-      managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs),
-      installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs),
+      driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs, 'KLM_DRIFT_INTERVAL'),
+      crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs, 'KLM_CRD_ESTABLISHED_TIMEOUT'),
+      managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs, 'KLM_MANAGER_AVAILABLE_TIMEOUT'),
+      installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs, 'KLM_INSTALL_RETRY'),
       defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
     },

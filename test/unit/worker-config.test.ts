@@ -20,6 +20,7 @@ describe('worker tuning', () => {
     const c = configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: '800', KLM_WORKFLOW_BUNDLE: '/opt/klm/workflows.js' });
     expect([c.workflowCacheSize, c.workflowBundle]).toEqual([800, '/opt/klm/workflows.js']);
     expect(() => configFromEnv({ KLM_WORKFLOW_CACHE_SIZE: 'lots' })).toThrow(/KLM_WORKFLOW_CACHE_SIZE must be a whole number/);
+    expect(() => configFromEnv({ KLM_NEWS_WINDOW: 'soon' })).toThrow('KLM_NEWS_WINDOW: not a duration: "soon"');
   });
 
   it('serves the Kymas of the namespaces KLM_KYMA_NAMESPACES lists, all when unset, and refuses a name that is no namespace', () => {
