@@ -47,13 +47,37 @@ export interface KlmConfig {
    */
   kymaNamespaces?: string[];
   /**
-   * The bridge's leadership (KLM_LEADER_ELECTION_LEASE: namespace/name of a coordination.k8s.io
-   * Lease): of the bridges that name one Lease, only its holder watches and signals. Unset: no
-   * election, so run one bridge only. `identity` is POD_NAME, else host name and process id.
+   * The bridges' shards (KLM_LEADER_ELECTION_LEASE: namespace/name that their coordination.k8s.io
+   * Leases are named after): the bridges that name it share the fleet's `shards`
+   * (KLM_BRIDGE_SHARDS), each shard held by one through a Lease, with the timings
+   * KLM_LEADER_ELECTION_LEASE_DURATION, _RENEW_DEADLINE and _RETRY_PERIOD. Unset: run one bridge
+   * only. `identity` is POD_NAME, else host name and process id.
    */
-  leaderElection?: { namespace: string; name: string; identity: string };
+  leaderElection?: LeaderElection;
   /** The ConfigMap (KLM_MAINTENANCE_POLICY: namespace/name) whose key `policy.json` holds the maintenance-window policy. */
   maintenancePolicy?: { namespace: string; name: string };
+}
+
+export interface LeaseTimings {
+  /** How long a holder that stopped renewing keeps a Lease from others. */
+  leaseDurationMs: number;
+  /** How long a holder goes on trying to renew before it stops serving what the Lease holds. */
+  renewDeadlineMs: number;
+  /** How often a holder renews, and a replica looks for what it may take. */
+  retryPeriodMs: number;
+}
+
+/** client-go's defaults for leader election. */
+export const LEASE_TIMINGS: LeaseTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** Shards over the bridges: with three replicas, three shards each at most (two after a loss: four). */
+export const BRIDGE_SHARDS = 8;
+
+export interface LeaderElection extends LeaseTimings {
+  namespace: string;
+  name: string;
+  identity: string;
+  shards: number;
 }
 
 export interface RegistryConfig {
@@ -171,11 +195,21 @@ function kymaNamespaces(value: string | undefined): { kymaNamespaces?: string[] 
   return list.length ? { kymaNamespaces: list } : {};
 }
 
-/** KLM_LEADER_ELECTION_LEASE: `namespace/name` of a Lease. */
-function leaderElection(env: NodeJS.ProcessEnv): { leaderElection?: { namespace: string; name: string; identity: string } } {
+/** KLM_LEADER_ELECTION_LEASE: `namespace/name` the bridges' Leases are named after; their shards and timings. */
+function leaderElection(env: NodeJS.ProcessEnv): { leaderElection?: LeaderElection } {
   const value = env.KLM_LEADER_ELECTION_LEASE;
   if (!value) return {};
-  return { leaderElection: { ...namespacedName('KLM_LEADER_ELECTION_LEASE', value, 'a Lease'), identity: env.POD_NAME || `${hostname()}-${process.pid}` } };
+  const timings: LeaseTimings = {
+    leaseDurationMs: durationMs(env.KLM_LEADER_ELECTION_LEASE_DURATION, LEASE_TIMINGS.leaseDurationMs, 'KLM_LEADER_ELECTION_LEASE_DURATION'),
+    renewDeadlineMs: durationMs(env.KLM_LEADER_ELECTION_RENEW_DEADLINE, LEASE_TIMINGS.renewDeadlineMs, 'KLM_LEADER_ELECTION_RENEW_DEADLINE'),
+    retryPeriodMs: durationMs(env.KLM_LEADER_ELECTION_RETRY_PERIOD, LEASE_TIMINGS.retryPeriodMs, 'KLM_LEADER_ELECTION_RETRY_PERIOD'),
+  };
+  if (!(timings.retryPeriodMs < timings.renewDeadlineMs && timings.renewDeadlineMs < timings.leaseDurationMs)) {
+    throw new Error('KLM_LEADER_ELECTION_RETRY_PERIOD must be shorter than KLM_LEADER_ELECTION_RENEW_DEADLINE, and that shorter than KLM_LEADER_ELECTION_LEASE_DURATION');
+  }
+  const shards = wholeNumber('KLM_BRIDGE_SHARDS', env.KLM_BRIDGE_SHARDS, BRIDGE_SHARDS);
+  if (shards < 1) throw new Error('KLM_BRIDGE_SHARDS must be at least 1');
+  return { leaderElection: { ...namespacedName('KLM_LEADER_ELECTION_LEASE', value, 'a Lease'), identity: env.POD_NAME || `${hostname()}-${process.pid}`, shards, ...timings } };
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {

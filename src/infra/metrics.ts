@@ -58,8 +58,30 @@ new Gauge({
 
 export const bridgeLeader = new Gauge({
   name: 'klm_bridge_leader',
-  help: 'Whether this bridge leads (1: it watches and signals) or stands by (0)',
+  help: 'Whether this bridge does the fleet-wide duties (1: it holds shard 0, or is the only bridge): promotions, the mandatory finalizer, ended workflows, the fleet state gauges',
   registers: [registry],
+});
+
+let shardClusters: (() => ReadonlyMap<number, number>) | undefined;
+
+/** Exports the target clusters a bridge watches per shard it serves, read at each scrape; returns the function that stops it. */
+export function exportShardClusters(read: () => ReadonlyMap<number, number>): () => void {
+  shardClusters = read;
+  return () => {
+    if (shardClusters === read) shardClusters = undefined;
+  };
+}
+
+// Registered by construction; filled at each scrape: one series per shard this bridge serves.
+new Gauge({
+  name: 'klm_bridge_shard_clusters',
+  help: 'Target clusters this bridge watches, by the shard of their Kymas; a series for each shard it serves (one bridge alone: shard 0)',
+  labelNames: ['shard'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [shard, clusters] of shardClusters?.() ?? []) this.set({ shard: String(shard) }, clusters);
+  },
 });
 
 const kubeRequestDuration = new Histogram({

@@ -23,9 +23,10 @@ import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/setti
 import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
 import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
 import { objectKey, readinessView } from '../decisions/readiness';
+import { shardOf } from '../decisions/shards';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
-import { exportFleetStates, templateSignals } from '../infra/metrics';
+import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
 import { NEWS_WINDOW_MS } from '../infra/config';
 import { fleetStates } from './fleet-states';
 import { Informer, type InformerEventType } from '../k8s/informer';
@@ -62,6 +63,12 @@ export interface BridgeOptions {
   newsWindowMs?: number;
   /** How often to look for Kyma and module workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
   endedWorkflowsPollMs?: number;
+  /**
+   * How many shards the fleet is cut into when several bridges share it (./shard-leases.ts hands
+   * them out): this bridge then watches and signals for the Kymas of the shards it is given
+   * (`gain`) only, and does the fleet-wide duties while it holds shard 0. Unset: it serves all.
+   */
+  shards?: number;
   log?: (msg: string) => void;
 }
 
@@ -242,12 +249,97 @@ export class Bridge {
   private releaseMetas!: Informer;
   private mandatory!: MandatoryFinalizer;
   private stopped = false;
-  /** Stops exporting the fleet's state gauges (this bridge exports them while it runs). */
+  /** Stops exporting the fleet's state gauges (this bridge exports them while it leads). */
   private unexport?: () => void;
+  private readonly unexportShards: () => void;
   private ended?: EndedWorkflows;
+  /** The shards this bridge serves (with `shards` set). */
+  private readonly held = new Set<number>();
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
+    this.unexportShards = exportShardClusters(() => this.clustersByShard());
+  }
+
+  /** Whether this bridge serves Kyma `namespace/name`: it is the only bridge, or holds the Kyma's shard. */
+  private owns(namespace: string, name: string): boolean {
+    return this.o.shards === undefined || this.held.has(shardOf(namespace, name, this.o.shards));
+  }
+
+  /** Whether this bridge does the fleet-wide duties: promotions, the mandatory finalizer, ended workflows, the fleet's state gauges. */
+  private get leads(): boolean {
+    return this.o.shards === undefined || this.held.has(0);
+  }
+
+  /** Target clusters watched per served shard (distinct kubeconfigs of its Kymas), for the shard gauges. */
+  private clustersByShard(): Map<number, number> {
+    const keys = new Map<number, Set<string>>([...this.held].map((s) => [s, new Set<string>()]));
+    for (const [who, key] of this.kymaTarget) {
+      const [ns, name] = who.split('/') as [string, string];
+      keys.get(this.o.shards === undefined ? 0 : shardOf(ns, name, this.o.shards))?.add(key);
+    }
+    if (this.o.shards === undefined) keys.set(0, new Set(this.kymaTarget.values()));
+    return new Map([...keys].map(([s, k]) => [s, k.size]));
+  }
+
+  /**
+   * Serves shard `shard` from now on: what its Kymas' workflows may have missed while nobody did
+   * is told again (each Kyma is poked, or started; each module reads its objects afresh; its
+   * target clusters are watched, listing from scratch). Shard 0 brings the fleet-wide duties,
+   * and each rollout is told its channel's version.
+   */
+  gain(shard: number): void {
+    if (this.o.shards === undefined || this.held.has(shard) || this.stopped) return;
+    this.held.add(shard);
+    const count = this.o.shards;
+    const inShard = (namespace: string | undefined, kyma: string | undefined) => kyma !== undefined && shardOf(namespace ?? '', kyma, count) === shard;
+    if (shard === 0) this.lead();
+    for (const k of this.kymas.list()) if (inShard(k.metadata.namespace, k.metadata.name)) this.onKyma('ADDED', k);
+    for (const s of this.secrets.flatMap((i) => i.list())) if (inShard(s.metadata.namespace, s.metadata.labels?.[LABELS.kymaName])) this.onSecret('ADDED', s);
+    for (const m of this.manifests.list()) {
+      const kyma = m.metadata.labels?.[LABELS.kymaName];
+      const module = m.metadata.labels?.[LABELS.moduleName];
+      if (!inShard(m.metadata.namespace, kyma) || !module) continue;
+      this.onManifest('ADDED', m);
+      this.tellModules(this.news.everything(moduleWorkflowId(m.metadata.namespace!, kyma!, module)));
+    }
+  }
+
+  /** Stops serving shard `shard` at once (another bridge is about to): its Kymas' target watches stop, its signals cease. */
+  lose(shard: number): void {
+    if (this.o.shards === undefined || !this.held.delete(shard)) return;
+    const count = this.o.shards;
+    if (shard === 0) this.unlead();
+    for (const who of [...this.kymaTarget.keys()]) {
+      const [ns, name] = who.split('/') as [string, string];
+      if (shardOf(ns, name, count) === shard) this.dropTarget(ns, name);
+    }
+    for (const k of this.kymas.list()) if (shardOf(k.metadata.namespace!, k.metadata.name, count) === shard) this.kymaSeen.delete(kymaWorkflowId(k.metadata.namespace!, k.metadata.name));
+  }
+
+  /** Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each rollout hears its channel's version, each mandatory module is checked. */
+  private lead(): void {
+    bridgeLeader.set(1);
+    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), this.manifests.list()));
+    const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
+    if (every > 0) {
+      this.ended = new EndedWorkflows(this.o.temporal, this.o.taskQueue, every, (kyma, ended) => this.onWorkflowEnded(kyma, ended), this.o.log);
+      this.ended.start();
+    }
+    if (this.o.shards === undefined) return; // at start: the release-meta watch's first list does the rest
+    for (const m of this.releaseMetas.list()) {
+      const namespace = m.metadata.namespace ?? '';
+      this.mandatory.check(namespace, m.metadata.name);
+      for (const { channel, version } of this.fleet.promotionsOf(namespace, m.metadata.name)) this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
+    }
+  }
+
+  private unlead(): void {
+    bridgeLeader.set(0);
+    this.unexport?.();
+    this.unexport = undefined;
+    this.ended?.stop();
+    this.ended = undefined;
   }
 
   get stats(): { sent: number; failed: number; templateSignals: { sent: number; skipped: number } } {
@@ -271,18 +363,13 @@ export class Bridge {
       manifests,
     );
     await Promise.all(this.informers.slice(this.secrets.length).map((i) => i.start()));
-    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), manifests.list()));
-    const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
-    if (every > 0) {
-      this.ended = new EndedWorkflows(this.o.temporal, this.o.taskQueue, every, (kyma, ended) => this.onWorkflowEnded(kyma, ended), this.o.log);
-      this.ended.start();
-    }
+    if (this.o.shards === undefined) this.lead();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unexport?.();
-    this.ended?.stop();
+    this.unlead();
+    this.unexportShards();
     for (const i of this.informers) i.stop();
     for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
     await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
@@ -304,6 +391,7 @@ export class Bridge {
       // Gone for good (our finalizer was dropped): poke, never start.
       this.fleet.deleteKyma(ns, name);
       this.kymaSeen.delete(workflowId);
+      if (!this.owns(ns, name)) return;
       this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.getHandle(workflowId).signal(kymaChanged));
       return;
     }
@@ -311,6 +399,7 @@ export class Bridge {
     // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
     const meta = k.metadata;
     this.fleet.setKyma(ns, name, effectiveKymaSpec({ metadata: meta, spec: (k as unknown as Kyma).spec ?? { channel: '' } }));
+    if (!this.owns(ns, name)) return;
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
@@ -359,11 +448,17 @@ export class Bridge {
     const namespace = m.metadata.namespace ?? '';
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
-    if (now) this.mandatory.check(namespace, m.metadata.name);
+    if (now && this.leads) this.mandatory.check(namespace, m.metadata.name);
     this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
     this.signalCatalog(namespace);
+    if (!this.leads) return;
+    for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
+  }
+
+  /** A promotion to `version` by release meta `m`, with the versions the rollout's reads must reflect. */
+  private promotion(version: string, m: KubeObject): Promotion {
     const [seen] = seenVersion('ModuleReleaseMeta', m);
-    for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) });
+    return { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) };
   }
 
   /** Starts the channel's rollout workflow, or tells the running one, of a promotion. */
@@ -382,8 +477,10 @@ export class Bridge {
    * Signals templatesChanged to the Kymas, carrying the event's kind and version. Keyed by
    * kind: a template event and a release-meta event that collapse for one Kyma keep both versions.
    */
-  private signalTemplates(namespace: string, kymas: string[], kind: 'ModuleTemplate' | 'ModuleReleaseMeta', o: KubeObject): void {
-    const skipped = Math.max(0, this.fleet.kymaCount(namespace) - kymas.length);
+  private signalTemplates(namespace: string, concerned: string[], kind: 'ModuleTemplate' | 'ModuleReleaseMeta', o: KubeObject): void {
+    // Each bridge counts the Kymas the index spared once: the one that leads.
+    const skipped = this.leads ? Math.max(0, this.fleet.kymaCount(namespace) - concerned.length) : 0;
+    const kymas = concerned.filter((k) => this.owns(namespace, k));
     this.templateSignals.sent += kymas.length;
     this.templateSignals.skipped += skipped;
     templateSignals.inc({ outcome: 'sent' }, kymas.length);
@@ -407,7 +504,11 @@ export class Bridge {
     if (!kyma || !module) return;
     const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
     // The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for.
-    if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true') this.mandatory.check(m.metadata.namespace!, module);
+    if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && this.leads) this.mandatory.check(m.metadata.namespace!, module);
+    if (!this.owns(m.metadata.namespace!, kyma)) {
+      this.manifestPaused.delete(workflowId);
+      return;
+    }
     const paused = meta.labels?.[LABELS.skipReconciliation] === 'true';
     if (type === 'DELETED') this.manifestPaused.delete(workflowId);
     else if ((this.manifestPaused.get(workflowId) ?? false) !== paused) {
@@ -428,7 +529,7 @@ export class Bridge {
         this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}; trying again in ${TARGET_RETRY_MS / 1000} s`);
         setTimeout(() => {
           const live = this.manifests.list().find((x) => x.metadata.uid === meta.uid);
-          if (live && !this.stopped) this.onManifest('MODIFIED', live);
+          if (live && !this.stopped && this.owns(live.metadata.namespace!, kyma)) this.onManifest('MODIFIED', live);
         }, TARGET_RETRY_MS).unref();
       },
     );
@@ -441,24 +542,31 @@ export class Bridge {
   private onSecret(type: InformerEventType, s: KubeObject): void {
     const namespace = s.metadata.namespace!;
     const kyma = s.metadata.labels?.[LABELS.kymaName];
-    if (!kyma) return;
-    const who = `${namespace}/${kyma}`;
-    const before = this.kymaTarget.get(who);
+    if (!kyma || !this.owns(namespace, kyma)) return;
+    const before = this.kymaTarget.get(`${namespace}/${kyma}`);
     if (before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before)) {
-      this.kymaTarget.delete(who);
-      const old = this.targets.get(before);
-      void old?.then((t) => {
-        if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(before)) return;
-        t.stop();
-        this.runtimeOwners.delete(before);
-        if (this.targets.get(before) === old) this.targets.delete(before);
-      }, () => undefined);
+      this.dropTarget(namespace, kyma);
       for (const m of this.manifests.list()) {
         if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma) this.onManifest('ADDED', m);
       }
     }
     // Its runtime Kyma is watched in the cluster the Secret names now.
     if (type !== 'DELETED') this.watchRuntime(namespace, kyma);
+  }
+
+  /** Kyma `namespace/kyma` no longer uses the watches it used: they stop unless another Kyma uses them. */
+  private dropTarget(namespace: string, kyma: string): void {
+    const who = `${namespace}/${kyma}`;
+    const key = this.kymaTarget.get(who);
+    if (key === undefined) return;
+    this.kymaTarget.delete(who);
+    const old = this.targets.get(key);
+    void old?.then((t) => {
+      if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(key)) return;
+      t.stop();
+      this.runtimeOwners.delete(key);
+      if (this.targets.get(key) === old) this.targets.delete(key);
+    }, () => undefined);
   }
 
   /**
@@ -484,7 +592,7 @@ export class Bridge {
       (err: unknown) => {
         this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; watching its runtime Kyma again in ${TARGET_RETRY_MS / 1000} s`);
         setTimeout(() => {
-          if (this.secretFor(namespace, kyma) && !this.stopped) this.watchRuntime(namespace, kyma);
+          if (this.secretFor(namespace, kyma) && !this.stopped && this.owns(namespace, kyma)) this.watchRuntime(namespace, kyma);
         }, TARGET_RETRY_MS).unref();
       },
     );

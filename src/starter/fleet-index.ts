@@ -53,6 +53,14 @@ function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
   };
 }
 
+/** Each channel with users and the version it takes under `meta`. */
+function channelVersions(meta: MetaSnapshot, users: ModuleUsers): { channel: string; version: string }[] {
+  return [...users.channels.keys()].flatMap((channel) => {
+    const version = versionOn(meta, channel);
+    return version === undefined ? [] : [{ channel, version }];
+  });
+}
+
 /** The version resolution takes for a channel under a ModuleReleaseMeta (undefined: none). */
 function versionOn(meta: MetaSnapshot, channel: string): string | undefined {
   return meta.mandatory ?? meta.channels.get(channel);
@@ -164,10 +172,7 @@ export class FleetIndex {
     if (!users) return { poke: [...poke].sort(), promotions };
     if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
       for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) poke.add(k);
-      if (after) for (const channel of users.channels.keys()) {
-        const version = versionOn(after, channel);
-        if (version !== undefined) promotions.push({ channel, version });
-      }
+      if (after) promotions.push(...channelVersions(after, users));
     } else {
       const channelsChanged = !sameKeys(before.channels, after.channels);
       for (const [channel, kymas] of users.channels) {
@@ -186,6 +191,18 @@ export class FleetIndex {
    * on a channel the ModuleReleaseMeta of X maps to v; when X has no ModuleReleaseMeta (known
    * to the index), every Kyma using X on a channel; every Kyma when X is mandatory at v.
    */
+  /**
+   * What the rollouts of module `name` are told when its ModuleReleaseMeta is first seen: its
+   * mandatory version, and each channel's that some Kyma uses (a bridge that takes over the
+   * fleet-wide duties tells them so; each rollout ignores a version it has).
+   */
+  promotionsOf(namespace: string, name: string): { channel: string; version: string }[] {
+    const meta = this.ns(namespace).metas.get(name);
+    if (!meta) return [];
+    const users = this.ns(namespace).modules.get(name);
+    return [...(meta.mandatory !== undefined ? [{ channel: MANDATORY_CHANNEL, version: meta.mandatory }] : []), ...(users ? channelVersions(meta, users) : [])];
+  }
+
   templateChanged(namespace: string, name: string): string[] {
     const n = this.namespaces.get(namespace);
     if (!n) return [];

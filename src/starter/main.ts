@@ -1,21 +1,22 @@
 // Bridge process: `node dist/starter/main.js` (or `tsx src/starter/main.ts`). Configuration from
-// the environment. With KLM_LEADER_ELECTION_LEASE, bridges that share the Lease elect one that
-// watches and signals; the others stand by and take over, relisting everything, when it goes.
+// the environment. With KLM_LEADER_ELECTION_LEASE, bridges that name it share the fleet's shards
+// (./shard-leases.ts): each watches and signals for the Kymas of the shards it holds, and takes
+// over, listing afresh, the shards of a replica that went.
 import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../infra/config';
 import { TemporalConfigError } from '../infra/temporal-env';
-import { bridgeLeader, countKubeRequest, serveMetrics } from '../infra/metrics';
+import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { observeRequests } from '../k8s/rest-client';
-import { LeaderElector } from '../k8s/leader-election';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { Bridge } from './bridge';
+import { ShardLeases } from './shard-leases';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   observeRequests(countKubeRequest);
   const log = (m: string) => console.error(`bridge: ${m}`);
-  // Ready while standing by, and while leading once its watches have listed the control plane.
+  // Ready once its watches have listed the control plane (with shards: whether it holds any or not).
   let ready = false;
   if (config.metricsPort) console.log(`bridge: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => ready)).port} (/metrics, /healthz, /readyz)`);
   const connection = await Connection.connect(config.temporal.connectionOptions);
@@ -23,48 +24,37 @@ async function main(): Promise<void> {
   const kcp = await controlPlaneClient(config.kubeconfig);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const election = config.leaderElection;
-
-  /** Watches and signals until `until` aborts. */
-  const lead = async (until: AbortSignal): Promise<void> => {
-    ready = false;
-    bridgeLeader.set(1);
-    const bridge = new Bridge({
-      kcp,
-      temporal,
-      taskQueue: config.taskQueue,
-      settings: config.settings,
-      probeMs: config.targetProbeIntervalMs,
-      newsWindowMs: config.newsWindowMs,
-      targetRequestTimeoutMs: config.targetRequestTimeoutMs,
-      allowKubeconfigExec: config.allowKubeconfigExec,
-      ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
-      log,
-    });
-    try {
-      await bridge.start();
-      ready = true;
-      console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
-      if (!until.aborted) await new Promise((resolve) => until.addEventListener('abort', resolve, { once: true }));
-    } finally {
-      await bridge.stop();
-      bridgeLeader.set(0);
-      ready = election !== undefined;
-    }
-  };
-
+  const bridge = new Bridge({
+    kcp,
+    temporal,
+    taskQueue: config.taskQueue,
+    settings: config.settings,
+    probeMs: config.targetProbeIntervalMs,
+    newsWindowMs: config.newsWindowMs,
+    targetRequestTimeoutMs: config.targetRequestTimeoutMs,
+    allowKubeconfigExec: config.allowKubeconfigExec,
+    ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
+    ...(election ? { shards: election.shards } : {}),
+    log,
+  });
   const stopping = new AbortController();
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => stopping.abort());
+  await bridge.start();
+  ready = true;
+  console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
   if (election) {
-    const elector = new LeaderElector({ client: kcp, ...election, log });
-    stopping.signal.addEventListener('abort', () => elector.stop(), { once: true });
-    ready = true;
-    console.log(`bridge: standing by for Lease ${election.namespace}/${election.name} as ${election.identity}`);
-    await elector.run(lead);
+    const leases = new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log });
+    if (stopping.signal.aborted) leases.stop();
+    else stopping.signal.addEventListener('abort', () => leases.stop(), { once: true });
+    console.log(`bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`);
+    // Returns once stopped, having stopped serving and freed its shards.
+    await leases.run();
   } else {
     console.log('bridge: no leader election (KLM_LEADER_ELECTION_LEASE unset): run only this one bridge');
-    await lead(stopping.signal);
+    if (!stopping.signal.aborted) await new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }));
   }
   ready = false;
+  await bridge.stop();
   await connection.close();
 }
 

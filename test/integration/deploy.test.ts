@@ -46,9 +46,9 @@ describe('deploy/kustomize', () => {
     const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['klm-bridge', 'klm-worker']);
     const entry = { 'klm-worker': 'dist/workers/main.js', 'klm-bridge': 'dist/starter/main.js' } as Record<string, string>;
-    // Two bridges share one Lease in their namespace, each under its pod's name.
+    // Three bridges share the shards' Leases in their namespace, each under its pod's name.
     const bridge = deployments.find((d) => d.metadata.name === 'klm-bridge')!;
-    expect((bridge.spec as { replicas?: number }).replicas).toBe(2);
+    expect((bridge.spec as { replicas?: number }).replicas).toBe(3);
     const env = (bridge.spec.template.spec.containers[0] as unknown as { env: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[] }).env;
     expect(env.find((e) => e.name === 'KLM_LEADER_ELECTION_LEASE')?.value).toBe('$(POD_NAMESPACE)/klm-bridge');
     expect(env.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
@@ -109,9 +109,10 @@ describe('deploy/kustomize', () => {
       expect(await secrets(who, ['-n', 'default'])).toBe('no');
       expect(await secrets(who, ['--all-namespaces'])).toBe('no');
     }
-    // The bridges' Lease: theirs to write in their own namespace, nowhere else.
+    // The bridges' Leases: theirs to list, write and delete in their own namespace, nowhere else.
     const bridgeCan = async (verb: string, ns: string) => (await kubectl(['auth', 'can-i', verb, 'leases.coordination.k8s.io', '-n', ns, '--as', 'system:serviceaccount:klm-system:klm-bridge']).catch((e: { stdout?: string }) => e.stdout ?? '')).trim();
     await eventually('the Lease binding to take effect', async () => (await bridgeCan('update', 'klm-system')) === 'yes' || undefined, 30_000);
+    for (const verb of ['list', 'create', 'delete']) expect(await bridgeCan(verb, 'klm-system'), verb).toBe('yes');
     expect(await bridgeCan('update', 'default')).toBe('no');
   });
 });

@@ -183,3 +183,20 @@ describe('FleetIndex: a ModuleTemplate event', () => {
     expect(index.templateChanged(NS, 'foo-1.0.0')).toEqual(['p']);
   });
 });
+
+describe('FleetIndex.promotionsOf', () => {
+  it('tells each used channel its version, and the mandatory version, as a first sight of the release meta would', () => {
+    const index = fleet();
+    expect(index.promotionsOf(NS, 'greeter').sort((x, y) => x.channel.localeCompare(y.channel))).toEqual([
+      { channel: 'fast', version: '1.1.0' },
+      { channel: 'regular', version: '1.0.0' },
+    ]);
+    expect(index.promotionsOf(NS, 'unknown')).toEqual([]);
+    index.releaseMetaChanged(NS, 'mandatory', meta('mandatory', { mandatory: { version: '3.0.0' } }));
+    expect(index.promotionsOf(NS, 'mandatory')).toEqual([{ channel: 'mandatory', version: '3.0.0' }]);
+    const fresh = new FleetIndex();
+    fresh.setKyma(NS, 'a', { channel: 'regular', modules: [{ name: 'greeter' }] });
+    const first = fresh.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }));
+    expect(fresh.promotionsOf(NS, 'greeter')).toEqual(first.promotions);
+  });
+});

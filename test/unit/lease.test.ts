@@ -1,11 +1,11 @@
 // When a bridge candidate may take the Lease: by the record it read and its own clock only.
 import { describe, expect, it } from 'vitest';
-import { mayTake, microTime } from '../../src/k8s/leader-election';
+import { mayTake, microTime } from '../../src/k8s/lease';
 import { configFromEnv } from '../../src/infra/config';
 
 const LEASE = { holderIdentity: 'bridge-a', leaseDurationSeconds: 15, renewTime: '2026-11-25T08:00:00.000000Z' };
 
-describe('leader election', () => {
+describe('leases', () => {
   it('takes a Lease that nobody holds, or that it holds itself', () => {
     expect(mayTake(undefined, 'bridge-b', undefined, 0, 15_000)).toBe(true);
     expect(mayTake({ ...LEASE, holderIdentity: '' }, 'bridge-b', undefined, 0, 15_000)).toBe(true);
@@ -33,7 +33,7 @@ describe('leader election', () => {
 
   it('reads the Lease from KLM_LEADER_ELECTION_LEASE, the identity from POD_NAME, and refuses a malformed one', () => {
     expect(configFromEnv({}).leaderElection).toBeUndefined();
-    expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge', POD_NAME: 'klm-bridge-7d9-x2' }).leaderElection).toEqual({ namespace: 'klm-system', name: 'klm-bridge', identity: 'klm-bridge-7d9-x2' });
+    expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge', POD_NAME: 'klm-bridge-7d9-x2' }).leaderElection).toMatchObject({ namespace: 'klm-system', name: 'klm-bridge', identity: 'klm-bridge-7d9-x2' });
     expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge' }).leaderElection?.identity).toMatch(/-\d+$/);
     expect(() => configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-bridge' })).toThrow('KLM_LEADER_ELECTION_LEASE must be namespace/name of a Lease, not "klm-bridge"');
   });

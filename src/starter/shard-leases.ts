@@ -1,0 +1,203 @@
+// The bridge replicas' shards, held through Leases (`<name>-shard-<i>`), as client-go holds one
+// Lease for leader election, and the replicas' presence, each through a Lease of its own
+// (`<name>-member-<identity>`), so that a replica that holds nothing yet still counts towards
+// the fair share. Each retry period a replica lists the Leases (one request), renews its own and
+// those of its shards, then frees what it holds beyond its fair share (after it stopped serving
+// it) and takes free or expired shards up to it (before it serves them). A replica that could not
+// renew a shard for the renew deadline stops serving it; the deadline is shorter than the lease
+// duration, so it has stopped before another replica may take the shard.
+import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { mayTake, microTime, type Lease, type LeaseSpec, type Observed } from '../k8s/lease';
+import { planShards } from '../decisions/shards';
+import type { LeaseTimings } from '../infra/config';
+
+/** Leases of one set of bridges carry this label (value: the set's name); members the role too. */
+const SET_LABEL = 'operator.kyma-project.io/bridge-leases';
+const ROLE_LABEL = 'operator.kyma-project.io/bridge-lease-role';
+
+export interface ShardLeaseOptions extends LeaseTimings {
+  client: KubeClient;
+  namespace: string;
+  /** What the Leases' names start with, and the label that finds them. */
+  name: string;
+  /** Who this replica is in the Leases' holderIdentity (the pod's name, say). */
+  identity: string;
+  shards: number;
+  /** This replica took the shard's Lease: serve it from now on. */
+  onGain: (shard: number) => void;
+  /** This replica is about to free the shard's Lease, or lost it: stop serving it, now. */
+  onLose: (shard: number) => void;
+  log?: (msg: string) => void;
+}
+
+/** A name's characters as a Lease name may hold them. */
+function dnsName(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 200);
+}
+
+/** `p`, or a rejection once `ms` went by without its answer. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class ShardLeases {
+  /** Shards held, with when (by this clock) each was last renewed. */
+  private readonly held = new Map<number, number>();
+  private readonly observed = new Map<string, Observed>();
+  private stopped = false;
+  private wake?: () => void;
+  private readonly offset: number;
+
+  constructor(private readonly o: ShardLeaseOptions) {
+    let h = 0;
+    for (const c of o.identity) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+    this.offset = h % o.shards;
+  }
+
+  /** The shards this replica serves now. */
+  get shards(): number[] {
+    return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  shardLease(shard: number): string {
+    return `${this.o.name}-shard-${shard}`;
+  }
+
+  private memberLease(): string {
+    return dnsName(`${this.o.name}-member-${this.o.identity}`);
+  }
+
+  /** Renews, takes and hands back shards until `stop()`; then stops serving and frees what it holds. */
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      await this.round().catch((err: unknown) => this.o.log?.(`bridge leases: ${err instanceof Error ? err.message : String(err)}`));
+      this.dropOverdue();
+      if (!this.stopped) await this.sleep(this.o.retryPeriodMs);
+    }
+    await this.releaseAll();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private path(name?: string): string {
+    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.o.namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+  }
+
+  /** One round: read every Lease of the set, renew ours, hand back and take as the plan says. */
+  private async round(): Promise<void> {
+    const now = Date.now();
+    const { items } = await within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: `${SET_LABEL}=${this.o.name}` }), this.o.retryPeriodMs);
+    const byName = new Map(items.map((l) => [l.metadata.name, l]));
+    const takeable = (l: Lease | undefined) => {
+      if (!l) return true;
+      const spec = l.spec;
+      const seen = this.observed.get(l.metadata.name);
+      if (!seen || seen.holder !== (spec?.holderIdentity ?? '') || seen.renewTime !== (spec?.renewTime ?? '')) {
+        this.observed.set(l.metadata.name, { holder: spec?.holderIdentity ?? '', renewTime: spec?.renewTime ?? '', atMs: now });
+      }
+      return mayTake(spec, this.o.identity, this.observed.get(l.metadata.name), now, this.o.leaseDurationMs);
+    };
+    const members = items.filter((l) => l.metadata.labels?.[ROLE_LABEL] === 'member');
+    const expiredMembers = members.filter((l) => l.metadata.name !== this.memberLease() && takeable(l));
+    await this.write(this.memberLease(), byName.get(this.memberLease()), 'member');
+
+    // Renew what we hold; a shard someone else holds now is lost.
+    await Promise.all([...this.held.keys()].map(async (shard) => {
+      const lease = byName.get(this.shardLease(shard));
+      if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
+      if (await this.write(this.shardLease(shard), lease, 'shard')) this.held.set(shard, Date.now());
+    }));
+
+    const views = Array.from({ length: this.o.shards }, (_, shard) => ({ shard, takeable: takeable(byName.get(this.shardLease(shard))) }));
+    const plan = planShards({ count: this.o.shards, held: new Set(this.held.keys()), views, replicas: members.length - expiredMembers.length + (byName.has(this.memberLease()) ? 0 : 1), offset: this.offset });
+    for (const shard of plan.release) {
+      this.lose(shard, 'handed back: more replicas share the shards');
+      await this.free(this.shardLease(shard));
+    }
+    for (const shard of plan.take) {
+      if (this.stopped) break;
+      if (!(await this.write(this.shardLease(shard), byName.get(this.shardLease(shard)), 'shard'))) continue;
+      this.held.set(shard, Date.now());
+      this.o.log?.(`serving shard ${shard} of ${this.o.shards} (Lease ${this.o.namespace}/${this.shardLease(shard)}, as ${this.o.identity})`);
+      this.o.onGain(shard);
+    }
+    // Members that went away leave their Lease behind: whoever sees it expired deletes it.
+    for (const l of expiredMembers) await this.o.client.delete('coordination.k8s.io/v1', 'Lease', l.metadata.name, this.o.namespace).catch(() => undefined);
+  }
+
+  /** Stops serving the shards whose renewal has failed for the renew deadline. */
+  private dropOverdue(): void {
+    const now = Date.now();
+    for (const [shard, renewedMs] of this.held) if (now - renewedMs >= this.o.renewDeadlineMs) this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`);
+  }
+
+  private lose(shard: number, why: string): void {
+    if (!this.held.delete(shard)) return;
+    this.o.log?.(`no longer serving shard ${shard} (${why})`);
+    this.o.onLose(shard);
+  }
+
+  /** Writes this replica into Lease `name` (`lease`: as read), creating it if need be; false when another write came first or it failed. */
+  private async write(name: string, lease: Lease | undefined, role: 'shard' | 'member'): Promise<boolean> {
+    const now = Date.now();
+    const spec = lease?.spec;
+    const ours = spec?.holderIdentity === this.o.identity;
+    const next: LeaseSpec = {
+      holderIdentity: this.o.identity,
+      leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
+      acquireTime: ours && spec?.acquireTime ? spec.acquireTime : microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: (spec?.leaseTransitions ?? 0) + (ours || !lease || !spec?.holderIdentity ? 0 : 1),
+    };
+    const metadata = { name, namespace: this.o.namespace, labels: { [SET_LABEL]: this.o.name, [ROLE_LABEL]: role } };
+    try {
+      if (lease) await within(this.o.client.request('PUT', this.path(name), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion }, spec: next }), this.o.retryPeriodMs);
+      else await within(this.o.client.request('POST', this.path(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: next }), this.o.retryPeriodMs);
+      this.observed.set(name, { holder: this.o.identity, renewTime: next.renewTime!, atMs: now });
+      return true;
+    } catch (err) {
+      // Another replica wrote first: not worth a line.
+      if (!(err instanceof KubeApiError && (err.status === 409 || err.status === 422))) this.o.log?.(`Lease ${this.o.namespace}/${name}: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
+  }
+
+  /** Frees Lease `name` if this replica holds it, so that another need not wait out the lease duration. */
+  private async free(name: string): Promise<void> {
+    try {
+      const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.retryPeriodMs);
+      if (lease?.spec?.holderIdentity !== this.o.identity) return;
+      await within(this.o.client.request('PUT', this.path(name), { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } }), this.o.retryPeriodMs);
+    } catch (err) {
+      this.o.log?.(`could not free Lease ${this.o.namespace}/${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** On the way out: stops serving every shard, frees their Leases and deletes this replica's own. */
+  private async releaseAll(): Promise<void> {
+    const shards = this.shards;
+    for (const shard of shards) this.lose(shard, 'stopping');
+    await Promise.all(shards.map((s) => this.free(this.shardLease(s))));
+    await this.o.client.delete('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace).catch(() => undefined);
+  }
+}
