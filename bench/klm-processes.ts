@@ -1,17 +1,20 @@
-// The worker and the bridge as child processes of the bench, each one pid (`node --import tsx
+// The workers and the bridge as child processes of the bench, each one pid (`node --import tsx
 // <main>`), configured through their environment as in production (src/infra/config.ts). Their
-// output goes to a log file each; the worker serves the SDK's Prometheus metrics.
+// output goes to a log file each; each worker serves the SDK's Prometheus metrics on a port of
+// its own. Several workers poll the one task queue, as replicas would (they share the blob cache
+// directory, which is safe: entries are written to a temp file per process and renamed).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/localstack/ports';
+import { freePorts } from '../src/localstack/ports';
 import { writeWorkflowBundle } from '../src/workers/worker';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface KlmProcess {
-  label: 'worker' | 'bridge';
+  /** `bridge`, `worker`, or with several workers `worker-1` … `worker-N`. */
+  label: string;
   pid(): number | undefined;
   logFile: string;
   log(): string;
@@ -28,7 +31,12 @@ export interface KlmEnv {
   defaultNamespace: string;
 }
 
-function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv, dir: string, readyLine: string): Promise<KlmProcess> {
+export interface WorkerProcess extends KlmProcess {
+  /** The SDK's Prometheus metrics of this worker. */
+  sdkMetricsUrl: string;
+}
+
+function start(label: string, main: string, env: NodeJS.ProcessEnv, dir: string, readyLine: string): Promise<KlmProcess> {
   const logFile = path.join(dir, `${label}.log`);
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
@@ -67,9 +75,9 @@ function start(label: 'worker' | 'bridge', main: string, env: NodeJS.ProcessEnv,
   });
 }
 
-/** Starts worker and bridge; the worker's SDK metrics are on `sdkMetricsUrl`, the bridge's own on `bridgeMetricsUrl`. */
-export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmProcess; bridge: KlmProcess; sdkMetricsUrl: string; bridgeMetricsUrl: string }> {
-  const [sdkPort, bridgePort] = [await freePort(), await freePort()];
+/** Starts `workers` workers and the bridge; the bridge's own metrics are on `bridgeMetricsUrl`. */
+export async function startKlm(e: KlmEnv, dir: string, workers: number): Promise<{ workers: WorkerProcess[]; bridge: KlmProcess; bridgeMetricsUrl: string }> {
+  const [bridgePort, ...sdkPorts] = (await freePorts(workers + 1)) as [number, ...number[]];
   const bundle = path.join(dir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundle);
   const env = {
@@ -80,20 +88,26 @@ export async function startKlm(e: KlmEnv, dir: string): Promise<{ worker: KlmPro
     KLM_OCI_REGISTRY_HOST: e.registryHost,
     KLM_BLOB_CACHE_DIR: e.blobCacheDir,
     KLM_DEFAULT_NAMESPACE: e.defaultNamespace,
-    KLM_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
     // Built ahead of time, as in production: bundling at start would add its own memory to the worker's.
     KLM_WORKFLOW_BUNDLE: bundle,
   };
+  const startWorker = async (port: number, i: number): Promise<WorkerProcess> => {
+    const address = `127.0.0.1:${port}`;
+    const label = workers === 1 ? 'worker' : `worker-${i + 1}`;
+    return { ...(await start(label, 'src/workers/main.ts', { ...env, KLM_SDK_METRICS_ADDRESS: address }, dir, 'worker: task queue')), sdkMetricsUrl: `http://${address}/metrics` };
+  };
   const started = await Promise.allSettled([
-    start('worker', 'src/workers/main.ts', env, dir, 'worker: task queue'),
     start('bridge', 'src/starter/main.ts', { ...env, KLM_METRICS_PORT: String(bridgePort) }, dir, 'bridge: routing events'),
+    ...sdkPorts.map(startWorker),
   ]);
-  const [worker, bridge] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-  if (!worker || !bridge) {
-    await Promise.all([worker?.stop(), bridge?.stop()]);
-    throw started.find((s) => s.status === 'rejected')!.reason;
+  const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(ok.map((p) => p.stop()));
+    throw failed.reason;
   }
-  return { worker, bridge, sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics`, bridgeMetricsUrl: `http://127.0.0.1:${bridgePort}/metrics` };
+  const [bridge, ...workerProcesses] = ok as [KlmProcess, ...WorkerProcess[]];
+  return { workers: workerProcesses, bridge, bridgeMetricsUrl: `http://127.0.0.1:${bridgePort}/metrics` };
 }
 
 /** The V8 heap in use (prom-client's `nodejs_heap_size_used_bytes`) of a process serving /metrics, MB. */

@@ -1,8 +1,16 @@
 // The benchmark's report: the figures, and issue 11's targets they are held against.
 import type { PerVerb } from './apiserver-metrics';
 import type { PhaseCpu } from './processes';
+import type { TaskCounts } from './sdk-metrics';
 
 type Phases<T> = { install: T; idle: T; promotion: T; loop: T };
+
+/** One worker process: its peak RSS and what it executed over the run (until the workers stopped, before the loop). */
+export interface WorkerFigures extends TaskCounts {
+  label: string;
+  pid: number;
+  peakRssMB: number;
+}
 
 export interface BenchReport {
   date: string;
@@ -38,14 +46,17 @@ export interface BenchReport {
   phaseSeconds: Phases<number>;
   /** CPU seconds the whole machine spent per phase (everything on it, other users included). */
   machineCpuSeconds: Phases<number>;
-  /** CPU of worker + bridge + Temporal during the install, per module install. */
+  /** CPU of the workers (all of them) + bridge + Temporal during the install, per module install. */
   installCpuMsPerModule: number;
-  /** Worker + bridge with all Ready. */
+  /** The workers (all of them) + bridge with all Ready. */
   idleCpuSecondsPerMinute: number;
+  /** The sum of the workers' peaks (one worker: its peak). */
   workerPeakRssMB: number;
+  /** The worker processes on the one task queue (absent in reports before --workers: one worker, labelled `worker`). */
+  workers?: WorkerFigures[];
   /** The bridge's cost per watched cluster (distinct kubeconfig): RSS before the first Kyma and at the end of the idle phase. */
   bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; heapBeforeMB: number; heapAfterMB: number; heapMB: number; idleCpuSecondsPerMinute: number };
-  /** Workflow task execution latency during the install, from the worker's SDK metrics. */
+  /** Workflow task execution latency during the install, from the workers' SDK metrics (all of them); warnings in their output. */
   workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; shareOverOneSecond: number; slowWarnings: number };
   shared: string;
 }
@@ -57,6 +68,12 @@ export function percentile(values: number[], p: number): number {
 }
 
 const f = (x: number, d = 2) => x.toFixed(d);
+
+/** How the figures that add up all workers name them: `worker`, or `2 workers (sum)`. */
+function workersWord(r: BenchReport): string {
+  const n = r.workers?.length ?? 1;
+  return n === 1 ? 'worker' : `${n} workers (sum)`;
+}
 
 /** Issue 11: worker peak RSS ≤ 240 MB at 20 × 3 (1.5 × upstream's 160 MB), ≤ 1 GB at 1000 × 3; linear in between. */
 export function workerRssTargetMB(kymas: number): number {
@@ -76,14 +93,16 @@ interface Row {
 export function targetRows(r: BenchReport): Row[] {
   const rssTarget = workerRssTargetMB(r.kymas);
   const promotionRatio = r.promotion.inClusterLastSeconds / r.promotion.loopSeconds;
+  const workers = workersWord(r);
+  const rssEach = r.workers && r.workers.length > 1 ? ` (${r.workers.map((w) => f(w.peakRssMB, 0)).join(' + ')})` : '';
   return [
     { figure: 'history events per module install', value: f(r.historyEventsPerModuleInstall, 1), target: '≤ 8', upstream: '–', met: r.historyEventsPerModuleInstall <= 8 },
-    { figure: 'CPU of worker + bridge + Temporal per module install', value: `${f(r.installCpuMsPerModule, 0)} ms`, target: '≤ 70 ms', upstream: '105 ms (67 ms in a quieter run)', met: r.installCpuMsPerModule <= 70 },
-    { figure: 'worker peak RSS (VmHWM)', value: `${f(r.workerPeakRssMB, 0)} MB`, target: `≤ ${f(rssTarget, 0)} MB (300 at 100 × 3, 800 at 1000 × 3)`, upstream: '159 MB at 20 × 3', met: r.workerPeakRssMB <= rssTarget },
+    { figure: `CPU of ${workers} + bridge + Temporal per module install`, value: `${f(r.installCpuMsPerModule, 0)} ms`, target: '≤ 70 ms', upstream: '105 ms (67 ms in a quieter run)', met: r.installCpuMsPerModule <= 70 },
+    { figure: `${workers} peak RSS (VmHWM)`, value: `${f(r.workerPeakRssMB, 0)} MB${rssEach}`, target: `≤ ${f(rssTarget, 0)} MB (300 at 100 × 3, 800 at 1000 × 3)`, upstream: '159 MB at 20 × 3', met: r.workerPeakRssMB <= rssTarget },
     { figure: 'all Ready, engine / loop', value: `${f(r.allReadySeconds, 1)} / ${f(r.loop.seconds, 1)} s = ${f(r.loop.ratio)}`, target: '≤ 2 × the loop', upstream: '75 s at 20 × 3', met: r.loop.ratio <= 2 },
     { figure: 'promotion: last Kyma with the new workload in its cluster / loop applying the new version', value: `${f(r.promotion.inClusterLastSeconds, 1)} / ${f(r.promotion.loopSeconds, 1)} s = ${f(promotionRatio)}`, target: '≤ 3 × the loop', upstream: '11 s at 20 × 3', met: promotionRatio <= 3 },
     { figure: `status propagation p95 (${r.statusPropagation.samples} samples)`, value: `${f(r.statusPropagation.p95Seconds, 3)} s`, target: '≤ 1 s', upstream: '–', met: r.statusPropagation.p95Seconds <= 1 },
-    { figure: 'idle CPU of worker + bridge', value: `${f(r.idleCpuSecondsPerMinute)} CPU-s/min`, target: '≤ 1 CPU-s/min', upstream: '–', met: r.idleCpuSecondsPerMinute <= 1 },
+    { figure: `idle CPU of ${workers} + bridge`, value: `${f(r.idleCpuSecondsPerMinute)} CPU-s/min`, target: '≤ 1 CPU-s/min', upstream: '–', met: r.idleCpuSecondsPerMinute <= 1 },
     { figure: `workflow task execution p99 during the install (${r.workflowTasks.count} tasks)`, value: `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket bound; ${f(100 * r.workflowTasks.shareOverOneSecond, 1)} % over 1 s)`, target: '≤ 0.5 s', upstream: '–', met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 0.5 },
     { figure: 'API requests per module install, engine / loop', value: `${f(r.requests.engine.total, 1)} / ${f(r.requests.loop.total, 1)} = ${f(r.requests.ratio)}`, target: '≤ 2.5 × the loop', upstream: 'twice ours (75 vs 36 per Kyma of 3 modules)', met: r.requests.ratio <= 2.5 },
   ];
@@ -98,6 +117,30 @@ function cpuTable(r: BenchReport): string[] {
     '| --- | --- | --- | --- | --- | --- |',
     ...labels.map((l) => `| ${l} (${r.cpu.install.find((c) => c.label === l)!.pid}) | ${cell(r.cpu.install, l)} | ${cell(r.cpu.idle, l)} | ${cell(r.cpu.promotion, l)} | ${cell(r.cpu.loop, l)} | ${peak(l)} MB |`),
     `| *whole machine (context: all processes, other users included)* | ${f(r.machineCpuSeconds.install, 1)} | ${f(r.machineCpuSeconds.idle, 1)} | ${f(r.machineCpuSeconds.promotion, 1)} | ${f(r.machineCpuSeconds.loop, 1)} | |`,
+  ];
+}
+
+/** Each worker's CPU, peak RSS and share of the tasks (nothing for reports before --workers). */
+function workersTable(r: BenchReport): string[] {
+  if (!r.workers) return [];
+  const ws = r.workers;
+  const cpu = (p: PhaseCpu[], label: string) => p.find((c) => c.label === label)?.cpuSeconds ?? 0;
+  const sum = (g: (w: WorkerFigures) => number) => ws.reduce((a, w) => a + g(w), 0);
+  const share = (g: (w: WorkerFigures) => number, w: WorkerFigures) => {
+    const all = sum(g);
+    return `${g(w)} (${all ? f((100 * g(w)) / all, 1) : '–'} %)`;
+  };
+  const kinds = [(w: WorkerFigures) => w.workflowTasks, (w: WorkerFigures) => w.activities, (w: WorkerFigures) => w.localActivities];
+  return [
+    '## Workers',
+    '',
+    '| worker (pid) | CPU-s install | CPU-s promotion | peak RSS | workflow tasks | activities | local activities |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...ws.map((w) => `| ${w.label} (${w.pid}) | ${f(cpu(r.cpu.install, w.label), 1)} | ${f(cpu(r.cpu.promotion, w.label), 1)} | ${f(w.peakRssMB, 0)} MB | ${kinds.map((g) => share(g, w)).join(' | ')} |`),
+    ...(ws.length > 1 ? [`| all ${ws.length} (sum) | ${f(sum((w) => cpu(r.cpu.install, w.label)), 1)} | ${f(sum((w) => cpu(r.cpu.promotion, w.label)), 1)} | ${f(sum((w) => w.peakRssMB), 0)} MB | ${kinds.map((g) => sum(g)).join(' | ')} |`] : []),
+    '',
+    `${ws.length} worker process(es) on the one task queue. Tasks each worker executed over the run (from its start until the workers stopped, before the loop), with its share of all workers', from its own SDK metrics: the counts of the histograms \`temporal_workflow_task_execution_latency\`, \`temporal_activity_execution_latency\` and \`temporal_local_activity_execution_latency\`. A workflow's tasks go to the worker that holds it in its cache (the SDK's sticky queue; a task that waits there too long goes back to the shared queue), so the workflow task shares mostly follow which worker took each Kyma's first task; activities go to whichever worker polls first; local activities run in the worker that runs their workflow's task. CPU by pid from /proc; peak RSS is each worker's VmHWM, and the sum of the peaks (an upper bound: they need not coincide) is the figure the targets above hold. Figures above that name the workers add up all of them.`,
+    '',
   ];
 }
 
@@ -151,9 +194,9 @@ export function renderReport(r: BenchReport): string {
     `| promotion, target clusters: first / last new manager Deployment | ${f(r.promotion.inClusterFirstSeconds)} / ${f(r.promotion.inClusterLastSeconds)} s |`,
     `| staged promotion (default waves, soak ${r.stagedPromotion.soakSeconds} s), Kyma status: first / last Kyma on the new version | ${f(r.stagedPromotion.firstSeconds)} / ${f(r.stagedPromotion.lastSeconds)} s (rollout ${r.stagedPromotion.phase} after ${f(r.stagedPromotion.completedSeconds, 1)} s) |`,
     `| staged promotion, each wave's last Kyma Ready (size: seconds) | ${r.stagedPromotion.waves.map((w) => `${w.size}: ${f(w.lastSeconds, 1)}`).join(', ')} |`,
-    `| staged promotion, last target cluster with the new manager / CPU of worker + bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
+    `| staged promotion, last target cluster with the new manager / CPU of ${workersWord(r)} + bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,
-    `| slow or stuck workflow task warnings in the worker's output | ${r.workflowTasks.slowWarnings} |`,
+    `| slow or stuck workflow task warnings in the ${r.workers && r.workers.length > 1 ? "workers' output (all)" : "worker's output"} | ${r.workflowTasks.slowWarnings} |`,
     `| bridge RSS before the first Kyma / after the idle minute | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
     `| bridge V8 heap in use before the first Kyma / after the idle minute | ${f(b.heapBeforeMB, 1)} / ${f(b.heapAfterMB, 1)} MB |`,
     `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): heap growth / RSS growth / idle CPU | ${f(b.heapMB, 2)} MB / ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
@@ -167,14 +210,15 @@ export function renderReport(r: BenchReport): string {
     '',
     ...requestTable(r),
     '',
-    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API server), as the difference around the install (creating the Kymas until all Ready) and around the loop. Counted: every resource but those only the clusters' own controllers and kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges, APIServices) and, in target clusters, Events, status subresources and the ConfigMap and ServiceAccount the controller-manager creates in each new namespace (all the controllers' and the sample module managers', for the engine and the loop alike; the engine neither writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are taken out. What remains of the background is removed by subtracting each (server, verb, resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. Server-side apply shows as APPLY. The loop's figure is per module it applied (its namespace included); the loop runs with worker and bridge stopped.`,
+    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API server), as the difference around the install (creating the Kymas until all Ready) and around the loop. Counted: every resource but those only the clusters' own controllers and kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges, APIServices) and, in target clusters, Events, status subresources and the ConfigMap and ServiceAccount the controller-manager creates in each new namespace (all the controllers' and the sample module managers', for the engine and the loop alike; the engine neither writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are taken out. What remains of the background is removed by subtracting each (server, verb, resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. Server-side apply shows as APPLY. The loop's figure is per module it applied (its namespace included); the loop runs with workers and bridge stopped.`,
     '',
     '## CPU seconds and memory by process',
     '',
     ...cpuTable(r),
     '',
-    `By pid, from /proc (utime + stime; peak RSS = VmHWM). worker and bridge are processes of their own; "bench" holds the sample module managers, the measuring watches and, in the loop phase, the loop itself (worker and bridge are stopped by then). A supervised server that restarted counts only from its new pid.`,
+    `By pid, from /proc (utime + stime; peak RSS = VmHWM). Each worker and the bridge are processes of their own; "bench" holds the sample module managers, the measuring watches and, in the loop phase, the loop itself (workers and bridge are stopped by then). A supervised server that restarted counts only from its new pid.`,
     '',
+    ...workersTable(r),
     'Time to all Ready by fleet size:',
     '',
     '| Kymas | all Ready |',

@@ -1,11 +1,11 @@
 // npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
-//   [--distinct-credentials] [--quiet SECONDS]
-// Starts the local stack with `clusters` further clusters, runs worker and bridge as processes
-// of their own and the sample managers in this one, installs N Kymas × M modules (Kyma i on
-// cluster i mod clusters, through a kubeconfig Secret) and measures; writes
-// bench/results/<date>.json and .md.
+//   [--distinct-credentials] [--quiet SECONDS] [--workers N]
+// Starts the local stack with `clusters` further clusters, runs `workers` workers (default 1, on
+// one task queue) and the bridge as processes of their own and the sample managers in this one,
+// installs N Kymas × M modules (Kyma i on cluster i mod clusters, through a kubeconfig Secret)
+// and measures; writes bench/results/<date>.json and .md.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -31,8 +31,8 @@ import { applyLoop } from './loop';
 import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from './processes';
 import { Progress } from './progress';
 import { benchStack } from './stack';
-import { percentile, renderReport, type BenchReport } from './report';
-import { histogramDelta, histogramPercentile, shareAbove, workflowTaskLatency } from './sdk-metrics';
+import { percentile, renderReport, type BenchReport, type WorkerFigures } from './report';
+import { histogramDelta, histogramPercentile, shareAbove, taskCounts, workflowTaskLatency } from './sdk-metrics';
 import { WorkloadWatch } from './workload-watch';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
       samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
       'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' }, soak: { type: 'string' },
       kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
-      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' },
+      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' }, workers: { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
   const distinctCredentials = values['distinct-credentials'] ?? false;
   /** The staged promotion's soak (the default policy's is 10 min: each wave adds one soak, nothing else). */
   const soakSeconds = Number(values.soak ?? (smoke ? 1 : 30));
+  /** Worker processes on the one task queue. */
+  const workerCount = Number(values.workers ?? 1);
+  if (!Number.isInteger(workerCount) || workerCount < 1) throw new Error(`--workers: not a whole number ≥ 1: ${values.workers}`);
 
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -75,12 +78,14 @@ async function main(): Promise<void> {
     const connection = await Connection.connect({ address: stack.temporalAddress });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: stack.temporalNamespace });
-    // Worker and bridge: processes of their own, configured as in production.
+    // Workers and bridge: processes of their own, configured as in production.
     const klm = await startKlm({
       kubeconfig: stack.kubeconfig, temporalAddress: stack.temporalAddress, temporalNamespace: stack.temporalNamespace, taskQueue: `${run}bench`,
       registryHost: stack.registryHost, blobCacheDir: path.join(stack.dir, 'blobs'), defaultNamespace: '{kyma}',
-    }, stack.dir);
-    stops.push(() => klm.worker.stop(), () => klm.bridge.stop());
+    }, stack.dir, workerCount);
+    stops.push(...klm.workers.map((w) => () => w.stop()), () => klm.bridge.stop());
+    const workerLabels = klm.workers.map((w) => w.label);
+    const sdkMetricsUrls = klm.workers.map((w) => w.sdkMetricsUrl);
     // Where the Kymas' modules go: the further clusters, each through kubeconfig Secrets (or,
     // with --clusters 0, the control plane itself).
     const clusters = stack.targets.length === 0
@@ -93,7 +98,7 @@ async function main(): Promise<void> {
       stops.push(() => manager.stop());
     }
     const apiServers: MetricsSource[] = [{ name: 'kcp', kubeconfig: kubeConfigFromFile(stack.kubeconfig) }, ...stack.targets.map((file, i) => ({ name: `cluster-${i + 1}`, kubeconfig: kubeConfigFromFile(file) }))];
-    const tracked: Tracked[] = [klm.worker, klm.bridge, { label: 'bench', pid: () => process.pid }, ...stack.servers];
+    const tracked: Tracked[] = [...klm.workers, klm.bridge, { label: 'bench', pid: () => process.pid }, ...stack.servers];
 
     // Every Kyma state change, timestamped, from a watch of our own.
     const listeners = new Set<(k: Kyma) => void>();
@@ -155,12 +160,12 @@ async function main(): Promise<void> {
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
     let wfTasks = new Map<number, number>();
     for (const [i, names] of fleetNames.entries()) {
-      const wf0 = await workflowTaskLatency(klm.sdkMetricsUrl);
+      const wf0 = await workflowTaskLatency(sdkMetricsUrls);
       const r = await measured(() => installFleet(names));
       growth.push({ kymas: names.length, allReadyMs: r.result.totalMs });
       if (i === fleetNames.length - 1) {
         main = r;
-        wfTasks = histogramDelta(wf0, await workflowTaskLatency(klm.sdkMetricsUrl));
+        wfTasks = histogramDelta(wf0, await workflowTaskLatency(sdkMetricsUrls));
       }
     }
     const kymaNames = main.result.names;
@@ -258,10 +263,12 @@ async function main(): Promise<void> {
     const stagedWaves = waves.map((w) => ({ size: w.length, lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000 }));
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
-    // promoted module's new version into the same namespaces; alone, with worker and bridge
-    // stopped, so that their last requests do not count as the loop's.
-    const workerPeakRssMB = snapshot(tracked).get('worker')?.peakRssMB ?? 0;
-    await Promise.all([klm.worker.stop(), klm.bridge.stop()]);
+    // promoted module's new version into the same namespaces; alone, with workers and bridge
+    // stopped, so that their last requests do not count as the loop's. Before they stop: each
+    // worker's peak RSS and what it executed over the run.
+    const beforeStop = snapshot(tracked);
+    const workers: WorkerFigures[] = await Promise.all(klm.workers.map(async (w) => ({ label: w.label, pid: beforeStop.get(w.label)?.pid ?? 0, peakRssMB: Math.round(beforeStop.get(w.label)?.peakRssMB ?? 0), ...(await taskCounts(w.sdkMetricsUrl)) })));
+    await Promise.all([...klm.workers.map((w) => w.stop()), klm.bridge.stop()]);
     const loopTarget = { kcp, registryHost: stack.registryHost, templateNamespace: ns, targets: clusters.map((c) => c.client) };
     const loop = await measured(() => applyLoop(loopTarget, modules, '1.0.0', kymaNames.length, `${run}loop`));
     const loopPromotion = await measured(() => applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false));
@@ -277,6 +284,8 @@ async function main(): Promise<void> {
     const bridgeGrowthMB = bridgeSettledMB - (beforeInstall.get('bridge')?.rssMB ?? 0);
     const wfP99 = histogramPercentile(wfTasks, 99);
     const cores = cpus().length;
+    const klmProcesses = workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
+    const eachKlm = workerCount === 1 ? 'worker and bridge' : 'each worker and the bridge';
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: { cores, node: process.version },
@@ -301,7 +310,7 @@ async function main(): Promise<void> {
         waves: stagedWaves,
         phase: progressAfter.phase,
         completedSeconds,
-        cpuSeconds: cpuOf(staged.procs, 'worker', 'bridge', 'temporal'),
+        cpuSeconds: cpuOf(staged.procs, ...workerLabels, 'bridge', 'temporal'),
       },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
       historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
@@ -318,9 +327,10 @@ async function main(): Promise<void> {
       cpu: { install: main.procs, idle: idle.procs, promotion: promotion.procs, loop: loop.procs },
       phaseSeconds: { install: main.seconds, idle: idle.seconds, promotion: promotion.seconds, loop: loop.seconds },
       machineCpuSeconds: { install: main.machineCpuSeconds, idle: idle.machineCpuSeconds, promotion: promotion.machineCpuSeconds, loop: loop.machineCpuSeconds },
-      installCpuMsPerModule: (1000 * cpuOf(main.procs, 'worker', 'bridge', 'temporal')) / installs,
-      idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'worker', 'bridge') * 60) / idle.seconds,
-      workerPeakRssMB,
+      installCpuMsPerModule: (1000 * cpuOf(main.procs, ...workerLabels, 'bridge', 'temporal')) / installs,
+      idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...workerLabels, 'bridge') * 60) / idle.seconds,
+      workerPeakRssMB: workers.reduce((a, w) => a + w.peakRssMB, 0),
+      workers,
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
         rssBeforeMB: beforeInstall.get('bridge')?.rssMB ?? 0,
@@ -331,12 +341,12 @@ async function main(): Promise<void> {
         heapMB: (bridgeHeapAfterMB - bridgeHeapBeforeMB) / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
-      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.worker.log()) },
+      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')) },
       shared: stack.given
-        ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. Worker and bridge run as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
+        ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. The bench runs ${klmProcesses} as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
         : clusterCount === 0
-        ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, worker and bridge (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
-        : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, worker and bridge (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? 'each Secret carries a client certificate of its own, so worker and bridge hold one client and one set of watches per Kyma, as per real cluster.' : 'Secrets holding the same kubeconfig share one client and one set of watches in worker and bridge (in production every cluster has its own; --distinct-credentials gives each Kyma its own).'} Each Kyma's namespaced objects go to a namespace of its own.`,
+        ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
+        : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one set of watches per Kyma, as per real cluster.` : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} (in production every cluster has its own; --distinct-credentials gives each Kyma its own).`} Each Kyma's namespaced objects go to a namespace of its own.`,
     };
     await mkdir(out, { recursive: true });
     const stamp = report.date.replace(/[:.]/g, '-');
@@ -360,7 +370,7 @@ function ownRequestsOut(counts: RequestCounts, kymas: number, secrets: boolean):
 }
 
 /**
- * Lines of the worker's output that warn of slow or stuck workflow tasks: the SDK core's
+ * Lines of the workers' output that warn of slow or stuck workflow tasks: the SDK core's
  * `[TMPRL1104] Workflow task duration exceeded 5 seconds`, a task that timed out before it
  * completed (`Workflow task not found`), and deadlock reports.
  */

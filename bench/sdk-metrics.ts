@@ -1,17 +1,19 @@
-// The worker's workflow task execution latency, from the Temporal SDK's Prometheus metrics
-// (histogram `temporal_workflow_task_execution_latency…_bucket`, summed over its label sets):
-// a snapshot of the cumulative buckets; the bench takes the delta around the install and
-// estimates a percentile from it (the upper bound of the bucket it falls in).
+// The workers' figures from the Temporal SDK's Prometheus metrics, summed over label sets:
+// workflow task execution latency (histogram `temporal_workflow_task_execution_latency…_bucket`,
+// summed over the workers too) as a snapshot of the cumulative buckets, of which the bench takes
+// the delta around the install and estimates a percentile (the upper bound of the bucket it falls
+// in); and each worker's count of the tasks it executed (the histograms' `_count`).
 
 /** Upper bound in seconds → cumulative count. */
 export type Histogram = Map<number, number>;
 
 const BUCKET = /^temporal_workflow_task_execution_latency(\w*)_bucket\{(.*)\} (\S+)/;
 
-export async function workflowTaskLatency(url: string): Promise<Histogram> {
+const scrape = async (url: string) => (await (await fetch(url)).text()).split('\n');
+
+export async function workflowTaskLatency(urls: string[]): Promise<Histogram> {
   const h: Histogram = new Map();
-  const text = await (await fetch(url)).text();
-  for (const line of text.split('\n')) {
+  for (const line of (await Promise.all(urls.map(scrape))).flat()) {
     const m = BUCKET.exec(line);
     if (!m) continue;
     const le = /le="([^"]+)"/.exec(m[2]!)?.[1];
@@ -21,6 +23,26 @@ export async function workflowTaskLatency(url: string): Promise<Histogram> {
     h.set(bound, (h.get(bound) ?? 0) + Number(m[3]));
   }
   return h;
+}
+
+/** What one worker executed since it started. */
+export interface TaskCounts {
+  workflowTasks: number;
+  activities: number;
+  localActivities: number;
+}
+
+const COUNT = /^temporal_(workflow_task|activity|local_activity)_execution_latency\w*_count(?:\{.*\})? (\S+)/;
+const KEY = { workflow_task: 'workflowTasks', activity: 'activities', local_activity: 'localActivities' } as const;
+
+/** Workflow tasks, activities and local activities one worker executed (its SDK metrics at `url`). */
+export async function taskCounts(url: string): Promise<TaskCounts> {
+  const c: TaskCounts = { workflowTasks: 0, activities: 0, localActivities: 0 };
+  for (const line of await scrape(url)) {
+    const m = COUNT.exec(line);
+    if (m) c[KEY[m[1] as keyof typeof KEY]] += Number(m[2]);
+  }
+  return c;
 }
 
 export function histogramDelta(before: Histogram, after: Histogram): Histogram {

@@ -62,6 +62,10 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     expect(cpu.get('worker')!.pid).not.toBe(cpu.get('bridge')!.pid);
     expect(report.workerPeakRssMB).toBeGreaterThan(50);
     expect(report.workflowTasks.count).toBeGreaterThan(0);
+    // One worker by default, counted in the Workers section: it executed the workflow tasks and activities.
+    expect(report.workers?.map((w) => w.label)).toEqual(['worker']);
+    expect(report.workers![0]!.workflowTasks).toBeGreaterThan(0);
+    expect(report.workers![0]!.activities).toBeGreaterThan(0);
     // The staged promotion went through the default waves (1 %, 10 %, 30 % of the 2 + 5 Kymas, then the rest) and completed.
     expect(report.stagedPromotion.waves.map((w) => w.size)).toEqual([1, 1, 3, 2]);
     expect(report.stagedPromotion.phase).toBe('Completed');
@@ -72,6 +76,7 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     const md = await readFile(path.join(out, files[1]!), 'utf8');
     expect(md).toContain("## Issue 25's targets, with upstream beside them");
     expect(md).toContain('| APPLY |');
+    expect(md).toContain('## Workers');
     expect(md).toContain('What is shared:');
   }, 300_000);
 });
