@@ -159,8 +159,66 @@ export interface RolloutWorkflowInput {
   channel: ChannelRef;
   /** The default namespace setting, for the plan's object-level difference (absent in runs started before it: the built-in default). */
   defaultNamespace?: string;
-  /** Carried across continue-as-new: the version last rolled and how it ended. */
-  carried?: { version: string; phase: RolloutPhase };
+  /** A run continues as new past this many history events, or sooner when Temporal suggests it (default `ROLLOUT_CONTINUE_AS_NEW_EVENTS`). */
+  continueAsNewAfterEvents?: number;
+  carried?: CarriedRollout;
+}
+
+/**
+ * A rollout continues as new past this many events of its history, unless Temporal suggests it
+ * sooner (by default past 4,096 events or 4 MB): a fifth of Temporal's limit of 50,000, so that
+ * what may happen before its next step (a step's signals to at most 1,000 Kymas, their
+ * reports) fits many times over in what is left, also where a server suggests nothing.
+ */
+export const ROLLOUT_CONTINUE_AS_NEW_EVENTS = 10_000;
+
+/**
+ * Signals a rollout owes Kymas: `admit`, their module may move to the version; `notify`, the
+ * rollout of the version ended without reaching them (aborted), and why.
+ */
+export type OwedSignal =
+  | { kind: 'admit'; version: string; kymas: string[]; seen?: SeenVersions }
+  | { kind: 'notify'; version: string; kymas: string[]; message: string };
+
+/** What a rollout carries across continue-as-new: the version last rolled (or rolling) and its phase. */
+export interface CarriedRollout {
+  version: string;
+  phase: RolloutPhase;
+  /** A newer promotion superseded the version: the new run begins it. */
+  next?: string;
+  /** The run's history grew long: the rollout as it stands, for the new run to go on where it was. */
+  state?: CarriedRolloutState;
+}
+
+/** A rollout under way, compactly: Kyma names once, each Kyma's phase a letter. */
+export interface CarriedRolloutState {
+  message: string;
+  from?: string;
+  policy?: RolloutPolicy;
+  /** The Kymas of each wave, in order. */
+  waves: string[][];
+  /** Per wave, one letter per Kyma in its order: p pending, u upgrading, d done, f failed. */
+  phases: string[];
+  /** The wave under way. */
+  wave: number;
+  /** When each Kyma upgrading was admitted (workflow time, ms). */
+  admittedAt: Record<string, number>;
+  /** Why each failed Kyma failed. */
+  failures: Record<string, string>;
+  /** What the version changes: each group's Kymas by their position in `waves` (flattened), or by name when in no wave. */
+  diff?: { version: string; groups: (Omit<PromotionDiffGroup, 'kymas'> & { kymas: (number | string)[] })[] };
+  seen?: SeenVersions;
+  soakUntil?: number;
+  /** Failures and settled Kymas when the budget was last reset (by resume). */
+  base: { failed: number; settled: number };
+  actions: RolloutProgress['actions'];
+  /** The phase a pause goes back to on resume. */
+  pausedFrom?: RolloutPhase;
+  /** Kymas that said they hold the module for a version, not taken in yet (kyma → version). */
+  joiners: Record<string, string>;
+  owed: OwedSignal[];
+  /** A promotion not yet begun. */
+  promoted?: string;
 }
 
 /** What a new version changes against the installed one, by object name (`Kind.group namespace/name`). */

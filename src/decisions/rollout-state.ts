@@ -1,26 +1,49 @@
 // The decisions of one channel's rollout, without I/O: for each version the channel is promoted
 // to, find the Kymas to move (plan), admit them wave by wave under a concurrency cap, wait for
 // each wave to settle and soak, halt when the failure budget is spent, and follow operators'
-// pause, resume and abort. The workflow asks `next(now)` for a step, runs it and feeds back.
-import type { ChannelRef, OperatorAction, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, RolloutWaiting, WaveProgress } from '../contract/rollout';
+// pause, resume and abort; and continue as new when the run's history grows long, carrying the
+// rollout as it stands. The workflow asks `next(now, history)` for a step, runs it and feeds back.
+import type { CarriedRollout, CarriedRolloutState, ChannelRef, OperatorAction, OwedSignal, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, RolloutWaiting, WaveProgress } from '../contract/rollout';
 import type { SeenVersions } from '../contract/signals';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
 
 export type RolloutStep =
   | { kind: 'plan'; version: string; seen?: SeenVersions }
-  /** Tell these Kymas their module may move to the version. */
-  | { kind: 'admit'; version: string; kymas: string[]; seen?: SeenVersions }
-  /** Tell these Kymas the rollout of the version ended without reaching them (aborted), and why. */
-  | { kind: 'notify'; version: string; kymas: string[]; message: string }
+  /** Admissions or news of an abort, to these Kymas. */
+  | OwedSignal
   /** Search attributes and the UI's details changed. */
   | { kind: 'publish'; progress: RolloutProgress }
   /** Until a signal or update, or `untilMs` (workflow time). */
   | { kind: 'wait'; untilMs?: number }
-  /** A newer promotion while this one is under way: continue as new for it. */
-  | { kind: 'restart' };
+  /** Continue as new with `carried`: for a newer promotion while this one is under way, or because the run's history grew long. */
+  | { kind: 'restart'; carried: CarriedRollout };
+
+/** What the workflow knows of its run's history: its length in events, and whether Temporal suggests continuing as new. */
+export interface RunHistory {
+  events: number;
+  suggested: boolean;
+}
+
+export interface RolloutOptions {
+  /** Kymas that hold the module for a version may join its rollout, and those not reached hear of an abort (false in runs recorded before). */
+  joins?: boolean;
+  /**
+   * Continue as new past this many history events, or when Temporal suggests it; and signal
+   * at most `STEP_KYMAS` Kymas per step, so that a step never outgrows what is left. Absent
+   * in runs recorded before: never for the history's length, all of a step's Kymas at once.
+   */
+  continueAsNewAfterEvents?: number;
+}
+
+/** Kymas signalled in one step at most, in runs that continue as new by their history's length. */
+export const STEP_KYMAS = 1_000;
 
 type KymaPhase = 'pending' | 'upgrading' | 'done' | 'failed';
+
+/** How a Kyma's phase is carried across continue-as-new: one letter. */
+const LETTER: Record<KymaPhase, string> = { pending: 'p', upgrading: 'u', done: 'd', failed: 'f' };
+const PHASE_OF: Record<string, KymaPhase> = { p: 'pending', u: 'upgrading', d: 'done', f: 'failed' };
 
 interface KymaEntry {
   wave: number;
@@ -57,14 +80,21 @@ export class RolloutState {
   /** Kymas that said they hold the module for a version (kyma → version), not taken in yet. */
   private readonly joiners = new Map<string, string>();
   /** Steps owed to Kymas before anything else (admissions of late joiners, news of an abort). */
-  private outbox: RolloutStep[] = [];
+  private outbox: OwedSignal[] = [];
+  private readonly joins: boolean;
+  private readonly continueAsNewAfterEvents?: number;
+  /** The history's length at this run's first step. */
+  private firstEvents?: number;
 
-  /**
-   * `joins`: Kymas that hold the module for a version may join its rollout, and those not
-   * reached hear of an abort (false in runs recorded before).
-   */
-  constructor(readonly channel: ChannelRef, carried?: { version: string; phase: RolloutPhase; next?: string }, private readonly joins = false) {
+  constructor(readonly channel: ChannelRef, carried?: CarriedRollout, options: RolloutOptions = {}) {
+    this.joins = options.joins ?? false;
+    this.continueAsNewAfterEvents = options.continueAsNewAfterEvents;
     if (!carried) return;
+    if (carried.state) {
+      // The history grew long: go on where the run before was.
+      this.restore(carried.version, carried.phase, carried.state);
+      return;
+    }
     if (carried.next) {
       // The run for the next promotion: it begins at once, so that nothing (an update, a
       // query) mistakes the version left behind for the one rolling.
@@ -126,7 +156,7 @@ export class RolloutState {
     } else if (action === 'abort') {
       this.set('Aborted', `aborted: ${a.reason}; the Kymas not reached stay at their version until the next promotion`);
       const notReached = [...this.kymas].filter(([, k]) => k.phase === 'pending').map(([name]) => name);
-      if (this.joins && notReached.length) this.outbox.push(this.abortNews(notReached));
+      if (this.joins && notReached.length) this.outbox.push(...this.abortNews(notReached));
     } else if (this.phase === 'Paused' && this.pausedFrom) {
       this.set(this.pausedFrom === 'Waiting' ? 'Rolling' : this.pausedFrom, `resumed: ${a.reason}`);
     } else if (this.phase === 'Halted' && !this.policy) {
@@ -173,13 +203,17 @@ export class RolloutState {
 
   // ---- what to do next -------------------------------------------------------------------
 
-  next(now: number): RolloutStep {
+  /** `history`: this run's, in runs that continue as new by its length. */
+  next(now: number, history?: RunHistory): RolloutStep {
     this.absorbJoiners(now);
+    if (this.historyFull(history)) return { kind: 'restart', carried: this.snapshot() };
     const owed = this.outbox.shift();
     if (owed) return owed;
     if (this.promotedTo !== undefined && this.promotedTo !== this.version) {
       // A rollout under way is superseded; an idle or finished one simply begins the next.
-      if (this.kymas.size > 0 || (this.version !== undefined && !STOPPED.includes(this.phase))) return { kind: 'restart' };
+      if (this.kymas.size > 0 || (this.version !== undefined && !STOPPED.includes(this.phase))) {
+        return { kind: 'restart', carried: { version: this.version ?? '', phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted', next: this.promotedTo } };
+      }
       this.version = this.promotedTo;
       this.promotedTo = undefined;
       this.set('Planning', `finding the Kymas on ${this.channel.channel} to move to ${this.version}`);
@@ -199,11 +233,6 @@ export class RolloutState {
       return { kind: 'wait', untilMs: this.soakUntil };
     }
     return { kind: 'wait' };
-  }
-
-  /** What a continue-as-new for the next promotion carries: the version left behind, and the one to begin. */
-  carry(): { version: string; phase: RolloutPhase; next?: string } {
-    return { version: this.version ?? '', phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted', ...(this.promotedTo ? { next: this.promotedTo } : {}) };
   }
 
   /** The plan of the version rolling, as the `plan` query and `klm rollout plan` show it; null before one is planned. */
@@ -230,7 +259,11 @@ export class RolloutState {
       message: this.message,
       waves: this.waves.map((_, i) => this.waveProgress(i)),
       wave: this.wave,
-      failed: [...this.kymas].filter(([, k]) => k.phase === 'failed').map(([kyma, k]) => ({ kyma, message: k.message ?? '' })),
+      // In the order of the waves, as a run that continued as new has them.
+      failed: this.waves.flat().flatMap((kyma) => {
+        const k = this.kymas.get(kyma)!;
+        return k.phase === 'failed' ? [{ kyma, message: k.message ?? '' }] : [];
+      }),
       ...(this.policy ? { policy: this.policy } : {}),
       actions: this.actions,
     };
@@ -272,7 +305,7 @@ export class RolloutState {
         this.place(kyma, this.phase === 'Soaking' ? this.wave + 1 : this.wave, { phase: 'pending' });
       }
     }
-    if (aborted.length) this.outbox.push(this.abortNews(aborted));
+    if (aborted.length) this.outbox.push(...this.abortNews(aborted));
   }
 
   /** Puts a Kyma into a wave (out of the one it was in). */
@@ -284,9 +317,90 @@ export class RolloutState {
     this.kymas.set(kyma, { wave, ...entry });
   }
 
-  private abortNews(kymas: string[]): RolloutStep {
+  /** The news of the abort to these Kymas, a step's worth at a time. */
+  private abortNews(kymas: string[]): OwedSignal[] {
     const reason = [...this.actions].reverse().find((a) => a.action === 'abort')?.reason;
-    return { kind: 'notify', version: this.version!, kymas, message: `the rollout of ${this.version} on channel ${this.channel.channel} was aborted${reason ? `: ${reason}` : ''}` };
+    const message = `the rollout of ${this.version} on channel ${this.channel.channel} was aborted${reason ? `: ${reason}` : ''}`;
+    const news: OwedSignal[] = [];
+    for (let i = 0; i < kymas.length; i += this.stepKymas()) news.push({ kind: 'notify', version: this.version!, kymas: kymas.slice(i, i + this.stepKymas()), message });
+    return news;
+  }
+
+  /** Kymas signalled in one step at most. */
+  private stepKymas(): number {
+    return this.continueAsNewAfterEvents === undefined ? Infinity : STEP_KYMAS;
+  }
+
+  // ---- continue-as-new -------------------------------------------------------------------
+
+  /**
+   * Past the threshold, or when Temporal suggests it, and only once this run has moved the
+   * rollout on (its history grew since its first step): a run always does something, whatever
+   * the threshold. Asked between steps, when nothing is under way.
+   */
+  private historyFull(history: RunHistory | undefined): boolean {
+    if (this.continueAsNewAfterEvents === undefined || !history) return false;
+    this.firstEvents ??= history.events;
+    return history.events > this.firstEvents && (history.suggested || history.events >= this.continueAsNewAfterEvents);
+  }
+
+  /** The rollout as it stands, for a new run to go on where this one is. */
+  private snapshot(): CarriedRollout {
+    const admittedAt: Record<string, number> = {};
+    const failures: Record<string, string> = {};
+    for (const [name, k] of this.kymas) {
+      if (k.phase === 'upgrading') admittedAt[name] = k.admittedAt!;
+      if (k.phase === 'failed') failures[name] = k.message ?? '';
+    }
+    const state: CarriedRolloutState = {
+      message: this.message,
+      ...(this.from ? { from: this.from } : {}),
+      ...(this.policy ? { policy: this.policy } : {}),
+      waves: this.waves,
+      phases: this.waves.map((w) => w.map((name) => LETTER[this.kymas.get(name)!.phase]).join('')),
+      wave: this.wave,
+      admittedAt,
+      failures,
+      ...(this.diff ? { diff: this.compactDiff(this.diff) } : {}),
+      ...seenField(this.seen),
+      ...(this.soakUntil !== undefined ? { soakUntil: this.soakUntil } : {}),
+      base: this.base,
+      actions: this.actions,
+      ...(this.pausedFrom ? { pausedFrom: this.pausedFrom } : {}),
+      joiners: Object.fromEntries(this.joiners),
+      owed: this.outbox,
+      ...(this.promotedTo ? { promoted: this.promotedTo } : {}),
+    };
+    return { version: this.version ?? '', phase: this.phase, state };
+  }
+
+  /** The difference with its Kymas named by their position in the waves: each name is carried once. */
+  private compactDiff(diff: PromotionDiff): CarriedRolloutState['diff'] {
+    const position = new Map(this.waves.flat().map((kyma, i) => [kyma, i]));
+    return { version: diff.version, groups: diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((kyma) => position.get(kyma) ?? kyma) })) };
+  }
+
+  private restore(version: string, phase: RolloutPhase, s: CarriedRolloutState): void {
+    this.version = version || undefined;
+    this.set(phase, s.message);
+    this.from = s.from;
+    this.policy = s.policy;
+    this.waves = s.waves;
+    this.wave = s.wave;
+    s.waves.forEach((w, i) => w.forEach((name, j) => {
+      const p = PHASE_OF[s.phases[i]![j]!]!;
+      this.kymas.set(name, { wave: i, phase: p, ...(p === 'upgrading' ? { admittedAt: s.admittedAt[name] } : {}), ...(p === 'failed' ? { message: s.failures[name] } : {}) });
+    }));
+    const flat = s.waves.flat();
+    this.diff = s.diff && { version: s.diff.version, groups: s.diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((k) => (typeof k === 'number' ? flat[k]! : k)) })) };
+    this.seen = s.seen ?? {};
+    this.soakUntil = s.soakUntil;
+    this.base = s.base;
+    this.actions = s.actions;
+    this.pausedFrom = s.pausedFrom;
+    for (const [kyma, v] of Object.entries(s.joiners)) this.joiners.set(kyma, v);
+    this.outbox = s.owed;
+    this.promotedTo = s.promoted;
   }
 
   // ---- rolling ---------------------------------------------------------------------------
@@ -310,7 +424,7 @@ export class RolloutState {
     const pending = entries.filter(([, k]) => k.phase === 'pending').map(([n]) => n);
     if (room > 0 && pending.length > 0) {
       // Upgrading from now on: a report may arrive while the admissions are still being sent.
-      const admit = pending.slice(0, room);
+      const admit = pending.slice(0, Math.min(room, this.stepKymas()));
       for (const name of admit) Object.assign(this.kymas.get(name)!, { phase: 'upgrading', admittedAt: now });
       return { kind: 'admit', version: this.version!, kymas: admit, ...seenField(this.seen) };
     }

@@ -2,12 +2,13 @@
 // started by the bridge's first promotion signal and kept for the channel's life. A thin
 // interpreter of RolloutState (src/decisions/rollout-state.ts): it plans each promoted version,
 // admits Kymas wave by wave with signals, waits for their reports and soak timers, and takes
-// pause, resume and abort as updates.
-import { condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+// pause, resume and abort as updates. It continues as new when its history grows long (the
+// rollout goes on in the new run where it was), and for a newer promotion.
+import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { kymaWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, rolloutEnded, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaiting, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, ROLLOUT_CONTINUE_AS_NEW_EVENTS, rolloutEnded, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaiting, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
 import { DEFAULT_SETTINGS } from '../contract/settings';
 import { rolloutDetails } from '../decisions/rollout-details';
 import { RolloutState } from '../decisions/rollout-state';
@@ -23,7 +24,9 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   // Runs recorded before Kymas joined rollouts take no joiners, tell nobody of an abort, and send
   // their signals all at once.
   const truthful = patched('truthful-status');
-  const st = new RolloutState(channel, input.carried, truthful);
+  // Runs recorded before continue as new only for a newer promotion, whatever their length.
+  const continueAsNewAfterEvents = patched('rollout-continue-as-new') ? (input.continueAsNewAfterEvents ?? ROLLOUT_CONTINUE_AS_NEW_EVENTS) : undefined;
+  const st = new RolloutState(channel, input.carried, { joins: truthful, continueAsNewAfterEvents });
   /**
    * Runs `send` for each Kyma, a batch at a time: a workflow may have at most 2,000 signals to
    * other workflows under way (Temporal's limit), and a fleet's abort or wave may name more.
@@ -64,7 +67,8 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   }
 
   for (;;) {
-    const step = st.next(Date.now());
+    const info = workflowInfo();
+    const step = st.next(Date.now(), { events: info.historyLength, suggested: info.continueAsNewSuggested });
     setCurrentDetails(rolloutDetails(st.progress()));
     switch (step.kind) {
       case 'plan': {
@@ -107,7 +111,12 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
         break;
       }
       case 'restart':
-        await continueAsNew<typeof rolloutWorkflow>({ channel, ...(input.defaultNamespace ? { defaultNamespace: input.defaultNamespace } : {}), carried: st.carry() });
+        // Nothing taken in may be lost: every handler done, and nothing new since the step was
+        // decided (else decide again, with it).
+        woken = false;
+        await condition(allHandlersFinished);
+        if (woken) break;
+        await continueAsNew<typeof rolloutWorkflow>({ ...input, carried: step.carried });
         return;
     }
   }

@@ -8,7 +8,10 @@
 // shape before (module workflows: `module-workflow-*.json`, and `kyma-workflow-*.json` without
 // `hosted`) were recorded by this file at commit 9e74a11 and stay for the replay of runs begun
 // then; `kyma-workflow-takeover*.json` (a run of that shape taking its modules over) is recorded
-// by test/integration/upgrade-in-place.test.ts.
+// by test/integration/upgrade-in-place.test.ts. `rollout-workflow-continued.json` is a rollout's
+// run that continues as new for its history's length, `rollout-workflow-carried.json` the run
+// after it, which goes on from what was carried; the other `rollout-workflow*.json` were recorded
+// by this file before.
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +23,7 @@ import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId } from '../../src/api/names';
 import { SA } from '../../src/api/search-attributes';
 import { KYMA_WORKFLOW } from '../../src/contract/workflow-inputs';
-import { abortRollout, pauseRollout, resumeRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
+import { abortRollout, pauseRollout, promoted, resumeRollout, ROLLOUT_WORKFLOW, rolloutPlanQuery, rolloutProgress, rolloutStart, rolloutWorkflowId, type RolloutWorkflowInput } from '../../src/contract/rollout';
 import { moduleReleaseMeta } from '../../src/publish/module';
 import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule } from '../support/modules';
@@ -29,10 +32,10 @@ import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
 
 const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
 
-/** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads). */
-async function saveHistory(workflowId: string, file: string): Promise<void> {
+/** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads): of the workflow's latest run, or of `runId`. */
+async function saveHistory(workflowId: string, file: string, runId?: string): Promise<void> {
   const { tools, temporalAddress, temporalNamespace } = stackInfo();
-  const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
+  const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
   await writeFile(`${DIR}${file}.json`, json);
 }
 
@@ -181,6 +184,34 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
     for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
     await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-shape1-rollout');
+  });
+
+  it('a rollout that continues as new on its way (a history threshold of 40 events), paused in one run and resumed in the next', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.publish('1.1.0');
+    await mod.channels({ regular: '1.0.0' });
+    const kymas = [uniqueName('kyma-a'), uniqueName('kyma-b'), uniqueName('kyma-c')];
+    for (const name of kymas) await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    for (const name of kymas) await kymaInState(klm(), name, 'Ready');
+    const start = rolloutStart({ namespace: klm().namespace, module: mod.name, channel: 'regular' }, klm().taskQueue, klm().settings.defaultNamespace);
+    const input: RolloutWorkflowInput = { ...start.args[0], continueAsNewAfterEvents: 40 };
+    const first = await klm().client.workflow.start(ROLLOUT_WORKFLOW, { ...start, args: [input] });
+    const rollout = klm().client.workflow.getHandle(first.workflowId);
+    await mod.channels({ regular: '1.1.0' });
+    await eventually('the plan', async () => (await rollout.query(rolloutPlanQuery).catch(() => null)) ?? undefined);
+    await rollout.executeUpdate(pauseRollout, { args: [{ reason: 'recording' }] });
+    // The bridge relisting (the version rolling promoted again) lengthens the history until the run continues as new.
+    await eventually('the first run to continue as new', async () => {
+      await rollout.signal(promoted, { version: '1.1.0' });
+      return (await rollout.describe()).runId !== first.firstExecutionRunId;
+    });
+    const second = (await rollout.describe()).runId;
+    await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
+    await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
+    for (const name of kymas) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
+    await save(first.workflowId, 'rollout-workflow-continued', first.firstExecutionRunId);
+    await save(first.workflowId, 'rollout-workflow-carried', second);
   });
 });
 

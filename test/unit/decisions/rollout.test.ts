@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { Kyma, KymaModule } from '../../../src/api/kyma';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
-import type { RolloutPolicy } from '../../../src/contract/rollout';
+import type { CarriedRollout, RolloutPolicy } from '../../../src/contract/rollout';
 import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { diffObjects } from '../../../src/decisions/object-diff';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
 import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
-import { RolloutState, type RolloutStep } from '../../../src/decisions/rollout-state';
+import { RolloutState, STEP_KYMAS, type RolloutOptions, type RolloutStep, type RunHistory } from '../../../src/decisions/rollout-state';
 import { wantsMandatoryFinalizer } from '../../../src/starter/mandatory-finalizer';
 import { mod, SETTINGS } from './fixtures';
 
@@ -133,24 +133,52 @@ describe('the finalizer of a mandatory ModuleReleaseMeta', () => {
   });
 });
 
-/** Drives a rollout: answers plans with these Kymas, records admissions (and news of an abort). */
-function driver(policy: Partial<RolloutPolicy>, kymas: string[], joins = false) {
-  const st = new RolloutState(CHANNEL, undefined, joins);
+/**
+ * Drives a rollout as its workflow does: answers plans with these Kymas, records admissions (and
+ * news of an abort), tells each step the run's history (`grow` lengthens it) and, on
+ * `continueAsNew`, goes on in a fresh state from what the restart carried, as the next run.
+ */
+function driver(policy: Partial<RolloutPolicy>, kymas: string[], options: RolloutOptions = {}) {
+  let st = new RolloutState(CHANNEL, undefined, options);
   const admitted: string[][] = [];
   const notified: { kymas: string[]; message: string }[] = [];
   let now = 1_000;
+  let history: RunHistory = { events: 3, suggested: false };
+  /** One step, run. */
+  function one(): RolloutStep {
+    const step = st.next(now, history);
+    if (step.kind === 'plan') st.planned({ kymas, policy: { ...DEFAULT_ROLLOUT_POLICY, ...policy } });
+    else if (step.kind === 'admit') admitted.push(step.kymas);
+    else if (step.kind === 'notify') notified.push({ kymas: step.kymas, message: step.message });
+    return step;
+  }
+  /** Steps until a wait or a restart. */
   function run(): RolloutStep {
     for (let i = 0; i < 100; i++) {
-      const step = st.next(now);
-      if (step.kind === 'plan') st.planned({ kymas, policy: { ...DEFAULT_ROLLOUT_POLICY, ...policy } });
-      else if (step.kind === 'admit') admitted.push(step.kymas);
-      else if (step.kind === 'notify') notified.push({ kymas: step.kymas, message: step.message });
-      else if (step.kind === 'wait' || step.kind === 'restart') return step;
+      const step = one();
+      if (step.kind === 'wait' || step.kind === 'restart') return step;
     }
     throw new Error('no wait');
   }
   const report = (kymas: string[], state: 'Ready' | 'Error', version = '1.1.0') => kymas.forEach((kyma) => st.reported({ kyma, version, state, message: state === 'Error' ? 'ApplyRejected' : undefined }));
-  return { st, admitted, notified, run, report, advance: (ms: number) => (now += ms), at: () => now };
+  return {
+    get st() {
+      return st;
+    },
+    admitted,
+    notified,
+    one,
+    run,
+    report,
+    advance: (ms: number) => (now += ms),
+    at: () => now,
+    grow: (events: number, suggested = false) => (history = { events: history.events + events, suggested }),
+    continueAsNew(step: RolloutStep) {
+      if (step.kind !== 'restart') throw new Error(`no restart but ${step.kind}`);
+      st = new RolloutState(CHANNEL, JSON.parse(JSON.stringify(step.carried)) as CarriedRollout, options);
+      history = { events: 3, suggested: false };
+    },
+  };
 }
 
 describe('RolloutState: waves', () => {
@@ -254,8 +282,7 @@ describe('RolloutState: waves', () => {
     d.st.promoted({ version: '1.1.0' });
     expect(d.run()).toEqual({ kind: 'wait' });
     d.st.promoted({ version: '1.2.0' });
-    expect(d.run()).toEqual({ kind: 'restart' });
-    expect(d.st.carry()).toEqual({ version: '1.1.0', phase: 'Aborted', next: '1.2.0' });
+    expect(d.run()).toEqual({ kind: 'restart', carried: { version: '1.1.0', phase: 'Aborted', next: '1.2.0' } });
   });
 
   it('a run for the next promotion begins it at once: updates and queries see the new version', () => {
@@ -294,7 +321,7 @@ describe('RolloutState: Kymas that join', () => {
   const policy = { waves: [1], soakMs: 60_000, maxConcurrent: 10, failureBudget: 0 };
 
   it('takes a Kyma that holds the module for the version rolling into the wave under way, or the next one while a wave soaks', () => {
-    const d = driver(policy, ['k0', 'k1'], true);
+    const d = driver(policy, ['k0', 'k1'], { joins: true });
     d.st.promoted({ version: '1.1.0' });
     d.run();
     expect(d.admitted).toEqual([['k0']]);
@@ -312,7 +339,7 @@ describe('RolloutState: Kymas that join', () => {
   });
 
   it('admits a joiner at once when the version has rolled already, and takes in joiners the plan did not list', () => {
-    const d = driver({ ...policy, soakMs: 0 }, [], true);
+    const d = driver({ ...policy, soakMs: 0 }, [], { joins: true });
     d.st.waiting({ kyma: 'early', version: '1.1.0' });
     d.st.promoted({ version: '1.1.0' });
     d.run();
@@ -330,7 +357,7 @@ describe('RolloutState: Kymas that join', () => {
   });
 
   it('tells the Kymas not reached, and those that join later, that the rollout was aborted', () => {
-    const d = driver(policy, ['k0', 'k1', 'k2'], true);
+    const d = driver(policy, ['k0', 'k1', 'k2'], { joins: true });
     d.st.promoted({ version: '1.1.0' });
     d.run();
     d.st.act('abort', { reason: 'canary broke' }, 't');
@@ -347,7 +374,7 @@ describe('RolloutState: Kymas that join', () => {
   });
 
   it('takes no joiners and tells nobody in runs recorded before joins existed', () => {
-    const d = driver(policy, ['k0', 'k1'], false);
+    const d = driver(policy, ['k0', 'k1']);
     d.st.promoted({ version: '1.1.0' });
     d.run();
     d.st.waiting({ kyma: 'late', version: '1.1.0' });
@@ -355,6 +382,171 @@ describe('RolloutState: Kymas that join', () => {
     d.run();
     expect(d.admitted).toEqual([['k0']]);
     expect(d.notified).toEqual([]);
+  });
+});
+
+describe('RolloutState: continuing as new when its history grows long', () => {
+  const kymas = Array.from({ length: 6 }, (_, i) => `k${i}`);
+  const options = { joins: true, continueAsNewAfterEvents: 100 };
+  /** What operators see of a rollout: its progress, its plan, its waves. */
+  const view = (st: RolloutState) => ({ progress: st.progress(), plan: st.planView(), waves: st.waves });
+  /** What a restart carries, as the next run receives it (a JSON payload). */
+  const carried = (step: RolloutStep): CarriedRollout => {
+    if (step.kind !== 'restart') throw new Error(`no restart but ${step.kind}`);
+    return JSON.parse(JSON.stringify(step.carried)) as CarriedRollout;
+  };
+
+  it('continues as new between steps once past the threshold; the next run goes on mid-wave with its admissions, reports and budget', () => {
+    const d = driver({ waves: [3], soakMs: 0, maxConcurrent: 2, failureBudget: 1, waveTimeoutMs: 600_000 }, kymas, options);
+    d.st.promoted({ version: '1.1.0', seen: { ModuleReleaseMeta: '7' } });
+    d.run();
+    expect(d.admitted).toEqual([['k0', 'k1']]);
+    d.report(['k0'], 'Error');
+    d.advance(5_000);
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: 1_000 + 600_000 });
+    expect(d.admitted.at(-1)).toEqual(['k2']);
+    // Below the threshold nothing happens; past it, the next step is the restart.
+    d.grow(50);
+    expect(d.run().kind).toBe('wait');
+    d.grow(50);
+    const restart = d.run();
+    expect(restart).toMatchObject({ kind: 'restart', carried: { version: '1.1.0', phase: 'Rolling' } });
+    const before = view(d.st);
+    d.continueAsNew(restart);
+    expect(view(d.st)).toEqual(before);
+    // k1 and k2 are still upgrading since their admissions: the wave timeout counts from then.
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: 1_000 + 600_000 });
+    expect(d.admitted).toHaveLength(2);
+    // k0's failure counts: one more is beyond the budget.
+    d.report(['k1'], 'Error');
+    d.run();
+    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'ApplyRejected' }, { kyma: 'k1', message: 'ApplyRejected' }] });
+    // Resumed: the next admission carries the promotion's versions, as before the restart.
+    d.st.act('resume', { reason: 'known issue' }, 't');
+    d.report(['k2'], 'Ready');
+    let step = d.st.next(d.at());
+    while (step.kind === 'publish') step = d.st.next(d.at());
+    expect(step).toEqual({ kind: 'admit', version: '1.1.0', kymas: ['k3', 'k4'], seen: { ModuleReleaseMeta: '7' } });
+  });
+
+  it('carries a pause (who, why, from which phase): the next run stays paused, and resume goes back to the soak it interrupted', () => {
+    const d = driver({ waves: [2], soakMs: 60_000, maxConcurrent: 10 }, kymas, options);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.report(['k0', 'k1'], 'Ready');
+    const soakUntil = d.at() + 60_000;
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: soakUntil });
+    d.st.act('pause', { reason: 'look at the canaries' }, 't1');
+    d.grow(200);
+    const restart = d.run();
+    const before = view(d.st);
+    d.continueAsNew(restart);
+    expect(view(d.st)).toEqual(before);
+    expect(d.st.progress()).toMatchObject({ phase: 'Paused', message: 'paused: look at the canaries', actions: [{ action: 'pause', reason: 'look at the canaries', at: 't1' }] });
+    expect(d.st.refusal('pause', { reason: 'again' })).toMatch(/is Paused/);
+    expect(d.run()).toEqual({ kind: 'wait' });
+    d.st.act('resume', { reason: 'they look fine' }, 't2');
+    expect(d.run()).toEqual({ kind: 'wait', untilMs: soakUntil });
+    d.advance(60_000);
+    d.run();
+    expect(d.admitted).toEqual([['k0', 'k1'], ['k2', 'k3', 'k4', 'k5']]);
+    expect(d.st.progress().actions.map((a) => a.action)).toEqual(['pause', 'resume']);
+  });
+
+  it('signals at most a step of Kymas at a time and carries the news of an abort it still owes; runs recorded before signal a step at once', () => {
+    const fleet = Array.from({ length: 2 * STEP_KYMAS + 500 }, (_, i) => `k${i}`);
+    const policy = { waves: [], soakMs: 0, maxConcurrent: 1_000_000 };
+    const old = driver(policy, fleet, { joins: true });
+    old.st.promoted({ version: '1.1.0' });
+    old.run();
+    expect(old.admitted.map((a) => a.length)).toEqual([fleet.length]);
+
+    const d = driver({ waves: [1], soakMs: 0 }, fleet, options);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.st.act('abort', { reason: 'canary broke' }, 't');
+    expect(d.one()).toMatchObject({ kind: 'notify', kymas: fleet.slice(1, STEP_KYMAS + 1) });
+    d.grow(200);
+    d.continueAsNew(d.one());
+    d.run();
+    expect(d.notified.map((n) => n.kymas.length)).toEqual([STEP_KYMAS, STEP_KYMAS, fleet.length - 1 - 2 * STEP_KYMAS]);
+    expect(d.notified.flatMap((n) => n.kymas)).toEqual(fleet.slice(1));
+    expect(new Set(d.notified.map((n) => n.message))).toEqual(new Set(['the rollout of 1.1.0 on channel regular was aborted: canary broke']));
+
+    const wide = driver(policy, fleet, options);
+    wide.st.promoted({ version: '1.1.0' });
+    wide.run();
+    expect(wide.admitted.map((a) => a.length)).toEqual([STEP_KYMAS, STEP_KYMAS, 500]);
+  });
+
+  it('carries the plan with what the version changes, naming each Kyma once', () => {
+    const st = new RolloutState(CHANNEL, undefined, options);
+    const history = { events: 3, suggested: false };
+    st.promoted({ version: '1.1.0' });
+    st.next(0, history);
+    st.next(0, history);
+    const diff = { version: '1.1.0', groups: [{ from: '1.0.0', kymas: ['k1', 'k0'], added: ['ConfigMap ns/new'], changed: [], removed: [] }, { kymas: ['k2'], added: [], changed: [], removed: [], problem: 'TemplateNotFound: greeter-1.1.0' }] };
+    st.planned({ kymas: ['k0', 'k1', 'k2'], policy: DEFAULT_ROLLOUT_POLICY, from: '1.0.0' }, diff);
+    const c = carried(st.next(0, { events: 500, suggested: false }));
+    expect(c.state?.diff?.groups.map((g) => g.kymas)).toEqual([[1, 0], [2]]);
+    const next = new RolloutState(CHANNEL, c, options);
+    expect(next.planView()).toEqual(st.planView());
+    expect(next.planView()?.diff).toEqual(diff);
+  });
+
+  it('carries a newer promotion that came with the restart: the next run sends what it owes, then continues as new for it', () => {
+    const d = driver({ waves: [1], soakMs: 0 }, kymas, options);
+    d.st.promoted({ version: '1.1.0' });
+    d.run();
+    d.st.act('abort', { reason: 'canary broke' }, 't');
+    d.st.promoted({ version: '1.2.0' });
+    d.grow(200);
+    d.continueAsNew(d.run());
+    expect(d.run()).toEqual({ kind: 'restart', carried: { version: '1.1.0', phase: 'Aborted', next: '1.2.0' } });
+    expect(d.notified).toEqual([{ kymas: kymas.slice(1), message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' }]);
+  });
+
+  it('carries the Kymas waiting to join: a halted rollout that continued as new takes them into its plan on resume', () => {
+    const st = new RolloutState(CHANNEL, undefined, options);
+    const history = { events: 3, suggested: false };
+    st.promoted({ version: '1.1.0' });
+    st.next(0, history);
+    st.next(0, history);
+    st.planned({ kymas: ['k0'], policy: DEFAULT_ROLLOUT_POLICY, policyProblem: 'soak "x" is not a duration' });
+    st.waiting({ kyma: 'late', version: '1.1.0' });
+    const next = new RolloutState(CHANNEL, carried(st.next(0, { events: 500, suggested: false })), options);
+    expect(next.progress()).toEqual(st.progress());
+    next.act('resume', { reason: 'fixed' }, 't');
+    expect(next.next(0)).toMatchObject({ kind: 'publish' });
+    expect(next.next(0)).toMatchObject({ kind: 'plan', version: '1.1.0' });
+    next.planned({ kymas: ['k0'], policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [] } });
+    next.next(0);
+    expect(next.next(0)).toMatchObject({ kind: 'admit', kymas: ['k0', 'late'] });
+  });
+
+  it('continues as new when Temporal suggests it, never before its run moved on, and never for its length in runs recorded before', () => {
+    // A threshold below where any run begins: each run still takes its first steps.
+    const eager = new RolloutState(CHANNEL, undefined, { joins: true, continueAsNewAfterEvents: 1 });
+    eager.promoted({ version: '1.1.0' });
+    expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'publish' });
+    expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'plan' });
+    eager.planned({ kymas: ['k0'], policy: DEFAULT_ROLLOUT_POLICY });
+    expect(eager.next(0, { events: 9, suggested: false })).toMatchObject({ kind: 'restart', carried: { version: '1.1.0', phase: 'Rolling' } });
+
+    // Suggested below the threshold; an idle rollout carries nothing to roll.
+    const idle = new RolloutState(CHANNEL, undefined, options);
+    expect(idle.next(0, { events: 3, suggested: false })).toMatchObject({ kind: 'publish' });
+    const fresh = new RolloutState(CHANNEL, carried(idle.next(0, { events: 8, suggested: true })), options);
+    expect(fresh.refusal('pause', { reason: 'x' })).toMatch(/no rollout to pause/);
+    expect(fresh.progress()).toEqual(idle.progress());
+    fresh.promoted({ version: '1.1.0' });
+    fresh.next(0);
+    expect(fresh.next(0)).toMatchObject({ kind: 'plan', version: '1.1.0' });
+
+    const old = new RolloutState(CHANNEL, undefined, { joins: true });
+    old.promoted({ version: '1.1.0' });
+    expect(old.next(0, { events: 3, suggested: false })).toMatchObject({ kind: 'publish' });
+    expect(old.next(0, { events: 1_000_000, suggested: true })).toMatchObject({ kind: 'plan' });
   });
 });
 
