@@ -58,6 +58,22 @@ export async function requestCounts(sources: MetricsSource[]): Promise<RequestCo
   return counts;
 }
 
+const WATCHES = /^apiserver_longrunning_requests\{([^}]*verb="WATCH"[^}]*)\} (\S+)/;
+
+/** Watches open on each server now (its gauge of long-running requests, verb WATCH), by server. */
+export async function openWatches(sources: MetricsSource[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  await Promise.all(sources.map(async (s) => {
+    let open = 0;
+    for (const line of (await getMetrics(s.kubeconfig)).split('\n')) {
+      const m = WATCHES.exec(line);
+      if (m) open += Number(m[2]);
+    }
+    out[s.name] = open;
+  }));
+  return out;
+}
+
 export function delta(before: RequestCounts, after: RequestCounts): RequestCounts {
   const d: RequestCounts = new Map();
   for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) d.set(k, v - (before.get(k) ?? 0));

@@ -56,6 +56,8 @@ export interface BenchReport {
   workers?: WorkerFigures[];
   /** The bridge's cost per watched cluster (distinct kubeconfig): RSS before the first Kyma and at the end of the idle phase. */
   bridgePerCluster: { kubeconfigs: number; rssBeforeMB: number; rssAfterMB: number; rssMB: number; heapBeforeMB: number; heapAfterMB: number; heapMB: number; idleCpuSecondsPerMinute: number };
+  /** Watches open per API server before the first Kyma and at the end of the idle phase (absent in reports before they were counted). */
+  watches?: Record<string, { before: number; after: number }>;
   /** Workflow task execution latency during the install, from the workers' SDK metrics (all of them); warnings in their output. */
   workflowTasks: { count: number; p99Seconds: number; p99Above: boolean; shareOverOneSecond: number; slowWarnings: number };
   shared: string;
@@ -200,6 +202,7 @@ export function renderReport(r: BenchReport): string {
     `| bridge RSS before the first Kyma / after the idle minute | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
     `| bridge V8 heap in use before the first Kyma / after the idle minute | ${f(b.heapBeforeMB, 1)} / ${f(b.heapAfterMB, 1)} MB |`,
     `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): heap growth / RSS growth / idle CPU | ${f(b.heapMB, 2)} MB / ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
+    ...(r.watches ? [`| watches open per API server, before the first Kyma → after the idle phase (the clusters' own controllers' included) | ${Object.entries(r.watches).map(([server, w]) => `${server}: ${w.before} → ${w.after}`).join('; ')} |`] : []),
     '',
     "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` (milliseconds; buckets 1 ms … 1 s, then +Inf) over the Kyma workflows (which run their modules): a task's execution includes the local activities it runs (control-plane reads and status writes), so a slow API server shows here too.",
     '',

@@ -22,7 +22,7 @@ import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
 import { KubeClient } from '../src/k8s/rest-client';
 import { installCrds } from '../src/k8s/crds';
-import { delta, lessIdle, ours, perVerb, requestCounts, type MetricsSource, type RequestCounts } from './apiserver-metrics';
+import { delta, lessIdle, openWatches, ours, perVerb, requestCounts, type MetricsSource, type RequestCounts } from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
 import { historyBreakdown } from './history-breakdown';
@@ -155,6 +155,7 @@ async function main(): Promise<void> {
     // The background: API requests in a quiet window before any Kyma exists.
     const quiet = await measured(() => new Promise((r) => setTimeout(r, quietSeconds * 1000)));
     const beforeInstall = snapshot(tracked);
+    const watchesBefore = await openWatches(apiServers);
     const bridgeHeapBeforeMB = await heapUsedMB(klm.bridgeMetricsUrl);
     const growth: { kymas: number; allReadyMs: number }[] = [];
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
@@ -179,6 +180,7 @@ async function main(): Promise<void> {
     // Idle cost, with all Ready.
     const idle = await measured(() => new Promise((r) => setTimeout(r, idleSeconds * 1000)));
     const bridgeHeapAfterMB = await heapUsedMB(klm.bridgeMetricsUrl);
+    const watchesAfter = await openWatches(apiServers);
 
     // Status propagation: a module CR changes state → the Kyma's status shows it.
     const propagation: number[] = [];
@@ -341,6 +343,7 @@ async function main(): Promise<void> {
         heapMB: (bridgeHeapAfterMB - bridgeHeapBeforeMB) / Math.max(1, distinctKubeconfigCount),
         idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
+      watches: Object.fromEntries(Object.keys(watchesAfter).map((server) => [server, { before: watchesBefore[server] ?? 0, after: watchesAfter[server]! }])),
       workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')) },
       shared: stack.given
         ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. The bench runs ${klmProcesses} as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
