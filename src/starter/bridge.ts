@@ -224,10 +224,14 @@ export class Bridge {
   readonly fleet = new FleetIndex();
   /** The newest ModuleTemplate version this bridge has seen (of any template). */
   private templatesSeen = '';
+  /** The newest ModuleReleaseMeta version this bridge has seen (of any release meta). */
+  private releaseMetasSeen = '';
   /** Kymas that template and release-meta events signalled, and those the index spared. */
   private readonly templateSignals = { sent: 0, skipped: 0 };
   private readonly informers: Informer[] = [];
   private readonly targets = new Map<string, Promise<TargetWatches>>();
+  /** The kubeconfig keys whose watches run (their client made). */
+  private readonly watching = new Set<string>();
   /** Which watches each Kyma (`<namespace>/<name>`) uses, by kubeconfig key. */
   private readonly kymaTarget = new Map<string, string>();
   /** What of each Kyma the workflow acts on, as last signalled: status writes alone are not news. */
@@ -271,14 +275,14 @@ export class Bridge {
     return this.o.shards === undefined || this.held.has(0);
   }
 
-  /** Target clusters watched per served shard (distinct kubeconfigs of its Kymas), for the shard gauges. */
+  /** Target clusters watched per served shard (distinct kubeconfigs of its Kymas whose watches run), for the shard gauges. */
   private clustersByShard(): Map<number, number> {
-    const keys = new Map<number, Set<string>>([...this.held].map((s) => [s, new Set<string>()]));
+    const keys = new Map<number, Set<string>>(this.o.shards === undefined ? [[0, new Set<string>()]] : [...this.held].map((s) => [s, new Set<string>()]));
     for (const [who, key] of this.kymaTarget) {
+      if (!this.watching.has(key)) continue;
       const [ns, name] = who.split('/') as [string, string];
       keys.get(this.o.shards === undefined ? 0 : shardOf(ns, name, this.o.shards))?.add(key);
     }
-    if (this.o.shards === undefined) keys.set(0, new Set(this.kymaTarget.values()));
     return new Map([...keys].map(([s, k]) => [s, k.size]));
   }
 
@@ -294,7 +298,9 @@ export class Bridge {
     const count = this.o.shards;
     const inShard = (namespace: string | undefined, kyma: string | undefined) => kyma !== undefined && shardOf(namespace ?? '', kyma, count) === shard;
     if (shard === 0) this.lead();
-    for (const k of this.kymas.list()) if (inShard(k.metadata.namespace, k.metadata.name)) this.onKyma('ADDED', k);
+    // A template or release meta changed while nobody served the shard: their reads must reflect it.
+    const also: SeenVersions = { ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}), ...(this.releaseMetasSeen ? { ModuleReleaseMeta: this.releaseMetasSeen } : {}) };
+    for (const k of this.kymas.list()) if (inShard(k.metadata.namespace, k.metadata.name)) this.onKyma('ADDED', k, also);
     for (const s of this.secrets.flatMap((i) => i.list())) if (inShard(s.metadata.namespace, s.metadata.labels?.[LABELS.kymaName])) this.onSecret('ADDED', s);
     for (const m of this.manifests.list()) {
       const kyma = m.metadata.labels?.[LABELS.kymaName];
@@ -375,7 +381,8 @@ export class Bridge {
     await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
   }
 
-  private onKyma(type: InformerEventType, k: KubeObject): void {
+  /** `also`: further versions its reads must reflect (a bridge taking the Kyma's shard over: the newest templates and release metas it has seen). */
+  private onKyma(type: InformerEventType, k: KubeObject, also?: SeenVersions): void {
     const ns = k.metadata.namespace!;
     const name = k.metadata.name;
     if (this.o.kymaNamespaces && !this.o.kymaNamespaces.includes(ns)) {
@@ -403,9 +410,9 @@ export class Bridge {
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
-    this.signaller.submit(`${workflowId}#kymaChanged`, () =>
-      temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, { ...this.kymaStart(ns, name), signal: kymaChanged, signalArgs: seenVersion('Kyma', k) }),
-    );
+    const [kyma] = seenVersion('Kyma', k);
+    const signalArgs: [SeenVersions] | [] = kyma || also ? [{ ...kyma, ...also }] : [];
+    this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, { ...this.kymaStart(ns, name), signal: kymaChanged, signalArgs }));
   }
 
   /** How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not run. */
@@ -425,6 +432,7 @@ export class Bridge {
 
   /** A workflow of this Kyma's ended without finishing: its Kyma's workflow (started again if it was its own run) shows it. */
   private onWorkflowEnded(kyma: { namespace: string; name: string }, ended: WorkflowEnded): void {
+    if (!this.leads) return; // a poll that was under way when shard 0 went to another bridge
     if (!this.kymas.get(kyma.namespace, kyma.name)) return; // the Kyma is gone: nothing to show it on
     this.signaller.submit(`${kymaWorkflowId(kyma.namespace, kyma.name)}#workflowEnded/${ended.runId}`, () =>
       this.o.temporal.workflow.signalWithStart<KymaWorkflowFn, [WorkflowEnded]>(KYMA_WORKFLOW, { ...this.kymaStart(kyma.namespace, kyma.name), signal: workflowEnded, signalArgs: [ended] }),
@@ -446,6 +454,8 @@ export class Bridge {
    */
   private onReleaseMeta(type: InformerEventType, m: KubeObject): void {
     const namespace = m.metadata.namespace ?? '';
+    const version = m.metadata.resourceVersion ?? '';
+    if (!this.releaseMetasSeen || resourceVersionReached(version, this.releaseMetasSeen)) this.releaseMetasSeen = version;
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
     if (now && this.leads) this.mandatory.check(namespace, m.metadata.name);
@@ -565,7 +575,9 @@ export class Bridge {
       if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(key)) return;
       t.stop();
       this.runtimeOwners.delete(key);
-      if (this.targets.get(key) === old) this.targets.delete(key);
+      if (this.targets.get(key) !== old) return;
+      this.targets.delete(key);
+      this.watching.delete(key);
     }, () => undefined);
   }
 
@@ -580,8 +592,9 @@ export class Bridge {
         if (owner) this.runtimeOwners.set(t.key, owner);
         else this.runtimeOwners.delete(t.key);
         if (owner && owner === before) {
-          // Its users' edit: news to its owner only.
-          this.pokeKyma(owner);
+          // Its users' edit: news to its owner only (if this bridge serves it).
+          const [ns, name] = owner.split('/') as [string, string];
+          if (this.owns(ns, name)) this.pokeKyma(owner);
           return;
         }
         // Made, taken over or deleted: each Kyma on the cluster may own it now.
@@ -683,6 +696,7 @@ export class Bridge {
         const client = secret ? await clientFromSecret(secret, options) : this.o.kcp;
         const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
+        this.watching.add(key);
         return w;
       })();
       const created = t;
@@ -695,6 +709,8 @@ export class Bridge {
   private onTargetObject(type: InformerEventType, o: KubeObject, t: TargetWatches): void {
     const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
     if (!t.changed(type, o, owner !== undefined)) return;
+    // Watches on a cluster that Kymas of other shards use too see their objects: those are their bridges' to tell.
+    if (owner && !this.owns(owner.namespace, owner.kyma)) return;
     const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
     // The object as seen, so that the readiness check need not read it again. Views that pile
     // up while a signal is in flight go out together in the next one, the newest of each object.

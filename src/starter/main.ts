@@ -39,11 +39,13 @@ async function main(): Promise<void> {
   });
   const stopping = new AbortController();
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => stopping.abort());
+  const leases = election ? new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log }) : undefined;
+  // Counted by the other replicas before its watches have listed, so that none takes its share meanwhile.
+  await leases?.join();
   await bridge.start();
   ready = true;
   console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
-  if (election) {
-    const leases = new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log });
+  if (leases && election) {
     if (stopping.signal.aborted) leases.stop();
     else stopping.signal.addEventListener('abort', () => leases.stop(), { once: true });
     console.log(`bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`);

@@ -1,18 +1,24 @@
-// The bridge replicas' shards, held through Leases (`<name>-shard-<i>`), as client-go holds one
-// Lease for leader election, and the replicas' presence, each through a Lease of its own
-// (`<name>-member-<identity>`), so that a replica that holds nothing yet still counts towards
-// the fair share. Each retry period a replica lists the Leases (one request), renews its own and
-// those of its shards, then frees what it holds beyond its fair share (after it stopped serving
-// it) and takes free or expired shards up to it (before it serves them). A replica that could not
-// renew a shard for the renew deadline stops serving it; the deadline is shorter than the lease
-// duration, so it has stopped before another replica may take the shard.
+// The bridge replicas' shards, held through Leases (`<name>-shard-<i>-of-<count>`), as client-go
+// holds one Lease for leader election, and the replicas' presence, each through a Lease of its own
+// (`<name>-member-<identity>`), so that a replica that holds nothing yet still counts towards the
+// fair share. Each retry period a replica lists the Leases (one request), renews its own and those
+// of its shards, then frees what it holds beyond its fair share (after it stopped serving it) and
+// takes free or expired shards up to it (before it serves them). Each shard it serves has a timer
+// that stops serving it when its renewal is overdue by the renew deadline, however long a round
+// takes; the deadline is shorter than the lease duration, so it has stopped before another
+// replica may take the shard. Intervals are measured on the monotonic clock: a step of the wall
+// clock neither keeps a shard served nor lets one be taken early. Replicas with another shard
+// count form a set of their own (the count is in the Leases' names and labels): during a change
+// of the count both sets serve the fleet, some Kymas twice, none by nobody.
+import { performance } from 'node:perf_hooks';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
 import { mayTake, microTime, type Lease, type LeaseSpec, type Observed } from '../k8s/lease';
 import { planShards } from '../decisions/shards';
 import type { LeaseTimings } from '../infra/config';
 
-/** Leases of one set of bridges carry this label (value: the set's name); members the role too. */
+/** Leases of one set of bridges carry these labels: the set's name, its shard count, and their role. */
 const SET_LABEL = 'operator.kyma-project.io/bridge-leases';
+const COUNT_LABEL = 'operator.kyma-project.io/bridge-shards';
 const ROLE_LABEL = 'operator.kyma-project.io/bridge-lease-role';
 
 export interface ShardLeaseOptions extends LeaseTimings {
@@ -46,13 +52,17 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 export class ShardLeases {
-  /** Shards held, with when (by this clock) each was last renewed. */
-  private readonly held = new Map<number, number>();
+  /** Shards served, each with the timer that stops serving it when its renewal is overdue. */
+  private readonly held = new Map<number, NodeJS.Timeout>();
   private readonly observed = new Map<string, Observed>();
   private stopped = false;
   private wake?: () => void;
   private readonly offset: number;
+  /** When this replica's first round wrote its presence (monotonic ms). */
+  private joinedMs?: number;
 
   constructor(private readonly o: ShardLeaseOptions) {
     let h = 0;
@@ -66,18 +76,28 @@ export class ShardLeases {
   }
 
   shardLease(shard: number): string {
-    return `${this.o.name}-shard-${shard}`;
+    return `${this.o.name}-shard-${shard}-of-${this.o.shards}`;
   }
 
   private memberLease(): string {
     return dnsName(`${this.o.name}-member-${this.o.identity}`);
   }
 
+  private selector(): string {
+    return `${SET_LABEL}=${this.o.name},${COUNT_LABEL}=${this.o.shards}`;
+  }
+
+  /** Writes this replica's presence, so that the others count it (and it them) before anyone takes shards. */
+  async join(): Promise<void> {
+    const name = this.memberLease();
+    const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.retryPeriodMs).catch(() => undefined);
+    await this.write(name, lease, 'member');
+  }
+
   /** Renews, takes and hands back shards until `stop()`; then stops serving and frees what it holds. */
   async run(): Promise<void> {
     while (!this.stopped) {
-      await this.round().catch((err: unknown) => this.o.log?.(`bridge leases: ${err instanceof Error ? err.message : String(err)}`));
-      this.dropOverdue();
+      await this.round().catch((err: unknown) => this.o.log?.(`bridge leases: ${message(err)}`));
       if (!this.stopped) await this.sleep(this.o.retryPeriodMs);
     }
     await this.releaseAll();
@@ -105,8 +125,8 @@ export class ShardLeases {
 
   /** One round: read every Lease of the set, renew ours, hand back and take as the plan says. */
   private async round(): Promise<void> {
-    const now = Date.now();
-    const { items } = await within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: `${SET_LABEL}=${this.o.name}` }), this.o.retryPeriodMs);
+    const now = performance.now();
+    const { items } = await within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: this.selector() }), this.o.retryPeriodMs);
     const byName = new Map(items.map((l) => [l.metadata.name, l]));
     const takeable = (l: Lease | undefined) => {
       if (!l) return true;
@@ -119,40 +139,55 @@ export class ShardLeases {
     };
     const members = items.filter((l) => l.metadata.labels?.[ROLE_LABEL] === 'member');
     const expiredMembers = members.filter((l) => l.metadata.name !== this.memberLease() && takeable(l));
-    await this.write(this.memberLease(), byName.get(this.memberLease()), 'member');
+    if (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member')) this.joinedMs ??= performance.now();
 
     // Renew what we hold; a shard someone else holds now is lost.
     await Promise.all([...this.held.keys()].map(async (shard) => {
       const lease = byName.get(this.shardLease(shard));
       if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
-      if (await this.write(this.shardLease(shard), lease, 'shard')) this.held.set(shard, Date.now());
+      const started = performance.now();
+      if (await this.write(this.shardLease(shard), lease, 'shard')) this.renewed(shard, started);
     }));
 
     const views = Array.from({ length: this.o.shards }, (_, shard) => ({ shard, takeable: takeable(byName.get(this.shardLease(shard))) }));
-    const plan = planShards({ count: this.o.shards, held: new Set(this.held.keys()), views, replicas: members.length - expiredMembers.length + (byName.has(this.memberLease()) ? 0 : 1), offset: this.offset });
+    const replicas = members.length - expiredMembers.length + (byName.has(this.memberLease()) ? 0 : 1);
+    const plan = planShards({ count: this.o.shards, held: new Set(this.held.keys()), views, replicas, offset: this.offset });
     for (const shard of plan.release) {
       this.lose(shard, 'handed back: more replicas share the shards');
       await this.free(this.shardLease(shard));
     }
-    for (const shard of plan.take) {
+    // A replica that joined lately takes one shard a round for a lease duration, so that replicas
+    // starting together spread the shards rather than the first taking them all.
+    const warming = this.joinedMs === undefined || performance.now() - this.joinedMs < this.o.leaseDurationMs;
+    const take = warming ? plan.take.slice(0, 1) : plan.take;
+    for (const shard of take) {
       if (this.stopped) break;
+      const started = performance.now();
       if (!(await this.write(this.shardLease(shard), byName.get(this.shardLease(shard)), 'shard'))) continue;
-      this.held.set(shard, Date.now());
+      this.renewed(shard, started);
       this.o.log?.(`serving shard ${shard} of ${this.o.shards} (Lease ${this.o.namespace}/${this.shardLease(shard)}, as ${this.o.identity})`);
       this.o.onGain(shard);
     }
-    // Members that went away leave their Lease behind: whoever sees it expired deletes it.
-    for (const l of expiredMembers) await this.o.client.delete('coordination.k8s.io/v1', 'Lease', l.metadata.name, this.o.namespace).catch(() => undefined);
+    // A write that timed out here may still have landed: a Lease that names us for a shard we do
+    // not serve is freed, not left to expire.
+    for (let shard = 0; shard < this.o.shards; shard++) {
+      if (!this.held.has(shard) && !take.includes(shard) && !plan.release.includes(shard) && byName.get(this.shardLease(shard))?.spec?.holderIdentity === this.o.identity) await this.free(this.shardLease(shard));
+    }
+    // Members that went away leave their Lease behind: whoever sees it expired deletes it (if unchanged since).
+    for (const l of expiredMembers) await this.remove(l);
   }
 
-  /** Stops serving the shards whose renewal has failed for the renew deadline. */
-  private dropOverdue(): void {
-    const now = Date.now();
-    for (const [shard, renewedMs] of this.held) if (now - renewedMs >= this.o.renewDeadlineMs) this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`);
+  /** The shard's Lease was renewed by a write begun at `startedMs`: it is served until the renew deadline from then. */
+  private renewed(shard: number, startedMs: number): void {
+    clearTimeout(this.held.get(shard));
+    const left = this.o.renewDeadlineMs - (performance.now() - startedMs);
+    this.held.set(shard, setTimeout(() => this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`), Math.max(0, left)));
   }
 
   private lose(shard: number, why: string): void {
+    const timer = this.held.get(shard);
     if (!this.held.delete(shard)) return;
+    clearTimeout(timer);
     this.o.log?.(`no longer serving shard ${shard} (${why})`);
     this.o.onLose(shard);
   }
@@ -169,15 +204,15 @@ export class ShardLeases {
       renewTime: microTime(now),
       leaseTransitions: (spec?.leaseTransitions ?? 0) + (ours || !lease || !spec?.holderIdentity ? 0 : 1),
     };
-    const metadata = { name, namespace: this.o.namespace, labels: { [SET_LABEL]: this.o.name, [ROLE_LABEL]: role } };
+    const metadata = { name, namespace: this.o.namespace, labels: { [SET_LABEL]: this.o.name, [COUNT_LABEL]: String(this.o.shards), [ROLE_LABEL]: role } };
     try {
       if (lease) await within(this.o.client.request('PUT', this.path(name), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion }, spec: next }), this.o.retryPeriodMs);
       else await within(this.o.client.request('POST', this.path(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: next }), this.o.retryPeriodMs);
-      this.observed.set(name, { holder: this.o.identity, renewTime: next.renewTime!, atMs: now });
+      this.observed.set(name, { holder: this.o.identity, renewTime: next.renewTime!, atMs: performance.now() });
       return true;
     } catch (err) {
       // Another replica wrote first: not worth a line.
-      if (!(err instanceof KubeApiError && (err.status === 409 || err.status === 422))) this.o.log?.(`Lease ${this.o.namespace}/${name}: ${err instanceof Error ? err.message : String(err)}`);
+      if (!(err instanceof KubeApiError && err.status === 409)) this.o.log?.(`Lease ${this.o.namespace}/${name}: ${message(err)}`);
       return false;
     }
   }
@@ -189,15 +224,22 @@ export class ShardLeases {
       if (lease?.spec?.holderIdentity !== this.o.identity) return;
       await within(this.o.client.request('PUT', this.path(name), { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } }), this.o.retryPeriodMs);
     } catch (err) {
-      this.o.log?.(`could not free Lease ${this.o.namespace}/${name}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log?.(`could not free Lease ${this.o.namespace}/${name}: ${message(err)}`);
     }
   }
 
-  /** On the way out: stops serving every shard, frees their Leases and deletes this replica's own. */
+  /** Deletes Lease `l` unless it changed since it was read. */
+  private async remove(l: Lease): Promise<void> {
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: l.metadata.resourceVersion } };
+    await within(this.o.client.request('DELETE', this.path(l.metadata.name), body), this.o.retryPeriodMs).catch(() => undefined);
+  }
+
+  /** On the way out: stops counting as a member, stops serving every shard and frees their Leases. */
   private async releaseAll(): Promise<void> {
+    const own = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace), this.o.retryPeriodMs).catch(() => undefined);
+    if (own) await this.remove(own);
     const shards = this.shards;
     for (const shard of shards) this.lose(shard, 'stopping');
     await Promise.all(shards.map((s) => this.free(this.shardLease(s))));
-    await this.o.client.delete('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace).catch(() => undefined);
   }
 }

@@ -69,7 +69,7 @@ describe('three bridges sharing 200 clusters, two workers', () => {
 
   /** Each shard's holder, as its Lease names it ('' when free or not made yet). */
   async function holders(): Promise<string[]> {
-    return Promise.all(Array.from({ length: SHARDS }, async (_, i) => (await klm.kube.get<Lease>('coordination.k8s.io/v1', 'Lease', `${lease}-shard-${i}`, klm.namespace))?.spec?.holderIdentity ?? ''));
+    return Promise.all(Array.from({ length: SHARDS }, async (_, i) => (await klm.kube.get<Lease>('coordination.k8s.io/v1', 'Lease', `${lease}-shard-${i}-of-${SHARDS}`, klm.namespace))?.spec?.holderIdentity ?? ''));
   }
 
   /** What each live bridge serves, by its own metrics. */

@@ -15,7 +15,7 @@ describe('the alert rules', () => {
   it('name only metrics and labels the processes export, and tell what to do', async () => {
     const doc = parse(await readFile('deploy/kustomize/components/alerts/prometheusrule.yaml', 'utf8')) as { spec: { groups: { rules: Rule[] }[] } };
     const rules = doc.spec.groups.flatMap((g) => g.rules);
-    expect(rules.map((r) => r.alert)).toEqual(['KymaInError', 'ModuleInstallsFailing', 'UnexpectedActivityFailures', 'BridgeSignalsFailing', 'NoBridgeLeader']);
+    expect(rules.map((r) => r.alert)).toEqual(['KymaInError', 'ModuleInstallsFailing', 'UnexpectedActivityFailures', 'BridgeSignalsFailing', 'NoBridgeLeader', 'BridgeShardUnserved', 'BridgeShardServedTwice']);
     const exported = (await registry.getMetricsAsJSON()) as unknown as { name: string }[];
     for (const r of rules) {
       const names = [...r.expr.matchAll(/\b((?:lifecycle_mgr|klm)_\w+)/g)].map((m) => m[1]!);
