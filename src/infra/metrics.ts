@@ -17,7 +17,24 @@ export interface FleetStates {
   modules: { namespace: string; kyma: string; module: string; state: string }[];
 }
 
-let fleetStates: (() => FleetStates) | undefined;
+/** What gauges read at each scrape, from whoever exported it last in this process. */
+class ScrapeSource<T> {
+  private read?: () => T;
+
+  /** Exports `read` until the returned function is called (unless another exporter took over meanwhile). */
+  export(read: () => T): () => void {
+    this.read = read;
+    return () => {
+      if (this.read === read) this.read = undefined;
+    };
+  }
+
+  get(): T | undefined {
+    return this.read?.();
+  }
+}
+
+const fleetStates = new ScrapeSource<FleetStates>();
 
 /**
  * The state gauges are read from `read` at each scrape (the bridge's informers), so that they are
@@ -25,10 +42,7 @@ let fleetStates: (() => FleetStates) | undefined;
  * module leaves no series. Returns the function that stops exporting them.
  */
 export function exportFleetStates(read: () => FleetStates): () => void {
-  fleetStates = read;
-  return () => {
-    if (fleetStates === read) fleetStates = undefined;
-  };
+  return fleetStates.export(read);
 }
 
 // Registered by construction; filled at each scrape.
@@ -39,7 +53,7 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const k of fleetStates?.().kymas ?? []) {
+    for (const k of fleetStates.get()?.kymas ?? []) {
       setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) }, k.state);
     }
   },
@@ -52,7 +66,7 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const m of fleetStates?.().modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state);
+    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state);
   },
 });
 
@@ -62,14 +76,11 @@ export const bridgeLeader = new Gauge({
   registers: [registry],
 });
 
-let shardClusters: (() => ReadonlyMap<number, number>) | undefined;
+const shardClusters = new ScrapeSource<ReadonlyMap<number, number>>();
 
 /** Exports the target clusters a bridge watches per shard it serves, read at each scrape; returns the function that stops it. */
 export function exportShardClusters(read: () => ReadonlyMap<number, number>): () => void {
-  shardClusters = read;
-  return () => {
-    if (shardClusters === read) shardClusters = undefined;
-  };
+  return shardClusters.export(read);
 }
 
 // Registered by construction; filled at each scrape: one series per shard this bridge serves.
@@ -80,7 +91,7 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const [shard, clusters] of shardClusters?.() ?? []) this.set({ shard: String(shard) }, clusters);
+    for (const [shard, clusters] of shardClusters.get() ?? []) this.set({ shard: String(shard) }, clusters);
   },
 });
 
