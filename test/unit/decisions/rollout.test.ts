@@ -388,6 +388,13 @@ describe('RolloutState: Kymas that join', () => {
 describe('RolloutState: continuing as new when its history grows long', () => {
   const kymas = Array.from({ length: 6 }, (_, i) => `k${i}`);
   const options = { joins: true, continueAsNewAfterEvents: 100 };
+  /** A rollout promoted to 1.1.0 that asks for its plan, its history still short. */
+  const planning = () => {
+    const st = new RolloutState(CHANNEL, undefined, options);
+    st.promoted({ version: '1.1.0' });
+    for (let i = 0; i < 2; i++) st.next(0, { events: 3, suggested: false });
+    return st;
+  };
   /** What operators see of a rollout: its progress, its plan, its waves. */
   const view = (st: RolloutState) => ({ progress: st.progress(), plan: st.planView(), waves: st.waves });
   /** What a restart carries, as the next run receives it (a JSON payload). */
@@ -480,11 +487,7 @@ describe('RolloutState: continuing as new when its history grows long', () => {
   });
 
   it('carries the plan with what the version changes, naming each Kyma once', () => {
-    const st = new RolloutState(CHANNEL, undefined, options);
-    const history = { events: 3, suggested: false };
-    st.promoted({ version: '1.1.0' });
-    st.next(0, history);
-    st.next(0, history);
+    const st = planning();
     const diff = { version: '1.1.0', groups: [{ from: '1.0.0', kymas: ['k1', 'k0'], added: ['ConfigMap ns/new'], changed: [], removed: [] }, { kymas: ['k2'], added: [], changed: [], removed: [], problem: 'TemplateNotFound: greeter-1.1.0' }] };
     st.planned({ kymas: ['k0', 'k1', 'k2'], policy: DEFAULT_ROLLOUT_POLICY, from: '1.0.0' }, diff);
     const c = carried(st.next(0, { events: 500, suggested: false }));
@@ -507,11 +510,7 @@ describe('RolloutState: continuing as new when its history grows long', () => {
   });
 
   it('carries the Kymas waiting to join: a halted rollout that continued as new takes them into its plan on resume', () => {
-    const st = new RolloutState(CHANNEL, undefined, options);
-    const history = { events: 3, suggested: false };
-    st.promoted({ version: '1.1.0' });
-    st.next(0, history);
-    st.next(0, history);
+    const st = planning();
     st.planned({ kymas: ['k0'], policy: DEFAULT_ROLLOUT_POLICY, policyProblem: 'soak "x" is not a duration' });
     st.waiting({ kyma: 'late', version: '1.1.0' });
     const next = new RolloutState(CHANNEL, carried(st.next(0, { events: 500, suggested: false })), options);
