@@ -515,6 +515,8 @@ export class Bridge {
     const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
     // The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for.
     if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && this.leads) this.mandatory.check(m.metadata.namespace!, module);
+    // The Manifest of a Kyma left alone (outside KLM_KYMA_NAMESPACES) is left alone too: no watches for it.
+    if (this.o.kymaNamespaces && !this.o.kymaNamespaces.includes(m.metadata.namespace!)) return;
     if (!this.owns(m.metadata.namespace!, kyma)) {
       this.manifestPaused.delete(workflowId);
       return;

@@ -210,6 +210,18 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     expect((await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', stray, 'elsewhere'))?.status).toBeUndefined();
     expect(procs[1]!.out()).toContain(`Kyma elsewhere/${stray} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: kcp-system): left alone`);
 
+    // The bridge stops as its pod would (SIGTERM): it frees its shards' Leases and deletes its own.
+    const bridge = procs[1]!.proc;
+    const exited = new Promise((resolve) => bridge.once('exit', resolve));
+    bridge.kill('SIGTERM');
+    await until('the bridge to exit', async () => (await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 1000))])) === true);
+    const leases = (await admin.list('coordination.k8s.io/v1', 'Lease', { namespace: SYSTEM })).items as (KubeObject & { spec?: { holderIdentity?: string } })[];
+    expect(leases.filter((l) => l.metadata.name.startsWith('klm-bridge-member-')).map((l) => l.metadata.name), 'presence Leases left').toEqual([]);
+    // As many as it took meanwhile (a replica takes one a round in its first lease duration).
+    const shards = leases.filter((l) => l.metadata.name.startsWith('klm-bridge-shard-'));
+    expect(shards.length).toBeGreaterThan(0);
+    expect(shards.map((l) => l.spec?.holderIdentity ?? '').filter(Boolean), 'shards still held').toEqual([]);
+
     const events = await audit();
     expect(forbidden(events), 'requests the roles forbid').toEqual([]);
     const used = new Set<string>();
