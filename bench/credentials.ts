@@ -1,7 +1,11 @@
-// --distinct-credentials: every Kyma's kubeconfig Secret carries a client certificate of its
-// own (CN = the Kyma, group system:masters, EC P-256 from the stack's CA via openssl), so that
-// worker and bridge, which key their clients by the kubeconfig's content, hold one client and
-// one set of watches per Kyma against the few API servers, as they would per real cluster.
+// --distinct-credentials: every Kyma is a simulated runtime. Its kubeconfig Secret carries a
+// client certificate of its own (CN = the Kyma, group system:masters, EC P-256 from the stack's
+// CA via openssl), so that worker and bridge, which key their clients by the kubeconfig's
+// content, hold one client and one set of watches per Kyma against the few API servers, as they
+// would per real cluster; and its context names the Kyma's namespace (where its objects go, the
+// default-namespace setting "{kyma}"), which the bench has the bridges watch alone
+// (KLM_TARGET_WATCH_SCOPE=context-namespace), so that each simulated runtime's watches see its own
+// objects, as a cluster of its own would, and not every runtime's on that server.
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -35,7 +39,7 @@ export async function distinctKubeconfigs(pkiDir: string, names: string[], serve
       kind: 'Config',
       clusters: [{ name: 'target', cluster: { server: server(name), 'certificate-authority-data': ca } }],
       users: [{ name, user: { 'client-certificate-data': await b64(cert), 'client-key-data': await b64(key) } }],
-      contexts: [{ name: 'target', context: { cluster: 'target', user: name } }],
+      contexts: [{ name: 'target', context: { cluster: 'target', user: name, namespace: name } }],
       'current-context': 'target',
     }));
     progress.update(out.size);

@@ -75,9 +75,25 @@ function start(label: string, main: string, env: NodeJS.ProcessEnv, dir: string,
   });
 }
 
-/** Starts `workers` workers and the bridge; the bridge's own metrics are on `bridgeMetricsUrl`. */
-export async function startKlm(e: KlmEnv, dir: string, workers: number): Promise<{ workers: WorkerProcess[]; bridge: KlmProcess; bridgeMetricsUrl: string }> {
-  const [bridgePort, ...sdkPorts] = (await freePorts(workers + 1)) as [number, ...number[]];
+/** What the bench asks of the bridges. */
+export interface BridgeSetup {
+  /** Bridge processes: one alone, or several sharing the fleet's shards through Leases in `leaseNamespace`. */
+  count: number;
+  leaseNamespace: string;
+  /** KLM_TARGET_WATCH_SCOPE: `context-namespace` for simulated runtimes (a namespace each on shared API servers). */
+  targetWatchScope?: 'cluster' | 'context-namespace';
+}
+
+/** A bridge process and the URL of its own metrics. */
+export interface BridgeProcess extends KlmProcess {
+  metricsUrl: string;
+}
+
+/** Starts `workers` workers and the bridges. */
+export async function startKlm(e: KlmEnv, dir: string, workers: number, bridges: BridgeSetup): Promise<{ workers: WorkerProcess[]; bridges: BridgeProcess[] }> {
+  const ports = await freePorts(workers + bridges.count);
+  const bridgePorts = ports.slice(0, bridges.count);
+  const sdkPorts = ports.slice(bridges.count);
   const bundle = path.join(dir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundle);
   const env = {
@@ -96,18 +112,25 @@ export async function startKlm(e: KlmEnv, dir: string, workers: number): Promise
     const label = workers === 1 ? 'worker' : `worker-${i + 1}`;
     return { ...(await start(label, 'src/workers/main.ts', { ...env, KLM_SDK_METRICS_ADDRESS: address }, dir, 'worker: task queue')), sdkMetricsUrl: `http://${address}/metrics` };
   };
-  const started = await Promise.allSettled([
-    start('bridge', 'src/starter/main.ts', { ...env, KLM_METRICS_PORT: String(bridgePort) }, dir, 'bridge: routing events'),
-    ...sdkPorts.map(startWorker),
-  ]);
+  const startBridge = async (port: number, i: number): Promise<BridgeProcess> => {
+    const label = bridges.count === 1 ? 'bridge' : `bridge-${i + 1}`;
+    const sharded = bridges.count === 1 ? {} : { KLM_LEADER_ELECTION_LEASE: `${bridges.leaseNamespace}/klm-bench`, POD_NAME: label };
+    const scope = bridges.targetWatchScope ? { KLM_TARGET_WATCH_SCOPE: bridges.targetWatchScope } : {};
+    return { ...(await start(label, 'src/starter/main.ts', { ...env, ...sharded, ...scope, KLM_METRICS_PORT: String(port) }, dir, 'bridge: routing events')), metricsUrl: `http://127.0.0.1:${port}/metrics` };
+  };
+  const started = await Promise.allSettled([...bridgePorts.map(startBridge), ...sdkPorts.map(startWorker)]);
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {
     await Promise.all(ok.map((p) => p.stop()));
     throw failed.reason;
   }
-  const [bridge, ...workerProcesses] = ok as [KlmProcess, ...WorkerProcess[]];
-  return { workers: workerProcesses, bridge, bridgeMetricsUrl: `http://127.0.0.1:${bridgePort}/metrics` };
+  return { bridges: ok.slice(0, bridges.count) as BridgeProcess[], workers: ok.slice(bridges.count) as WorkerProcess[] };
+}
+
+/** The shards (`klm_bridge_shard_clusters{shard}`) each bridge serves, from their metrics. */
+export async function servedShards(bridges: BridgeProcess[]): Promise<string[][]> {
+  return await Promise.all(bridges.map(async (b) => [...(await (await fetch(b.metricsUrl)).text()).matchAll(/^klm_bridge_shard_clusters\{shard="(\d+)"\}/gm)].map((m) => m[1]!)));
 }
 
 /** The V8 heap in use (prom-client's `nodejs_heap_size_used_bytes`) of a process serving /metrics, MB. */

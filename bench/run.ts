@@ -1,11 +1,12 @@
 // npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
-//   [--distinct-credentials] [--quiet SECONDS] [--workers N]
+//   [--distinct-credentials] [--quiet SECONDS] [--workers N] [--bridges N] [--capacity]
 // Starts the local stack with `clusters` further clusters, runs `workers` workers (default 1, on
 // one task queue) and the bridge as processes of their own and the sample managers in this one,
 // installs N Kymas × M modules (Kyma i on cluster i mod clusters, through a kubeconfig Secret)
-// and measures; writes bench/results/<date>.json and .md.
+// and measures; writes bench/results/<date>.json and .md. --distinct-credentials makes each Kyma
+// a simulated runtime (./credentials.ts); --capacity measures what each costs (./capacity.ts).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -26,13 +27,16 @@ import { delta, lessIdle, openWatches, ours, perVerb, requestCounts, type Metric
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
 import { historyBreakdown } from './history-breakdown';
-import { heapUsedMB, startKlm } from './klm-processes';
+import { heapUsedMB, servedShards, startKlm, type BridgeProcess } from './klm-processes';
+import { renderCapacity, slope, type CapacityReport, type CapacityStep } from './capacity';
 import { applyLoop } from './loop';
 import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from './processes';
 import { Progress } from './progress';
 import { benchStack } from './stack';
 import { percentile, renderReport, type BenchReport, type WorkerFigures } from './report';
-import { histogramDelta, histogramPercentile, shareAbove, taskCounts, workflowTaskLatency } from './sdk-metrics';
+import { histogramDelta, histogramPercentile, shareAbove, taskCounts, workflowTaskLatency, type TaskCounts } from './sdk-metrics';
+import { BRIDGE_SHARDS } from '../src/infra/config';
+import { DEFAULT_SETTINGS } from '../src/contract/settings';
 import { WorkloadWatch } from './workload-watch';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -44,7 +48,8 @@ async function main(): Promise<void> {
       samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
       'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' }, soak: { type: 'string' },
       kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
-      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' }, workers: { type: 'string' },
+      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' }, workers: { type: 'string' }, bridges: { type: 'string' },
+      capacity: { type: 'boolean' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -63,6 +68,10 @@ async function main(): Promise<void> {
   /** Worker processes on the one task queue. */
   const workerCount = Number(values.workers ?? 1);
   if (!Number.isInteger(workerCount) || workerCount < 1) throw new Error(`--workers: not a whole number ≥ 1: ${values.workers}`);
+  /** Bridge processes: one alone, or several sharing the shards (as the deploy's three replicas). */
+  const bridgeCount = Number(values.bridges ?? 1);
+  if (!Number.isInteger(bridgeCount) || bridgeCount < 1) throw new Error(`--bridges: not a whole number ≥ 1: ${values.bridges}`);
+  const capacity = values.capacity ?? false;
 
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -82,8 +91,11 @@ async function main(): Promise<void> {
     const klm = await startKlm({
       kubeconfig: stack.kubeconfig, temporalAddress: stack.temporalAddress, temporalNamespace: stack.temporalNamespace, taskQueue: `${run}bench`,
       registryHost: stack.registryHost, blobCacheDir: path.join(stack.dir, 'blobs'), defaultNamespace: '{kyma}',
-    }, stack.dir, workerCount);
-    stops.push(...klm.workers.map((w) => () => w.stop()), () => klm.bridge.stop());
+    }, stack.dir, workerCount, { count: bridgeCount, leaseNamespace: ns, ...(distinctCredentials ? { targetWatchScope: 'context-namespace' as const } : {}) });
+    stops.push(...klm.workers.map((w) => () => w.stop()), ...klm.bridges.map((b) => () => b.stop()));
+    const bridgeLabels = klm.bridges.map((b) => b.label);
+    const bridgesHeapMB = async () => (await Promise.all(klm.bridges.map((b) => heapUsedMB(b.metricsUrl)))).reduce((a, b) => a + b, 0);
+    if (bridgeCount > 1) await allShardsServed(klm.bridges);
     const workerLabels = klm.workers.map((w) => w.label);
     const sdkMetricsUrls = klm.workers.map((w) => w.sdkMetricsUrl);
     // Where the Kymas' modules go: the further clusters, each through kubeconfig Secrets (or,
@@ -98,7 +110,7 @@ async function main(): Promise<void> {
       stops.push(() => manager.stop());
     }
     const apiServers: MetricsSource[] = [{ name: 'kcp', kubeconfig: kubeConfigFromFile(stack.kubeconfig) }, ...stack.targets.map((file, i) => ({ name: `cluster-${i + 1}`, kubeconfig: kubeConfigFromFile(file) }))];
-    const tracked: Tracked[] = [...klm.workers, klm.bridge, { label: 'bench', pid: () => process.pid }, ...stack.servers];
+    const tracked: Tracked[] = [...klm.workers, ...klm.bridges, { label: 'bench', pid: () => process.pid }, ...stack.servers];
 
     // Every Kyma state change, timestamped, from a watch of our own.
     const listeners = new Set<(k: Kyma) => void>();
@@ -156,14 +168,22 @@ async function main(): Promise<void> {
     const quiet = await measured(() => new Promise((r) => setTimeout(r, quietSeconds * 1000)));
     const beforeInstall = snapshot(tracked);
     const watchesBefore = await openWatches(apiServers);
-    const bridgeHeapBeforeMB = await heapUsedMB(klm.bridgeMetricsUrl);
+    const bridgeHeapBeforeMB = await bridgesHeapMB();
     const growth: { kymas: number; allReadyMs: number }[] = [];
+    const steps: CapacityStep[] = [];
+    const rssOf = (snap: ReturnType<typeof snapshot>, labels: string[]) => labels.reduce((a, l) => a + (snap.get(l)?.rssMB ?? 0), 0);
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
     let wfTasks = new Map<number, number>();
     for (const [i, names] of fleetNames.entries()) {
       const wf0 = await workflowTaskLatency(sdkMetricsUrls);
       const r = await measured(() => installFleet(names));
       growth.push({ kymas: names.length, allReadyMs: r.result.totalMs });
+      const now = snapshot(tracked);
+      steps.push({
+        runtimes: fleetNames.slice(0, i + 1).flat().length, allReadySeconds: r.result.totalMs / 1000,
+        bridgeHeapMB: await bridgesHeapMB(), bridgeRssMB: rssOf(now, bridgeLabels), workerRssMB: rssOf(now, workerLabels), temporalRssMB: rssOf(now, ['temporal']),
+        watches: await openWatches(apiServers),
+      });
       if (i === fleetNames.length - 1) {
         main = r;
         wfTasks = histogramDelta(wf0, await workflowTaskLatency(sdkMetricsUrls));
@@ -178,9 +198,51 @@ async function main(): Promise<void> {
     const historyKinds = await historyBreakdown(client, historySample.map((k) => kymaWorkflowId(ns, k)), modules.length);
 
     // Idle cost, with all Ready.
+    const tasks0 = await Promise.all(sdkMetricsUrls.map(taskCounts));
     const idle = await measured(() => new Promise((r) => setTimeout(r, idleSeconds * 1000)));
-    const bridgeHeapAfterMB = await heapUsedMB(klm.bridgeMetricsUrl);
+    const tasks1 = await Promise.all(sdkMetricsUrls.map(taskCounts));
+    const bridgeHeapAfterMB = await bridgesHeapMB();
     const watchesAfter = await openWatches(apiServers);
+    const cores = cpus().length;
+    const byLabel = (p: PhaseCpu[], label: string) => p.find((x) => x.label === label);
+    const cpuOf = (p: PhaseCpu[], ...labels: string[]) => labels.reduce((a, l) => a + (byLabel(p, l)?.cpuSeconds ?? 0), 0);
+    if (capacity) {
+      const runtimes = steps.at(-1)!.runtimes;
+      const atRest = (k: keyof TaskCounts) => (tasks1.reduce((a, t) => a + t[k], 0) - tasks0.reduce((a, t) => a + t[k], 0)) * (3600 / idle.seconds) / runtimes;
+      const perMinute = (...labels: string[]) => (cpuOf(idle.procs, ...labels) * 60) / idle.seconds / runtimes;
+      const perInstall = (...labels: string[]) => (1000 * cpuOf(main.procs, ...labels)) / (fleetNames.at(-1)!.length * m);
+      const end = snapshot(tracked);
+      const report: CapacityReport = {
+        date: new Date().toISOString(),
+        machine: { cores, node: process.version },
+        modulesPerKyma: m,
+        bridges: bridgeCount,
+        workers: workerCount,
+        targetServers: stack.targets.length,
+        steps,
+        perRuntime: {
+          bridgeHeapMB: slope(steps, (x) => x.bridgeHeapMB),
+          bridgeRssMB: slope(steps, (x) => x.bridgeRssMB),
+          workerRssMB: slope(steps, (x) => x.workerRssMB),
+          temporalRssMB: slope(steps, (x) => x.temporalRssMB),
+          targetWatches: slope(steps, (x) => Object.entries(x.watches).filter(([server]) => server !== 'kcp').reduce((a, [, w]) => a + w, 0)),
+        },
+        install: {
+          cpuMsPerModule: { workers: perInstall(...workerLabels), bridges: perInstall(...bridgeLabels), temporal: perInstall('temporal') },
+          historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
+        },
+        idle: {
+          seconds: idle.seconds,
+          cpuSecondsPerRuntimeMinute: { workers: perMinute(...workerLabels), bridges: perMinute(...bridgeLabels), temporal: perMinute('temporal') },
+          perRuntimeHour: { workflowTasks: atRest('workflowTasks'), activities: atRest('activities'), localActivities: atRest('localActivities') },
+          driftIntervalMinutes: DEFAULT_SETTINGS.driftIntervalMs / 60_000,
+        },
+        peakRssMB: Object.fromEntries([...end].map(([label, x]) => [label, x.peakRssMB])),
+        shared: `${distinctCredentials ? `Each Kyma is a simulated runtime: a client certificate of its own and a namespace of its own on one of the target API servers, its kubeconfig's context naming that namespace; the bridges watch that namespace only (KLM_TARGET_WATCH_SCOPE=context-namespace), so each runtime's watches see its own objects, as in a cluster of its own.` : 'Kymas share their target clusters\' kubeconfigs (without --distinct-credentials): per-runtime figures are per Kyma.'} The API servers, etcd, Temporal (dev server, SQLite) and the registry run on the same machine.`,
+      };
+      await writeResults(out, report.date, renderCapacity(report), report, '-capacity');
+      return;
+    }
 
     // Status propagation: a module CR changes state → the Kyma's status shows it.
     const propagation: number[] = [];
@@ -270,7 +332,7 @@ async function main(): Promise<void> {
     // worker's peak RSS and what it executed over the run.
     const beforeStop = snapshot(tracked);
     const workers: WorkerFigures[] = await Promise.all(klm.workers.map(async (w) => ({ label: w.label, pid: beforeStop.get(w.label)?.pid ?? 0, peakRssMB: Math.round(beforeStop.get(w.label)?.peakRssMB ?? 0), ...(await taskCounts(w.sdkMetricsUrl)) })));
-    await Promise.all([...klm.workers.map((w) => w.stop()), klm.bridge.stop()]);
+    await Promise.all([...klm.workers.map((w) => w.stop()), ...klm.bridges.map((b) => b.stop())]);
     const loopTarget = { kcp, registryHost: stack.registryHost, templateNamespace: ns, targets: clusters.map((c) => c.client) };
     const loop = await measured(() => applyLoop(loopTarget, modules, '1.0.0', kymaNames.length, `${run}loop`));
     const loopPromotion = await measured(() => applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false));
@@ -278,14 +340,12 @@ async function main(): Promise<void> {
     const installs = n * m;
     const engineRequests = perVerb(lessIdle(ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)), ours(quiet.requests), quiet.seconds, main.seconds), installs);
     const loopRequests = perVerb(lessIdle(ours(loop.requests), ours(quiet.requests), quiet.seconds, loop.seconds), installs);
-    const byLabel = (p: PhaseCpu[], label: string) => p.find((x) => x.label === label);
-    const cpuOf = (p: PhaseCpu[], ...labels: string[]) => labels.reduce((a, l) => a + (byLabel(p, l)?.cpuSeconds ?? 0), 0);
     const distinctKubeconfigCount = new Set(fleetNames.flat().map(kubeconfigOf).filter(Boolean)).size;
     // The bridge settled: its RSS at the end of the idle minute, all clusters watched.
-    const bridgeSettledMB = byLabel(idle.procs, 'bridge')?.rssMB ?? 0;
-    const bridgeGrowthMB = bridgeSettledMB - (beforeInstall.get('bridge')?.rssMB ?? 0);
+    const bridgeSettledMB = bridgeLabels.reduce((a, l) => a + (byLabel(idle.procs, l)?.rssMB ?? 0), 0);
+    const bridgeRssBeforeMB = bridgeLabels.reduce((a, l) => a + (beforeInstall.get(l)?.rssMB ?? 0), 0);
+    const bridgeGrowthMB = bridgeSettledMB - bridgeRssBeforeMB;
     const wfP99 = histogramPercentile(wfTasks, 99);
-    const cores = cpus().length;
     const klmProcesses = workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
     const eachKlm = workerCount === 1 ? 'worker and bridge' : 'each worker and the bridge';
     const report: BenchReport = {
@@ -312,7 +372,7 @@ async function main(): Promise<void> {
         waves: stagedWaves,
         phase: progressAfter.phase,
         completedSeconds,
-        cpuSeconds: cpuOf(staged.procs, ...workerLabels, 'bridge', 'temporal'),
+        cpuSeconds: cpuOf(staged.procs, ...workerLabels, ...bridgeLabels, 'temporal'),
       },
       statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
       historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
@@ -329,19 +389,19 @@ async function main(): Promise<void> {
       cpu: { install: main.procs, idle: idle.procs, promotion: promotion.procs, loop: loop.procs },
       phaseSeconds: { install: main.seconds, idle: idle.seconds, promotion: promotion.seconds, loop: loop.seconds },
       machineCpuSeconds: { install: main.machineCpuSeconds, idle: idle.machineCpuSeconds, promotion: promotion.machineCpuSeconds, loop: loop.machineCpuSeconds },
-      installCpuMsPerModule: (1000 * cpuOf(main.procs, ...workerLabels, 'bridge', 'temporal')) / installs,
-      idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...workerLabels, 'bridge') * 60) / idle.seconds,
+      installCpuMsPerModule: (1000 * cpuOf(main.procs, ...workerLabels, ...bridgeLabels, 'temporal')) / installs,
+      idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...workerLabels, ...bridgeLabels) * 60) / idle.seconds,
       workerPeakRssMB: workers.reduce((a, w) => a + w.peakRssMB, 0),
       workers,
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
-        rssBeforeMB: beforeInstall.get('bridge')?.rssMB ?? 0,
+        rssBeforeMB: bridgeRssBeforeMB,
         rssAfterMB: bridgeSettledMB,
         rssMB: bridgeGrowthMB / Math.max(1, distinctKubeconfigCount),
         heapBeforeMB: bridgeHeapBeforeMB,
         heapAfterMB: bridgeHeapAfterMB,
         heapMB: (bridgeHeapAfterMB - bridgeHeapBeforeMB) / Math.max(1, distinctKubeconfigCount),
-        idleCpuSecondsPerMinute: (cpuOf(idle.procs, 'bridge') * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
+        idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...bridgeLabels) * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
       watches: Object.fromEntries(Object.keys(watchesAfter).map((server) => [server, { before: watchesBefore[server] ?? 0, after: watchesAfter[server]! }])),
       workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')) },
@@ -351,16 +411,33 @@ async function main(): Promise<void> {
         ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
         : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one set of watches per Kyma, as per real cluster.` : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} (in production every cluster has its own; --distinct-credentials gives each Kyma its own).`} Each Kyma's namespaced objects go to a namespace of its own.`,
     };
-    await mkdir(out, { recursive: true });
-    const stamp = report.date.replace(/[:.]/g, '-');
-    await writeFile(path.join(out, `${stamp}.json`), JSON.stringify(report, null, 2));
-    await writeFile(path.join(out, `${stamp}.md`), renderReport(report));
-    console.log(renderReport(report));
-    console.log(`written: ${path.join(out, `${stamp}.json`)} and .md`);
+    await writeResults(out, report.date, renderReport(report), report);
   } finally {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch((e: unknown) => console.error(`stopping: ${(e as Error).message}`));
     await stack.stop();
   }
+}
+
+/** Writes a report as `<date><suffix>.json` and `.md` in `out`, and shows it. */
+async function writeResults(out: string, date: string, markdown: string, json: unknown, suffix = ''): Promise<void> {
+  await mkdir(out, { recursive: true });
+  const stamp = `${date.replace(/[:.]/g, '-')}${suffix}`;
+  await writeFile(path.join(out, `${stamp}.json`), JSON.stringify(json, null, 2));
+  await writeFile(path.join(out, `${stamp}.md`), markdown);
+  console.log(markdown);
+  console.log(`written: ${path.join(out, `${stamp}.json`)} and .md`);
+}
+
+/** Until every shard is served by one of the bridges (they spread them over a lease duration or two). */
+async function allShardsServed(bridges: BridgeProcess[]): Promise<void> {
+  const progress = new Progress('bridge shards served', BRIDGE_SHARDS);
+  for (;;) {
+    const served = new Set((await servedShards(bridges)).flat());
+    progress.update(served.size);
+    if (served.size >= BRIDGE_SHARDS) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  progress.finish();
 }
 
 /** The bench's own requests in the install window are not the engine's: one POST per Kyma, and one per kubeconfig Secret. */

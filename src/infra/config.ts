@@ -47,6 +47,14 @@ export interface KlmConfig {
    */
   kymaNamespaces?: string[];
   /**
+   * What the bridge's watches in a target cluster see (KLM_TARGET_WATCH_SCOPE): `cluster`, as a
+   * runtime needs; or `context-namespace`, the namespace of the kubeconfig's current context only,
+   * for simulations that put many runtimes on one API server, a namespace each (the bench's
+   * --simulated-runtimes): otherwise each simulated runtime's watches would see every runtime's
+   * objects there.
+   */
+  targetWatchScope: TargetWatchScope;
+  /**
    * The bridges' shards (KLM_LEADER_ELECTION_LEASE: namespace/name that their coordination.k8s.io
    * Leases are named after): the bridges that name it share the fleet's `shards`
    * (KLM_BRIDGE_SHARDS), each shard held by one through a Lease, with the timings
@@ -57,6 +65,8 @@ export interface KlmConfig {
   /** The ConfigMap (KLM_MAINTENANCE_POLICY: namespace/name) whose key `policy.json` holds the maintenance-window policy. */
   maintenancePolicy?: { namespace: string; name: string };
 }
+
+export type TargetWatchScope = 'cluster' | 'context-namespace';
 
 export interface LeaseTimings {
   /** How long a holder that stopped renewing keeps a Lease from others. */
@@ -153,6 +163,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     ...maintenancePolicy(env.KLM_MAINTENANCE_POLICY),
     ...leaderElection(env),
     ...kymaNamespaces(env.KLM_KYMA_NAMESPACES),
+    targetWatchScope: targetWatchScope(env.KLM_TARGET_WATCH_SCOPE),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs, 'KLM_DRIFT_INTERVAL'),
       crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs, 'KLM_CRD_ESTABLISHED_TIMEOUT'),
@@ -185,6 +196,13 @@ function namespacedName(variable: string, value: string, what: string): { namesp
   const [namespace, name, ...rest] = value.split('/');
   if (!namespace || !name || rest.length) throw new Error(`${variable} must be namespace/name of ${what}, not "${value}"`);
   return { namespace, name };
+}
+
+/** KLM_TARGET_WATCH_SCOPE: `cluster` (default) or `context-namespace`. */
+function targetWatchScope(value: string | undefined): TargetWatchScope {
+  const v = value?.trim() || 'cluster';
+  if (v !== 'cluster' && v !== 'context-namespace') throw new Error(`KLM_TARGET_WATCH_SCOPE must be "cluster" or "context-namespace", not "${value}"`);
+  return v;
 }
 
 /** KLM_KYMA_NAMESPACES: namespaces, comma-separated. */

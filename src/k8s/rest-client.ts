@@ -167,6 +167,11 @@ export class KubeClient {
     return client;
   }
 
+  /** The namespace of the kubeconfig's current context, if it names one. */
+  contextNamespace(): string | undefined {
+    return this.kc.getContextObject(this.kc.getCurrentContext())?.namespace || undefined;
+  }
+
   /** Whether credentials can change while the client lives (exec plugins, auth providers). */
   private dynamic(): boolean {
     const user = this.kc.getCurrentUser();

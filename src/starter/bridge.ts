@@ -27,7 +27,7 @@ import { shardOf } from '../decisions/shards';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
-import { NEWS_WINDOW_MS } from '../infra/config';
+import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
 import { fleetStates } from './fleet-states';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
@@ -56,6 +56,8 @@ export interface BridgeOptions {
   allowKubeconfigExec?: boolean;
   /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): Secrets are watched there only, Kymas elsewhere left alone. Unset: all. */
   kymaNamespaces?: readonly string[];
+  /** What a target cluster's watches of managed objects and module CRs see (KLM_TARGET_WATCH_SCOPE): the cluster (default), or its kubeconfig context's namespace. */
+  targetWatchScope?: TargetWatchScope;
   /**
    * How long news of a Kyma's modules waits before its signal goes (what comes meanwhile goes
    * with it, in one signal and one workflow task): NEWS_WINDOW_MS by default; 0: at once.
@@ -103,8 +105,12 @@ class TargetWatches {
   /** What of the runtime Kyma its control-plane Kyma acts on, as last seen. */
   private runtimeSeen?: string;
 
-  /** `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches; `key`: its kubeconfig's. */
-  constructor(readonly client: KubeClient, readonly key: string, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly relistMs?: number, private readonly onError?: (e: unknown) => void) {
+  /**
+   * `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches;
+   * `key`: its kubeconfig's; `namespace`: the one namespace its watches of managed objects and
+   * module CRs see (a simulated runtime's, KLM_TARGET_WATCH_SCOPE), unset: the whole cluster.
+   */
+  constructor(readonly client: KubeClient, readonly key: string, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly o: { relistMs?: number; onError?: (e: unknown) => void; namespace?: string } = {}) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
   }
@@ -121,7 +127,7 @@ class TargetWatches {
       kind: 'Kyma',
       namespace: RUNTIME_KYMA.namespace,
       fieldSelector: `metadata.name=${RUNTIME_KYMA.name}`,
-      relistMs: this.relistMs,
+      relistMs: this.o.relistMs,
       onEvent: (type, k) => {
         const meta = k.metadata;
         const seen = type === 'DELETED' ? 'deleted' : JSON.stringify([meta.uid, meta.generation, meta.labels, meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION], meta.deletionTimestamp]);
@@ -200,7 +206,7 @@ class TargetWatches {
   private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const informer = new Informer(this.client, { apiVersion, kind, labelSelector, relistMs: this.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.onError });
+    const informer = new Informer(this.client, { apiVersion, kind, labelSelector, ...(this.o.namespace ? { namespace: this.o.namespace } : {}), relistMs: this.o.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.o.onError });
     this.informers.set(key, informer);
     void informer.start();
   }
@@ -696,7 +702,8 @@ export class Bridge {
       t = (async () => {
         const options = { ...(this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}), ...(this.o.allowKubeconfigExec === false ? { allowExec: false } : {}) };
         const client = secret ? await clientFromSecret(secret, options) : this.o.kcp;
-        const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), this.o.relistMs);
+        const namespace = secret && this.o.targetWatchScope === 'context-namespace' ? client.contextNamespace() : undefined;
+        const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), { relistMs: this.o.relistMs, ...(namespace ? { namespace } : {}) });
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
         this.watching.add(key);
         return w;

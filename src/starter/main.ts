@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
     allowKubeconfigExec: config.allowKubeconfigExec,
     ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
+    targetWatchScope: config.targetWatchScope,
     ...(election ? { shards: election.shards } : {}),
     log,
   });

@@ -30,6 +30,12 @@ describe('worker tuning', () => {
     expect(() => configFromEnv({ KLM_KYMA_NAMESPACES: 'kcp-system,Fleet_2' })).toThrow('KLM_KYMA_NAMESPACES must list namespace names separated by commas; "Fleet_2" is not one');
   });
 
+  it("watches whole target clusters unless KLM_TARGET_WATCH_SCOPE asks for the context's namespace, and refuses another scope", () => {
+    expect(configFromEnv({}).targetWatchScope).toBe('cluster');
+    expect(configFromEnv({ KLM_TARGET_WATCH_SCOPE: 'context-namespace' }).targetWatchScope).toBe('context-namespace');
+    expect(() => configFromEnv({ KLM_TARGET_WATCH_SCOPE: 'namespace' })).toThrow('KLM_TARGET_WATCH_SCOPE must be "cluster" or "context-namespace", not "namespace"');
+  });
+
   it('names the maintenance policy ConfigMap as namespace/name, or none', () => {
     expect(configFromEnv({}).maintenancePolicy).toBeUndefined();
     expect(configFromEnv({ KLM_MAINTENANCE_POLICY: 'kcp-system/maintenance' }).maintenancePolicy).toEqual({ namespace: 'kcp-system', name: 'maintenance' });
