@@ -41,7 +41,12 @@ function dnsName(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 200);
 }
 
-/** `p`, or a rejection once `ms` went by without its answer. */
+/**
+ * `p`, or a rejection once `ms` went by without its answer. Lease requests are given up to the
+ * renew deadline, as client-go's tries are: an API server slow under load (seconds per request)
+ * must not cost a replica its shards while the deadline allows a renewal; the per-shard timers
+ * stop serving a shard whose renewal is overdue however long a request takes.
+ */
 async function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
@@ -58,6 +63,8 @@ export class ShardLeases {
   /** Shards served, each with the timer that stops serving it when its renewal is overdue. */
   private readonly held = new Map<number, NodeJS.Timeout>();
   private readonly observed = new Map<string, Observed>();
+  /** Each Lease as this replica last wrote it (the answer to its write): renewed from that, without reading it first. */
+  private readonly written = new Map<string, Lease>();
   private stopped = false;
   private wake?: () => void;
   private readonly offset: number;
@@ -90,7 +97,7 @@ export class ShardLeases {
   /** Writes this replica's presence, so that the others count it (and it them) before anyone takes shards. */
   async join(): Promise<void> {
     const name = this.memberLease();
-    const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.retryPeriodMs).catch(() => undefined);
+    const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.renewDeadlineMs).catch(() => undefined);
     await this.write(name, lease, 'member');
   }
 
@@ -123,10 +130,26 @@ export class ShardLeases {
     return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.o.namespace)}/leases${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
   }
 
-  /** One round: read every Lease of the set, renew ours, hand back and take as the plan says. */
+  /**
+   * One round: renew what we hold and read every Lease of the set, at once (a renewal is one
+   * write from the Lease as we last wrote it, so that an API server slow under load costs a
+   * renewal one request's time, not a read's and a write's); then hand back and take as the plan
+   * says.
+   */
   private async round(): Promise<void> {
     const now = performance.now();
-    const { items } = await within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: this.selector() }), this.o.retryPeriodMs);
+    const renewals = Promise.all([...this.held.keys()].map(async (shard) => {
+      const lease = this.written.get(this.shardLease(shard));
+      const started = performance.now();
+      if (lease && (await this.write(this.shardLease(shard), lease, 'shard'))) this.renewed(shard, started);
+    }));
+    const member = this.written.get(this.memberLease());
+    const memberRenewal = member ? this.write(this.memberLease(), member, 'member') : Promise.resolve(false);
+    const [{ items }, memberRenewed] = await Promise.all([
+      within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: this.selector() }), this.o.renewDeadlineMs),
+      memberRenewal,
+      renewals,
+    ]);
     const byName = new Map(items.map((l) => [l.metadata.name, l]));
     const takeable = (l: Lease | undefined) => {
       if (!l) return true;
@@ -139,10 +162,11 @@ export class ShardLeases {
     };
     const members = items.filter((l) => l.metadata.labels?.[ROLE_LABEL] === 'member');
     const expiredMembers = members.filter((l) => l.metadata.name !== this.memberLease() && takeable(l));
-    if (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member')) this.joinedMs ??= performance.now();
+    if (memberRenewed || (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member'))) this.joinedMs ??= performance.now();
 
-    // Renew what we hold; a shard someone else holds now is lost.
+    // A shard whose renewal failed is lost if someone else holds it now, else renewed from what was read.
     await Promise.all([...this.held.keys()].map(async (shard) => {
+      if (this.written.has(this.shardLease(shard))) return;
       const lease = byName.get(this.shardLease(shard));
       if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
       const started = performance.now();
@@ -188,6 +212,7 @@ export class ShardLeases {
     const timer = this.held.get(shard);
     if (!this.held.delete(shard)) return;
     clearTimeout(timer);
+    this.written.delete(this.shardLease(shard));
     this.o.log?.(`no longer serving shard ${shard} (${why})`);
     this.o.onLose(shard);
   }
@@ -206,11 +231,15 @@ export class ShardLeases {
     };
     const metadata = { name, namespace: this.o.namespace, labels: { [SET_LABEL]: this.o.name, [COUNT_LABEL]: String(this.o.shards), [ROLE_LABEL]: role } };
     try {
-      if (lease) await within(this.o.client.request('PUT', this.path(name), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion }, spec: next }), this.o.retryPeriodMs);
-      else await within(this.o.client.request('POST', this.path(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: next }), this.o.retryPeriodMs);
+      const written = lease
+        ? await within(this.o.client.request<Lease>('PUT', this.path(name), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion }, spec: next }), this.o.renewDeadlineMs)
+        : await within(this.o.client.request<Lease>('POST', this.path(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: next }), this.o.renewDeadlineMs);
+      this.written.set(name, written);
       this.observed.set(name, { holder: this.o.identity, renewTime: next.renewTime!, atMs: performance.now() });
       return true;
     } catch (err) {
+      // What we last wrote is no longer what is there (another wrote since, or a timed-out write of ours landed): read it next round.
+      this.written.delete(name);
       // Another replica wrote first: not worth a line.
       if (!(err instanceof KubeApiError && err.status === 409)) this.o.log?.(`Lease ${this.o.namespace}/${name}: ${message(err)}`);
       return false;
@@ -220,9 +249,10 @@ export class ShardLeases {
   /** Frees Lease `name` if this replica holds it, so that another need not wait out the lease duration. */
   private async free(name: string): Promise<void> {
     try {
-      const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.retryPeriodMs);
+      const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.renewDeadlineMs);
+      this.written.delete(name);
       if (lease?.spec?.holderIdentity !== this.o.identity) return;
-      await within(this.o.client.request('PUT', this.path(name), { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } }), this.o.retryPeriodMs);
+      await within(this.o.client.request('PUT', this.path(name), { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } }), this.o.renewDeadlineMs);
     } catch (err) {
       this.o.log?.(`could not free Lease ${this.o.namespace}/${name}: ${message(err)}`);
     }
@@ -231,12 +261,12 @@ export class ShardLeases {
   /** Deletes Lease `l` unless it changed since it was read. */
   private async remove(l: Lease): Promise<void> {
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: l.metadata.resourceVersion } };
-    await within(this.o.client.request('DELETE', this.path(l.metadata.name), body), this.o.retryPeriodMs).catch(() => undefined);
+    await within(this.o.client.request('DELETE', this.path(l.metadata.name), body), this.o.renewDeadlineMs).catch(() => undefined);
   }
 
   /** On the way out: stops counting as a member, stops serving every shard and frees their Leases. */
   private async releaseAll(): Promise<void> {
-    const own = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace), this.o.retryPeriodMs).catch(() => undefined);
+    const own = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace), this.o.renewDeadlineMs).catch(() => undefined);
     if (own) await this.remove(own);
     const shards = this.shards;
     for (const shard of shards) this.lose(shard, 'stopping');
