@@ -3,10 +3,12 @@
 // test/unit/layers.test.ts that a violating import fails). The workflow block is also the
 // determinism guard: workflow code runs in Temporal's sandbox and is replayed, so it must not
 // reach Node built-ins, the Kubernetes client or activity implementations (those are imported
-// with `import type` only).
+// with `import type` only). No file may import itself back through others (`klm/no-import-cycle`,
+// eslint-rules/no-import-cycle.js; its test is in test/unit/layers.test.ts too).
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { noImportCycle } from './eslint-rules/no-import-cycle.js';
 
 const nodeBuiltins = [...new Set(builtinModules.flatMap((m) => [m, `node:${m}`, `${m}/*`, `node:${m}/*`]))];
 
@@ -61,13 +63,19 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'eslint-rules/*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // One direction between any two modules: a circle means a type or function sits in the wrong file.
+    files: ['**/*.ts'],
+    plugins: { klm: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'klm/no-import-cycle': 'error' },
   },
   ...Object.keys(LAYERS).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],

@@ -6,7 +6,7 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, MANDATORY_CHANNEL, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
-import type { SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
 import { specModules } from '../decisions/runtime-kyma';

@@ -8,7 +8,7 @@ import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
-import type { SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import type { ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { mergeConditions } from '../decisions/conditions';

@@ -5,8 +5,8 @@
 import { apiVersionOf, type KubeObject, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
-import type { ObservedObject, SeenVersions } from '../contract/signals';
-import type { ReadinessCheck } from '../contract/readiness';
+import type { SeenVersions } from '../contract/seen-versions';
+import type { ObservedObject, ReadinessCheck } from '../contract/readiness';
 import { evaluateReadiness, objectKey, readinessView } from '../decisions/readiness';
 import type { PodView } from '../decisions/pods';
 import { workloadRollout, type WorkloadView } from '../decisions/workload';

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
 import { promoted, ROLLOUT_WORKFLOW, rolloutStart, type ChannelRef, type Promotion, type RolloutPlan, type RolloutWorkflowInput } from '../contract/rollout';
-import type { SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import { rolloutCandidates } from '../decisions/rollout-plan';
 import { DEFAULT_ROLLOUT_POLICY, rolloutPolicyOf } from '../decisions/rollout-policy';
 import type { ObjectCache } from '../k8s/object-cache';

@@ -1,8 +1,19 @@
 // What a module's observation or failure comes to: a typed reason (its state follows from the
-// reason, see src/api/reasons.ts) and a message a person can act on.
+// reason, see src/api/reasons.ts) and a message a person can act on; and the views of target
+// objects a readiness check reads (told by the bridge's watch, or read by the check itself).
 import type { ModuleStatus } from '../api/kyma';
 import type { Reason } from '../api/reasons';
-import type { ObservedObject } from './signals';
+
+/**
+ * A target-cluster object as the bridge's watch saw it, reduced to what readiness reads
+ * (`readinessView`), so that a check need not read it again: `view` null when it was deleted.
+ */
+export interface ObservedObject {
+  /** `objectKey` of the object. */
+  key: string;
+  resourceVersion: string;
+  view: Record<string, unknown> | null;
+}
 
 export interface Readiness {
   reason: Reason;

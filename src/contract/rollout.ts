@@ -5,7 +5,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { SA } from '../api/search-attributes';
 import type { State } from '../api/shared';
 import { WORKFLOW_TASK_TIMEOUT } from './settings';
-import type { SeenVersions } from './signals';
+import type { SeenVersions } from './seen-versions';
 
 export const ROLLOUT_WORKFLOW = 'rolloutWorkflow';
 

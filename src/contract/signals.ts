@@ -3,19 +3,8 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { DesiredModule } from './module';
 import type { HostedModule } from './workflow-inputs';
-import type { ModuleReport } from './readiness';
-
-/** The control-plane kinds the worker serves reads of from its caches. */
-export type CachedKind = 'Kyma' | 'ModuleTemplate' | 'ModuleReleaseMeta' | 'Manifest';
-
-/**
- * The control-plane versions behind a signal, per kind: the event's object, and for a
- * release-meta event also the newest template the bridge has seen (a promotion may resolve to a
- * template changed just before). Reads that follow the signal must see each kind at least at
- * that version: the worker's cache waits for it (or reads from the API server). Absent in
- * histories recorded before it existed.
- */
-export type SeenVersions = Partial<Record<CachedKind, string>>;
+import type { ModuleReport, ObservedObject } from './readiness';
+import type { SeenVersions } from './seen-versions';
 
 /** Bridge → Kyma workflow: the Kyma object changed. */
 export const kymaChanged = defineSignal<[SeenVersions?]>('kymaChanged');
@@ -27,17 +16,6 @@ export const catalogChanged = defineSignal('catalogChanged');
 export const moduleReport = defineSignal<[ModuleReport]>('moduleReport');
 /** Kyma workflow → module workflow: what should be installed now (a removal under way stops). */
 export const desiredModule = defineSignal<[DesiredModule]>('desiredModule');
-/**
- * A target-cluster object as the bridge's watch saw it, reduced to what readiness reads
- * (`readinessView`), so that a check need not read it again: `view` null when it was deleted.
- */
-export interface ObservedObject {
-  /** `objectKey` of the object. */
-  key: string;
-  resourceVersion: string;
-  view: Record<string, unknown> | null;
-}
-
 /**
  * What changed for a module workflow: its Manifest (`seen`, the version its reads must
  * reflect), or objects of its in the target cluster (`observed`, the newest view of each). A

@@ -1,11 +1,11 @@
 // The workflow types, their ids and inputs: what the bridge starts and the worker registers.
 import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
-import type { ModuleReport } from './readiness';
+import type { ModuleReport, ObservedObject } from './readiness';
 import type { Admission, RolloutEnded } from './rollout';
 import type { RuntimeSide } from './runtime';
 import type { ReconcileSettings } from './settings';
-import type { ObservedObject, SeenVersions } from './signals';
+import type { SeenVersions } from './seen-versions';
 
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 export const MODULE_WORKFLOW = 'moduleWorkflow';

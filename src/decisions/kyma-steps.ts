@@ -5,7 +5,7 @@ import type { KymaSnapshot, Visibility } from '../contract/kyma';
 import type { DesiredModule, ResolvedModule } from '../contract/module';
 import type { RolloutReport } from '../contract/rollout';
 import type { RuntimeSpec } from '../contract/runtime';
-import type { SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import type { SearchAttributeValues } from './search-attribute-values';
 
 export interface Dispatch {

@@ -14,9 +14,10 @@ import { API_VERSION, apiVersionOf, resourceVersionReached, type ObjectRef } fro
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
-import type { ModuleReport, Readiness, ReadinessCheck } from '../contract/readiness';
+import type { ModuleReport, ObservedObject, Readiness, ReadinessCheck } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
-import type { ObservedObject, ResourceChange, SeenVersions } from '../contract/signals';
+import type { ResourceChange } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import { objectKey } from './readiness';
 import { moduleNameNote } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';

@@ -4,7 +4,7 @@
 // pause, resume and abort; and continue as new when the run's history grows long, carrying the
 // rollout as it stands. The workflow asks `next(now, history)` for a step, runs it and feeds back.
 import type { CarriedRollout, CarriedRolloutState, ChannelRef, OperatorAction, OwedSignal, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, RolloutWaiting, WaveProgress } from '../contract/rollout';
-import type { SeenVersions } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
 

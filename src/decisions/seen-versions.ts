@@ -1,7 +1,7 @@
 // The control-plane versions a workflow was told of by its signals: its next reads must reflect
 // at least these (the worker's cache waits for them).
 import { resourceVersionReached } from '../api/shared';
-import type { CachedKind, SeenVersions } from '../contract/signals';
+import type { CachedKind, SeenVersions } from '../contract/seen-versions';
 
 /** `into` with each kind at the newer of its own and `more`'s version. */
 export function mergeSeen(into: SeenVersions, more: SeenVersions | undefined): SeenVersions {

@@ -15,6 +15,7 @@ import tls from 'node:tls';
 import { parseChallenges, parseRetryAfter, TokenCache, type Challenge, type Credentials } from './auth';
 import { OciError } from './errors';
 import { OciRegistryClient } from './registry-client';
+import type { Endpoint, HttpResponse, RegistryRequest, RegistryTransport } from './registry-transport';
 
 /** Credentials by registry host, and a name for where they come from (never their content). */
 export interface CredentialSource {
@@ -44,21 +45,6 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 export const SYSTEM_CA_FILE = '/etc/ssl/certs/ca-certificates.crt';
 
-/** Where a registry is: its host (host:port), an explicit scheme if one was given, a path prefix. */
-export interface Endpoint {
-  host: string;
-  scheme?: 'http' | 'https';
-  basePath: string;
-}
-
-export function parseEndpoint(registry: string): Endpoint {
-  if (/^https?:\/\//i.test(registry)) {
-    const u = new URL(registry);
-    return { host: u.host.toLowerCase(), scheme: u.protocol === 'http:' ? 'http' : 'https', basePath: u.pathname.replace(/\/+$/, '') };
-  }
-  return { host: registry.replace(/\/+$/, '').toLowerCase(), basePath: '' };
-}
-
 /** The host name of `host:port`, `[v6]:port` or a bare name. */
 export function hostnameOf(host: string): string {
   if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
@@ -80,31 +66,6 @@ const CERT_ERRORS = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED',
 ]);
-
-export interface HttpResponse {
-  status: number;
-  header(name: string): string | undefined;
-  /** The body as a stream (read it, or call `drain`). */
-  body: IncomingMessage;
-  text(): Promise<string>;
-  buffer(): Promise<Buffer>;
-  drain(): Promise<void>;
-  /** The URL that answered (after redirects). */
-  url: string;
-}
-
-export interface RegistryRequest {
-  method?: string;
-  /** A path under the endpoint (`/v2/…`) or an absolute URL the registry gave (an upload location). */
-  path: string;
-  headers?: Record<string, string>;
-  body?: Uint8Array;
-  repository: string;
-  /** Whether the request needs push access (else pull). */
-  push?: boolean;
-  /** For messages: what we were doing. */
-  what: string;
-}
 
 function response(res: IncomingMessage, url: string): HttpResponse {
   const buffer = async () => {
@@ -129,7 +90,7 @@ function response(res: IncomingMessage, url: string): HttpResponse {
   };
 }
 
-export class Registries {
+export class Registries implements RegistryTransport {
   private readonly httpsAgent: https.Agent;
   private readonly httpAgent = new http.Agent({ keepAlive: true });
   private readonly insecure: Set<string>;

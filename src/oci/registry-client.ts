@@ -1,9 +1,10 @@
 // A small OCI Distribution API client: blobs in and out, every blob verified against its
 // sha256 digest while it streams in. Content that does not match its digest is never returned.
-// Transport, trust and authentication are the `Registries`' (src/oci/registries.ts).
+// Transport, trust and authentication are the `Registries`' (src/oci/registries.ts), which makes
+// one client per registry and hands itself over as the client's `RegistryTransport`.
 import { createHash } from 'node:crypto';
 import { OciError, sha256Digest } from './errors';
-import { parseEndpoint, Registries, type Endpoint, type RegistryRequest } from './registries';
+import { parseEndpoint, type Endpoint, type RegistryRequest, type RegistryTransport } from './registry-transport';
 
 export { OciError, sha256Digest, type OciErrorReason } from './errors';
 
@@ -14,11 +15,12 @@ export class OciRegistryClient {
 
   /**
    * `registry` is host:port (HTTPS; plain HTTP only for loopback or insecure hosts that speak no
-   * TLS) or a full http(s):// URL; `registries` carries trust, insecure hosts and credentials
-   * (required, so that missing wiring cannot go unnoticed; usually `registries.client(registry)`).
+   * TLS) or a full http(s):// URL; `registries` (the process's `Registries`) carries trust,
+   * insecure hosts and credentials (required, so that missing wiring cannot go unnoticed; made by
+   * `registries.client(registry)`).
    */
-  constructor(registry: string, private readonly registries: Registries) {
-    if (!(registries instanceof Registries)) throw new Error(`OciRegistryClient for ${registry} needs the process's Registries (trust, credentials)`);
+  constructor(registry: string, private readonly registries: RegistryTransport) {
+    if (typeof registries?.send !== 'function') throw new Error(`OciRegistryClient for ${registry} needs the process's Registries (trust, credentials)`);
     this.endpoint = parseEndpoint(registry);
   }
 

@@ -21,7 +21,9 @@ import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '..
 import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
 import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type CachedKind, type ObservedObject, type SeenVersions, type WorkflowEnded } from '../contract/signals';
+import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type WorkflowEnded } from '../contract/signals';
+import type { ObservedObject } from '../contract/readiness';
+import type { CachedKind, SeenVersions } from '../contract/seen-versions';
 import { objectKey, readinessView } from '../decisions/readiness';
 import { shardOf } from '../decisions/shards';
 import { missingLabel, visibilityOf } from '../decisions/visibility';

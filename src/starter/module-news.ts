@@ -3,7 +3,9 @@
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
 // while that signal is in flight goes out together in the next one.
 import { kymaWorkflowId, parseWorkflowId } from '../api/names';
-import type { ModuleChange, ObservedObject, SeenVersions } from '../contract/signals';
+import type { ModuleChange } from '../contract/signals';
+import type { ObservedObject } from '../contract/readiness';
+import type { SeenVersions } from '../contract/seen-versions';
 import { mergeSeen } from '../decisions/seen-versions';
 
 interface Pending {

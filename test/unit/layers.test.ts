@@ -1,5 +1,6 @@
 // Every layer rule of docs/architecture.md is an ESLint rule (eslint.config.js); each row here
-// lints a file of that layer with one import and expects the rule to fire, or not.
+// lints a file of that layer with one import and expects the rule to fire, or not. So is the rule
+// that no module imports itself back through others (`klm/no-import-cycle`).
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -9,6 +10,11 @@ async function restrictions(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
   // ESLint prefixes the configured message with what was restricted; keep our part.
   return (result?.messages ?? []).filter((m) => m.ruleId?.includes('no-restricted')).map((m) => m.message.replace(/^.* is restricted from being used( by a pattern)?\. /, ''));
+}
+
+async function circles(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'klm/no-import-cycle').map((m) => m.message);
 }
 
 const use = (spec: string) => `import * as m from '${spec}';\nexport const x = m;\n`;
@@ -74,5 +80,38 @@ describe('the layer rules', () => {
   it('holds test workflow fixtures to the determinism rule', async () => {
     expect(await restrictions('test/fixtures/roundtrip-workflows.ts', use('node:fs'))).toEqual(['Workflows must be deterministic: no Node built-ins.']);
     expect(await restrictions('test/fixtures/roundtrip-workflows.ts', "import { sleep } from '@temporalio/workflow';\nexport async function w(): Promise<void> { await sleep(1); }\n")).toEqual([]);
+  });
+});
+
+// [a file, an import that would close a circle over the files on disk, where the named circle goes]
+const CIRCLES: [string, string, string][] = [
+  ['src/contract/readiness.ts', './signals', 'src/contract/signals.ts'],
+  ['src/oci/registry-transport.ts', './registries', 'src/oci/registries.ts'],
+  ['src/oci/errors.ts', './ocm', 'src/oci/ocm.ts → src/oci/registry-client.ts'],
+  ['src/api/kyma.ts', '../decisions/names', 'src/decisions/names.ts'],
+];
+
+// [a file, an import in the same direction as those on disk]
+const ONE_WAY: [string, string][] = [
+  ['src/contract/signals.ts', './readiness'],
+  ['src/oci/registries.ts', './registry-transport'],
+  ['src/oci/registry-client.ts', './registry-transport'],
+];
+
+describe('no import circles', () => {
+  it.each(CIRCLES)('%s may not import %s', async (file, spec, via) => {
+    const found = await circles(file, use(spec));
+    expect(found).toHaveLength(1);
+    const [start, through] = [file, via].map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    expect(found[0]).toMatch(new RegExp(`^Import circle: ${start} → ${through}( → .*)? → ${start}\\. Move what both sides need`));
+  });
+
+  it('counts type imports and re-exports', async () => {
+    expect(await circles('src/contract/readiness.ts', "import type { ModuleReport } from './signals';\nexport type X = ModuleReport;\n")).toHaveLength(1);
+    expect(await circles('src/contract/readiness.ts', "export { moduleReport } from './signals';\n")).toHaveLength(1);
+  });
+
+  it.each(ONE_WAY)('%s may import %s', async (file, spec) => {
+    expect(await circles(file, use(spec))).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ import { parseSecretRef } from '../../src/activities/registry-secret';
 import { configFromEnv } from '../../src/infra/config';
 import { parseChallenges, parseDockerConfig, parseRetryAfter, TokenCache } from '../../src/oci/auth';
 import { OciError, sha256Digest } from '../../src/oci/errors';
-import { isLoopback, parseEndpoint, Registries } from '../../src/oci/registries';
+import { isLoopback, Registries } from '../../src/oci/registries';
+import { parseEndpoint } from '../../src/oci/registry-transport';
 import { OciRegistryClient } from '../../src/oci/registry-client';
 
 describe('WWW-Authenticate', () => {
