@@ -1,9 +1,10 @@
 // The bridge replicas' shards, held through Leases (`<name>-shard-<i>-of-<count>`), as client-go
 // holds one Lease for leader election, and the replicas' presence, each through a Lease of its own
 // (`<name>-member-<identity>`), so that a replica that holds nothing yet still counts towards the
-// fair share. Each retry period a replica lists the Leases (one request), renews its own and those
-// of its shards, then frees what it holds beyond its fair share (after it stopped serving it) and
-// takes free or expired shards up to it (before it serves them). Each shard it serves has a timer
+// fair share. Each retry period a replica renews its own Lease and those of its shards (each from
+// the Lease as it last wrote it) while it lists the set (one request), then frees what it holds
+// beyond its fair share (after it stopped serving it) and takes free or expired shards up to it
+// (before it serves them). Each shard it serves has a timer
 // that stops serving it when its renewal is overdue by the renew deadline, however long a round
 // takes; the deadline is shorter than the lease duration, so it has stopped before another
 // replica may take the shard. Intervals are measured on the monotonic clock: a step of the wall
@@ -188,7 +189,7 @@ export class ShardLeases {
       if (this.stopped) break;
       const started = performance.now();
       if (!(await this.write(this.shardLease(shard), byName.get(this.shardLease(shard)), 'shard'))) continue;
-      this.renewed(shard, started);
+      this.serveUntilDeadline(shard, started);
       this.o.log?.(`serving shard ${shard} of ${this.o.shards} (Lease ${this.o.namespace}/${this.shardLease(shard)}, as ${this.o.identity})`);
       this.o.onGain(shard);
     }
@@ -201,8 +202,17 @@ export class ShardLeases {
     for (const l of expiredMembers) await this.remove(l);
   }
 
-  /** The shard's Lease was renewed by a write begun at `startedMs`: it is served until the renew deadline from then. */
+  /**
+   * The shard's Lease was renewed by a write begun at `startedMs`: it is served until the renew
+   * deadline from then. A shard lost while the write was out (its deadline passed) stays lost:
+   * its serving stopped, and only a take serves it again (a round takes it back, its Lease naming us).
+   */
   private renewed(shard: number, startedMs: number): void {
+    if (this.held.has(shard)) this.serveUntilDeadline(shard, startedMs);
+  }
+
+  /** Serves the shard until the renew deadline from `startedMs`, when its write began. */
+  private serveUntilDeadline(shard: number, startedMs: number): void {
     clearTimeout(this.held.get(shard));
     const left = this.o.renewDeadlineMs - (performance.now() - startedMs);
     this.held.set(shard, setTimeout(() => this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`), Math.max(0, left)));
