@@ -6,15 +6,35 @@ import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { STATES } from '../api/shared';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-/** The fleet's states as the control plane has them: each Kyma's and each module's (by its Manifest). */
+/** Upstream's runtime identity of a Kyma, the `shoot` and `instance_id` labels (absent: not set on the Kyma). */
+export interface RuntimeIds {
+  shoot?: string;
+  instanceId?: string;
+}
+
+/** The fleet's states as the control plane has them (src/starter/fleet-states.ts). */
 export interface FleetStates {
-  kymas: { namespace: string; name: string; state: string; shoot?: string; instanceId?: string }[];
-  modules: { namespace: string; kyma: string; module: string; state: string }[];
+  kymas: ({ namespace: string; name: string; state: string } & RuntimeIds)[];
+  /** Each module in a Kyma's status, with the Kyma's runtime identity. */
+  modules: ({ namespace: string; kyma: string; module: string; state: string } & RuntimeIds)[];
+  /** Each mandatory module of a Kyma, by its Manifest. */
+  mandatoryModules: { namespace: string; kyma: string; module: string; state: string }[];
+  /** Mandatory ModuleReleaseMetas per namespace. */
+  mandatoryModuleCounts: { namespace: string; count: number }[];
+}
+
+/** Upstream's values of the `state` label per gauge (shared.AllKymaStates, AllModuleStates, AllMandatoryModuleStates). */
+export const KYMA_STATES = ['Ready', 'Processing', 'Error', 'Deleting', 'Warning'] as const;
+export const MODULE_STATES = [...KYMA_STATES, 'Unmanaged'] as const;
+export const MANDATORY_MODULE_STATES = KYMA_STATES;
+
+/** The `shoot` and `instance_id` labels, those the Kyma has. */
+function runtimeLabels(k: RuntimeIds): Record<string, string> {
+  return { ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) };
 }
 
 /** What gauges read at each scrape, from whoever exported it last in this process. */
@@ -48,25 +68,45 @@ export function exportFleetStates(read: () => FleetStates): () => void {
 // Registered by construction; filled at each scrape.
 new Gauge({
   name: 'lifecycle_mgr_kyma_state',
-  help: 'State of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
+  help: 'State of a Kyma (its status.state): 1 for its current state, 0 for the others (exported by the bridge)',
   labelNames: ['kyma_name', 'kyma_namespace', 'shoot', 'instance_id', 'state'],
   registers: [registry],
   collect() {
     this.reset();
-    for (const k of fleetStates.get()?.kymas ?? []) {
-      setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) }, k.state);
-    }
+    for (const k of fleetStates.get()?.kymas ?? []) setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...runtimeLabels(k) }, k.state, KYMA_STATES);
   },
 });
 
 new Gauge({
   name: 'lifecycle_mgr_module_state',
-  help: 'State of a module of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
+  help: "State of a module of a Kyma (its entry in the Kyma's status.modules): 1 for its current state, 0 for the others (exported by the bridge)",
+  labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'shoot', 'instance_id', 'state'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module, ...runtimeLabels(m) }, m.state, MODULE_STATES);
+  },
+});
+
+new Gauge({
+  name: 'lifecycle_mgr_mandatory_module_state',
+  help: 'State of a mandatory module of a Kyma (its Manifest status.state): 1 for its current state, 0 for the others (exported by the bridge)',
   labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'state'],
   registers: [registry],
   collect() {
     this.reset();
-    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state);
+    for (const m of fleetStates.get()?.mandatoryModules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state, MANDATORY_MODULE_STATES);
+  },
+});
+
+new Gauge({
+  name: 'lifecycle_mgr_mandatory_modules',
+  help: 'Mandatory ModuleReleaseMetas (those being deleted too) of a namespace, for each namespace with Kymas or ModuleReleaseMetas (exported by the bridge)',
+  labelNames: ['kyma_namespace'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const c of fleetStates.get()?.mandatoryModuleCounts ?? []) this.set({ kyma_namespace: c.namespace }, c.count);
   },
 });
 
@@ -147,8 +187,8 @@ export const signalLatency = new Histogram({
   registers: [registry],
 });
 
-function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string): void {
-  for (const s of STATES) g.set({ ...labels, state: s }, s === state ? 1 : 0);
+function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string, states: readonly string[]): void {
+  for (const s of states) g.set({ ...labels, state: s }, s === state ? 1 : 0);
 }
 
 /** An activity's failure by its reason: a typed failure's type (src/api/reasons.ts), else the error's name. */
