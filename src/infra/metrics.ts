@@ -151,7 +151,7 @@ export function countKubeRequest(r: { cluster: string; method: string; code: num
 /** Upstream counts requeues by reason; here an activity failure is the requeue. */
 const requeues = new Counter({
   name: 'lifecycle_mgr_requeue_reason_total',
-  help: 'Activity failures by reason: "expected" ones are typed and end the step (the module shows them), "unexpected" ones are retried by Temporal',
+  help: 'Activity failures by reason: "intended" ones are typed and end the step (the module shows them), "unexpected" ones are retried by Temporal',
   labelNames: ['requeue_reason', 'requeue_type', 'activity'],
   registers: [registry],
 });
@@ -210,7 +210,7 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
         end({ outcome: 'failed' });
         const typed = err instanceof ApplicationFailure && err.nonRetryable;
         const reason = activityFailureReason(err);
-        requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'expected' : 'unexpected', activity });
+        requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'intended' : 'unexpected', activity });
         throw err;
       }
     },
