@@ -1,6 +1,7 @@
-// Prometheus metrics of the worker and the bridge, with upstream's names where upstream has
-// them (lifecycle_mgr_kyma_state, lifecycle_mgr_module_state, lifecycle_mgr_requeue_reason_total),
-// served on /metrics. The Temporal SDK exports its own metrics on a port of its own (see README).
+// Prometheus metrics of the worker and the bridge, with upstream's names, labels and label
+// values where upstream has them (lifecycle_mgr_*, reconcile_duration_seconds; what each means
+// here: docs/operations.md, Metrics), served on /metrics. The Temporal SDK exports its own
+// metrics on a port of its own (see README).
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -163,6 +164,20 @@ const activityDuration = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],
 });
+
+const reconcileDuration = new Gauge({
+  name: 'reconcile_duration_seconds',
+  help: "Seconds the last install of a Manifest's module on this worker took (fetch, render, apply, default CR, prune, readiness check), kept while it takes a minute or more, as upstream keeps a Manifest reconciliation's",
+  labelNames: ['manifest_name', 'kyma_namespace'],
+  registers: [registry],
+});
+
+/** For src/workers/reconcile-duration.ts: a Manifest's install duration shown (`seconds`), or its series removed (none). */
+export function setReconcileDuration(m: { namespace: string; name: string; seconds?: number }): void {
+  const labels = { manifest_name: m.name, kyma_namespace: m.namespace };
+  if (m.seconds === undefined) reconcileDuration.remove(labels);
+  else reconcileDuration.set(labels, m.seconds);
+}
 
 export const signalsSent = new Counter({
   name: 'klm_bridge_signals_total',

@@ -9,6 +9,7 @@ import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
 import { DEFAULT_SETTINGS } from '../contract/settings';
 import { activityFailureLog, type RetrySchedule } from './activity-failures';
+import { reconcileDuration } from './reconcile-duration';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 
@@ -103,7 +104,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     taskQueue: o.taskQueue,
     ...workflowCode,
     activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
-    interceptors: { activity: [activityMetrics, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
+    interceptors: { activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
     // slots are cheap, waiting on them is not.
