@@ -179,6 +179,21 @@ export function setReconcileDuration(m: { namespace: string; name: string; secon
   else reconcileDuration.set(labels, m.seconds);
 }
 
+const MAINTENANCE_POLICY_READ = 'lifecycle_mgr_maintenance_window_config_read_success';
+
+/** Registered by the first read of a policy: a process without KLM_MAINTENANCE_POLICY exports no series. */
+const maintenancePolicyRead = new Gauge({
+  name: MAINTENANCE_POLICY_READ,
+  help: 'Whether the last read of the maintenance-window policy (KLM_MAINTENANCE_POLICY) by this worker found it usable (1) or not (0: its ConfigMap or key missing, unreadable, or invalid); read at start and whenever an upgrade requires downtime',
+  registers: [],
+});
+
+/** For src/activities/maintenance.ts: how the last read of the policy went. */
+export function recordMaintenancePolicyRead(usable: boolean): void {
+  if (!registry.getSingleMetric(MAINTENANCE_POLICY_READ)) registry.registerMetric(maintenancePolicyRead);
+  maintenancePolicyRead.set(usable ? 1 : 0);
+}
+
 export const signalsSent = new Counter({
   name: 'klm_bridge_signals_total',
   help: 'Signals the bridge sent, by signal and outcome',
