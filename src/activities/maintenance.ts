@@ -8,6 +8,7 @@ import type { Downtime, Resolution } from '../contract/module';
 import { parsePolicy, resolveWindow } from '../decisions/maintenance-window';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
+import { recordMaintenancePolicyRead } from '../infra/metrics';
 import { readPolicyConfigMap } from './policy-configmap';
 
 /** The ConfigMap key of the policy: upstream's policy file name. */
@@ -18,14 +19,43 @@ export interface PolicyRef {
   name: string;
 }
 
+type Policy = ReturnType<typeof parsePolicy> | undefined;
+
 /** The policy as it is now: none (no ConfigMap, or none configured: no restriction), or why it cannot be used. */
-async function readPolicy(kcp: KubeClient, ref: PolicyRef): Promise<ReturnType<typeof parsePolicy> | undefined> {
+async function policyNow(kcp: KubeClient, ref: PolicyRef): Promise<Policy> {
   const cm = await readPolicyConfigMap(kcp, ref.namespace, ref.name);
   if ('problem' in cm) return { problem: cm.problem };
   const json = cm.data?.[POLICY_KEY];
   if (json === undefined) return undefined;
   const parsed = parsePolicy(json);
   return 'problem' in parsed ? { problem: `ConfigMap ${ref.namespace}/${ref.name} key ${POLICY_KEY}: ${parsed.problem}` } : parsed;
+}
+
+/**
+ * `policyNow`, recorded as upstream's lifecycle_mgr_maintenance_window_config_read_success: 1 for
+ * a policy that can be used; 0 when there is none (as upstream without its policy file), when it
+ * cannot be read, or when it is invalid.
+ */
+async function readPolicy(kcp: KubeClient, ref: PolicyRef): Promise<Policy> {
+  try {
+    const policy = await policyNow(kcp, ref);
+    recordMaintenancePolicyRead(policy !== undefined && !('problem' in policy));
+    return policy;
+  } catch (err) {
+    recordMaintenancePolicyRead(false);
+    throw err;
+  }
+}
+
+/** Reads the policy once (the worker, as it starts): why it cannot be used, if it cannot. */
+export async function checkMaintenancePolicy(kcp: KubeClient, ref: PolicyRef): Promise<string | undefined> {
+  try {
+    const policy = await readPolicy(kcp, ref);
+    if (!policy) return `ConfigMap ${ref.namespace}/${ref.name} or its key ${POLICY_KEY} does not exist: no upgrade waits for a maintenance window`;
+    return 'problem' in policy ? policy.problem : undefined;
+  } catch (err) {
+    return `ConfigMap ${ref.namespace}/${ref.name} cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 /**

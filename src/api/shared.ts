@@ -34,10 +34,13 @@ export const RUNTIME_LABELS = {
   region: 'kyma-project.io/region',
   platformRegion: 'kyma-project.io/platform-region',
   plan: 'kyma-project.io/broker-plan-name',
-  /** Upstream's Kyma state metric labels its series with these two (`shoot`, `instance_id`). */
-  shootName: 'kyma-project.io/shoot-name',
-  instanceId: 'kyma-project.io/instance-id',
 } as const;
+
+/** On a Kyma: its runtime's instance id, upstream's `instance_id` label of the Kyma and module state metrics. */
+export const INSTANCE_ID_LABEL = 'kyma-project.io/instance-id';
+
+/** On a Kyma: its runtime's domain; the first DNS label is upstream's `shoot` label of the state metrics. */
+export const SKR_DOMAIN_ANNOTATION = 'skr-domain';
 
 /** A label that enables something, as upstream reads it ("true", any case). */
 export function labelEnabled(labels: Record<string, string> | undefined, key: string): boolean {

@@ -1,20 +1,41 @@
-// Prometheus metrics of the worker and the bridge, with upstream's names where upstream has
-// them (lifecycle_mgr_kyma_state, lifecycle_mgr_module_state, lifecycle_mgr_requeue_reason_total),
-// served on /metrics. The Temporal SDK exports its own metrics on a port of its own (see README).
+// Prometheus metrics of the worker and the bridge, with upstream's names, labels and label
+// values where upstream has them (lifecycle_mgr_*, reconcile_duration_seconds; what each means
+// here: docs/operations.md, Metrics), served on /metrics. The Temporal SDK exports its own
+// metrics on a port of its own (see README).
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { STATES } from '../api/shared';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-/** The fleet's states as the control plane has them: each Kyma's and each module's (by its Manifest). */
+/** Upstream's runtime identity of a Kyma, the `shoot` and `instance_id` labels (absent: not set on the Kyma). */
+export interface RuntimeIds {
+  shoot?: string;
+  instanceId?: string;
+}
+
+/** The fleet's states as the control plane has them (src/starter/fleet-states.ts). */
 export interface FleetStates {
-  kymas: { namespace: string; name: string; state: string; shoot?: string; instanceId?: string }[];
-  modules: { namespace: string; kyma: string; module: string; state: string }[];
+  kymas: ({ namespace: string; name: string; state: string } & RuntimeIds)[];
+  /** Each module in a Kyma's status, with the Kyma's runtime identity. */
+  modules: ({ namespace: string; kyma: string; module: string; state: string } & RuntimeIds)[];
+  /** Each mandatory module of a Kyma, by its Manifest. */
+  mandatoryModules: { namespace: string; kyma: string; module: string; state: string }[];
+  /** Mandatory ModuleReleaseMetas per namespace. */
+  mandatoryModuleCounts: { namespace: string; count: number }[];
+}
+
+/** Upstream's values of the `state` label per gauge (shared.AllKymaStates, AllModuleStates, AllMandatoryModuleStates). */
+export const KYMA_STATES = ['Ready', 'Processing', 'Error', 'Deleting', 'Warning'] as const;
+export const MODULE_STATES = [...KYMA_STATES, 'Unmanaged'] as const;
+export const MANDATORY_MODULE_STATES = KYMA_STATES;
+
+/** The `shoot` and `instance_id` labels, those the Kyma has. */
+function runtimeLabels(k: RuntimeIds): Record<string, string> {
+  return { ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) };
 }
 
 /** What gauges read at each scrape, from whoever exported it last in this process. */
@@ -48,25 +69,45 @@ export function exportFleetStates(read: () => FleetStates): () => void {
 // Registered by construction; filled at each scrape.
 new Gauge({
   name: 'lifecycle_mgr_kyma_state',
-  help: 'State of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
+  help: 'State of a Kyma (its status.state): 1 for its current state, 0 for the others (exported by the bridge)',
   labelNames: ['kyma_name', 'kyma_namespace', 'shoot', 'instance_id', 'state'],
   registers: [registry],
   collect() {
     this.reset();
-    for (const k of fleetStates.get()?.kymas ?? []) {
-      setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...(k.shoot ? { shoot: k.shoot } : {}), ...(k.instanceId ? { instance_id: k.instanceId } : {}) }, k.state);
-    }
+    for (const k of fleetStates.get()?.kymas ?? []) setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...runtimeLabels(k) }, k.state, KYMA_STATES);
   },
 });
 
 new Gauge({
   name: 'lifecycle_mgr_module_state',
-  help: 'State of a module of a Kyma: 1 for its current state, 0 for the others (exported by the bridge)',
+  help: "State of a module of a Kyma (its entry in the Kyma's status.modules): 1 for its current state, 0 for the others (exported by the bridge)",
+  labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'shoot', 'instance_id', 'state'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module, ...runtimeLabels(m) }, m.state, MODULE_STATES);
+  },
+});
+
+new Gauge({
+  name: 'lifecycle_mgr_mandatory_module_state',
+  help: 'State of a mandatory module of a Kyma (its Manifest status.state): 1 for its current state, 0 for the others (exported by the bridge)',
   labelNames: ['kyma_name', 'kyma_namespace', 'module_name', 'state'],
   registers: [registry],
   collect() {
     this.reset();
-    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state);
+    for (const m of fleetStates.get()?.mandatoryModules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state, MANDATORY_MODULE_STATES);
+  },
+});
+
+new Gauge({
+  name: 'lifecycle_mgr_mandatory_modules',
+  help: 'Mandatory ModuleReleaseMetas (those being deleted too) of a namespace, for each namespace with Kymas or ModuleReleaseMetas (exported by the bridge)',
+  labelNames: ['kyma_namespace'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const c of fleetStates.get()?.mandatoryModuleCounts ?? []) this.set({ kyma_namespace: c.namespace }, c.count);
   },
 });
 
@@ -111,7 +152,7 @@ export function countKubeRequest(r: { cluster: string; method: string; code: num
 /** Upstream counts requeues by reason; here an activity failure is the requeue. */
 const requeues = new Counter({
   name: 'lifecycle_mgr_requeue_reason_total',
-  help: 'Activity failures by reason: "expected" ones are typed and end the step (the module shows them), "unexpected" ones are retried by Temporal',
+  help: 'Activity failures by reason: "intended" ones are typed and end the step (the module shows them), "unexpected" ones are retried by Temporal',
   labelNames: ['requeue_reason', 'requeue_type', 'activity'],
   registers: [registry],
 });
@@ -123,6 +164,35 @@ const activityDuration = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],
 });
+
+const reconcileDuration = new Gauge({
+  name: 'reconcile_duration_seconds',
+  help: "Seconds the last install of a Manifest's module on this worker took (fetch, render, apply, default CR, prune, readiness check), kept while it takes a minute or more, as upstream keeps a Manifest reconciliation's",
+  labelNames: ['manifest_name', 'kyma_namespace'],
+  registers: [registry],
+});
+
+/** For src/workers/reconcile-duration.ts: a Manifest's install duration shown (`seconds`), or its series removed (none). */
+export function setReconcileDuration(m: { namespace: string; name: string; seconds?: number }): void {
+  const labels = { manifest_name: m.name, kyma_namespace: m.namespace };
+  if (m.seconds === undefined) reconcileDuration.remove(labels);
+  else reconcileDuration.set(labels, m.seconds);
+}
+
+const MAINTENANCE_POLICY_READ = 'lifecycle_mgr_maintenance_window_config_read_success';
+
+/** Registered by the first read of a policy: a process without KLM_MAINTENANCE_POLICY exports no series. */
+const maintenancePolicyRead = new Gauge({
+  name: MAINTENANCE_POLICY_READ,
+  help: 'Whether the last read of the maintenance-window policy (KLM_MAINTENANCE_POLICY) by this worker found it usable (1) or not (0: its ConfigMap or key missing, unreadable, or invalid); read at start and whenever an upgrade requires downtime',
+  registers: [],
+});
+
+/** For src/activities/maintenance.ts: how the last read of the policy went. */
+export function recordMaintenancePolicyRead(usable: boolean): void {
+  if (!registry.getSingleMetric(MAINTENANCE_POLICY_READ)) registry.registerMetric(maintenancePolicyRead);
+  maintenancePolicyRead.set(usable ? 1 : 0);
+}
 
 export const signalsSent = new Counter({
   name: 'klm_bridge_signals_total',
@@ -147,8 +217,8 @@ export const signalLatency = new Histogram({
   registers: [registry],
 });
 
-function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string): void {
-  for (const s of STATES) g.set({ ...labels, state: s }, s === state ? 1 : 0);
+function setOneHot(g: Gauge<string>, labels: Record<string, string>, state: string, states: readonly string[]): void {
+  for (const s of states) g.set({ ...labels, state: s }, s === state ? 1 : 0);
 }
 
 /** An activity's failure by its reason: a typed failure's type (src/api/reasons.ts), else the error's name. */
@@ -170,7 +240,7 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
         end({ outcome: 'failed' });
         const typed = err instanceof ApplicationFailure && err.nonRetryable;
         const reason = activityFailureReason(err);
-        requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'expected' : 'unexpected', activity });
+        requeues.inc({ requeue_reason: reason, requeue_type: typed ? 'intended' : 'unexpected', activity });
         throw err;
       }
     },

@@ -334,7 +334,7 @@ export class Bridge {
   /** Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each rollout hears its channel's version, each mandatory module is checked. */
   private lead(): void {
     bridgeLeader.set(1);
-    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), this.manifests.list()));
+    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), this.manifests.list(), this.releaseMetas.list()));
     const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
     if (every > 0) {
       this.ended = new EndedWorkflows(this.o.temporal, this.o.taskQueue, every, (kyma, ended) => this.onWorkflowEnded(kyma, ended), this.o.log);

@@ -9,8 +9,10 @@ import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
 import { DEFAULT_SETTINGS } from '../contract/settings';
 import { activityFailureLog, type RetrySchedule } from './activity-failures';
+import { reconcileDuration } from './reconcile-duration';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
+import { checkMaintenancePolicy } from '../activities/maintenance';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The bundle `npm run build` writes next to the compiled processes (dist/workflow-bundle.js). */
@@ -95,6 +97,11 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     cache.stop();
   };
   await cache.start();
+  if (o.maintenancePolicy) {
+    // As upstream reads its policy file at start: the gauge tells at once whether it can be used.
+    const problem = await checkMaintenancePolicy(o.kcp, o.maintenancePolicy);
+    if (problem) Runtime.instance().logger.warn(`worker: maintenance-window policy: ${problem}`);
+  }
   const workflowCode = o.workflowBundle ? { workflowBundle: o.workflowBundle } : existsSync(PREBUILT_BUNDLE) ? { workflowBundle: { codePath: PREBUILT_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH };
   const workflows = 'workflowsPath' in workflowCode ? 'bundled at start' : 'codePath' in workflowCode.workflowBundle ? `bundle ${workflowCode.workflowBundle.codePath}` : 'a bundle built ahead of time';
   const worker = await Worker.create({
@@ -103,7 +110,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     taskQueue: o.taskQueue,
     ...workflowCode,
     activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
-    interceptors: { activity: [activityMetrics, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
+    interceptors: { activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
     // slots are cheap, waiting on them is not.

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubeconfigSecret } from '../../bench/fleet';
+import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { serveMetrics } from '../../src/infra/metrics';
 import { createKymaWithBrokenSecret, eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import { testModule } from '../support/modules';
 import { processEnv, startNode, type StartedProcess } from '../support/processes';
 import { freePort, stackInfo, uniqueName } from '../support/stack';
 
@@ -25,6 +27,11 @@ function onesByState(text: string, metric: string, namespace: string): Record<st
   return out;
 }
 
+/** The `state` values a gauge has series for, for one Kyma, sorted. */
+function statesOf(text: string, metric: string, kyma: string): string[] {
+  return text.split('\n').filter((l) => l.startsWith(`${metric}{kyma_name="${kyma}",`)).map((l) => /state="([^"]+)"/.exec(l)![1]!).sort();
+}
+
 describe('Prometheus metrics', () => {
   const klm = useKlm();
 
@@ -41,7 +48,7 @@ describe('Prometheus metrics', () => {
       await kymaInState(klm(), broken, 'Error');
 
       // The broken Kyma may turn Error on its runtime side before its module's install has failed.
-      const installFailed = /lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="expected",activity="installModule"\} [1-9]/;
+      const installFailed = /lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="intended",activity="installModule"\} [1-9]/;
       const text = await eventually('the module state and the failed install to be exported', async () => {
         const t = await scrape(server.port);
         return t.includes(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`) && installFailed.test(t) ? t : undefined;
@@ -57,19 +64,62 @@ describe('Prometheus metrics', () => {
     }
   });
 
-  it("labels a Kyma's state with upstream's shoot and instance_id", async () => {
+  it("labels a Kyma's and its modules' states with upstream's shoot (from skr-domain) and instance_id", async () => {
     const server = await serveMetrics(0);
     try {
       const name = uniqueName('kyma');
-      const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] });
-      kyma.metadata.labels = { 'kyma-project.io/shoot-name': 'shoot-7', 'kyma-project.io/instance-id': 'inst-7' };
+      const ns = klm().namespace;
+      const kyma = kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] });
+      kyma.metadata.labels = { 'kyma-project.io/instance-id': 'inst-7' };
+      kyma.metadata.annotations = { 'skr-domain': 'shoot-7.kyma.example.com' };
       await klm().kube.create(kyma);
       await kymaInState(klm(), name, 'Ready');
-      await eventually('the labelled series', async () => (await scrape(server.port)).includes(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${klm().namespace}",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`) || undefined);
+      const text = await eventually('the labelled series', async () => {
+        const t = await scrape(server.port);
+        return t.includes(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`) ? t : undefined;
+      });
+      expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`);
+      // Upstream's state values: a Kyma's five, a module's six (Unmanaged too).
+      expect(statesOf(text, 'lifecycle_mgr_kyma_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Warning']);
+      expect(statesOf(text, 'lifecycle_mgr_module_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Unmanaged', 'Warning']);
     } finally {
       await server.close();
     }
   });
+});
+
+describe('mandatory module metrics', () => {
+  // A namespace of its own: a mandatory module goes to every Kyma of its namespace.
+  const klm = useKlm();
+
+  it("exports upstream's count of mandatory ModuleReleaseMetas and each mandatory module's state by its Manifest, not as a module of the Kyma", async () => {
+    const server = await serveMetrics(0);
+    try {
+      const ns = klm().namespace;
+      const mod = await testModule(klm());
+      await mod.publish('1.0.0', undefined, undefined, { descriptor: 'inline' });
+      const name = uniqueName('kyma');
+      await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+      await kymaInState(klm(), name, 'Ready');
+      await eventually('no mandatory module yet', async () => (await scrape(server.port)).includes(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 0`) || undefined);
+
+      const releaseMeta: KubeObject = { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name: mod.name, namespace: ns }, spec: { moduleName: mod.name, ocmComponentName: mod.component, mandatory: { version: '1.0.0' } } };
+      await klm().kube.apply(releaseMeta);
+      const text = await eventually('the mandatory module Ready', async () => {
+        const t = await scrape(server.port);
+        return t.includes(`lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Ready"} 1`) ? t : undefined;
+      }, 120_000);
+      expect(text).toContain(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 1`);
+      expect(text).toContain(`lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Processing"} 0`);
+      // Upstream's states of a mandatory module: five, no Unmanaged.
+      expect(statesOf(text, 'lifecycle_mgr_mandatory_module_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Warning']);
+      // It has no entry in the Kyma's status, so no lifecycle_mgr_module_state series (as upstream).
+      expect(text.split('\n').filter((l) => l.startsWith('lifecycle_mgr_module_state{') && l.includes(`module_name="${mod.name}"`))).toEqual([]);
+      expect(text).toContain(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
 
 describe('state gauges with two worker processes', () => {
@@ -80,14 +130,18 @@ describe('state gauges with two worker processes', () => {
   });
 
   it('adds up: the fleet is counted once (by the bridge), workers export no state series, a deleted Kyma leaves none', async () => {
+    const ns = klm().namespace;
+    // The first worker's maintenance-window policy can be used; the second's ConfigMap does not exist.
+    const window = { begin: '2026-01-01T00:00:00Z', end: '2026-01-01T04:00:00Z' };
+    await klm().kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'maintenance-policy', namespace: ns }, data: { 'policy.json': JSON.stringify({ rules: [], default: window }) } });
+    const policies = [`${ns}/maintenance-policy`, `${ns}/no-such-policy`];
     const ports = [await freePort(), await freePort()];
-    for (const port of ports) {
+    for (const [i, port] of ports.entries()) {
       workers.push(spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-        env: processEnv(klm().taskQueue, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port) }),
+        env: processEnv(klm().taskQueue, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port), KLM_MAINTENANCE_POLICY: policies[i] }),
         stdio: ['ignore', 'ignore', 'inherit'],
       }));
     }
-    const ns = klm().namespace;
     const ready = [uniqueName('kyma'), uniqueName('kyma'), uniqueName('kyma')];
     for (const name of ready) await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
     const broken = uniqueName('kyma');
@@ -102,10 +156,18 @@ describe('state gauges with two worker processes', () => {
       const ran = /klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/;
       const texts = await Promise.all(ports.map(scrape));
       expect(texts.some((t) => ran.test(t))).toBe(true);
+      const fleetGauges = ['lifecycle_mgr_kyma_state{', 'lifecycle_mgr_module_state{', 'lifecycle_mgr_mandatory_module_state{', 'lifecycle_mgr_mandatory_modules{'];
       for (const port of ports) {
         const text = await scrape(port);
-        expect(text.split('\n').filter((l) => l.startsWith('lifecycle_mgr_kyma_state{') || l.startsWith('lifecycle_mgr_module_state{'))).toEqual([]);
+        expect(text.split('\n').filter((l) => fleetGauges.some((g) => l.startsWith(g)))).toEqual([]);
+        // Upstream's reconcile_duration_seconds: a series only for a Manifest whose install took a minute or more.
+        expect(text).toContain('# TYPE reconcile_duration_seconds gauge');
+        for (const line of text.split('\n').filter((l) => l.startsWith('reconcile_duration_seconds{'))) expect(Number(line.split(' ')[1]), line).toBeGreaterThanOrEqual(60);
       }
+      // Each worker read its maintenance-window policy as it started, as upstream reads its file.
+      expect(await scrape(ports[0]!)).toContain('\nlifecycle_mgr_maintenance_window_config_read_success 1\n');
+      expect(await scrape(ports[1]!)).toContain('\nlifecycle_mgr_maintenance_window_config_read_success 0\n');
+      expect(await scrape(bridge.port)).toContain(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 0`);
       const all = [await scrape(bridge.port), ...(await Promise.all(ports.map(scrape)))].join('\n');
       expect(onesByState(all, 'lifecycle_mgr_kyma_state', ns)).toEqual({ Ready: 3, Error: 1 });
       expect(onesByState(all, 'lifecycle_mgr_module_state', ns)).toEqual({ Ready: 6, Error: 1 });
@@ -157,7 +219,7 @@ describe("the worker's log with a failing Kyma", () => {
 
     // It was tried again and again meanwhile: the worker's metrics count the failed attempts.
     const installs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="RegistryUnavailable",requeue_type="unexpected",activity="installModule"}');
-    const syncs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="TargetClusterUnreachable",requeue_type="expected",activity="syncRuntimeKyma"}');
+    const syncs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="TargetClusterUnreachable",requeue_type="intended",activity="syncRuntimeKyma"}');
     expect(installs, 'failed install attempts').toBeGreaterThanOrEqual(10);
     expect(syncs, 'failed runtime syncs').toBeGreaterThanOrEqual(3);
 
