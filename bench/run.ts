@@ -184,6 +184,8 @@ async function main(): Promise<void> {
         bridgeHeapMB: await bridgesHeapMB(), bridgeRssMB: rssOf(now, bridgeLabels), workerRssMB: rssOf(now, workerLabels), temporalRssMB: rssOf(now, ['temporal']),
         watches: await openWatches(apiServers),
       });
+      // A capacity run may be stopped where the machine gives out: the steps so far are kept.
+      if (capacity) await mkdir(out, { recursive: true }).then(() => writeFile(path.join(out, 'capacity-steps.partial.json'), JSON.stringify(steps, null, 2)));
       if (i === fleetNames.length - 1) {
         main = r;
         wfTasks = histogramDelta(wf0, await workflowTaskLatency(sdkMetricsUrls));

@@ -77,8 +77,14 @@ export interface LeaseTimings {
   retryPeriodMs: number;
 }
 
-/** client-go's defaults for leader election. */
-export const LEASE_TIMINGS: LeaseTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+/**
+ * Upstream lifecycle-manager's defaults for leader election (its --leader-election-* flags: 180 s,
+ * 120 s, 3 s; client-go's are 15, 10 and 2 s). Long, so that a replica starved of CPU or an API
+ * server slow under load does not lose its shards (each loss and take costs a replay of the
+ * shard's Kymas, which loads them further); a replica that crashes leaves its shards unserved for
+ * up to the lease duration (one that stops frees them at once).
+ */
+export const LEASE_TIMINGS: LeaseTimings = { leaseDurationMs: 180_000, renewDeadlineMs: 120_000, retryPeriodMs: 3_000 };
 
 /** Shards over the bridges: with three replicas, three shards each at most (two after a loss: four). */
 export const BRIDGE_SHARDS = 8;
