@@ -10,9 +10,11 @@ interface Path {
 
 function walk(c: Command, prefix: string[], out: Path[]): void {
   const subcommands = c.commands.map((s) => s.name());
-  const options = c.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
+  // Hidden options are old spellings kept for scripts: not offered.
+  const options = c.options.filter((o) => !o.hidden).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
   out.push({ words: prefix.join(' '), completions: [...subcommands, ...options, '--help'] });
-  for (const s of c.commands) walk(s, [...prefix, s.name()], out);
+  // A command typed by its alias (`klm modules`, `module del`) completes as by its name.
+  for (const s of c.commands) for (const name of [s.name(), ...s.aliases()]) walk(s, [...prefix, name], out);
 }
 
 export function completionScript(root: Command, shell: 'bash' | 'zsh'): string {

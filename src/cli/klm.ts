@@ -2,7 +2,7 @@
 // `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
 import { createInterface } from 'node:readline/promises';
 import { Argument, Command, CommanderError, Option } from 'commander';
-import type { Kyma } from '../api/kyma';
+import type { CustomResourcePolicy, Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import { ensureTools, type Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
@@ -11,10 +11,10 @@ import { dockerConfigCredentials } from './docker-credentials';
 import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
-import { moduleTable, setManaged, whyText } from './kyma-modules';
+import { listEntries, moduleTable, setManaged, whyText } from './kyma-modules';
 import { communityEntries, catalog, catalogTable } from './module-catalog';
 import { DEFAULT_COMMUNITY_CATALOG, pulledTemplates, readCommunityCatalog } from './community-catalog';
-import { add } from './module-add';
+import { add, manage } from './module-add';
 import { deleteModule } from './module-delete';
 import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
@@ -183,7 +183,7 @@ export function program(): Command {
       console.log(o.output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
     });
 
-  const mod = klm.command('module').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
+  const mod = klm.command('module').alias('modules').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
     .description("the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog")
     .option('--community-catalog <file|url>', 'a community catalog (the format of the Kyma community-modules index) to list too', process.env.KLM_COMMUNITY_CATALOG)
@@ -198,32 +198,39 @@ export function program(): Command {
       console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
     });
   withOutput(withDirect(withKyma(mod.command('list'))))
-    .description("the Kyma's modules and those klm installed directly: version, CR policy, managed, the module's own status and the installation's")
-    .action(async (o: ModuleCommandOptions & DirectOptions) => {
+    .description("the Kyma's modules and those klm installed directly: version (with its channel), CR policy, managed, the module's own status and the installation's")
+    .option('--show-errors', 'also say on stderr what could not be read (a cluster, a module\'s CR), which the list shows as Unknown')
+    .action(async (o: ModuleCommandOptions & DirectOptions & { showErrors?: boolean }) => {
       const kube = await clusterClient(o);
-      const { rows, kyma } = await moduleRows(kube, kymaRefOf(o.kyma), o.directNamespace);
+      const { rows, kyma } = await moduleRows(kube, kymaRefOf(o.kyma), o.directNamespace, o.showErrors ? (line) => console.error(`klm: error: ${line}`) : undefined);
       if (!kyma) progress(`there is no Kyma ${o.kyma}: these are the modules klm installed directly (name a Kyma with --kyma namespace/name)`);
-      console.log(render(outputOf(o.output), rows, moduleTable));
+      console.log(render(outputOf(o.output), listEntries(rows), moduleTable));
     });
   withSources(withDirect(withWait(withKyma(mod.command('add <module>')))))
-    .description('add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct')
-    .option('--channel <channel>', "the channel to follow (default: the Kyma's)")
+    .description('add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct. As with the Kyma CLI, a module added without --default-config-cr (or --policy) gets the CR policy Ignore: no default CR')
+    .option('-c, --channel <channel>', "name of the Kyma channel to use for the module (default: the Kyma's)")
     .option('--version <version>', 'a version to pin instead of following a channel')
     .addOption(new Option('--policy <policy>', 'whether the default CR is created (and deleted with the module)').choices(['CreateAndDelete', 'Ignore']))
-    .addOption(new Option('--default-cr', 'create the default CR (the policy CreateAndDelete)').conflicts(['policy', 'crPath']))
-    .addOption(new Option('--cr-path <file>', "the module's CR from this file instead of the default one (the policy Ignore; applied once the module runs)").conflicts(['policy']))
+    .addOption(new Option('--default-config-cr', 'deploy the module with its default CR, the policy CreateAndDelete (alias: --default-cr)').conflicts(['policy', 'defaultCr', 'configCrPath', 'crPath']))
+    .addOption(new Option('--default-cr').hideHelp().conflicts(['policy', 'configCrPath', 'crPath']))
+    .addOption(new Option('--config-cr-path <file>', "the module's CR from this file instead of the default one, applied once the module runs; the policy Ignore (alias: --cr-path)").conflicts(['policy', 'crPath']))
+    .addOption(new Option('--cr-path <file>').hideHelp().conflicts(['policy']))
+    .option('--auto-approve', 'install a community module without asking')
     .option('--direct', 'install it directly beside the Kyma: the lifecycle manager will not upgrade, repair or support it')
-    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & SourceFlags & { channel?: string; version?: string; policy?: 'CreateAndDelete' | 'Ignore'; defaultCr?: boolean; crPath?: string; direct?: boolean }) => {
+    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & SourceFlags & { channel?: string; version?: string; policy?: CustomResourcePolicy; defaultConfigCr?: boolean; defaultCr?: boolean; configCrPath?: string; crPath?: string; autoApprove?: boolean; direct?: boolean }) => {
       const kube = await clusterClient(o);
-      const policy = o.defaultCr ? 'CreateAndDelete' : o.policy;
+      const policy = o.defaultConfigCr || o.defaultCr ? 'CreateAndDelete' : o.policy;
+      const crPath = o.configCrPath ?? o.crPath;
       await add(kube, {
         module,
         ref: kymaRefOf(o.kyma),
         ...(o.channel ? { channel: o.channel } : {}),
         ...(o.version ? { version: o.version } : {}),
         ...(policy ? { policy } : {}),
-        ...(o.crPath ? { crPath: o.crPath } : {}),
+        newPolicy: 'Ignore',
+        ...(crPath ? { crPath } : {}),
         ...(o.direct ? { direct: true } : {}),
+        ...(o.autoApprove ? {} : { approve: confirm }),
         directNamespace: o.directNamespace,
         sources: () => sourcesOf(o),
         wait: !!o.wait,
@@ -233,7 +240,7 @@ export function program(): Command {
         progress,
       });
     });
-  withDirect(withWait(withKyma(mod.command('delete <module>'))))
+  withDirect(withWait(withKyma(mod.command('delete <module>').alias('del'))))
     .description("remove the module from the Kyma, or delete its direct install; refused while resources of the module's kinds that people made exist, unless --delete-resources")
     .option('--delete-resources', 'delete those resources first (asks for confirmation)')
     .option('--auto-approve', 'do not ask (for scripts)')
@@ -254,21 +261,25 @@ export function program(): Command {
     });
   withCluster(mod.command('pull <module>'))
     .description("bring a community module's ModuleTemplate from the community catalog into the cluster; `klm module add <namespace>/<template>` then installs it")
-    .option('--namespace <ns>', 'where the template goes (not kyma-system)', 'default')
-    .option('--version <version>', 'the version (default: the highest)')
+    .option('-n, --namespace <ns>', 'where the template goes (not kyma-system)', 'default')
+    .option('-v, --version <version>', 'the version (default: the highest)')
     .option('--community-catalog <file|url>', 'the community catalog', process.env.KLM_COMMUNITY_CATALOG ?? DEFAULT_COMMUNITY_CATALOG)
     .option('--force', 'replace a template of that name that differs')
     .action(async (module: string, o: ClusterOptions & { namespace: string; version?: string; communityCatalog: string; force?: boolean }) => {
       const kube = await clusterClient(o);
       console.log(await pull(kube, { module, namespace: o.namespace, ...(o.version ? { version: o.version } : {}), ...(o.force ? { force: true } : {}), catalog: await readCommunityCatalog(o.communityCatalog), source: o.communityCatalog }));
     });
-  for (const [name, managed] of [['manage', true], ['unmanage', false]] as const) {
-    withKyma(mod.command(`${name} <module>`))
-      .description(managed ? 'let the lifecycle manager reconcile the module again' : 'stop reconciling the module; its objects keep running')
-      .action(async (module: string, o: ModuleCommandOptions) => {
-        console.log(await setManaged(await clusterClient(o), kymaRefOf(o.kyma), module, managed));
-      });
-  }
+  withDirect(withKyma(mod.command('manage <module>')))
+    .description('let the lifecycle manager reconcile the module again, with the CR policy --policy; a module the Kyma lacks is added to it (as the Kyma CLI does)')
+    .addOption(new Option('--policy <policy>', 'the CR policy: whether the default CR is created (and deleted with the module)').choices(['CreateAndDelete', 'Ignore']).default('CreateAndDelete'))
+    .action(async (module: string, o: ModuleCommandOptions & DirectOptions & { policy: CustomResourcePolicy }) => {
+      console.log(await manage(await clusterClient(o), { module, ref: kymaRefOf(o.kyma), policy: o.policy, directNamespace: o.directNamespace }));
+    });
+  withKyma(mod.command('unmanage <module>'))
+    .description('stop reconciling the module; its objects keep running')
+    .action(async (module: string, o: ModuleCommandOptions) => {
+      console.log(await setManaged(await clusterClient(o), kymaRefOf(o.kyma), module, false));
+    });
   withOutput(withDirect(withKyma(mod.command('why <module>'))))
     .description("why the module is where it is: state, reason and message, versions, its last Events, its workflow in Temporal's UI")
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)

@@ -1,7 +1,7 @@
 // The modules of one Kyma as klm module list|add|delete|manage|unmanage|why see and change them:
 // the Kyma's spec says what is wanted, its status what the lifecycle manager did, the module's
 // custom resource (in the Kyma's target cluster) what the module itself says.
-import type { Kyma, KymaModule, ModuleStatus } from '../api/kyma';
+import type { CustomResourcePolicy, Kyma, KymaModule, ModuleStatus } from '../api/kyma';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { kymaWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
 import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
@@ -52,6 +52,8 @@ export interface ModuleRow {
   /** What the Kyma wants (a pinned version, else its channel's), when it differs from what runs. */
   desiredVersion?: string;
   channel?: string;
+  /** The channel of what runs, as the Kyma's status has it (the Kyma CLI shows it beside the version). */
+  installedChannel?: string;
   customResourcePolicy: string;
   managed: boolean;
   /** The module's own custom resource's state (status.state), when it can be read. */
@@ -68,21 +70,28 @@ async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects):
   return await resolveModule(specModules([m])[0]!, kyma.spec.channel, resolutionCatalog(objects), kymaVisibility(kyma));
 }
 
-async function crState(target: KubeClient, status: ModuleStatus | undefined): Promise<string> {
+/** Where `module list --show-errors` says what could not be read (the list shows Unknown). */
+export type ErrorReport = (line: string) => void;
+
+async function crState(target: KubeClient, module: string, status: ModuleStatus | undefined, report: ErrorReport): Promise<string> {
   const r = status?.resource;
   if (!r?.apiVersion || !r.kind || !r.metadata?.name) return '-';
   try {
     const cr = await target.get<KubeObject & { status?: { state?: string } }>(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
     return cr ? (cr.status?.state ?? 'Unknown') : 'NotFound';
-  } catch {
+  } catch (err) {
+    report(`module ${module}: its custom resource ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be read: ${(err as Error).message}`);
     return 'Unknown';
   }
 }
 
 /** The rows of the modules the Kyma has. */
-export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma): Promise<ModuleRow[]> {
+export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma, report: ErrorReport = () => undefined): Promise<ModuleRow[]> {
   const objects = await catalogObjects(kube, ref.namespace);
-  const target = await targetOf(kube, ref).catch(() => undefined);
+  const target = await targetOf(kube, ref).catch((err: Error) => {
+    report(`the cluster of Kyma ${ref.namespace}/${ref.name} cannot be reached, so its modules' CRs are not read: ${err.message}`);
+    return undefined;
+  });
   const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
   const statuses = new Map((kyma.status?.modules ?? []).map((m) => [m.name, m]));
   const names = [...new Set([...specs.keys(), ...statuses.keys()])].sort();
@@ -95,26 +104,62 @@ export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma): Prom
       ...(v.installed ? { version: v.installed } : {}),
       ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
       ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
+      ...(status?.channel ? { installedChannel: status.channel } : {}),
       customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
       managed: spec?.managed ?? true,
-      moduleStatus: target ? await crState(target, status) : 'Unknown',
+      moduleStatus: target ? await crState(target, name, status, report) : 'Unknown',
       installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
       ...(status?.message ? { message: status.message } : {}),
     };
   }));
 }
 
-export function moduleTable(rows: ModuleRow[]): string {
-  if (!rows.length) return 'no modules';
-  const body = table(['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'], rows.map((r) => [
-    r.name,
-    `${r.version ?? '-'}${r.desiredVersion ? ` (*${r.desiredVersion})` : ''}`,
-    r.customResourcePolicy,
-    String(r.managed),
-    r.moduleStatus,
-    r.installationStatus,
+/**
+ * A module as `klm module list -o json|yaml` prints it: the Kyma CLI's fields, named and typed as
+ * its columns (`version` with the channel, `managed` a string), then klm's own.
+ */
+export interface ModuleListEntry {
+  name: string;
+  /** What runs, with the channel it came from, as the Kyma CLI shows it: `1.2.3(regular)`; `-` when nothing is installed. */
+  version: string;
+  crPolicy: string;
+  managed: 'true' | 'false';
+  moduleStatus: string;
+  installationStatus: string;
+  installedVersion?: string;
+  desiredVersion?: string;
+  channel?: string;
+  message?: string;
+  direct?: { template: string; community: boolean };
+}
+
+export function listEntries(rows: ModuleRow[]): ModuleListEntry[] {
+  return rows.map((r) => ({
+    name: r.name,
+    version: r.version ? `${r.version}${r.installedChannel ? `(${r.installedChannel})` : ''}` : '-',
+    crPolicy: r.customResourcePolicy,
+    managed: r.managed ? 'true' : 'false',
+    moduleStatus: r.moduleStatus,
+    installationStatus: r.installationStatus,
+    ...(r.version ? { installedVersion: r.version } : {}),
+    ...(r.desiredVersion ? { desiredVersion: r.desiredVersion } : {}),
+    ...(r.channel ? { channel: r.channel } : {}),
+    ...(r.message ? { message: r.message } : {}),
+    ...(r.direct ? { direct: r.direct } : {}),
+  }));
+}
+
+export function moduleTable(entries: ModuleListEntry[]): string {
+  if (!entries.length) return 'no modules';
+  const body = table(['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'], entries.map((e) => [
+    e.name,
+    `${e.version}${e.desiredVersion ? ` (*${e.desiredVersion})` : ''}`,
+    e.crPolicy,
+    e.managed,
+    e.moduleStatus,
+    e.installationStatus,
   ]));
-  return rows.some((r) => r.desiredVersion) ? `${body}\n(*V): the Kyma wants version V, which is not the one running yet` : body;
+  return entries.some((e) => e.desiredVersion) ? `${body}\n(*V): the Kyma wants version V, which is not the one running yet` : body;
 }
 
 /**
@@ -138,7 +183,9 @@ async function editModules(kube: KubeClient, ref: KymaRef, edit: (modules: KymaM
 export interface AddOptions {
   channel?: string;
   version?: string;
-  policy?: 'CreateAndDelete' | 'Ignore';
+  policy?: CustomResourcePolicy;
+  /** The policy of a module the Kyma does not have yet when none is asked (`klm module add`: Ignore, as the Kyma CLI). */
+  newPolicy?: CustomResourcePolicy;
 }
 
 /** Why the worker would not install the module as asked, and what to do about it. */
@@ -153,7 +200,8 @@ function added(modules: KymaModule[], module: string, o: AddOptions): { before?:
   const wanted: KymaModule = { ...(before ?? {}), name: module };
   if (o.channel) wanted.channel = o.channel;
   if (o.version) wanted.version = o.version;
-  if (o.policy) wanted.customResourcePolicy = o.policy;
+  const policy = o.policy ?? (before ? undefined : o.newPolicy);
+  if (policy) wanted.customResourcePolicy = policy;
   return { ...(before ? { before } : {}), wanted };
 }
 
@@ -173,28 +221,34 @@ export async function addModule(kube: KubeClient, ref: KymaRef, module: string, 
   const r = await resolutionOf(kyma, added(kyma.spec.modules ?? [], module, o).wanted, objects);
   if (r.failure) throw new Refused(refusalOf(r.failure, ref));
   let replaced: KymaModule | undefined;
+  let written: KymaModule | undefined;
   const changed = await editModules(kube, ref, (modules) => {
     const { before, wanted } = added(modules, module, o);
     replaced = before;
+    written = wanted;
     if (before && JSON.stringify(before) === JSON.stringify(wanted)) return undefined;
     return before ? modules.map((m) => (m === before ? wanted : m)) : [...modules, wanted];
   });
   if (!changed) return `module ${module} is already in Kyma ${ref.namespace}/${ref.name} as asked`;
-  return replaced ? `module ${module} changed in Kyma ${ref.namespace}/${ref.name}` : `module ${module} added to Kyma ${ref.namespace}/${ref.name}`;
+  if (replaced) return `module ${module} changed in Kyma ${ref.namespace}/${ref.name}`;
+  const cr = written?.customResourcePolicy === 'Ignore' ? 'without its default CR (CR policy Ignore; --default-config-cr creates it)' : 'with its default CR (CR policy CreateAndDelete)';
+  return `module ${module} added to Kyma ${ref.namespace}/${ref.name} ${cr}`;
 }
 
-/** Sets the module's `managed` flag; refuses a module the Kyma does not list. */
-export async function setManaged(kube: KubeClient, ref: KymaRef, module: string, managed: boolean): Promise<string> {
+/** Sets the module's `managed` flag, and its CR policy when one is given; refuses a module the Kyma does not list. */
+export async function setManaged(kube: KubeClient, ref: KymaRef, module: string, managed: boolean, policy?: CustomResourcePolicy): Promise<string> {
   const changed = await editModules(kube, ref, (modules) => {
     const m = modules.find((x) => x.name === module);
     if (!m) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}; add it first with \`klm module add ${module}\``);
-    if ((m.managed ?? true) === managed) return undefined;
+    if ((m.managed ?? true) === managed && (!policy || (m.customResourcePolicy ?? 'CreateAndDelete') === policy)) return undefined;
     if (managed) delete m.managed;
     else m.managed = false;
+    if (policy) m.customResourcePolicy = policy;
     return modules;
   });
   const what = managed ? 'managed' : 'unmanaged (its objects keep running, no longer reconciled)';
-  return changed ? `module ${module} is now ${what}` : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}`;
+  const withPolicy = policy ? ` (CR policy ${policy})` : '';
+  return changed ? `module ${module} is now ${what}${withPolicy}` : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}${withPolicy}`;
 }
 
 /** The kinds of the resources of a module people make: its default CR's and its associatedResources, of any version. */

@@ -1,14 +1,14 @@
 // klm module add: to the Kyma (the lifecycle manager installs it), or directly (klm installs it):
 // a community module (`namespace/template`), a cluster without the Kyma, or --direct beside one.
 import { readFile } from 'node:fs/promises';
-import type { Kyma } from '../api/kyma';
+import type { CustomResourcePolicy, Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import { parseManifest, RenderError } from '../activities/install/render';
 import type { KubeClient } from '../k8s/rest-client';
 import { directInstall } from './direct-install';
 import { readRecord } from './direct-record';
 import { directState } from './direct-status';
-import { addModule, installTargetOf, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import { addModule, installTargetOf, readKyma, setManaged, targetOf, waitForModule, type KymaRef } from './kyma-modules';
 import type { SourceOptions } from './module-source';
 import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
 import { Refused, WaitTimeoutError } from './output';
@@ -18,9 +18,17 @@ export interface AddInput {
   ref: KymaRef;
   channel?: string;
   version?: string;
-  policy?: 'CreateAndDelete' | 'Ignore';
-  /** --cr-path: the module's CR from a file, instead of its default CR (policy Ignore). */
+  policy?: CustomResourcePolicy;
+  /**
+   * The policy of a module the Kyma or a direct install does not have yet, when none is asked:
+   * `klm module add` gives Ignore, as the Kyma CLI does; without it, CreateAndDelete (the CRD's
+   * default). A module it has keeps its policy.
+   */
+  newPolicy?: CustomResourcePolicy;
+  /** --config-cr-path: the module's CR from a file, instead of its default CR (policy Ignore). */
   crPath?: string;
+  /** Asks whether to install a community module; none: install it without asking (--auto-approve). */
+  approve?: (question: string) => Promise<boolean>;
   /** --direct: install beside the Kyma, not through it. */
   direct?: boolean;
   /** Where direct installs put namespaced objects that name no namespace, and klm's record. */
@@ -39,12 +47,12 @@ async function crObjects(file: string, namespace: string): Promise<KubeObject[]>
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new Refused(`--cr-path ${file} cannot be read`);
+    throw new Refused(`--config-cr-path ${file} cannot be read`);
   }
   try {
     return parseManifest(text, namespace);
   } catch (err) {
-    if (err instanceof RenderError) throw new Refused(`--cr-path ${file}: ${err.message}`);
+    if (err instanceof RenderError) throw new Refused(`--config-cr-path ${file}: ${err.message}`);
     throw err;
   }
 }
@@ -78,14 +86,16 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   }
   if (community) a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
   else if (kyma) a.progress(`warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`);
+  if (community && a.approve && !(await a.approve(`install the community module ${module}, which comes with no support?`))) throw new Refused('not confirmed: nothing installed (--auto-approve skips the question)');
   const target = await installTargetOf(kube, a.ref, kyma);
+  const before = await readRecord(target, a.directNamespace, module);
   a.say(await directInstall({
     kube,
     target,
     template,
     community,
     namespace: a.directNamespace,
-    policy: a.crPath ? 'Ignore' : (a.policy ?? 'CreateAndDelete'),
+    policy: a.crPath ? 'Ignore' : (a.policy ?? before?.customResourcePolicy ?? a.newPolicy ?? 'CreateAndDelete'),
     ...(a.crPath ? { crObjects: await crObjects(a.crPath, a.directNamespace) } : {}),
     sources: a.sources(),
     crdTimeoutMs: a.crdTimeoutMs,
@@ -97,14 +107,19 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   }
 }
 
+/** Refuses to give the Kyma a module klm installed directly in its cluster. */
+async function refuseDirect(target: KubeClient, directNamespace: string, module: string): Promise<void> {
+  if (await readRecord(target, directNamespace, module)) {
+    throw new Refused(`module ${module} is installed directly in namespace ${directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${module}\`)`);
+  }
+}
+
 async function addToKyma(kube: KubeClient, a: AddInput): Promise<void> {
   const target = await targetOf(kube, a.ref);
-  if (await readRecord(target, a.directNamespace, a.module)) {
-    throw new Refused(`module ${a.module} is installed directly in namespace ${a.directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${a.module}\`)`);
-  }
+  await refuseDirect(target, a.directNamespace, a.module);
   const objects = a.crPath ? await crObjects(a.crPath, a.directNamespace) : undefined;
   const policy = objects ? 'Ignore' : a.policy;
-  a.say(await addModule(kube, a.ref, a.module, { ...(a.channel ? { channel: a.channel } : {}), ...(a.version ? { version: a.version } : {}), ...(policy ? { policy } : {}) }));
+  a.say(await addModule(kube, a.ref, a.module, { ...(a.channel ? { channel: a.channel } : {}), ...(a.version ? { version: a.version } : {}), ...(policy ? { policy } : {}), ...(a.newPolicy ? { newPolicy: a.newPolicy } : {}) }));
   if (!a.wait && !objects) return;
   // The module's CR from --cr-path needs its kind: it is applied once the module runs.
   const status = await waitForModule(kube, a.ref, a.module, (s) => (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) && (!a.version || s.version === a.version), a.timeoutMs, a.progress);
@@ -113,4 +128,23 @@ async function addToKyma(kube: KubeClient, a: AddInput): Promise<void> {
     a.say(`applied ${objects.length} objects of ${a.crPath}`);
   }
   a.say(`module ${a.module} is ${status?.state ?? 'Ready'}`);
+}
+
+export interface ManageInput {
+  module: string;
+  ref: KymaRef;
+  policy: CustomResourcePolicy;
+  directNamespace: string;
+}
+
+/**
+ * klm module manage, as the Kyma CLI's: the module managed again with the CR policy asked; one
+ * the Kyma lacks is added to it with that policy (one klm installed directly is refused, as add
+ * refuses it).
+ */
+export async function manage(kube: KubeClient, m: ManageInput): Promise<string> {
+  const kyma = await readKyma(kube, m.ref);
+  if (kyma.spec.modules?.some((x) => x.name === m.module)) return await setManaged(kube, m.ref, m.module, true, m.policy);
+  await refuseDirect(await targetOf(kube, m.ref), m.directNamespace, m.module);
+  return await addModule(kube, m.ref, m.module, { policy: m.policy });
 }

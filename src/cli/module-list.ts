@@ -5,7 +5,7 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
 import { directState } from './direct-status';
-import { installTargetOf, kymaRows, why, type KymaRef, type ModuleRow, type Why } from './kyma-modules';
+import { installTargetOf, kymaRows, why, type ErrorReport, type KymaRef, type ModuleRow, type Why } from './kyma-modules';
 import { Refused } from './output';
 
 async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow> {
@@ -24,12 +24,18 @@ async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow
   };
 }
 
-/** The rows, and whether the Kyma exists (without one, only direct installs are listed). */
-export async function moduleRows(kube: KubeClient, ref: KymaRef, directNamespace: string): Promise<{ rows: ModuleRow[]; kyma: boolean }> {
+/**
+ * The rows, and whether the Kyma exists (without one, only direct installs are listed); what
+ * cannot be read goes to `report` (`--show-errors`).
+ */
+export async function moduleRows(kube: KubeClient, ref: KymaRef, directNamespace: string, report: ErrorReport = () => undefined): Promise<{ rows: ModuleRow[]; kyma: boolean }> {
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-  const target = await installTargetOf(kube, ref, kyma).catch(() => undefined);
+  const target = await installTargetOf(kube, ref, kyma).catch((err: Error) => {
+    report(`the cluster of Kyma ${ref.namespace}/${ref.name} cannot be reached, so its direct installs are not listed: ${err.message}`);
+    return undefined;
+  });
   const direct = target ? await Promise.all((await listRecords(target, directNamespace)).map((r) => directRow(target, r))) : [];
-  const managed = kyma ? await kymaRows(kube, ref, kyma) : [];
+  const managed = kyma ? await kymaRows(kube, ref, kyma, report) : [];
   return { rows: [...managed, ...direct.sort((a, b) => a.name.localeCompare(b.name))], kyma: !!kyma };
 }
 

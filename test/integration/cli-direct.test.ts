@@ -2,7 +2,7 @@
 // (its manifest behind a link, served by the real registry), pulled, installed without a Kyma,
 // an interrupted install finished, upgraded without touching the default CR, deleted by the
 // seed's flow; a catalog module installed directly beside a Kyma (refused while the Kyma has
-// it); the module's CR from a file (--cr-path) for a module of the Kyma.
+// it); the module's CR from a file (--config-cr-path) for a module of the Kyma.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { echoTemplates } from '../support/community';
 import { eventually, getKyma, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 
-type Row = { name: string; version?: string; desiredVersion?: string; customResourcePolicy: string; managed: boolean; moduleStatus: string; installationStatus: string; message?: string; direct?: { template: string; community: boolean } };
+type Row = { name: string; version: string; crPolicy: string; managed: 'true' | 'false'; moduleStatus: string; installationStatus: string; installedVersion?: string; desiredVersion?: string; message?: string; direct?: { template: string; community: boolean } };
 
 describe('klm module: direct installs and community modules', () => {
   const klm = useKlm();
@@ -72,21 +72,29 @@ describe('klm module: direct installs and community modules', () => {
     const pulled = await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.0.0', '--community-catalog', catalogFile]);
     expect(pulled.code, pulled.stderr).toBe(0);
     expect(pulled.stdout).toContain(`pulled echo 1.0.0 into ModuleTemplate ${community}/echo-1.0.0; install it with \`klm module add ${community}/echo-1.0.0\``);
-    const again = await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.0.0', '--community-catalog', catalogFile]);
+    // The Kyma CLI's short forms: -n namespace, -v version.
+    const again = await klmCli(['module', 'pull', 'echo', ...cluster(), '-n', community, '-v', '1.0.0', '--community-catalog', catalogFile]);
     expect(again.stdout).toContain('is pulled already: nothing to do');
     const inCluster = await klmCli(['module', 'catalog', ...none(), '-o', 'json']);
     expect((JSON.parse(inCluster.stdout) as { name: string; origin: string }[]).filter((e) => e.name === 'echo')).toEqual([expect.objectContaining({ versions: ['1.0.0'], origin: `${community}/echo-1.0.0` })]);
   });
 
-  it('installs a community module directly in a cluster without a Kyma, with a warning; list shows it Ready', async () => {
-    const add = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+  it('installs a community module directly in a cluster without a Kyma, with a warning, asked or --auto-approve; list shows it Ready', async () => {
+    // Not a terminal: nobody to ask, so nothing is installed without --auto-approve (as the Kyma CLI).
+    const unasked = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--default-config-cr']);
+    expect(unasked.code).toBe(1);
+    expect(unasked.stderr).toContain('warning: echo is a community module: the Kyma team neither supports it nor answers for it');
+    expect(unasked.stderr).toContain('not confirmed: nothing installed (--auto-approve skips the question)');
+    expect(await record()).toBeUndefined();
+    const add = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--default-config-cr', '--auto-approve', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toContain('warning: echo is a community module: the Kyma team neither supports it nor answers for it');
     expect(add.stdout).toContain(`module echo 1.0.0 installed directly into namespace ${direct}`);
     expect(add.stdout).toContain('module echo is Ready');
     const cr = await klm().kube.get<KubeObject & { spec: { greeting: string } }>(kind.apiVersion, 'Echo', 'default', direct);
     expect(cr?.spec.greeting).toBe('hello');
-    expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: false, moduleStatus: 'Ready', installationStatus: 'Ready', direct: { template: `${community}/echo-1.0.0`, community: true } })]);
+    // The Kyma CLI's fields and types (no channel: a community module has none), klm's beside them.
+    expect(await list(noKyma())).toEqual([expect.objectContaining({ name: 'echo', version: '1.0.0', crPolicy: 'CreateAndDelete', managed: 'false', moduleStatus: 'Ready', installationStatus: 'Ready', installedVersion: '1.0.0', direct: { template: `${community}/echo-1.0.0`, community: true } })]);
     const why = await klmCli(['module', 'why', 'echo', ...noKyma()]);
     expect(why.code, why.stderr).toBe(0);
     expect(why.stdout).toContain(`module echo, installed directly by klm into namespace ${direct} (a community module): Ready`);
@@ -107,7 +115,8 @@ describe('klm module: direct installs and community modules', () => {
     const [interrupted] = await list(noKyma());
     expect(interrupted).toMatchObject({ name: 'echo', installationStatus: 'Processing', message: 'the install of 1.0.0 did not finish: run `klm module add` again to finish it' });
 
-    const again = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+    // No --default-config-cr: the install keeps the policy it had (CreateAndDelete), so its default CR is made again.
+    const again = await klmCli(['module', 'add', `${community}/echo-1.0.0`, ...noKyma(), '--auto-approve', '--wait', '--timeout', '2m']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('module echo 1.0.0: the interrupted install is finished');
     expect(await klm().kube.get('apps/v1', 'Deployment', 'echo-manager', direct)).toBeDefined();
@@ -118,7 +127,7 @@ describe('klm module: direct installs and community modules', () => {
   it('upgrades directly: the new manifest applied, what it dropped pruned, the default CR left as its user changed it', async () => {
     await klm().kube.mergePatch(kind.apiVersion, 'Echo', 'default', direct, { spec: { greeting: 'changed by its user' } });
     expect((await klmCli(['module', 'pull', 'echo', ...cluster(), '--namespace', community, '--version', '1.1.0', '--community-catalog', catalogFile])).code).toBe(0);
-    const up = await klmCli(['module', 'add', `${community}/echo-1.1.0`, ...noKyma(), '--wait', '--timeout', '2m']);
+    const up = await klmCli(['module', 'add', `${community}/echo-1.1.0`, ...noKyma(), '--auto-approve', '--wait', '--timeout', '2m']);
     expect(up.code, up.stderr).toBe(0);
     expect(up.stdout).toContain('module echo upgraded directly from 1.0.0 to 1.1.0 (1 objects 1.0.0 had removed); its default CR was left as it is');
     expect(await klm().kube.get('v1', 'ConfigMap', 'echo-legacy', direct)).toBeUndefined();
@@ -170,7 +179,9 @@ describe('klm module: direct installs and community modules', () => {
     expect(add.stderr).toContain(`warning: installing greeter directly beside Kyma ${klm().namespace}/${kymaName}: the lifecycle manager will not upgrade, repair or support it`);
     expect(add.stdout).toContain(`module greeter 1.0.0 installed directly into namespace ${direct}`);
     const rows = await list(at);
-    expect(rows.find((r) => r.name === 'greeter')).toMatchObject({ version: '1.0.0', managed: false, installationStatus: 'Ready', direct: { template: `${klm().namespace}/greeter-1.0.0`, community: false } });
+    // Installed without --default-config-cr: the policy Ignore, as the Kyma CLI installs it; no default CR.
+    expect(rows.find((r) => r.name === 'greeter')).toMatchObject({ version: '1.0.0', crPolicy: 'Ignore', managed: 'false', installationStatus: 'Ready', direct: { template: `${klm().namespace}/greeter-1.0.0`, community: false } });
+    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'default', direct)).toBeUndefined();
     const viaKyma = await klmCli(['module', 'add', 'greeter', ...at]);
     expect(viaKyma.code).toBe(1);
     expect(viaKyma.stderr).toContain(`module greeter is installed directly in namespace ${direct}: the lifecycle manager would take it over unasked`);
@@ -181,13 +192,19 @@ describe('klm module: direct installs and community modules', () => {
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', direct)).toBeUndefined();
   });
 
-  it("adds a module to the Kyma with its CR from a file (--cr-path): the policy Ignore, the file's CR applied once the module runs", async () => {
+  it("adds a module to the Kyma with its CR from a file (--config-cr-path): the policy Ignore, the file's CR applied once the module runs", async () => {
     const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];
     const file = path.join(dir, 'greeter.yaml');
     await writeFile(file, stringify({ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter', metadata: { name: 'from-file' }, spec: { greeting: 'from a file' } }));
     const both = await klmCli(['module', 'add', 'greeter', ...at, '--cr-path', file, '--default-cr']);
     expect(both.code).toBe(2);
-    const add = await klmCli(['module', 'add', 'greeter', ...at, '--cr-path', file, '--timeout', '2m']);
+    // The Kyma CLI's names: --config-cr-path, --default-config-cr (--cr-path and --default-cr their hidden aliases).
+    for (const args of [['--config-cr-path', file, '--default-config-cr'], ['--config-cr-path', file, '--default-cr'], ['--cr-path', file, '--default-config-cr']]) {
+      const r = await klmCli(['module', 'add', 'greeter', ...at, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/cannot be used with option/);
+    }
+    const add = await klmCli(['module', 'add', 'greeter', ...at, '--config-cr-path', file, '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain(`applied 1 objects of ${file}`);
     expect((await getKyma(klm(), kymaName))?.spec.modules?.find((m) => m.name === 'greeter')).toMatchObject({ name: 'greeter', customResourcePolicy: 'Ignore' });
@@ -211,7 +228,7 @@ describe('klm module: direct installs and community modules', () => {
         await writeFile(path.join(d, 'config.json'), JSON.stringify({ auths: { [host]: { auth: Buffer.from(`reader:${pw}`).toString('base64') } } }));
         return { DOCKER_CONFIG: d, KLM_REGISTRY_CA_FILE: registry.caCert };
       };
-      const add = (env: NodeJS.ProcessEnv) => klmCli(['module', 'add', `${community}/vault-1.0.0`, ...noKyma()], env);
+      const add = (env: NodeJS.ProcessEnv) => klmCli(['module', 'add', `${community}/vault-1.0.0`, ...noKyma(), '--auto-approve'], env);
       const anonymous = await add({ DOCKER_CONFIG: regDir, KLM_REGISTRY_CA_FILE: registry.caCert });
       expect(anonymous.code).toBe(1);
       expect(anonymous.stderr).toContain(`fetching the raw manifest of ModuleTemplate ${community}/vault-1.0.0`);

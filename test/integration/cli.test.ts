@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, LABELS, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
@@ -55,10 +56,10 @@ describe('klm module', () => {
     expect(await spec()).toEqual([]);
   });
 
-  it('adds a module and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
-    const add = await klmCli(['module', 'add', 'greeter', ...at(), '--wait', '--timeout', '2m']);
+  it('adds a module with its default CR (--default-config-cr) and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
+    const add = await klmCli(['module', 'add', 'greeter', ...at(), '--default-config-cr', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toContain(`module greeter added to Kyma ${klm().namespace}/${name}`);
+    expect(add.stdout).toContain(`module greeter added to Kyma ${klm().namespace}/${name} with its default CR (CR policy CreateAndDelete)`);
     expect(add.stdout).toContain('module greeter is Ready');
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
     const again = await klmCli(['module', 'add', 'greeter', ...at()]);
@@ -67,10 +68,29 @@ describe('klm module', () => {
 
     const list = await klmCli(['module', 'list', ...at(), '-o', 'json']);
     expect(list.code, list.stderr).toBe(0);
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'greeter', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: true, moduleStatus: 'Ready', installationStatus: 'Ready' })]);
+    // The Kyma CLI's fields and types (version with its channel, crPolicy, managed a string), klm's beside them.
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'greeter', version: '1.0.0(regular)', crPolicy: 'CreateAndDelete', managed: 'true', moduleStatus: 'Ready', installationStatus: 'Ready', installedVersion: '1.0.0' })]);
+    const yaml = await klmCli(['modules', 'list', ...at(), '-o', 'yaml']);
+    expect(yaml.code, yaml.stderr).toBe(0);
+    expect(parse(yaml.stdout)).toEqual(JSON.parse(list.stdout));
+    expect(yaml.stdout).toContain('managed: "true"');
     const table = await klmCli(['module', 'list', ...at()]);
     expect(table.stdout).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
-    expect(table.stdout).toMatch(/greeter\s+1\.0\.0\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
+    expect(table.stdout).toMatch(/greeter\s+1\.0\.0\(regular\)\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
+  });
+
+  it("adds a module without its default CR unless asked, as the Kyma CLI does: the policy Ignore, no default CR; -c picks the channel; del removes it", async () => {
+    const add = await klmCli(['modules', 'add', 'counter', ...at(), '-c', 'regular', '--wait', '--timeout', '2m']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain(`module counter added to Kyma ${klm().namespace}/${name} without its default CR (CR policy Ignore; --default-config-cr creates it)`);
+    expect(add.stdout).toContain('module counter is Ready');
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', channel: 'regular', customResourcePolicy: 'Ignore', managed: true });
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { name: string }[];
+    expect(list.find((e) => e.name === 'counter')).toMatchObject({ version: '1.0.0(regular)', crPolicy: 'Ignore', managed: 'true', moduleStatus: '-', installationStatus: 'Ready' });
+    const removed = await klmCli(['module', 'del', 'counter', ...at(), '--wait', '--timeout', '2m']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('module counter is gone');
+    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
   });
 
   it('refuses what the catalog does not offer and says what to do (exit 1); without the Kyma, lists only direct installs', async () => {
@@ -92,7 +112,7 @@ describe('klm module', () => {
   });
 
   it('says when the command line is wrong (exit 2)', async () => {
-    for (const args of [['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'], ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'], ['module', 'list', ...at(), '-o', 'xml'], ['module', 'frobnicate'], ['module', 'list', ...at(), '--context', 'nope']]) {
+    for (const args of [['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'], ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'], ['module', 'list', ...at(), '-o', 'xml'], ['module', 'frobnicate'], ['module', 'list', ...at(), '--context', 'nope'], ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--config-cr-path', 'cr.yaml'], ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--policy', 'Ignore'], ['module', 'manage', 'greeter', ...at(), '--policy', 'Sometimes']]) {
       const r = await klmCli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim(), args.join(' ')).not.toBe('');
@@ -124,6 +144,37 @@ describe('klm module', () => {
     const absent = await klmCli(['module', 'unmanage', 'counter', ...at()]);
     expect(absent.code).toBe(1);
     expect(absent.stderr).toContain('module counter is not in Kyma');
+  });
+
+  it('manage adds a module the Kyma lacks with the CR policy --policy, and sets the policy of one it has (CreateAndDelete unless told), as the Kyma CLI does', async () => {
+    const missing = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
+    expect(missing.code, missing.stderr).toBe(0);
+    expect(missing.stdout).toContain(`module counter added to Kyma ${klm().namespace}/${name} without its default CR`);
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', customResourcePolicy: 'Ignore', managed: true });
+    const again = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('module counter is already managed (CR policy Ignore)');
+    const policy = await klmCli(['module', 'manage', 'counter', ...at()]);
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(policy.stdout).toContain('module counter is now managed (CR policy CreateAndDelete)');
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', customResourcePolicy: 'CreateAndDelete', managed: true });
+    const removed = await klmCli(['module', 'delete', 'counter', ...at(), '--wait', '--timeout', '2m']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+  });
+
+  it("--show-errors says on stderr what list could not read; without it, the list alone", async () => {
+    const broken = uniqueName('broken');
+    await klm().kube.create(kymaObject(klm().namespace, broken, { channel: 'regular', modules: [] }));
+    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${broken}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: broken } }, data: { config: Buffer.from('not: [a kubeconfig').toString('base64') } });
+    const args = ['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${broken}`, '--direct-namespace', `${broken}-direct`];
+    const quiet = await klmCli(args);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain('cannot be reached');
+    const told = await klmCli([...args, '--show-errors']);
+    expect(told.code, told.stderr).toBe(0);
+    expect(told.stderr).toContain(`klm: error: the cluster of Kyma ${klm().namespace}/${broken} cannot be reached, so its direct installs are not listed: Secret ${klm().namespace}/${broken}-kubeconfig does not hold a valid kubeconfig`);
+    expect(told.stdout).toBe(quiet.stdout);
   });
 
   it('deletes only once the resources people made of its kinds are gone: refused with the list, not without confirmation, then with --auto-approve', async () => {

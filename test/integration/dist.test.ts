@@ -70,11 +70,11 @@ describe('the compiled processes', () => {
     const offered = await klmCli(['module', 'catalog', ...at, '-o', 'json'], {}, 'dist');
     expect(offered.code, offered.stderr).toBe(0);
     expect((JSON.parse(offered.stdout) as { name: string }[]).map((e) => e.name)).toEqual(expect.arrayContaining(['counter', 'greeter']));
-    const add = await klmCli(['module', 'add', 'counter', ...at, '--wait', '--timeout', '2m'], {}, 'dist');
+    const add = await klmCli(['module', 'add', 'counter', ...at, '--default-config-cr', '--wait', '--timeout', '2m'], {}, 'dist');
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain('module counter is Ready');
     const list = await klmCli(['module', 'list', ...at, '-o', 'json'], {}, 'dist');
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', installationStatus: 'Ready', moduleStatus: 'Ready' })]);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0(regular)', installedVersion: '1.0.0', installationStatus: 'Ready', moduleStatus: 'Ready' })]);
   });
 
   it('runs klm with plain node', async () => {

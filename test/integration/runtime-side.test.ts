@@ -134,11 +134,11 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     expect(catalog.code, catalog.stderr).toBe(0);
     const names = (JSON.parse(catalog.stdout) as { name: string }[]).map((e) => e.name);
     expect(names).toEqual(expect.arrayContaining([greeter.name, extra.name, preview.name]));
-    const add = await klmCli(['module', 'add', extra.name, '--kubeconfig', kubeconfig, '--wait', '--timeout', '2m']);
+    const add = await klmCli(['module', 'add', extra.name, '--kubeconfig', kubeconfig, '--default-config-cr', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain(`module ${extra.name} is Ready`);
     const list = await klmCli(['module', 'list', '--kubeconfig', kubeconfig, '-o', 'json']);
-    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: extra.name, version: '1.0.0', moduleStatus: 'Ready' }));
+    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: extra.name, installedVersion: '1.0.0', crPolicy: 'CreateAndDelete', moduleStatus: 'Ready' }));
     expect((await getKyma(klm(), kymas[1]!))?.spec.modules?.map((m) => m.name)).toEqual([greeter.name]);
   }, 150_000);
 

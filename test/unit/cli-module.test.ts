@@ -1,12 +1,16 @@
-// The pure parts of klm module catalog, promote and kyma status: what a Kyma is offered (the
-// worker's visibility and resolution), a channel without a template marked, a promotion refused
-// when its rollout policy cannot be used, a Kyma whose workflow is gone said so.
+// The pure parts of klm module catalog, list, promote and kyma status: what a Kyma is offered (the
+// worker's visibility and resolution), a channel without a template marked, the list in the Kyma
+// CLI's fields, a promotion refused when its rollout policy cannot be used, a Kyma whose workflow
+// is gone said so; completion of commands by their aliases.
+import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Kyma } from '../../src/api/kyma';
 import type { ModuleReleaseMeta } from '../../src/api/modulereleasemeta';
 import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import type { KubeObject } from '../../src/api/shared';
 import type { RolloutPlanView } from '../../src/contract/rollout';
+import { completionScript } from '../../src/cli/completion';
+import { listEntries, moduleTable, type ModuleRow } from '../../src/cli/kyma-modules';
 import { notRunning, kymaStatusText, type KymaStatusView } from '../../src/cli/kyma-status';
 import { catalogEntries, catalogTable, type CatalogObjects } from '../../src/cli/module-catalog';
 import { policyRefusal } from '../../src/cli/promote';
@@ -51,6 +55,44 @@ describe('klm module catalog', () => {
     const greeter = (await catalogEntries(OBJECTS, kyma())).find((e) => e.name === 'greeter')!;
     expect(greeter.channelProblems).toEqual({ fast: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0" in namespace "kcp" for version 1.2.0 of channel "fast"' } });
     expect(catalogTable([greeter])).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.2\.0 \(no template\)\s+-\s+kyma/);
+  });
+});
+
+describe('klm module list', () => {
+  const ready: ModuleRow = { name: 'greeter', version: '1.0.0', channel: 'regular', installedChannel: 'regular', customResourcePolicy: 'Ignore', managed: true, moduleStatus: '-', installationStatus: 'Ready' };
+  const upgrading: ModuleRow = { name: 'counter', version: '1.0.0', desiredVersion: '1.1.0', channel: 'fast', installedChannel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: false, moduleStatus: 'Ready', installationStatus: 'Unmanaged', message: 'managed: false' };
+  const never: ModuleRow = { name: 'ghost', desiredVersion: '1.0.0', channel: 'regular', installedChannel: 'regular', customResourcePolicy: 'CreateAndDelete', managed: true, moduleStatus: '-', installationStatus: 'Error', message: 'no template' };
+  const direct: ModuleRow = { name: 'echo', version: '1.0.0', customResourcePolicy: 'CreateAndDelete', managed: false, moduleStatus: 'Ready', installationStatus: 'Ready', direct: { template: 'community/echo-1.0.0', community: true } };
+
+  it("prints the Kyma CLI's fields, named and typed as its: version with its channel, crPolicy, managed a string; klm's beside them", () => {
+    expect(listEntries([ready, upgrading, never, direct])).toEqual([
+      { name: 'greeter', version: '1.0.0(regular)', crPolicy: 'Ignore', managed: 'true', moduleStatus: '-', installationStatus: 'Ready', installedVersion: '1.0.0', channel: 'regular' },
+      { name: 'counter', version: '1.0.0(fast)', crPolicy: 'CreateAndDelete', managed: 'false', moduleStatus: 'Ready', installationStatus: 'Unmanaged', installedVersion: '1.0.0', desiredVersion: '1.1.0', channel: 'fast', message: 'managed: false' },
+      { name: 'ghost', version: '-', crPolicy: 'CreateAndDelete', managed: 'true', moduleStatus: '-', installationStatus: 'Error', desiredVersion: '1.0.0', channel: 'regular', message: 'no template' },
+      { name: 'echo', version: '1.0.0', crPolicy: 'CreateAndDelete', managed: 'false', moduleStatus: 'Ready', installationStatus: 'Ready', installedVersion: '1.0.0', direct: { template: 'community/echo-1.0.0', community: true } },
+    ]);
+  });
+
+  it("shows VERSION as the Kyma CLI does (1.2.3(regular)), the version the Kyma wants beside it when it differs", () => {
+    const text = moduleTable(listEntries([ready, upgrading, direct]));
+    expect(text).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
+    expect(text).toMatch(/\ngreeter\s+1\.0\.0\(regular\)\s+Ignore\s+true\s+-\s+Ready\n/);
+    expect(text).toMatch(/\ncounter\s+1\.0\.0\(fast\) \(\*1\.1\.0\)\s+CreateAndDelete\s+false\s+Ready\s+Unmanaged\n/);
+    expect(text).toMatch(/\necho\s+1\.0\.0\s+CreateAndDelete\s+false\s+Ready\s+Ready\n/);
+    expect(text).toMatch(/\(\*V\): the Kyma wants version V, which is not the one running yet$/);
+    expect(moduleTable([])).toBe('no modules');
+  });
+});
+
+describe('klm completion', () => {
+  it('completes a command typed by its alias as by its name, and offers no hidden option', () => {
+    const root = new Command('klm');
+    const mod = root.command('module').alias('modules');
+    mod.command('delete').alias('del').option('--auto-approve', 'do not ask');
+    mod.command('add').option('--default-config-cr', 'the default CR').addOption(new Option('--default-cr').hideHelp());
+    const script = completionScript(root, 'bash');
+    for (const path of ['module delete', 'modules delete', 'module del', 'modules del']) expect(script).toContain(`"${path}"*) opts="--auto-approve --help" ;;`);
+    expect(script).toContain('"modules add"*) opts="--default-config-cr --help" ;;');
   });
 });
 
