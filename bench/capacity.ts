@@ -9,8 +9,10 @@
 export interface CapacityStep {
   /** Runtimes (Kymas, one simulated cluster each) installed so far. */
   runtimes: number;
-  /** How long this step's Kymas took to be all Ready, s. */
+  /** How long this step's Kymas took to be all Ready (or until --step-timeout), s. */
   allReadySeconds: number;
+  /** This step's Kymas not Ready when the step ended (--step-timeout). */
+  notReady: string[];
   /** The bridges' V8 heap in use (their own /metrics), summed, MB. */
   bridgeHeapMB: number;
   bridgeRssMB: number;
@@ -75,9 +77,9 @@ export function renderCapacity(r: CapacityReport): string {
     '',
     '## After each install step',
     '',
-    `| runtimes | step all Ready (s) | bridges heap (MB) | bridges RSS (MB) | workers RSS (MB) | Temporal RSS (MB) | ${servers.map((s) => `watches ${s}`).join(' | ')} |`,
-    `| --- | --- | --- | --- | --- | --- | ${servers.map(() => '---').join(' | ')} |`,
-    ...r.steps.map((s) => `| ${s.runtimes} | ${f(s.allReadySeconds)} | ${f(s.bridgeHeapMB)} | ${f(s.bridgeRssMB)} | ${f(s.workerRssMB)} | ${f(s.temporalRssMB)} | ${servers.map((x) => s.watches[x] ?? 0).join(' | ')} |`),
+    `| runtimes | step all Ready (s) | not Ready | bridges heap (MB) | bridges RSS (MB) | workers RSS (MB) | Temporal RSS (MB) | ${servers.map((s) => `watches ${s}`).join(' | ')} |`,
+    `| --- | --- | --- | --- | --- | --- | --- | ${servers.map(() => '---').join(' | ')} |`,
+    ...r.steps.map((s) => `| ${s.runtimes} | ${f(s.allReadySeconds)} | ${s.notReady.length ? s.notReady.join(', ') : 'none'} | ${f(s.bridgeHeapMB)} | ${f(s.bridgeRssMB)} | ${f(s.workerRssMB)} | ${f(s.temporalRssMB)} | ${servers.map((x) => s.watches[x] ?? 0).join(' | ')} |`),
     '',
     '## Per runtime',
     '',

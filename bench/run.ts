@@ -1,7 +1,7 @@
 // npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
-//   [--distinct-credentials] [--quiet SECONDS] [--workers N] [--bridges N] [--capacity]
+//   [--distinct-credentials] [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
 // Starts the local stack with `clusters` further clusters, runs `workers` workers (default 1, on
 // one task queue) and the bridge as processes of their own and the sample managers in this one,
 // installs N Kymas × M modules (Kyma i on cluster i mod clusters, through a kubeconfig Secret)
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' }, soak: { type: 'string' },
       kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
       registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' }, workers: { type: 'string' }, bridges: { type: 'string' },
-      capacity: { type: 'boolean' },
+      capacity: { type: 'boolean' }, 'step-timeout': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
   const bridgeCount = Number(values.bridges ?? 1);
   if (!Number.isInteger(bridgeCount) || bridgeCount < 1) throw new Error(`--bridges: not a whole number ≥ 1: ${values.bridges}`);
   const capacity = values.capacity ?? false;
+  /** A capacity step waits this long for its Kymas, then records those not Ready and goes on. */
+  const stepTimeoutSeconds = Number(values['step-timeout'] ?? 900);
 
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -132,8 +134,8 @@ async function main(): Promise<void> {
       return { result, seconds, procs, machineCpuSeconds: machineCpuSeconds() - machine0, requests: delta(req0, await requestCounts(apiServers)) };
     }
 
-    /** Creates `count` Kymas and waits until all are Ready; per-Kyma times in ms. */
-    async function installFleet(names: string[]): Promise<{ totalMs: number; perKymaMs: number[]; names: string[] }> {
+    /** Creates `count` Kymas and waits until all are Ready (a capacity run: at most --step-timeout, then goes on); per-Kyma times in ms. */
+    async function installFleet(names: string[]): Promise<{ totalMs: number; perKymaMs: number[]; names: string[]; notReady: string[] }> {
       const count = names.length;
       const created = new Map<string, number>();
       const ready = new Map<string, number>();
@@ -158,10 +160,14 @@ async function main(): Promise<void> {
         if (kubeconfig) await kcp.create(kubeconfigSecret(ns, name, kubeconfig));
         await kcp.create(benchKyma(ns, name, modules));
       }, 16);
-      await done;
+      let timer: NodeJS.Timeout | undefined;
+      await (capacity ? Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, stepTimeoutSeconds * 1000)))]) : done);
+      clearTimeout(timer);
       const totalMs = Date.now() - t0;
       progress.finish();
-      return { totalMs, perKymaMs: names.map((x) => ready.get(x)! - created.get(x)!), names };
+      const notReady = names.filter((x) => !ready.has(x));
+      if (notReady.length) console.log(`not Ready after ${stepTimeoutSeconds} s, going on: ${notReady.join(', ')}`);
+      return { totalMs, perKymaMs: names.filter((x) => ready.has(x)).map((x) => ready.get(x)! - created.get(x)!), names, notReady };
     }
 
     // The background: API requests in a quiet window before any Kyma exists.
@@ -180,7 +186,7 @@ async function main(): Promise<void> {
       growth.push({ kymas: names.length, allReadyMs: r.result.totalMs });
       const now = snapshot(tracked);
       steps.push({
-        runtimes: fleetNames.slice(0, i + 1).flat().length, allReadySeconds: r.result.totalMs / 1000,
+        runtimes: fleetNames.slice(0, i + 1).flat().length, allReadySeconds: r.result.totalMs / 1000, notReady: r.result.notReady,
         bridgeHeapMB: await bridgesHeapMB(), bridgeRssMB: rssOf(now, bridgeLabels), workerRssMB: rssOf(now, workerLabels), temporalRssMB: rssOf(now, ['temporal']),
         watches: await openWatches(apiServers),
       });
