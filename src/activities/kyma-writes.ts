@@ -16,19 +16,21 @@ export interface WriteKymaChangesInput {
   status?: KymaStatusInput;
   /** Events, recorded last and best effort: a retry of the writes before them records none twice. */
   events?: KymaEvent[];
+  /** When the workflow decided these writes (its time, ms): the status write's fence (activities/kyma.ts). */
+  at?: number;
 }
 
 interface Writers {
   manifests: ManifestWriter;
-  writeKymaStatus(input: { kyma: SyncManifestInput['kyma']; uid: string; status: KymaStatusInput }): Promise<void>;
+  writeKymaStatus(input: { kyma: SyncManifestInput['kyma']; uid: string; status: KymaStatusInput; at?: number }): Promise<void>;
   recordKymaEvent(input: { kyma: SyncManifestInput['kyma']; uid: string; event: KymaEvent }): Promise<void>;
 }
 
 export function kymaWritesActivities(w: Writers) {
   return {
-    async writeKymaChanges({ kyma, uid, manifests = [], status, events = [] }: WriteKymaChangesInput): Promise<void> {
+    async writeKymaChanges({ kyma, uid, manifests = [], status, events = [], at }: WriteKymaChangesInput): Promise<void> {
       await Promise.all(manifests.map((m) => w.manifests.sync({ kyma, ...m })));
-      if (status) await w.writeKymaStatus({ kyma, uid, status });
+      if (status) await w.writeKymaStatus({ kyma, uid, status, ...(at !== undefined ? { at } : {}) });
       // In their order; an Event that cannot be recorded (its namespace is being deleted, say) holds nothing up.
       for (const event of events) await w.recordKymaEvent({ kyma, uid, event }).catch(() => undefined);
     },

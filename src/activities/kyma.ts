@@ -36,6 +36,26 @@ export interface ResolveModulesInput extends KymaInput {
 
 export interface WriteKymaStatusInput extends KymaUidInput {
   status: KymaStatusInput;
+  /**
+   * When the workflow decided this write (its time, ms): its lastOperation's lastUpdateTime, and
+   * the fence against a write that comes too late (see STALE_WRITE_MS). Unset: the worker's clock,
+   * no fence (runs begun before the fence).
+   */
+  at?: number;
+}
+
+/**
+ * A status write whose time is older than the status there by more than this is stale: a local
+ * activity of a workflow task that timed out (10 s) and went on running while the task's retry
+ * wrote a newer status. Shorter than the task timeout, longer than clocks differ between workers
+ * (whose clocks stamped statuses before the fence) and Temporal.
+ */
+export const STALE_WRITE_MS = 5_000;
+
+/** Whether a status decided at `at` is older than what `current` shows by more than STALE_WRITE_MS. */
+export function staleStatusWrite(current: Kyma | undefined, at: number | undefined): boolean {
+  const shown = Date.parse(current?.status?.lastOperation?.lastUpdateTime ?? '');
+  return at !== undefined && Number.isFinite(shown) && shown > at + STALE_WRITE_MS;
 }
 
 /** Upstream's runtime labels of the Kyma that are set, by the policy's field names. */
@@ -71,6 +91,8 @@ async function mandatoryModules(cache: ObjectCache, namespace: string, listed: S
 export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters, maintenancePolicy?: PolicyRef) {
   /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
   const writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
+  /** The resourceVersion this worker's last status write per Kyma uid left: a fenced write reads at least that (no conflict with itself). */
+  const writtenVersions = new BoundedMap<string, string>(KYMAS_KEPT);
 
   async function readKyma(ref: KymaRef, atLeast?: string): Promise<Kyma | undefined> {
     return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
@@ -154,27 +176,37 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
     /**
      * The one writer of Kyma status: one patch, no read before it (the cache tells the uid and
      * generation, this worker's memo the conditions it wrote last). Skips the write when the Kyma
-     * was re-created (uid); a Kyma deleted meanwhile is no error.
+     * was re-created (uid); a Kyma deleted meanwhile is no error. With `at`, the patch is guarded
+     * by the resourceVersion it read (a conflict reads the Kyma afresh), and a write older than
+     * the status there (STALE_WRITE_MS) is not made: a late write of a timed-out workflow task
+     * would otherwise put back a status the workflow has moved past, for good.
      */
-    async writeKymaStatus({ kyma: ref, uid, status }: WriteKymaStatusInput): Promise<void> {
-      const kyma = await readKyma(ref);
-      if (!kyma || kyma.metadata.uid !== uid) return;
-      const now = new Date().toISOString();
-      const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
-      const conditions = mergeConditions(before, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
-      try {
-        // (A uid in the patch would guard nothing: the status subresource ignores metadata. A
-        // Kyma re-created in the moment since the cache saw the old one gets this status until
-        // its own workflow writes, as it did when a read came first.)
-        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
-          status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
-        }, 'status');
-      } catch (err) {
-        writtenConditions.delete(uid);
-        if (isNotFound(err)) return;
-        throw err;
+    async writeKymaStatus({ kyma: ref, uid, status, at }: WriteKymaStatusInput): Promise<void> {
+      for (let fresh = false; ; fresh = true) {
+        const kyma = fresh ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace) : await readKyma(ref, at !== undefined ? writtenVersions.get(uid) : undefined);
+        if (!kyma || kyma.metadata.uid !== uid || staleStatusWrite(kyma, at)) return;
+        const now = new Date(at ?? Date.now()).toISOString();
+        const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
+        const conditions = mergeConditions(before, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
+        try {
+          // (A uid in the patch would guard nothing: the status subresource ignores metadata
+          // but the resourceVersion. A Kyma re-created in the moment since the cache saw the old
+          // one gets this status until its own workflow writes, as it did when a read came first.)
+          const written = await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
+            ...(at !== undefined ? { metadata: { resourceVersion: (kyma as Kyma & KubeObject).metadata.resourceVersion } } : {}),
+            status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
+          }, 'status');
+          if (written.metadata.resourceVersion) writtenVersions.set(uid, written.metadata.resourceVersion);
+        } catch (err) {
+          writtenConditions.delete(uid);
+          writtenVersions.delete(uid);
+          if (isNotFound(err)) return;
+          if (!fresh && err instanceof KubeApiError && err.status === 409) continue;
+          throw err;
+        }
+        writtenConditions.set(uid, conditions);
+        return;
       }
-      writtenConditions.set(uid, conditions);
     },
   };
 }

@@ -59,7 +59,8 @@ export class KymaOutbox {
     this.events = [];
     this.inFlight++;
     try {
-      await this.writes.writeKymaChanges({ kyma: this.kyma, uid: this.uid(), ...(manifests.length ? { manifests } : {}), ...(status ? { status } : {}), ...(events.length ? { events } : {}) });
+      // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
+      await this.writes.writeKymaChanges({ kyma: this.kyma, uid: this.uid(), ...(manifests.length ? { manifests } : {}), ...(status ? { status } : {}), ...(events.length ? { events } : {}), at: Date.now() });
     } finally {
       this.inFlight--;
     }

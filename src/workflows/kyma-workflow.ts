@@ -258,7 +258,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       case 'writeStatus': {
         const o = writing();
         if (o) await o.flush(step.status);
-        else await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status });
+        else await kcp.writeKymaStatus({ kyma, uid: st.uid, status: step.status, at: Date.now() });
         setCurrentDetails(kymaDetails(step.status, step.searchAttributes.omitted));
         // A visibility write costs the server more than anything else a status write brings:
         // only when upsertDue says so (runs recorded before hosting upsert on every status write).
