@@ -50,7 +50,7 @@ export interface KlmConfig {
    * What the bridge's watches in a target cluster see (KLM_TARGET_WATCH_SCOPE): `cluster`, as a
    * runtime needs; or `context-namespace`, the namespace of the kubeconfig's current context only,
    * for simulations that put many runtimes on one API server, a namespace each (the bench's
-   * --simulated-runtimes): otherwise each simulated runtime's watches would see every runtime's
+   * --distinct-credentials): otherwise each simulated runtime's watches would see every runtime's
    * objects there.
    */
   targetWatchScope: TargetWatchScope;
