@@ -141,8 +141,7 @@ export class ShardLeases {
     const now = performance.now();
     const renewals = Promise.all([...this.held.keys()].map(async (shard) => {
       const lease = this.written.get(this.shardLease(shard));
-      const started = performance.now();
-      if (lease && (await this.write(this.shardLease(shard), lease, 'shard'))) this.renewed(shard, started);
+      if (lease) await this.renew(shard, lease);
     }));
     const member = this.written.get(this.memberLease());
     const memberRenewal = member ? this.write(this.memberLease(), member, 'member') : Promise.resolve(false);
@@ -170,8 +169,7 @@ export class ShardLeases {
       if (this.written.has(this.shardLease(shard))) return;
       const lease = byName.get(this.shardLease(shard));
       if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
-      const started = performance.now();
-      if (await this.write(this.shardLease(shard), lease, 'shard')) this.renewed(shard, started);
+      await this.renew(shard, lease);
     }));
 
     const views = Array.from({ length: this.o.shards }, (_, shard) => ({ shard, takeable: takeable(byName.get(this.shardLease(shard))) }));
@@ -203,12 +201,14 @@ export class ShardLeases {
   }
 
   /**
-   * The shard's Lease was renewed by a write begun at `startedMs`: it is served until the renew
-   * deadline from then. A shard lost while the write was out (its deadline passed) stays lost:
-   * its serving stopped, and only a take serves it again (a round takes it back, its Lease naming us).
+   * Renews the shard's Lease (`lease`: as last written or read); once renewed, the shard is served
+   * until the renew deadline from when the write began. A shard lost while the write was out (its
+   * deadline passed) stays lost: its serving stopped, and only a take serves it again (a round
+   * takes it back, its Lease naming us).
    */
-  private renewed(shard: number, startedMs: number): void {
-    if (this.held.has(shard)) this.serveUntilDeadline(shard, startedMs);
+  private async renew(shard: number, lease: Lease): Promise<void> {
+    const started = performance.now();
+    if ((await this.write(this.shardLease(shard), lease, 'shard')) && this.held.has(shard)) this.serveUntilDeadline(shard, started);
   }
 
   /** Serves the shard until the renew deadline from `startedMs`, when its write began. */
