@@ -94,7 +94,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
   /** The resourceVersion this worker's last status write per Kyma uid left: a fenced write reads at least that (no conflict with itself). */
   const writtenVersions = new BoundedMap<string, string>(KYMAS_KEPT);
 
-  async function readKyma(ref: KymaRef, atLeast?: string): Promise<Kyma | undefined> {
+  async function readKyma(ref: KymaRef, atLeast?: string): Promise<(Kyma & KubeObject) | undefined> {
     return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
   }
 
@@ -193,7 +193,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
           // but the resourceVersion. A Kyma re-created in the moment since the cache saw the old
           // one gets this status until its own workflow writes, as it did when a read came first.)
           const written = await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
-            ...(at !== undefined ? { metadata: { resourceVersion: (kyma as Kyma & KubeObject).metadata.resourceVersion } } : {}),
+            ...(at !== undefined ? { metadata: { resourceVersion: kyma.metadata.resourceVersion } } : {}),
             status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
           }, 'status');
           if (written.metadata.resourceVersion) writtenVersions.set(uid, written.metadata.resourceVersion);
