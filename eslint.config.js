@@ -17,18 +17,56 @@ const LAYERS = {
   api: { may: [], why: 'src/api is the leaf: the v1beta2 types, names and reasons import nothing of ours' },
   contract: { may: ['api'], why: 'the contract imports nothing of ours but src/api' },
   decisions: { may: ['api', 'contract'], why: 'decisions are pure: they import only src/api and src/contract' },
-  workflows: { may: ['api', 'contract', 'decisions'], why: 'workflows interpret decisions: they import src/api, src/contract and src/decisions, activities as types only' },
-  infra: { may: ['api', 'contract'], why: 'shared infrastructure (config, metrics) is a leaf over src/api and src/contract' },
+  workflows: {
+    may: ['api', 'contract', 'decisions'],
+    why: 'workflows interpret decisions: they import src/api, src/contract and src/decisions, activities as types only',
+  },
+  infra: {
+    may: ['api', 'contract'],
+    why: 'shared infrastructure (config, metrics) is a leaf over src/api and src/contract',
+  },
   oci: { may: ['api'], why: 'the OCI client knows nothing of the lifecycle' },
   k8s: { may: ['api'], why: 'the Kubernetes clients know nothing of the lifecycle' },
   temporal: { may: ['api'], why: 'Temporal plumbing knows only src/api' },
   publish: { may: ['api', 'oci'], why: 'module publishing uses the OCI client and the API types only' },
-  activities: { may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'oci'], why: 'activities do I/O over the clients and the decisions, never workflow, bridge or worker code' },
-  starter: { may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'temporal'], why: 'the bridge routes watch events to signals; it imports no workflow or activity code' },
-  workers: { may: ['api', 'contract', 'infra', 'k8s', 'temporal', 'activities'], why: 'the worker registers workflows by path and activities by import; it imports no workflow code' },
-  localstack: { may: ['api', 'infra', 'k8s', 'temporal'], why: 'the local stack runs servers; it knows nothing of the lifecycle' },
-  samples: { may: ['api', 'k8s', 'publish'], why: 'the samples publish modules and act as their managers; they know nothing of the lifecycle' },
-  cli: { may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'oci', 'temporal', 'publish', 'activities', 'starter', 'workers', 'localstack', 'samples'], why: 'the command line composes the processes; it never imports workflow code' },
+  activities: {
+    may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'oci'],
+    why: 'activities do I/O over the clients and the decisions, never workflow, bridge or worker code',
+  },
+  starter: {
+    may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'temporal'],
+    why: 'the bridge routes watch events to signals; it imports no workflow or activity code',
+  },
+  workers: {
+    may: ['api', 'contract', 'infra', 'k8s', 'temporal', 'activities'],
+    why: 'the worker registers workflows by path and activities by import; it imports no workflow code',
+  },
+  localstack: {
+    may: ['api', 'infra', 'k8s', 'temporal'],
+    why: 'the local stack runs servers; it knows nothing of the lifecycle',
+  },
+  samples: {
+    may: ['api', 'k8s', 'publish'],
+    why: 'the samples publish modules and act as their managers; they know nothing of the lifecycle',
+  },
+  cli: {
+    may: [
+      'api',
+      'contract',
+      'decisions',
+      'infra',
+      'k8s',
+      'oci',
+      'temporal',
+      'publish',
+      'activities',
+      'starter',
+      'workers',
+      'localstack',
+      'samples',
+    ],
+    why: 'the command line composes the processes; it never imports workflow code',
+  },
 };
 
 const determinism = [
@@ -41,7 +79,14 @@ const determinism = [
 
 const purity = [
   ...nodeBuiltins.map((name) => ({ name, message: 'Decisions are pure: no Node built-ins.' })),
-  ...['@kubernetes/client-node', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '@temporalio/workflow', '@temporalio/common'].map((name) => ({ name, message: 'Decisions are pure: no Temporal or Kubernetes APIs.' })),
+  ...[
+    '@kubernetes/client-node',
+    '@temporalio/activity',
+    '@temporalio/worker',
+    '@temporalio/client',
+    '@temporalio/workflow',
+    '@temporalio/common',
+  ].map((name) => ({ name, message: 'Decisions are pure: no Temporal or Kubernetes APIs.' })),
 ];
 
 /** The import restrictions of one layer. */
@@ -63,7 +108,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'eslint-rules/*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'eslint-rules/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -84,18 +132,50 @@ export default tseslint.config(
   {
     // Workflow code in test fixtures runs in the sandbox too.
     files: ['test/**/*-workflows.ts'],
-    rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { paths: determinism, patterns: [{ group: ['**/activities', '**/activities/*', '**/k8s', '**/k8s/*', '**/oci', '**/oci/*', '**/localstack/*'], allowTypeImports: true, message: 'Import activities and I/O code with `import type` only.' }] }] },
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: determinism,
+          patterns: [
+            {
+              group: [
+                '**/activities',
+                '**/activities/*',
+                '**/k8s',
+                '**/k8s/*',
+                '**/oci',
+                '**/oci/*',
+                '**/localstack/*',
+              ],
+              allowTypeImports: true,
+              message: 'Import activities and I/O code with `import type` only.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/workflows/**/*.ts', 'test/**/*-workflows.ts'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'process', message: 'No process access in workflows.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'process', message: 'No process access in workflows.' },
+      ],
     },
   },
   {
     files: ['src/decisions/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Decisions are pure: no timers.' }, { name: 'process', message: 'Decisions are pure: no process access.' }, { name: 'fetch', message: 'Decisions are pure: no I/O.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Decisions are pure: no timers.' },
+        { name: 'process', message: 'Decisions are pure: no process access.' },
+        { name: 'fetch', message: 'Decisions are pure: no I/O.' },
+      ],
     },
   },
   {

@@ -33,7 +33,9 @@ async function getMetrics(kc: KubeConfig): Promise<string> {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${cluster.server}/metrics: HTTP ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`${cluster.server}/metrics: HTTP ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`${cluster.server}/metrics: timeout`)));
@@ -45,16 +47,18 @@ const LINE = /^apiserver_request_total\{([^}]*)\} (\S+)/;
 /** The request counters of every server, keyed `server verb resource subresource` (dry runs left out). */
 export async function requestCounts(sources: MetricsSource[]): Promise<RequestCounts> {
   const counts: RequestCounts = new Map();
-  await Promise.all(sources.map(async (s) => {
-    for (const line of (await getMetrics(s.kubeconfig)).split('\n')) {
-      const m = LINE.exec(line);
-      if (!m) continue;
-      const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1]!, x[2]!]));
-      if (labels.dry_run) continue;
-      const key = `${s.name} ${labels.verb} ${labels.resource ?? ''} ${labels.subresource ?? ''}`;
-      counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
-    }
-  }));
+  await Promise.all(
+    sources.map(async (s) => {
+      for (const line of (await getMetrics(s.kubeconfig)).split('\n')) {
+        const m = LINE.exec(line);
+        if (!m) continue;
+        const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1]!, x[2]!]));
+        if (labels.dry_run) continue;
+        const key = `${s.name} ${labels.verb} ${labels.resource ?? ''} ${labels.subresource ?? ''}`;
+        counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
+      }
+    }),
+  );
   return counts;
 }
 
@@ -63,14 +67,16 @@ const WATCHES = /^apiserver_longrunning_requests\{([^}]*verb="WATCH"[^}]*)\} (\S
 /** Watches open on each server now (its gauge of long-running requests, verb WATCH), by server. */
 export async function openWatches(sources: MetricsSource[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  await Promise.all(sources.map(async (s) => {
-    let open = 0;
-    for (const line of (await getMetrics(s.kubeconfig)).split('\n')) {
-      const m = WATCHES.exec(line);
-      if (m) open += Number(m[2]);
-    }
-    out[s.name] = open;
-  }));
+  await Promise.all(
+    sources.map(async (s) => {
+      let open = 0;
+      for (const line of (await getMetrics(s.kubeconfig)).split('\n')) {
+        const m = WATCHES.exec(line);
+        if (m) open += Number(m[2]);
+      }
+      out[s.name] = open;
+    }),
+  );
   return out;
 }
 
@@ -81,7 +87,17 @@ export function delta(before: RequestCounts, after: RequestCounts): RequestCount
 }
 
 /** Resources only the cluster's own controllers and kwok write (they follow our Deployments). */
-const OTHERS = new Set(['pods', 'replicasets', 'nodes', 'leases', 'endpoints', 'endpointslices', 'controllerrevisions', 'limitranges', 'apiservices']);
+const OTHERS = new Set([
+  'pods',
+  'replicasets',
+  'nodes',
+  'leases',
+  'endpoints',
+  'endpointslices',
+  'controllerrevisions',
+  'limitranges',
+  'apiservices',
+]);
 
 /** What the controller-manager creates in every new namespace (kube-root-ca.crt, the default ServiceAccount); the engine and the loop apply theirs. */
 const NEW_NAMESPACE = new Set(['POST configmaps', 'POST serviceaccounts']);
@@ -97,14 +113,23 @@ export function ours(counts: RequestCounts): RequestCounts {
   for (const [k, v] of counts) {
     const [server, verb, resource, subresource] = k.split(' ');
     const target = server !== 'kcp';
-    if (OTHERS.has(resource!) || (target && (resource === 'events' || subresource === 'status' || NEW_NAMESPACE.has(`${verb} ${resource}`)))) continue;
+    if (
+      OTHERS.has(resource!) ||
+      (target && (resource === 'events' || subresource === 'status' || NEW_NAMESPACE.has(`${verb} ${resource}`)))
+    )
+      continue;
     kept.set(k, v);
   }
   return kept;
 }
 
 /** `counts` less what the quiet window's rate (per key, per second) predicts over `seconds`. */
-export function lessIdle(counts: RequestCounts, idle: RequestCounts, idleSeconds: number, seconds: number): RequestCounts {
+export function lessIdle(
+  counts: RequestCounts,
+  idle: RequestCounts,
+  idleSeconds: number,
+  seconds: number,
+): RequestCounts {
   const out: RequestCounts = new Map();
   for (const [k, v] of counts) {
     const rest = v - ((idle.get(k) ?? 0) / idleSeconds) * seconds;

@@ -19,7 +19,12 @@ function letterName(i: number): string {
 }
 
 /** Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0 for the promotions), regular → 1.0.0. */
-export async function publishBenchModules(kcp: KubeClient, registry: string, namespace: string, count: number): Promise<BenchModule[]> {
+export async function publishBenchModules(
+  kcp: KubeClient,
+  registry: string,
+  namespace: string,
+  count: number,
+): Promise<BenchModule[]> {
   const { versions } = await loadSamples();
   const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
   const modules: BenchModule[] = [];
@@ -28,7 +33,11 @@ export async function publishBenchModules(kcp: KubeClient, registry: string, nam
     const plain = name.replaceAll('-', '');
     const kind = plain[0]!.toUpperCase() + plain.slice(1);
     const group = `${plain}.bench.example.io`;
-    const manifest = greeter.manifest.replaceAll('greeter.example.io', group).replaceAll('Greeter', kind).replaceAll('greeters', `${plain}s`).replaceAll('greeter', name);
+    const manifest = greeter.manifest
+      .replaceAll('greeter.example.io', group)
+      .replaceAll('Greeter', kind)
+      .replaceAll('greeters', `${plain}s`)
+      .replaceAll('greeter', name);
     for (const version of ['1.0.0', '1.1.0', '1.2.0']) {
       const m: ModuleVersion = {
         ...greeter,
@@ -41,14 +50,21 @@ export async function publishBenchModules(kcp: KubeClient, registry: string, nam
       const descriptor = await pushModuleVersion(registry, m);
       await kcp.apply(moduleTemplate(m, namespace, descriptor));
     }
-    await kcp.apply(moduleReleaseMeta(name, `kyma-project.io/module/${name}`, namespace, { regular: '1.0.0', fast: '1.1.0' }));
+    await kcp.apply(
+      moduleReleaseMeta(name, `kyma-project.io/module/${name}`, namespace, { regular: '1.0.0', fast: '1.1.0' }),
+    );
     modules.push({ name, apiVersion: `${group}/v1alpha1`, kind });
   }
   return modules;
 }
 
 export function benchKyma(namespace: string, name: string, modules: BenchModule[]): KubeObject {
-  return { apiVersion: API_VERSION, kind: 'Kyma', metadata: { name, namespace }, spec: { channel: 'regular', modules: modules.map((m) => ({ name: m.name })) } };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Kyma',
+    metadata: { name, namespace },
+    spec: { channel: 'regular', modules: modules.map((m) => ({ name: m.name })) },
+  };
 }
 
 /** The Kyma's kubeconfig Secret, as upstream: labelled with the Kyma's name, key "config". */

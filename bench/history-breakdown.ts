@@ -10,17 +10,28 @@ type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 /** The scheduling event an activity's or workflow task's later event belongs to. */
 function scheduledBy(e: HistoryEvent): number | undefined {
-  const a = e.activityTaskStartedEventAttributes ?? e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCancelRequestedEventAttributes ?? e.activityTaskCanceledEventAttributes
-    ?? e.workflowTaskStartedEventAttributes ?? e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes ?? e.workflowTaskTimedOutEventAttributes;
+  const a =
+    e.activityTaskStartedEventAttributes ??
+    e.activityTaskCompletedEventAttributes ??
+    e.activityTaskFailedEventAttributes ??
+    e.activityTaskTimedOutEventAttributes ??
+    e.activityTaskCancelRequestedEventAttributes ??
+    e.activityTaskCanceledEventAttributes ??
+    e.workflowTaskStartedEventAttributes ??
+    e.workflowTaskCompletedEventAttributes ??
+    e.workflowTaskFailedEventAttributes ??
+    e.workflowTaskTimedOutEventAttributes;
   const id = a?.scheduledEventId;
   return id === undefined || id === null ? undefined : Number(id);
 }
 
 /** What one event counts as, by itself. */
 function ownKind(e: HistoryEvent): string {
-  if (e.activityTaskScheduledEventAttributes) return `activity ${e.activityTaskScheduledEventAttributes.activityType?.name ?? '?'}`;
+  if (e.activityTaskScheduledEventAttributes)
+    return `activity ${e.activityTaskScheduledEventAttributes.activityType?.name ?? '?'}`;
   if (e.workflowTaskScheduledEventAttributes) return 'workflow task';
-  if (e.workflowExecutionSignaledEventAttributes) return `signal ${e.workflowExecutionSignaledEventAttributes.signalName ?? '?'}`;
+  if (e.workflowExecutionSignaledEventAttributes)
+    return `signal ${e.workflowExecutionSignaledEventAttributes.signalName ?? '?'}`;
   const marker = e.markerRecordedEventAttributes;
   if (marker?.markerName === 'core_local_activity') return `local activity ${localActivityName(e) ?? '?'}`;
   if (marker) return `marker ${marker.markerName ?? '?'}`;
@@ -50,7 +61,11 @@ export function countKinds(events: HistoryEvent[], counts: Map<string, number>):
 }
 
 /** Events per module install by kind, over the workflows `ids` that ran `modules` modules each; most first. */
-export async function historyBreakdown(client: Client, ids: string[], modules: number): Promise<{ kind: string; perInstall: number }[]> {
+export async function historyBreakdown(
+  client: Client,
+  ids: string[],
+  modules: number,
+): Promise<{ kind: string; perInstall: number }[]> {
   const counts = new Map<string, number>();
   for (const id of ids) countKinds((await client.workflow.getHandle(id).fetchHistory()).events ?? [], counts);
   const per = Math.max(1, ids.length * modules);

@@ -36,14 +36,26 @@ export interface WorkerProcess extends KlmProcess {
   sdkMetricsUrl: string;
 }
 
-function start(label: string, main: string, env: NodeJS.ProcessEnv, dir: string, readyLine: string): Promise<KlmProcess> {
+function start(
+  label: string,
+  main: string,
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  readyLine: string,
+): Promise<KlmProcess> {
   const logFile = path.join(dir, `${label}.log`);
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
     // KLM_BENCH_CPU_PROF=DIR: each process writes a V8 CPU profile there when it stops.
-    const profile = process.env.KLM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.KLM_BENCH_CPU_PROF, label)}`] : [];
-    child = spawn(process.execPath, [...profile, '--import', 'tsx', main], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+    const profile = process.env.KLM_BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.KLM_BENCH_CPU_PROF, label)}`]
+      : [];
+    child = spawn(process.execPath, [...profile, '--import', 'tsx', main], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', out, out],
+    });
   } finally {
     closeSync(out);
   }
@@ -90,7 +102,12 @@ export interface BridgeProcess extends KlmProcess {
 }
 
 /** Starts `workers` workers and the bridges. */
-export async function startKlm(e: KlmEnv, dir: string, workers: number, bridges: BridgeSetup): Promise<{ workers: WorkerProcess[]; bridges: BridgeProcess[] }> {
+export async function startKlm(
+  e: KlmEnv,
+  dir: string,
+  workers: number,
+  bridges: BridgeSetup,
+): Promise<{ workers: WorkerProcess[]; bridges: BridgeProcess[] }> {
   const ports = await freePorts(workers + bridges.count);
   const bridgePorts = ports.slice(0, bridges.count);
   const sdkPorts = ports.slice(bridges.count);
@@ -110,13 +127,32 @@ export async function startKlm(e: KlmEnv, dir: string, workers: number, bridges:
   const startWorker = async (port: number, i: number): Promise<WorkerProcess> => {
     const address = `127.0.0.1:${port}`;
     const label = workers === 1 ? 'worker' : `worker-${i + 1}`;
-    return { ...(await start(label, 'src/workers/main.ts', { ...env, KLM_SDK_METRICS_ADDRESS: address }, dir, 'worker: task queue')), sdkMetricsUrl: `http://${address}/metrics` };
+    return {
+      ...(await start(
+        label,
+        'src/workers/main.ts',
+        { ...env, KLM_SDK_METRICS_ADDRESS: address },
+        dir,
+        'worker: task queue',
+      )),
+      sdkMetricsUrl: `http://${address}/metrics`,
+    };
   };
   const startBridge = async (port: number, i: number): Promise<BridgeProcess> => {
     const label = bridges.count === 1 ? 'bridge' : `bridge-${i + 1}`;
-    const sharded = bridges.count === 1 ? {} : { KLM_LEADER_ELECTION_LEASE: `${bridges.leaseNamespace}/klm-bench`, POD_NAME: label };
+    const sharded =
+      bridges.count === 1 ? {} : { KLM_LEADER_ELECTION_LEASE: `${bridges.leaseNamespace}/klm-bench`, POD_NAME: label };
     const scope = bridges.targetWatchScope ? { KLM_TARGET_WATCH_SCOPE: bridges.targetWatchScope } : {};
-    return { ...(await start(label, 'src/starter/main.ts', { ...env, ...sharded, ...scope, KLM_METRICS_PORT: String(port) }, dir, 'bridge: routing events')), metricsUrl: `http://127.0.0.1:${port}/metrics` };
+    return {
+      ...(await start(
+        label,
+        'src/starter/main.ts',
+        { ...env, ...sharded, ...scope, KLM_METRICS_PORT: String(port) },
+        dir,
+        'bridge: routing events',
+      )),
+      metricsUrl: `http://127.0.0.1:${port}/metrics`,
+    };
   };
   const started = await Promise.allSettled([...bridgePorts.map(startBridge), ...sdkPorts.map(startWorker)]);
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -125,12 +161,21 @@ export async function startKlm(e: KlmEnv, dir: string, workers: number, bridges:
     await Promise.all(ok.map((p) => p.stop()));
     throw failed.reason;
   }
-  return { bridges: ok.slice(0, bridges.count) as BridgeProcess[], workers: ok.slice(bridges.count) as WorkerProcess[] };
+  return {
+    bridges: ok.slice(0, bridges.count) as BridgeProcess[],
+    workers: ok.slice(bridges.count) as WorkerProcess[],
+  };
 }
 
 /** The shards (`klm_bridge_shard_clusters{shard}`) each bridge serves, from their metrics. */
 export async function servedShards(bridges: BridgeProcess[]): Promise<string[][]> {
-  return await Promise.all(bridges.map(async (b) => [...(await (await fetch(b.metricsUrl)).text()).matchAll(/^klm_bridge_shard_clusters\{shard="(\d+)"\}/gm)].map((m) => m[1]!)));
+  return await Promise.all(
+    bridges.map(async (b) =>
+      [...(await (await fetch(b.metricsUrl)).text()).matchAll(/^klm_bridge_shard_clusters\{shard="(\d+)"\}/gm)].map(
+        (m) => m[1]!,
+      ),
+    ),
+  );
 }
 
 /** The V8 heap in use (prom-client's `nodejs_heap_size_used_bytes`) of a process serving /metrics, MB. */

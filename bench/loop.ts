@@ -5,7 +5,14 @@
 import { API_VERSION, type KubeObject } from '../src/api/shared';
 import { inBatches } from '../src/activities/install/apply';
 import { renderObjects } from '../src/activities/install/render';
-import { blobLocation, componentLocation, configuredComponentLocation, namesComponent, pullDescriptor, rawManifestResource } from '../src/oci/ocm';
+import {
+  blobLocation,
+  componentLocation,
+  configuredComponentLocation,
+  namesComponent,
+  pullDescriptor,
+  rawManifestResource,
+} from '../src/oci/ocm';
 import { Registries } from '../src/oci/registries';
 import { extractSingleYaml } from '../src/oci/tar';
 import { KubeApiError, type KubeClient } from '../src/k8s/rest-client';
@@ -21,8 +28,15 @@ export interface LoopTarget {
 
 /** The raw manifest layer of a module version, as the worker fetches it. */
 async function manifestYaml(t: LoopTarget, mod: BenchModule, version: string): Promise<string> {
-  const template = (await t.kcp.get<KubeObject & { spec: { descriptor: unknown } }>(API_VERSION, 'ModuleTemplate', `${mod.name}-${version}`, t.templateNamespace))!;
-  const loc = namesComponent(template.spec.descriptor) ? componentLocation(template.spec.descriptor, 'bench') : configuredComponentLocation({ host: t.registryHost }, `kyma-project.io/module/${mod.name}`, version, 'bench');
+  const template = (await t.kcp.get<KubeObject & { spec: { descriptor: unknown } }>(
+    API_VERSION,
+    'ModuleTemplate',
+    `${mod.name}-${version}`,
+    t.templateNamespace,
+  ))!;
+  const loc = namesComponent(template.spec.descriptor)
+    ? componentLocation(template.spec.descriptor, 'bench')
+    : configuredComponentLocation({ host: t.registryHost }, `kyma-project.io/module/${mod.name}`, version, 'bench');
   const oci = Registries.unconfigured().client(loc.registry);
   const descriptor = await pullDescriptor(oci, loc);
   const res = rawManifestResource(descriptor, blobLocation(descriptor, loc, 'bench'), 'bench');
@@ -33,7 +47,14 @@ async function manifestYaml(t: LoopTarget, mod: BenchModule, version: string): P
  * Applies `modules` at `version` (with their default CRs) to namespaces `<prefix>-0…count-1`
  * (created first unless `namespaces` is false), namespace i on target i mod targets; ms taken.
  */
-export async function applyLoop(t: LoopTarget, modules: BenchModule[], version: string, count: number, prefix: string, namespaces = true): Promise<number> {
+export async function applyLoop(
+  t: LoopTarget,
+  modules: BenchModule[],
+  version: string,
+  count: number,
+  prefix: string,
+  namespaces = true,
+): Promise<number> {
   const layers = await Promise.all(modules.map((mod) => manifestYaml(t, mod, version)));
   const objects: { client: KubeClient; o: KubeObject }[] = [];
   for (let i = 0; i < count; i++) {
@@ -42,9 +63,17 @@ export async function applyLoop(t: LoopTarget, modules: BenchModule[], version: 
     if (namespaces) objects.push({ client, o: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
     for (const [j, yaml] of layers.entries()) {
       const mod = modules[j]!;
-      const rendered = renderObjects(yaml, { kymaNamespace: t.templateNamespace, kymaName: ns, module: mod.name, defaultNamespace: ns }).filter((o) => o.kind !== 'Namespace');
+      const rendered = renderObjects(yaml, {
+        kymaNamespace: t.templateNamespace,
+        kymaName: ns,
+        module: mod.name,
+        defaultNamespace: ns,
+      }).filter((o) => o.kind !== 'Namespace');
       objects.push(...rendered.map((o) => ({ client, o })));
-      objects.push({ client, o: { apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} } });
+      objects.push({
+        client,
+        o: { apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} },
+      });
     }
   }
   // A plain loop applies each distinct object once: the CRDs (and other cluster-scoped objects)
@@ -61,20 +90,24 @@ export async function applyLoop(t: LoopTarget, modules: BenchModule[], version: 
   let doneCount = 0;
   const isFirst = ({ o }: { o: KubeObject }) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace';
   for (const batch of [distinct.filter(isFirst), distinct.filter((x) => !isFirst(x))]) {
-    await inBatches(batch, async ({ client, o }) => {
-      // Like the engine's activities, a timeout or a server error is tried again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await client.apply(o);
-          break;
-        } catch (err) {
-          const status = err instanceof KubeApiError ? err.status : 0;
-          if (attempt >= 5 || (status >= 400 && status < 500 && status !== 409 && status !== 429)) throw err;
-          await new Promise((r) => setTimeout(r, 1000 * attempt));
+    await inBatches(
+      batch,
+      async ({ client, o }) => {
+        // Like the engine's activities, a timeout or a server error is tried again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await client.apply(o);
+            break;
+          } catch (err) {
+            const status = err instanceof KubeApiError ? err.status : 0;
+            if (attempt >= 5 || (status >= 400 && status < 500 && status !== 409 && status !== 429)) throw err;
+            await new Promise((r) => setTimeout(r, 1000 * attempt));
+          }
         }
-      }
-      progress.update(++doneCount);
-    }, 64);
+        progress.update(++doneCount);
+      },
+      64,
+    );
   }
   progress.finish();
   return Date.now() - t0;

@@ -28,7 +28,11 @@ export function sample(pid: number | undefined): ProcSample | undefined {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-    return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, rssMB: kb('VmRSS') / 1024, peakRssMB: kb('VmHWM') / 1024 };
+    return {
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+      rssMB: kb('VmRSS') / 1024,
+      peakRssMB: kb('VmHWM') / 1024,
+    };
   } catch {
     return undefined;
   }
@@ -60,7 +64,13 @@ export function phase(before: Snapshot, after: Snapshot): PhaseCpu[] {
   return [...after].map(([label, a]) => {
     const b = before.get(label);
     const cpu = b && b.pid === a.pid ? a.cpuSeconds - b.cpuSeconds : a.cpuSeconds;
-    return { label, pid: a.pid, cpuSeconds: Math.round(cpu * 100) / 100, rssMB: Math.round(a.rssMB), peakRssMB: Math.round(a.peakRssMB) };
+    return {
+      label,
+      pid: a.pid,
+      cpuSeconds: Math.round(cpu * 100) / 100,
+      rssMB: Math.round(a.rssMB),
+      peakRssMB: Math.round(a.peakRssMB),
+    };
   });
 }
 

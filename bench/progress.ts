@@ -4,7 +4,10 @@ export class Progress {
   private lastLine = 0;
   private done = 0;
 
-  constructor(private readonly label: string, private readonly total: number) {
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {
     this.draw();
   }
 

@@ -23,7 +23,16 @@ import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
 import { KubeClient } from '../src/k8s/rest-client';
 import { installCrds } from '../src/k8s/crds';
-import { delta, lessIdle, openWatches, ours, perVerb, requestCounts, type MetricsSource, type RequestCounts } from './apiserver-metrics';
+import {
+  delta,
+  lessIdle,
+  openWatches,
+  ours,
+  perVerb,
+  requestCounts,
+  type MetricsSource,
+  type RequestCounts,
+} from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
 import { historyBreakdown } from './history-breakdown';
@@ -34,7 +43,14 @@ import { machineCpuSeconds, phase, snapshot, type PhaseCpu, type Tracked } from 
 import { Progress } from './progress';
 import { benchStack } from './stack';
 import { percentile, renderReport, type BenchReport, type WorkerFigures } from './report';
-import { histogramDelta, histogramPercentile, shareAbove, taskCounts, workflowTaskLatency, type TaskCounts } from './sdk-metrics';
+import {
+  histogramDelta,
+  histogramPercentile,
+  shareAbove,
+  taskCounts,
+  workflowTaskLatency,
+  type TaskCounts,
+} from './sdk-metrics';
 import { BRIDGE_SHARDS } from '../src/infra/config';
 import { DEFAULT_SETTINGS } from '../src/contract/settings';
 import { WorkloadWatch } from './workload-watch';
@@ -44,19 +60,35 @@ const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      kymas: { type: 'string' }, modules: { type: 'string' }, sizes: { type: 'string' },
-      samples: { type: 'string' }, idle: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, clusters: { type: 'string' },
-      'distinct-credentials': { type: 'boolean' }, quiet: { type: 'string' }, soak: { type: 'string' },
-      kubeconfig: { type: 'string' }, 'temporal-address': { type: 'string' }, 'temporal-namespace': { type: 'string' },
-      registry: { type: 'string' }, 'target-kubeconfigs': { type: 'string' }, workers: { type: 'string' }, bridges: { type: 'string' },
-      capacity: { type: 'boolean' }, 'step-timeout': { type: 'string' },
+      kymas: { type: 'string' },
+      modules: { type: 'string' },
+      sizes: { type: 'string' },
+      samples: { type: 'string' },
+      idle: { type: 'string' },
+      smoke: { type: 'boolean' },
+      out: { type: 'string' },
+      clusters: { type: 'string' },
+      'distinct-credentials': { type: 'boolean' },
+      quiet: { type: 'string' },
+      soak: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      'temporal-address': { type: 'string' },
+      'temporal-namespace': { type: 'string' },
+      registry: { type: 'string' },
+      'target-kubeconfigs': { type: 'string' },
+      workers: { type: 'string' },
+      bridges: { type: 'string' },
+      capacity: { type: 'boolean' },
+      'step-timeout': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
   const n = Number(values.kymas ?? (smoke ? 5 : 1000));
   const m = Number(values.modules ?? (smoke ? 2 : 3));
   // By default the growth series is 100 and N (only sizes up to N).
-  const sizes = values.sizes ? values.sizes.split(',').map(Number) : [...new Set([...(smoke ? [2] : [100]).filter((s) => s < n), n])];
+  const sizes = values.sizes
+    ? values.sizes.split(',').map(Number)
+    : [...new Set([...(smoke ? [2] : [100]).filter((s) => s < n), n])];
   const samples = Number(values.samples ?? (smoke ? 10 : 200));
   const idleSeconds = Number(values.idle ?? (smoke ? 5 : 60));
   const quietSeconds = Number(values.quiet ?? (smoke ? 5 : 20));
@@ -67,16 +99,19 @@ async function main(): Promise<void> {
   const soakSeconds = Number(values.soak ?? (smoke ? 1 : 30));
   /** Worker processes on the one task queue. */
   const workerCount = Number(values.workers ?? 1);
-  if (!Number.isInteger(workerCount) || workerCount < 1) throw new Error(`--workers: not a whole number ≥ 1: ${values.workers}`);
+  if (!Number.isInteger(workerCount) || workerCount < 1)
+    throw new Error(`--workers: not a whole number ≥ 1: ${values.workers}`);
   /** Bridge processes: one alone, or several sharing the shards (as the deploy's three replicas). */
   const bridgeCount = Number(values.bridges ?? 1);
-  if (!Number.isInteger(bridgeCount) || bridgeCount < 1) throw new Error(`--bridges: not a whole number ≥ 1: ${values.bridges}`);
+  if (!Number.isInteger(bridgeCount) || bridgeCount < 1)
+    throw new Error(`--bridges: not a whole number ≥ 1: ${values.bridges}`);
   const capacity = values.capacity ?? false;
   /** A capacity step waits this long for its Kymas, then records those not Ready and goes on. */
   const stepTimeoutSeconds = Number(values['step-timeout'] ?? 900);
 
   const stack = await benchStack(values, clusterCount);
-  if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0)) throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
+  if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0))
+    throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
   // On a given stack, earlier runs' objects may still be there: this run's get a prefix.
   const run = stack.given ? `r${Date.now().toString(36)}-` : '';
   const stops: (() => Promise<unknown> | void)[] = [];
@@ -90,52 +125,109 @@ async function main(): Promise<void> {
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: stack.temporalNamespace });
     // Workers and bridge: processes of their own, configured as in production.
-    const klm = await startKlm({
-      kubeconfig: stack.kubeconfig, temporalAddress: stack.temporalAddress, temporalNamespace: stack.temporalNamespace, taskQueue: `${run}bench`,
-      registryHost: stack.registryHost, blobCacheDir: path.join(stack.dir, 'blobs'), defaultNamespace: '{kyma}',
-    }, stack.dir, workerCount, { count: bridgeCount, leaseNamespace: ns, ...(distinctCredentials ? { targetWatchScope: 'context-namespace' as const } : {}) });
+    const klm = await startKlm(
+      {
+        kubeconfig: stack.kubeconfig,
+        temporalAddress: stack.temporalAddress,
+        temporalNamespace: stack.temporalNamespace,
+        taskQueue: `${run}bench`,
+        registryHost: stack.registryHost,
+        blobCacheDir: path.join(stack.dir, 'blobs'),
+        defaultNamespace: '{kyma}',
+      },
+      stack.dir,
+      workerCount,
+      {
+        count: bridgeCount,
+        leaseNamespace: ns,
+        ...(distinctCredentials ? { targetWatchScope: 'context-namespace' as const } : {}),
+      },
+    );
     stops.push(...klm.workers.map((w) => () => w.stop()), ...klm.bridges.map((b) => () => b.stop()));
     const bridgeLabels = klm.bridges.map((b) => b.label);
-    const bridgesHeapMB = async () => (await Promise.all(klm.bridges.map((b) => heapUsedMB(b.metricsUrl)))).reduce((a, b) => a + b, 0);
+    const bridgesHeapMB = async () =>
+      (await Promise.all(klm.bridges.map((b) => heapUsedMB(b.metricsUrl)))).reduce((a, b) => a + b, 0);
     if (bridgeCount > 1) await allShardsServed(klm.bridges);
     const workerLabels = klm.workers.map((w) => w.label);
     const sdkMetricsUrls = klm.workers.map((w) => w.sdkMetricsUrl);
     // Where the Kymas' modules go: the further clusters, each through kubeconfig Secrets (or,
     // with --clusters 0, the control plane itself).
-    const clusters = stack.targets.length === 0
-      ? [{ name: 'kcp', client: kcp, kubeconfig: undefined as string | undefined, url: '' }]
-      : await Promise.all(stack.targets.map(async (file, i) => ({ name: `cluster-${i + 1}`, client: await KubeClient.fromKubeConfig(kubeConfigFromFile(file)), kubeconfig: await readFile(file, 'utf8'), url: stack.targetUrls[i] ?? '' })));
+    const clusters =
+      stack.targets.length === 0
+        ? [{ name: 'kcp', client: kcp, kubeconfig: undefined as string | undefined, url: '' }]
+        : await Promise.all(
+            stack.targets.map(async (file, i) => ({
+              name: `cluster-${i + 1}`,
+              client: await KubeClient.fromKubeConfig(kubeConfigFromFile(file)),
+              kubeconfig: await readFile(file, 'utf8'),
+              url: stack.targetUrls[i] ?? '',
+            })),
+          );
     const clusterOf = (kyma: string) => clusters[Number(kyma.slice(kyma.lastIndexOf('-') + 1)) % clusters.length]!;
     for (const c of clusters) {
-      const manager = new SampleManager({ client: c.client, kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })), processingMs: 0 });
+      const manager = new SampleManager({
+        client: c.client,
+        kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })),
+        processingMs: 0,
+      });
       manager.start();
       stops.push(() => manager.stop());
     }
-    const apiServers: MetricsSource[] = [{ name: 'kcp', kubeconfig: kubeConfigFromFile(stack.kubeconfig) }, ...stack.targets.map((file, i) => ({ name: `cluster-${i + 1}`, kubeconfig: kubeConfigFromFile(file) }))];
-    const tracked: Tracked[] = [...klm.workers, ...klm.bridges, { label: 'bench', pid: () => process.pid }, ...stack.servers];
+    const apiServers: MetricsSource[] = [
+      { name: 'kcp', kubeconfig: kubeConfigFromFile(stack.kubeconfig) },
+      ...stack.targets.map((file, i) => ({ name: `cluster-${i + 1}`, kubeconfig: kubeConfigFromFile(file) })),
+    ];
+    const tracked: Tracked[] = [
+      ...klm.workers,
+      ...klm.bridges,
+      { label: 'bench', pid: () => process.pid },
+      ...stack.servers,
+    ];
 
     // Every Kyma state change, timestamped, from a watch of our own.
     const listeners = new Set<(k: Kyma) => void>();
-    const kymaWatch = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', namespace: ns, onEvent: (_t, o) => listeners.forEach((l) => l(o as unknown as Kyma)) });
+    const kymaWatch = new Informer(kcp, {
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      namespace: ns,
+      onEvent: (_t, o) => listeners.forEach((l) => l(o as unknown as Kyma)),
+    });
     await kymaWatch.start();
     stops.push(() => kymaWatch.stop());
 
     // The Kymas' kubeconfigs: the cluster's own, or with --distinct-credentials one per Kyma.
     const fleetNames = sizes.map((size, i) => Array.from({ length: size }, (_, j) => `${run}k${i}-${j}`));
-    const kubeconfigs = distinctCredentials ? await distinctKubeconfigs(stack.pkiDir!, fleetNames.flat(), (k) => clusterOf(k).url) : undefined;
+    const kubeconfigs = distinctCredentials
+      ? await distinctKubeconfigs(stack.pkiDir!, fleetNames.flat(), (k) => clusterOf(k).url)
+      : undefined;
     const kubeconfigOf = (kyma: string) => kubeconfigs?.get(kyma) ?? clusterOf(kyma).kubeconfig;
 
     /** Runs `fn` and measures around it: wall time, CPU by pid, API requests, the machine's CPU. */
-    async function measured<T>(fn: () => Promise<T>): Promise<{ result: T; seconds: number; procs: PhaseCpu[]; requests: RequestCounts; machineCpuSeconds: number }> {
-      const [req0, procs0, machine0, t0] = [await requestCounts(apiServers), snapshot(tracked), machineCpuSeconds(), Date.now()];
+    async function measured<T>(
+      fn: () => Promise<T>,
+    ): Promise<{ result: T; seconds: number; procs: PhaseCpu[]; requests: RequestCounts; machineCpuSeconds: number }> {
+      const [req0, procs0, machine0, t0] = [
+        await requestCounts(apiServers),
+        snapshot(tracked),
+        machineCpuSeconds(),
+        Date.now(),
+      ];
       const result = await fn();
       const seconds = (Date.now() - t0) / 1000;
       const procs = phase(procs0, snapshot(tracked));
-      return { result, seconds, procs, machineCpuSeconds: machineCpuSeconds() - machine0, requests: delta(req0, await requestCounts(apiServers)) };
+      return {
+        result,
+        seconds,
+        procs,
+        machineCpuSeconds: machineCpuSeconds() - machine0,
+        requests: delta(req0, await requestCounts(apiServers)),
+      };
     }
 
     /** Creates `count` Kymas and waits until all are Ready (a capacity run: at most --step-timeout, then goes on); per-Kyma times in ms. */
-    async function installFleet(names: string[]): Promise<{ totalMs: number; perKymaMs: number[]; names: string[]; notReady: string[] }> {
+    async function installFleet(
+      names: string[],
+    ): Promise<{ totalMs: number; perKymaMs: number[]; names: string[]; notReady: string[] }> {
       const count = names.length;
       const created = new Map<string, number>();
       const ready = new Map<string, number>();
@@ -154,20 +246,31 @@ async function main(): Promise<void> {
         listeners.add(l);
       });
       const t0 = Date.now();
-      await inBatches(names, async (name) => {
-        created.set(name, Date.now());
-        const kubeconfig = kubeconfigOf(name);
-        if (kubeconfig) await kcp.create(kubeconfigSecret(ns, name, kubeconfig));
-        await kcp.create(benchKyma(ns, name, modules));
-      }, 16);
+      await inBatches(
+        names,
+        async (name) => {
+          created.set(name, Date.now());
+          const kubeconfig = kubeconfigOf(name);
+          if (kubeconfig) await kcp.create(kubeconfigSecret(ns, name, kubeconfig));
+          await kcp.create(benchKyma(ns, name, modules));
+        },
+        16,
+      );
       let timer: NodeJS.Timeout | undefined;
-      await (capacity ? Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, stepTimeoutSeconds * 1000)))]) : done);
+      await (capacity
+        ? Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, stepTimeoutSeconds * 1000)))])
+        : done);
       clearTimeout(timer);
       const totalMs = Date.now() - t0;
       progress.finish();
       const notReady = names.filter((x) => !ready.has(x));
       if (notReady.length) console.log(`not Ready after ${stepTimeoutSeconds} s, going on: ${notReady.join(', ')}`);
-      return { totalMs, perKymaMs: names.filter((x) => ready.has(x)).map((x) => ready.get(x)! - created.get(x)!), names, notReady };
+      return {
+        totalMs,
+        perKymaMs: names.filter((x) => ready.has(x)).map((x) => ready.get(x)! - created.get(x)!),
+        names,
+        notReady,
+      };
     }
 
     // The background: API requests in a quiet window before any Kyma exists.
@@ -177,7 +280,8 @@ async function main(): Promise<void> {
     const bridgeHeapBeforeMB = await bridgesHeapMB();
     const growth: { kymas: number; allReadyMs: number }[] = [];
     const steps: CapacityStep[] = [];
-    const rssOf = (snap: ReturnType<typeof snapshot>, labels: string[]) => labels.reduce((a, l) => a + (snap.get(l)?.rssMB ?? 0), 0);
+    const rssOf = (snap: ReturnType<typeof snapshot>, labels: string[]) =>
+      labels.reduce((a, l) => a + (snap.get(l)?.rssMB ?? 0), 0);
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
     let wfTasks = new Map<number, number>();
     for (const [i, names] of fleetNames.entries()) {
@@ -186,12 +290,20 @@ async function main(): Promise<void> {
       growth.push({ kymas: names.length, allReadyMs: r.result.totalMs });
       const now = snapshot(tracked);
       steps.push({
-        runtimes: fleetNames.slice(0, i + 1).flat().length, allReadySeconds: r.result.totalMs / 1000, notReady: r.result.notReady,
-        bridgeHeapMB: await bridgesHeapMB(), bridgeRssMB: rssOf(now, bridgeLabels), workerRssMB: rssOf(now, workerLabels), temporalRssMB: rssOf(now, ['temporal']),
+        runtimes: fleetNames.slice(0, i + 1).flat().length,
+        allReadySeconds: r.result.totalMs / 1000,
+        notReady: r.result.notReady,
+        bridgeHeapMB: await bridgesHeapMB(),
+        bridgeRssMB: rssOf(now, bridgeLabels),
+        workerRssMB: rssOf(now, workerLabels),
+        temporalRssMB: rssOf(now, ['temporal']),
         watches: await openWatches(apiServers),
       });
       // A capacity run may be stopped where the machine gives out: the steps so far are kept.
-      if (capacity) await mkdir(out, { recursive: true }).then(() => writeFile(path.join(out, 'capacity-steps.partial.json'), JSON.stringify(steps, null, 2)));
+      if (capacity)
+        await mkdir(out, { recursive: true }).then(() =>
+          writeFile(path.join(out, 'capacity-steps.partial.json'), JSON.stringify(steps, null, 2)),
+        );
       if (i === fleetNames.length - 1) {
         main = r;
         wfTasks = histogramDelta(wf0, await workflowTaskLatency(sdkMetricsUrls));
@@ -202,8 +314,16 @@ async function main(): Promise<void> {
     // History events per module install, from a sample of Kymas: the whole history of each
     // Kyma's workflow (which runs its modules) over its modules.
     const historySample = kymaNames.slice(0, Math.min(20, kymaNames.length));
-    const historyLengths = await Promise.all(historySample.map(async (k) => (await client.workflow.getHandle(kymaWorkflowId(ns, k)).describe()).historyLength / modules.length));
-    const historyKinds = await historyBreakdown(client, historySample.map((k) => kymaWorkflowId(ns, k)), modules.length);
+    const historyLengths = await Promise.all(
+      historySample.map(
+        async (k) => (await client.workflow.getHandle(kymaWorkflowId(ns, k)).describe()).historyLength / modules.length,
+      ),
+    );
+    const historyKinds = await historyBreakdown(
+      client,
+      historySample.map((k) => kymaWorkflowId(ns, k)),
+      modules.length,
+    );
 
     // Idle cost, with all Ready.
     const tasks0 = await Promise.all(sdkMetricsUrls.map(taskCounts));
@@ -213,12 +333,16 @@ async function main(): Promise<void> {
     const watchesAfter = await openWatches(apiServers);
     const cores = cpus().length;
     const byLabel = (p: PhaseCpu[], label: string) => p.find((x) => x.label === label);
-    const cpuOf = (p: PhaseCpu[], ...labels: string[]) => labels.reduce((a, l) => a + (byLabel(p, l)?.cpuSeconds ?? 0), 0);
+    const cpuOf = (p: PhaseCpu[], ...labels: string[]) =>
+      labels.reduce((a, l) => a + (byLabel(p, l)?.cpuSeconds ?? 0), 0);
     if (capacity) {
       const runtimes = steps.at(-1)!.runtimes;
-      const atRest = (k: keyof TaskCounts) => (tasks1.reduce((a, t) => a + t[k], 0) - tasks0.reduce((a, t) => a + t[k], 0)) * (3600 / idle.seconds) / runtimes;
+      const atRest = (k: keyof TaskCounts) =>
+        ((tasks1.reduce((a, t) => a + t[k], 0) - tasks0.reduce((a, t) => a + t[k], 0)) * (3600 / idle.seconds)) /
+        runtimes;
       const perMinute = (...labels: string[]) => (cpuOf(idle.procs, ...labels) * 60) / idle.seconds / runtimes;
-      const perInstall = (...labels: string[]) => (1000 * cpuOf(main.procs, ...labels)) / (fleetNames.at(-1)!.length * m);
+      const perInstall = (...labels: string[]) =>
+        (1000 * cpuOf(main.procs, ...labels)) / (fleetNames.at(-1)!.length * m);
       const end = snapshot(tracked);
       const report: CapacityReport = {
         date: new Date().toISOString(),
@@ -233,20 +357,36 @@ async function main(): Promise<void> {
           bridgeRssMB: slope(steps, (x) => x.bridgeRssMB),
           workerRssMB: slope(steps, (x) => x.workerRssMB),
           temporalRssMB: slope(steps, (x) => x.temporalRssMB),
-          targetWatches: slope(steps, (x) => Object.entries(x.watches).filter(([server]) => server !== 'kcp').reduce((a, [, w]) => a + w, 0)),
+          targetWatches: slope(steps, (x) =>
+            Object.entries(x.watches)
+              .filter(([server]) => server !== 'kcp')
+              .reduce((a, [, w]) => a + w, 0),
+          ),
         },
         install: {
-          cpuMsPerModule: { workers: perInstall(...workerLabels), bridges: perInstall(...bridgeLabels), temporal: perInstall('temporal') },
+          cpuMsPerModule: {
+            workers: perInstall(...workerLabels),
+            bridges: perInstall(...bridgeLabels),
+            temporal: perInstall('temporal'),
+          },
           historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
         },
         idle: {
           seconds: idle.seconds,
-          cpuSecondsPerRuntimeMinute: { workers: perMinute(...workerLabels), bridges: perMinute(...bridgeLabels), temporal: perMinute('temporal') },
-          perRuntimeHour: { workflowTasks: atRest('workflowTasks'), activities: atRest('activities'), localActivities: atRest('localActivities') },
+          cpuSecondsPerRuntimeMinute: {
+            workers: perMinute(...workerLabels),
+            bridges: perMinute(...bridgeLabels),
+            temporal: perMinute('temporal'),
+          },
+          perRuntimeHour: {
+            workflowTasks: atRest('workflowTasks'),
+            activities: atRest('activities'),
+            localActivities: atRest('localActivities'),
+          },
           driftIntervalMinutes: DEFAULT_SETTINGS.driftIntervalMs / 60_000,
         },
         peakRssMB: Object.fromEntries([...end].map(([label, x]) => [label, x.peakRssMB])),
-        shared: `${distinctCredentials ? `Each Kyma is a simulated runtime: a client certificate of its own and a namespace of its own on one of the target API servers, its kubeconfig's context naming that namespace; the bridges watch that namespace only (KLM_TARGET_WATCH_SCOPE=context-namespace), so each runtime's watches see its own objects, as in a cluster of its own.` : 'Kymas share their target clusters\' kubeconfigs (without --distinct-credentials): per-runtime figures are per Kyma.'} The API servers, etcd, Temporal (dev server, SQLite) and the registry run on the same machine.`,
+        shared: `${distinctCredentials ? `Each Kyma is a simulated runtime: a client certificate of its own and a namespace of its own on one of the target API servers, its kubeconfig's context naming that namespace; the bridges watch that namespace only (KLM_TARGET_WATCH_SCOPE=context-namespace), so each runtime's watches see its own objects, as in a cluster of its own.` : "Kymas share their target clusters' kubeconfigs (without --distinct-credentials): per-runtime figures are per Kyma."} The API servers, etcd, Temporal (dev server, SQLite) and the registry run on the same machine.`,
       };
       await writeResults(out, report.date, renderCapacity(report), report, '-capacity');
       return;
@@ -256,29 +396,37 @@ async function main(): Promise<void> {
     const propagation: number[] = [];
     const target = modules[0]!;
     const progress = new Progress('status propagation samples', samples);
-    for (let s = 0; s < samples; ) {
+    for (let s = 0; s < samples;) {
       const offset = s % kymaNames.length;
       const batch = kymaNames.slice(offset, offset + Math.min(50, samples - s));
       const flip = Math.floor(s / kymaNames.length) % 2 === 0 ? 'Error' : 'Ready';
-      await Promise.all(batch.map(async (k) => {
-        const seen = new Promise<number>((resolve) => {
-          const l = (ky: Kyma) => {
-            if (ky.metadata.name === k && ky.status?.modules?.find((x) => x.name === target.name)?.state === flip) {
-              listeners.delete(l);
-              resolve(Date.now());
-            }
-          };
-          listeners.add(l);
-        });
-        const t = Date.now();
-        await clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: flip === 'Error' ? 'Error' : null } });
-        propagation.push((await seen) - t);
-      }));
+      await Promise.all(
+        batch.map(async (k) => {
+          const seen = new Promise<number>((resolve) => {
+            const l = (ky: Kyma) => {
+              if (ky.metadata.name === k && ky.status?.modules?.find((x) => x.name === target.name)?.state === flip) {
+                listeners.delete(l);
+                resolve(Date.now());
+              }
+            };
+            listeners.add(l);
+          });
+          const t = Date.now();
+          await clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, {
+            spec: { simulateState: flip === 'Error' ? 'Error' : null },
+          });
+          propagation.push((await seen) - t);
+        }),
+      );
       s += batch.length;
       progress.update(s);
     }
     progress.finish();
-    await Promise.all(kymaNames.map((k) => clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } })));
+    await Promise.all(
+      kymaNames.map((k) =>
+        clusterOf(k).client.mergePatch(target.apiVersion, target.kind, 'default', k, { spec: { simulateState: null } }),
+      ),
+    );
 
     // Promotions: the regular channel of one module moves for the whole fleet; seen in the
     // Kymas' status and, where it happens, as the new manager image in each target cluster.
@@ -286,16 +434,32 @@ async function main(): Promise<void> {
     const promoted = modules[1] ?? modules[0]!;
     // Every Kyma of the runs (the growth series' too): all of them follow the channel.
     const allNames = new Set(fleetNames.flat());
-    const rolloutPolicy = async (regular: string) => await kcp.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns }, data: { regular } });
+    const rolloutPolicy = async (regular: string) =>
+      await kcp.apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns },
+        data: { regular },
+      });
     async function promote(version: string, channels: { channel: string; version: string }[]) {
       const onNew = new Map<string, number>();
-      const workloads = new WorkloadWatch(clusters.map((c) => c.client), `${promoted.name}-manager`, `:${version}`, allNames);
+      const workloads = new WorkloadWatch(
+        clusters.map((c) => c.client),
+        `${promoted.name}-manager`,
+        `:${version}`,
+        allNames,
+      );
       await workloads.start();
       const promo = new Progress(`promotion of ${promoted.name} to ${version}`, allNames.size);
       const done = new Promise<void>((resolve) => {
         const l = (k: Kyma) => {
           const st = k.status?.modules?.find((x) => x.name === promoted.name);
-          if (allNames.has(k.metadata.name) && !onNew.has(k.metadata.name) && st?.version === version && st.state === 'Ready') {
+          if (
+            allNames.has(k.metadata.name) &&
+            !onNew.has(k.metadata.name) &&
+            st?.version === version &&
+            st.state === 'Ready'
+          ) {
             onNew.set(k.metadata.name, Date.now());
             promo.update(onNew.size);
             if (onNew.size === allNames.size) {
@@ -315,46 +479,94 @@ async function main(): Promise<void> {
       workloads.stop();
       const times = [...onNew.values()].map((t) => t - t0);
       const inCluster = [...workloads.seen.values()].map((t) => t - t0);
-      return { ...m, onNew, t0, firstSeconds: Math.min(...times) / 1000, lastSeconds: Math.max(...times) / 1000, inClusterFirstSeconds: Math.min(...inCluster) / 1000, inClusterLastSeconds: Math.max(...inCluster) / 1000 };
+      return {
+        ...m,
+        onNew,
+        t0,
+        firstSeconds: Math.min(...times) / 1000,
+        lastSeconds: Math.max(...times) / 1000,
+        inClusterFirstSeconds: Math.min(...inCluster) / 1000,
+        inClusterLastSeconds: Math.max(...inCluster) / 1000,
+      };
     }
     // Everyone at once, as before rollouts: one wave, no soak, no cap, no budget.
     await rolloutPolicy('waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"');
-    const promotion = await promote('1.1.0', [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]);
+    const promotion = await promote('1.1.0', [
+      { channel: 'regular', version: '1.1.0' },
+      { channel: 'fast', version: '1.1.0' },
+    ]);
     // The default staged policy, its soak shortened (each wave adds one soak, nothing else).
     await rolloutPolicy(`soak: ${soakSeconds}s`);
-    const staged = await promote('1.2.0', [{ channel: 'regular', version: '1.2.0' }, { channel: 'fast', version: '1.2.0' }]);
-    const rollout = client.workflow.getHandle(rolloutWorkflowId({ namespace: ns, module: promoted.name, channel: 'regular' }));
+    const staged = await promote('1.2.0', [
+      { channel: 'regular', version: '1.2.0' },
+      { channel: 'fast', version: '1.2.0' },
+    ]);
+    const rollout = client.workflow.getHandle(
+      rolloutWorkflowId({ namespace: ns, module: promoted.name, channel: 'regular' }),
+    );
     // The rollout completes one soak after its last wave is Ready.
     let progressAfter = await rollout.query(rolloutProgress);
-    for (const deadline = Date.now() + (soakSeconds + 60) * 1000; progressAfter.phase !== 'Completed' && Date.now() < deadline; ) {
+    for (
+      const deadline = Date.now() + (soakSeconds + 60) * 1000;
+      progressAfter.phase !== 'Completed' && Date.now() < deadline;
+    ) {
       await new Promise((r) => setTimeout(r, 500));
       progressAfter = await rollout.query(rolloutProgress);
     }
     const completedSeconds = (Date.now() - staged.t0) / 1000;
     const waves = await rollout.query(rolloutWaves);
-    const stagedWaves = waves.map((w) => ({ size: w.length, lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000 }));
+    const stagedWaves = waves.map((w) => ({
+      size: w.length,
+      lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000,
+    }));
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
     // promoted module's new version into the same namespaces; alone, with workers and bridge
     // stopped, so that their last requests do not count as the loop's. Before they stop: each
     // worker's peak RSS and what it executed over the run.
     const beforeStop = snapshot(tracked);
-    const workers: WorkerFigures[] = await Promise.all(klm.workers.map(async (w) => ({ label: w.label, pid: beforeStop.get(w.label)?.pid ?? 0, peakRssMB: Math.round(beforeStop.get(w.label)?.peakRssMB ?? 0), ...(await taskCounts(w.sdkMetricsUrl)) })));
+    const workers: WorkerFigures[] = await Promise.all(
+      klm.workers.map(async (w) => ({
+        label: w.label,
+        pid: beforeStop.get(w.label)?.pid ?? 0,
+        peakRssMB: Math.round(beforeStop.get(w.label)?.peakRssMB ?? 0),
+        ...(await taskCounts(w.sdkMetricsUrl)),
+      })),
+    );
     await Promise.all([...klm.workers.map((w) => w.stop()), ...klm.bridges.map((b) => b.stop())]);
-    const loopTarget = { kcp, registryHost: stack.registryHost, templateNamespace: ns, targets: clusters.map((c) => c.client) };
+    const loopTarget = {
+      kcp,
+      registryHost: stack.registryHost,
+      templateNamespace: ns,
+      targets: clusters.map((c) => c.client),
+    };
     const loop = await measured(() => applyLoop(loopTarget, modules, '1.0.0', kymaNames.length, `${run}loop`));
-    const loopPromotion = await measured(() => applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false));
+    const loopPromotion = await measured(() =>
+      applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false),
+    );
 
     const installs = n * m;
-    const engineRequests = perVerb(lessIdle(ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)), ours(quiet.requests), quiet.seconds, main.seconds), installs);
-    const loopRequests = perVerb(lessIdle(ours(loop.requests), ours(quiet.requests), quiet.seconds, loop.seconds), installs);
+    const engineRequests = perVerb(
+      lessIdle(
+        ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)),
+        ours(quiet.requests),
+        quiet.seconds,
+        main.seconds,
+      ),
+      installs,
+    );
+    const loopRequests = perVerb(
+      lessIdle(ours(loop.requests), ours(quiet.requests), quiet.seconds, loop.seconds),
+      installs,
+    );
     const distinctKubeconfigCount = new Set(fleetNames.flat().map(kubeconfigOf).filter(Boolean)).size;
     // The bridge settled: its RSS at the end of the idle minute, all clusters watched.
     const bridgeSettledMB = bridgeLabels.reduce((a, l) => a + (byLabel(idle.procs, l)?.rssMB ?? 0), 0);
     const bridgeRssBeforeMB = bridgeLabels.reduce((a, l) => a + (beforeInstall.get(l)?.rssMB ?? 0), 0);
     const bridgeGrowthMB = bridgeSettledMB - bridgeRssBeforeMB;
     const wfP99 = histogramPercentile(wfTasks, 99);
-    const klmProcesses = workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
+    const klmProcesses =
+      workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
     const eachKlm = workerCount === 1 ? 'worker and bridge' : 'each worker and the bridge';
     const report: BenchReport = {
       date: new Date().toISOString(),
@@ -364,7 +576,11 @@ async function main(): Promise<void> {
       kymas: n,
       modulesPerKyma: m,
       allReadySeconds: main.result.totalMs / 1000,
-      perKymaReadySeconds: { p50: percentile(main.result.perKymaMs, 50) / 1000, p95: percentile(main.result.perKymaMs, 95) / 1000, p99: percentile(main.result.perKymaMs, 99) / 1000 },
+      perKymaReadySeconds: {
+        p50: percentile(main.result.perKymaMs, 50) / 1000,
+        p95: percentile(main.result.perKymaMs, 95) / 1000,
+        p99: percentile(main.result.perKymaMs, 99) / 1000,
+      },
       promotion: {
         firstSeconds: promotion.firstSeconds,
         lastSeconds: promotion.lastSeconds,
@@ -382,7 +598,11 @@ async function main(): Promise<void> {
         completedSeconds,
         cpuSeconds: cpuOf(staged.procs, ...workerLabels, ...bridgeLabels, 'temporal'),
       },
-      statusPropagation: { samples: propagation.length, p50Seconds: percentile(propagation, 50) / 1000, p95Seconds: percentile(propagation, 95) / 1000 },
+      statusPropagation: {
+        samples: propagation.length,
+        p50Seconds: percentile(propagation, 50) / 1000,
+        p95Seconds: percentile(propagation, 95) / 1000,
+      },
       historyEventsPerModuleInstall: historyLengths.reduce((a, b) => a + b, 0) / historyLengths.length,
       historyKinds,
       growth: growth.map((g) => ({ kymas: g.kymas, allReadySeconds: g.allReadyMs / 1000 })),
@@ -392,11 +612,20 @@ async function main(): Promise<void> {
         loop: loopRequests,
         ratio: engineRequests.total / loopRequests.total,
         quietSeconds: quiet.seconds,
-        raw: { install: Object.fromEntries(main.requests), loop: Object.fromEntries(loop.requests), quiet: Object.fromEntries(quiet.requests) },
+        raw: {
+          install: Object.fromEntries(main.requests),
+          loop: Object.fromEntries(loop.requests),
+          quiet: Object.fromEntries(quiet.requests),
+        },
       },
       cpu: { install: main.procs, idle: idle.procs, promotion: promotion.procs, loop: loop.procs },
       phaseSeconds: { install: main.seconds, idle: idle.seconds, promotion: promotion.seconds, loop: loop.seconds },
-      machineCpuSeconds: { install: main.machineCpuSeconds, idle: idle.machineCpuSeconds, promotion: promotion.machineCpuSeconds, loop: loop.machineCpuSeconds },
+      machineCpuSeconds: {
+        install: main.machineCpuSeconds,
+        idle: idle.machineCpuSeconds,
+        promotion: promotion.machineCpuSeconds,
+        loop: loop.machineCpuSeconds,
+      },
       installCpuMsPerModule: (1000 * cpuOf(main.procs, ...workerLabels, ...bridgeLabels, 'temporal')) / installs,
       idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...workerLabels, ...bridgeLabels) * 60) / idle.seconds,
       workerPeakRssMB: workers.reduce((a, w) => a + w.peakRssMB, 0),
@@ -409,19 +638,32 @@ async function main(): Promise<void> {
         heapBeforeMB: bridgeHeapBeforeMB,
         heapAfterMB: bridgeHeapAfterMB,
         heapMB: (bridgeHeapAfterMB - bridgeHeapBeforeMB) / Math.max(1, distinctKubeconfigCount),
-        idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...bridgeLabels) * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
+        idleCpuSecondsPerMinute:
+          (cpuOf(idle.procs, ...bridgeLabels) * 60) / idle.seconds / Math.max(1, distinctKubeconfigCount),
       },
-      watches: Object.fromEntries(Object.keys(watchesAfter).map((server) => [server, { before: watchesBefore[server] ?? 0, after: watchesAfter[server]! }])),
-      workflowTasks: { count: wfP99.count, p99Seconds: wfP99.seconds, p99Above: wfP99.above, shareOverOneSecond: shareAbove(wfTasks, 1), slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')) },
+      watches: Object.fromEntries(
+        Object.keys(watchesAfter).map((server) => [
+          server,
+          { before: watchesBefore[server] ?? 0, after: watchesAfter[server]! },
+        ]),
+      ),
+      workflowTasks: {
+        count: wfP99.count,
+        p99Seconds: wfP99.seconds,
+        p99Above: wfP99.above,
+        shareOverOneSecond: shareAbove(wfTasks, 1),
+        slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')),
+      },
       shared: stack.given
         ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. The bench runs ${klmProcesses} as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
         : clusterCount === 0
-        ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
-        : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one set of watches per Kyma, as per real cluster.` : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} (in production every cluster has its own; --distinct-credentials gives each Kyma its own).`} Each Kyma's namespaced objects go to a namespace of its own.`,
+          ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
+          : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one set of watches per Kyma, as per real cluster.` : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} (in production every cluster has its own; --distinct-credentials gives each Kyma its own).`} Each Kyma's namespaced objects go to a namespace of its own.`,
     };
     await writeResults(out, report.date, renderReport(report), report);
   } finally {
-    for (const s of stops.reverse()) await Promise.resolve(s()).catch((e: unknown) => console.error(`stopping: ${(e as Error).message}`));
+    for (const s of stops.reverse())
+      await Promise.resolve(s()).catch((e: unknown) => console.error(`stopping: ${(e as Error).message}`));
     await stack.stop();
   }
 }
@@ -463,10 +705,14 @@ function ownRequestsOut(counts: RequestCounts, kymas: number, secrets: boolean):
  * completed (`Workflow task not found`), and deadlock reports.
  */
 function slowWarnings(log: string): number {
-  return log.split('\n').filter((l) => /TMPRL1104|task duration exceeded|Workflow task not found|deadlock/i.test(l)).length;
+  return log.split('\n').filter((l) => /TMPRL1104|task duration exceeded|Workflow task not found|deadlock/i.test(l))
+    .length;
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(`bench: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(`bench: ${err instanceof Error ? err.stack : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -58,7 +58,9 @@ export function histogramPercentile(h: Histogram, p: number): { count: number; s
   const count = h.get(Infinity) ?? 0;
   if (count === 0) return { count, seconds: 0, above: false };
   const bound = bounds.find((b) => h.get(b)! >= (p / 100) * count);
-  return bound === undefined ? { count, seconds: bounds.at(-1) ?? 0, above: true } : { count, seconds: bound, above: false };
+  return bound === undefined
+    ? { count, seconds: bounds.at(-1) ?? 0, above: true }
+    : { count, seconds: bound, above: false };
 }
 
 /** The share of observations above `seconds` (a bucket bound). */

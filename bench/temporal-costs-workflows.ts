@@ -1,6 +1,13 @@
 // Workflows for bench/temporal-costs.ts: each exercises one kind of work the Temporal server
 // does for this product's workflows, so that its CPU per unit can be told apart.
-import { condition, defineSignal, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { SA } from '../src/api/search-attributes';
 
 const { noop } = proxyLocalActivities<{ noop(): Promise<void> }>({ startToCloseTimeout: '10 seconds' });

@@ -23,13 +23,25 @@ async function main(): Promise<void> {
     const client = new Client({ connection, namespace: info.temporalNamespace });
     const native = await NativeConnection.connect({ address: info.temporalAddress });
     const taskQueue = `costs-${Date.now()}`;
-    const worker = await Worker.create({ connection: native, namespace: info.temporalNamespace, taskQueue, workflowsPath: WORKFLOWS, activities: { noop: () => Promise.resolve() }, maxCachedWorkflows: 1000 });
+    const worker = await Worker.create({
+      connection: native,
+      namespace: info.temporalNamespace,
+      taskQueue,
+      workflowsPath: WORKFLOWS,
+      activities: { noop: () => Promise.resolve() },
+      maxCachedWorkflows: 1000,
+    });
     const running = worker.run();
     const rows: string[] = [];
     for (const kind of ['tasksWorkflow', 'markersWorkflow', 'upsertsWorkflow', 'signalsWorkflow'] as const) {
       const before = sample(temporal.process.pid())!.cpuSeconds;
-      const handles = await Promise.all(Array.from({ length: W }, (_, i) => client.workflow.start(kind, { taskQueue, workflowId: `${kind}-${taskQueue}-${i}`, args: [N] })));
-      if (kind === 'signalsWorkflow') for (let k = 0; k < N; k++) await Promise.all(handles.map((h) => h.signal('poke')));
+      const handles = await Promise.all(
+        Array.from({ length: W }, (_, i) =>
+          client.workflow.start(kind, { taskQueue, workflowId: `${kind}-${taskQueue}-${i}`, args: [N] }),
+        ),
+      );
+      if (kind === 'signalsWorkflow')
+        for (let k = 0; k < N; k++) await Promise.all(handles.map((h) => h.signal('poke')));
       await Promise.all(handles.map((h) => h.result()));
       const cpu = sample(temporal.process.pid())!.cpuSeconds - before;
       let events = 0;
@@ -41,10 +53,18 @@ async function main(): Promise<void> {
       }
       events = (events / 10) * W;
       tasks = (tasks / 10) * W;
-      rows.push(`| ${kind} | ${W} × ${N} | ${Math.round(events)} | ${Math.round(tasks)} | ${cpu.toFixed(2)} | ${((cpu * 1000) / events).toFixed(3)} | ${((cpu * 1000) / tasks).toFixed(3)} |`);
+      rows.push(
+        `| ${kind} | ${W} × ${N} | ${Math.round(events)} | ${Math.round(tasks)} | ${cpu.toFixed(2)} | ${((cpu * 1000) / events).toFixed(3)} | ${((cpu * 1000) / tasks).toFixed(3)} |`,
+      );
       console.log(rows.at(-1));
     }
-    console.log(['| workflows | count | history events | workflow tasks | Temporal CPU-s | ms per event | ms per task |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows].join('\n'));
+    console.log(
+      [
+        '| workflows | count | history events | workflow tasks | Temporal CPU-s | ms per event | ms per task |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+        ...rows,
+      ].join('\n'),
+    );
     worker.shutdown();
     await running;
     await native.close();

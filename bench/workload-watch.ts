@@ -14,8 +14,20 @@ export class WorkloadWatch {
   private readonly informers: Informer[];
   private waiter?: () => void;
 
-  constructor(targets: KubeClient[], private readonly deployment: string, private readonly imageSuffix: string, private readonly namespaces: Set<string>) {
-    this.informers = targets.map((client) => new Informer(client, { apiVersion: 'apps/v1', kind: 'Deployment', onEvent: (type, o) => type !== 'DELETED' && this.onDeployment(o) }));
+  constructor(
+    targets: KubeClient[],
+    private readonly deployment: string,
+    private readonly imageSuffix: string,
+    private readonly namespaces: Set<string>,
+  ) {
+    this.informers = targets.map(
+      (client) =>
+        new Informer(client, {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          onEvent: (type, o) => type !== 'DELETED' && this.onDeployment(o),
+        }),
+    );
   }
 
   private onDeployment(d: Deployment): void {

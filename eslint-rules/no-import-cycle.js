@@ -23,14 +23,22 @@ function modified(file) {
 function resolve(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = path.resolve(path.dirname(from), specifier);
-  return [base, `${base}.ts`, path.join(base, 'index.ts'), base.replace(/\.js$/, '.ts')].find((f) => f.endsWith('.ts') && modified(f) !== undefined);
+  return [base, `${base}.ts`, path.join(base, 'index.ts'), base.replace(/\.js$/, '.ts')].find(
+    (f) => f.endsWith('.ts') && modified(f) !== undefined,
+  );
 }
 
 function importsOf(file) {
   const mtime = modified(file);
   const known = imports.get(file);
   if (known && known.mtime === mtime) return known.files;
-  const files = mtime === undefined ? [] : ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((f) => resolve(file, f.fileName)).filter(Boolean);
+  const files =
+    mtime === undefined
+      ? []
+      : ts
+          .preProcessFile(readFileSync(file, 'utf8'), true, true)
+          .importedFiles.map((f) => resolve(file, f.fileName))
+          .filter(Boolean);
   imports.set(file, { mtime, files });
   return files;
 }
@@ -60,7 +68,12 @@ export const noImportCycle = {
       if (typeof source?.value !== 'string') return;
       const target = resolve(self, source.value);
       const circle = target && chain(target, self, new Set());
-      if (circle) context.report({ node, messageId: 'cycle', data: { circle: [self, ...circle].map((f) => path.relative(context.cwd, f)).join(' → ') } });
+      if (circle)
+        context.report({
+          node,
+          messageId: 'cycle',
+          data: { circle: [self, ...circle].map((f) => path.relative(context.cwd, f)).join(' → ') },
+        });
     };
     return {
       ImportDeclaration: (node) => check(node, node.source),

@@ -25,5 +25,7 @@ await build({
   logLevel: 'warning',
 });
 console.log('[build] bundling the workflows to dist/workflow-bundle.js ...');
-execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'bundle', '--out', 'dist/workflow-bundle.js'], { stdio: 'inherit' });
+execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'bundle', '--out', 'dist/workflow-bundle.js'], {
+  stdio: 'inherit',
+});
 console.log(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)}s`);

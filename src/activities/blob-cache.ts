@@ -20,8 +20,12 @@ export class BlobCache {
    * `registries`: how a missing layer is fetched (trust, insecure hosts, credentials), see
    * `ensureLayer`; required, so that a worker without its registry configuration fails loudly.
    */
-  constructor(readonly dir: string, readonly registries: Registries) {
-    if (!(registries instanceof Registries)) throw new Error('BlobCache needs the worker\'s Registries (trust, insecure hosts, credentials)');
+  constructor(
+    readonly dir: string,
+    readonly registries: Registries,
+  ) {
+    if (!(registries instanceof Registries))
+      throw new Error("BlobCache needs the worker's Registries (trust, insecure hosts, credentials)");
   }
 
   /**
@@ -29,7 +33,11 @@ export class BlobCache {
    * `accept` (if given) has not thrown. One pull per digest at a time: concurrent callers wait
    * for the same download (and its failure); `onChunk` hears of its progress meanwhile.
    */
-  async obtain(digest: string, pull: (onChunk: () => void) => Promise<Buffer>, opts: { accept?: (blob: Buffer) => void; onChunk?: () => void } = {}): Promise<Buffer> {
+  async obtain(
+    digest: string,
+    pull: (onChunk: () => void) => Promise<Buffer>,
+    opts: { accept?: (blob: Buffer) => void; onChunk?: () => void } = {},
+  ): Promise<Buffer> {
     const pending = this.pulls.get(digest) ?? (await this.get(digest)) ?? this.pulls.get(digest);
     if (Buffer.isBuffer(pending)) return pending;
     let current = pending;

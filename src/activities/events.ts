@@ -18,7 +18,10 @@ export function eventActivities(kcp: KubeClient) {
       await kcp.create({
         apiVersion: 'v1',
         kind: 'Event',
-        metadata: { name: `${kyma.name.slice(0, 200)}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 8)}`, namespace: kyma.namespace },
+        metadata: {
+          name: `${kyma.name.slice(0, 200)}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 8)}`,
+          namespace: kyma.namespace,
+        },
         involvedObject: { apiVersion: API_VERSION, kind: 'Kyma', name: kyma.name, namespace: kyma.namespace, uid },
         type: event.type,
         reason: event.reason,

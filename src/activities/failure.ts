@@ -17,5 +17,10 @@ export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
 /** Retryable, after the delay the other side asked for (e.g. a registry's Retry-After), at most MAX_RETRY_AFTER_MS. */
 export function retryAfter(reason: Reason, message: string, delayMs: number): ApplicationFailure {
-  return ApplicationFailure.create({ nonRetryable: false, nextRetryDelay: Math.min(Math.max(delayMs, 1), MAX_RETRY_AFTER_MS), type: reason, message });
+  return ApplicationFailure.create({
+    nonRetryable: false,
+    nextRetryDelay: Math.min(Math.max(delayMs, 1), MAX_RETRY_AFTER_MS),
+    type: reason,
+    message,
+  });
 }

@@ -45,7 +45,12 @@ export interface ActivityDeps {
 
 /** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
 export function controlPlaneCache(kcp: KubeClient, onError?: (err: unknown) => void): ObjectCache {
-  return new ObjectCache(kcp, ['Kyma', 'ModuleTemplate', 'ModuleReleaseMeta', 'Manifest'].map((kind) => ({ apiVersion: API_VERSION, kind })), undefined, onError);
+  return new ObjectCache(
+    kcp,
+    ['Kyma', 'ModuleTemplate', 'ModuleReleaseMeta', 'Manifest'].map((kind) => ({ apiVersion: API_VERSION, kind })),
+    undefined,
+    onError,
+  );
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -59,7 +64,11 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...kyma,
     ...events,
-    ...kymaWritesActivities({ manifests: writer, writeKymaStatus: (input) => kyma.writeKymaStatus(input), recordKymaEvent: (input) => events.recordKymaEvent(input) }),
+    ...kymaWritesActivities({
+      manifests: writer,
+      writeKymaStatus: (input) => kyma.writeKymaStatus(input),
+      recordKymaEvent: (input) => events.recordKymaEvent(input),
+    }),
     ...manifests,
     ...reportActivities(writer),
     ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),

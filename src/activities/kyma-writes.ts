@@ -22,13 +22,25 @@ export interface WriteKymaChangesInput {
 
 interface Writers {
   manifests: ManifestWriter;
-  writeKymaStatus(input: { kyma: SyncManifestInput['kyma']; uid: string; status: KymaStatusInput; at?: number }): Promise<void>;
+  writeKymaStatus(input: {
+    kyma: SyncManifestInput['kyma'];
+    uid: string;
+    status: KymaStatusInput;
+    at?: number;
+  }): Promise<void>;
   recordKymaEvent(input: { kyma: SyncManifestInput['kyma']; uid: string; event: KymaEvent }): Promise<void>;
 }
 
 export function kymaWritesActivities(w: Writers) {
   return {
-    async writeKymaChanges({ kyma, uid, manifests = [], status, events = [], at }: WriteKymaChangesInput): Promise<void> {
+    async writeKymaChanges({
+      kyma,
+      uid,
+      manifests = [],
+      status,
+      events = [],
+      at,
+    }: WriteKymaChangesInput): Promise<void> {
       await Promise.all(manifests.map((m) => w.manifests.sync({ kyma, ...m })));
       if (status) await w.writeKymaStatus({ kyma, uid, status, ...(at !== undefined ? { at } : {}) });
       // In their order; an Event that cannot be recorded (its namespace is being deleted, say) holds nothing up.

@@ -3,7 +3,16 @@
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { API_VERSION, effectiveChannel, KYMA_FINALIZER, LABELS, MANDATORY_CHANNEL, RUNTIME_LABELS, type Condition, type KubeObject } from '../api/shared';
+import {
+  API_VERSION,
+  effectiveChannel,
+  KYMA_FINALIZER,
+  LABELS,
+  MANDATORY_CHANNEL,
+  RUNTIME_LABELS,
+  type Condition,
+  type KubeObject,
+} from '../api/shared';
 import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/seen-versions';
@@ -60,7 +69,9 @@ export function staleStatusWrite(current: Kyma | undefined, at: number | undefin
 
 /** Upstream's runtime labels of the Kyma that are set, by the policy's field names. */
 function runtimeOf(labels: Record<string, string> = {}): Record<string, string> {
-  return Object.fromEntries(Object.entries(RUNTIME_LABELS).flatMap(([field, label]) => (labels[label] ? [[field, labels[label]]] : [])));
+  return Object.fromEntries(
+    Object.entries(RUNTIME_LABELS).flatMap(([field, label]) => (labels[label] ? [[field, labels[label]]] : [])),
+  );
 }
 
 /** How many Kymas a worker remembers the conditions it last wrote of. */
@@ -70,8 +81,16 @@ const KYMAS_KEPT = 20_000;
 function catalogOf(cache: ObjectCache, namespace: string, seen: SeenVersions = {}): ModuleCatalog {
   return {
     namespace,
-    releaseMeta: async (name) => await cache.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', name, namespace, seen.ModuleReleaseMeta),
-    template: async (name) => await cache.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace, seen.ModuleTemplate),
+    releaseMeta: async (name) =>
+      await cache.get<ModuleReleaseMeta & KubeObject>(
+        API_VERSION,
+        'ModuleReleaseMeta',
+        name,
+        namespace,
+        seen.ModuleReleaseMeta,
+      ),
+    template: async (name) =>
+      await cache.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace, seen.ModuleTemplate),
   };
 }
 
@@ -79,16 +98,32 @@ function catalogOf(cache: ObjectCache, namespace: string, seen: SeenVersions = {
  * The mandatory modules of the namespace a Kyma does not list itself: those whose
  * ModuleReleaseMeta has .spec.mandatory and is not being deleted (its deletion removes them).
  */
-async function mandatoryModules(cache: ObjectCache, namespace: string, listed: Set<string>, seen?: string): Promise<SpecModule[]> {
+async function mandatoryModules(
+  cache: ObjectCache,
+  namespace: string,
+  listed: Set<string>,
+  seen?: string,
+): Promise<SpecModule[]> {
   const metas = await cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', namespace, seen);
   return metas
     .filter((m) => m.spec.mandatory?.version && !m.metadata.deletionTimestamp && !listed.has(m.metadata.name))
-    .map((m) => ({ name: m.metadata.name, channel: MANDATORY_CHANNEL, customResourcePolicy: 'CreateAndDelete' as const, managed: true, mandatory: true as const }))
+    .map((m) => ({
+      name: m.metadata.name,
+      channel: MANDATORY_CHANNEL,
+      customResourcePolicy: 'CreateAndDelete' as const,
+      managed: true,
+      mandatory: true as const,
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** `maintenancePolicy`: the ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY), if any. */
-export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters, maintenancePolicy?: PolicyRef) {
+export function kymaActivities(
+  kcp: KubeClient,
+  cache: ObjectCache,
+  targets: TargetClusters,
+  maintenancePolicy?: PolicyRef,
+) {
   /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
   const writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
   /** The resourceVersion this worker's last status write per Kyma uid left: a fenced write reads at least that (no conflict with itself). */
@@ -101,13 +136,17 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
   /** Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again. */
   async function setFinalizer(ref: KymaRef, uid: string, present: boolean): Promise<void> {
     for (let fresh = false; ; fresh = true) {
-      const kyma = fresh ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace) : await readKyma(ref);
+      const kyma = fresh
+        ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
+        : await readKyma(ref);
       if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
       const finalizers = kyma.metadata.finalizers ?? [];
       if (finalizers.includes(KYMA_FINALIZER) === present) return;
       const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
       try {
-        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion } });
+        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
+          metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion },
+        });
         return;
       } catch (err) {
         if (fresh || !(err instanceof KubeApiError && err.status === 409)) throw err;
@@ -125,9 +164,12 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
       // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
       // see a Secret that has just gone. A name that cannot be a label value cannot label a
       // Secret either.
-      const remote = !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined;
+      const remote =
+        !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined;
       const listed = new Set((kyma.spec.modules ?? []).map((m) => m.name));
-      const mandatory = deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set(), seen?.ModuleReleaseMeta);
+      const mandatory = deleting
+        ? []
+        : await mandatoryModules(cache, ref.namespace, new Set(), seen?.ModuleReleaseMeta);
       return {
         uid: kyma.metadata.uid ?? '',
         generation: kyma.metadata.generation ?? 0,
@@ -139,10 +181,7 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
         runtime: runtimeOf(kyma.metadata.labels),
         visibility: visibilityOf(kyma.metadata.labels),
         remote,
-        modules: [
-          ...specModules(kyma.spec.modules),
-          ...mandatory.filter((m) => !listed.has(m.name)),
-        ],
+        modules: [...specModules(kyma.spec.modules), ...mandatory.filter((m) => !listed.has(m.name))],
         ...(remote ? { mandatoryModules: mandatory } : {}),
         ...(invalid ? { invalid } : {}),
       };
@@ -151,15 +190,22 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
     /** Resolves every module of the spec; a module that cannot be resolved gets its reason, the others go on. */
     async resolveModules({ kyma, snapshot, seen }: ResolveModulesInput): Promise<Resolution[]> {
       const catalog = catalogOf(cache, kyma.namespace, seen);
-      const resolutions = await Promise.all(snapshot.modules.map(async (m): Promise<Resolution> => {
-        try {
-          const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
-          return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
-        } catch (err) {
-          if (isNotFound(err)) return { name: m.name, channel: effectiveChannel(m.channel, snapshot.channel), failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` } };
-          throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
-        }
-      }));
+      const resolutions = await Promise.all(
+        snapshot.modules.map(async (m): Promise<Resolution> => {
+          try {
+            const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
+            return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
+          } catch (err) {
+            if (isNotFound(err))
+              return {
+                name: m.name,
+                channel: effectiveChannel(m.channel, snapshot.channel),
+                failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` },
+              };
+            throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
+          }
+        }),
+      );
       return await withDowntime(kcp, cache, maintenancePolicy, snapshot, resolutions);
     },
 
@@ -183,7 +229,9 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
      */
     async writeKymaStatus({ kyma: ref, uid, status, at }: WriteKymaStatusInput): Promise<void> {
       for (let fresh = false; ; fresh = true) {
-        const kyma = fresh ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace) : await readKyma(ref, at !== undefined ? writtenVersions.get(uid) : undefined);
+        const kyma = fresh
+          ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
+          : await readKyma(ref, at !== undefined ? writtenVersions.get(uid) : undefined);
         if (!kyma || kyma.metadata.uid !== uid || staleStatusWrite(kyma, at)) return;
         const now = new Date(at ?? Date.now()).toISOString();
         const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
@@ -192,10 +240,21 @@ export function kymaActivities(kcp: KubeClient, cache: ObjectCache, targets: Tar
           // (A uid in the patch would guard nothing: the status subresource ignores metadata
           // but the resourceVersion. A Kyma re-created in the moment since the cache saw the old
           // one gets this status until its own workflow writes, as it did when a read came first.)
-          const written = await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
-            ...(at !== undefined ? { metadata: { resourceVersion: kyma.metadata.resourceVersion } } : {}),
-            status: { ...status, conditions, lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now } },
-          }, 'status');
+          const written = await kcp.mergePatch(
+            API_VERSION,
+            'Kyma',
+            ref.name,
+            ref.namespace,
+            {
+              ...(at !== undefined ? { metadata: { resourceVersion: kyma.metadata.resourceVersion } } : {}),
+              status: {
+                ...status,
+                conditions,
+                lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now },
+              },
+            },
+            'status',
+          );
           if (written.metadata.resourceVersion) writtenVersions.set(uid, written.metadata.resourceVersion);
         } catch (err) {
           writtenConditions.delete(uid);

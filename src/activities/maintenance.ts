@@ -28,7 +28,9 @@ async function policyNow(kcp: KubeClient, ref: PolicyRef): Promise<Policy> {
   const json = cm.data?.[POLICY_KEY];
   if (json === undefined) return undefined;
   const parsed = parsePolicy(json);
-  return 'problem' in parsed ? { problem: `ConfigMap ${ref.namespace}/${ref.name} key ${POLICY_KEY}: ${parsed.problem}` } : parsed;
+  return 'problem' in parsed
+    ? { problem: `ConfigMap ${ref.namespace}/${ref.name} key ${POLICY_KEY}: ${parsed.problem}` }
+    : parsed;
 }
 
 /**
@@ -51,7 +53,8 @@ async function readPolicy(kcp: KubeClient, ref: PolicyRef): Promise<Policy> {
 export async function checkMaintenancePolicy(kcp: KubeClient, ref: PolicyRef): Promise<string | undefined> {
   try {
     const policy = await readPolicy(kcp, ref);
-    if (!policy) return `ConfigMap ${ref.namespace}/${ref.name} or its key ${POLICY_KEY} does not exist: no upgrade waits for a maintenance window`;
+    if (!policy)
+      return `ConfigMap ${ref.namespace}/${ref.name} or its key ${POLICY_KEY} does not exist: no upgrade waits for a maintenance window`;
     return 'problem' in policy ? policy.problem : undefined;
   } catch (err) {
     return `ConfigMap ${ref.namespace}/${ref.name} cannot be read: ${err instanceof Error ? err.message : String(err)}`;
@@ -62,13 +65,26 @@ export async function checkMaintenancePolicy(kcp: KubeClient, ref: PolicyRef): P
  * Adds `downtime` to the resolutions whose template requires downtime, unless the Kyma skips
  * maintenance windows or no policy is configured; the policy is read only when one does.
  */
-export async function withDowntime(kcp: KubeClient, cache: ObjectCache, ref: PolicyRef | undefined, snapshot: KymaSnapshot, resolutions: Resolution[]): Promise<Resolution[]> {
+export async function withDowntime(
+  kcp: KubeClient,
+  cache: ObjectCache,
+  ref: PolicyRef | undefined,
+  snapshot: KymaSnapshot,
+  resolutions: Resolution[],
+): Promise<Resolution[]> {
   if (!ref || snapshot.skipMaintenanceWindows) return resolutions;
-  const requires = await Promise.all(resolutions.map(async (r) => {
-    if (!r.module) return false;
-    const t = await cache.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', r.module.template.name, r.module.template.namespace);
-    return t?.spec.requiresDowntime === true;
-  }));
+  const requires = await Promise.all(
+    resolutions.map(async (r) => {
+      if (!r.module) return false;
+      const t = await cache.get<ModuleTemplate & KubeObject>(
+        API_VERSION,
+        'ModuleTemplate',
+        r.module.template.name,
+        r.module.template.namespace,
+      );
+      return t?.spec.requiresDowntime === true;
+    }),
+  );
   if (!requires.some(Boolean)) return resolutions;
   const policy = await readPolicy(kcp, ref);
   if (!policy) return resolutions;

@@ -61,7 +61,10 @@ export class ManifestWriter {
   /** What this worker last wrote to each Manifest. */
   private readonly written = new BoundedMap<string, WrittenManifest>(MANIFESTS_KEPT);
 
-  constructor(private readonly kcp: KubeClient, private readonly cache: BlobCache) {}
+  constructor(
+    private readonly kcp: KubeClient,
+    private readonly cache: BlobCache,
+  ) {}
 
   async sync({ kyma, uid, module, readiness, rendered, resource, resourceKind }: SyncManifestInput): Promise<void> {
     const { kcp, cache, written } = this;
@@ -74,20 +77,40 @@ export class ManifestWriter {
       metadata: {
         name,
         namespace: kyma.namespace,
-        labels: { [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name, [LABELS.managedBy]: MANAGED_BY, ...(module.mandatory ? { [LABELS.mandatoryModule]: 'true' } : {}) },
+        labels: {
+          [LABELS.kymaName]: kyma.name,
+          [LABELS.moduleName]: module.name,
+          [LABELS.managedBy]: MANAGED_BY,
+          ...(module.mandatory ? { [LABELS.mandatoryModule]: 'true' } : {}),
+        },
         // The bridge routes events on CRs of this kind (blockers of removal, too) by it, and
         // follows the fields a customStateCheck reads besides state and message.
         ...(resourceKind ? { annotations: { [RESOURCE_KIND_ANNOTATION]: resourceKind, ...statePaths(resource) } } : {}),
-        ownerReferences: [{ apiVersion: API_VERSION, kind: 'Kyma', name: kyma.name, uid, controller: true, blockOwnerDeletion: false }],
+        ownerReferences: [
+          { apiVersion: API_VERSION, kind: 'Kyma', name: kyma.name, uid, controller: true, blockOwnerDeletion: false },
+        ],
       },
       spec: {
         remote: false,
         version: module.version,
         customResourcePolicy: module.customResourcePolicy,
-        install: { name: 'raw-manifest', source: { name: module.fqdn ?? module.name, template: module.template.name, layer: rendered?.layer.digest ?? '' } },
+        install: {
+          name: 'raw-manifest',
+          source: {
+            name: module.fqdn ?? module.name,
+            template: module.template.name,
+            layer: rendered?.layer.digest ?? '',
+          },
+        },
         ...(rendered?.manager ? { manager: rendered.manager } : {}),
         // The default CR this module manages (the bridge watches its kind).
-        resource: resource ? { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name: resource.name, ...(resource.namespace ? { namespace: resource.namespace } : {}) } } : null,
+        resource: resource
+          ? {
+              apiVersion: resource.apiVersion,
+              kind: resource.kind,
+              metadata: { name: resource.name, ...(resource.namespace ? { namespace: resource.namespace } : {}) },
+            }
+          : null,
       },
     };
     const specKey = JSON.stringify(desired);
@@ -97,13 +120,28 @@ export class ManifestWriter {
       last = { specKey, generation: applied.metadata.generation ?? 0, conditions: applied.status?.conditions };
     }
     const state = stateOf(readiness.reason);
-    const condition = { type: 'Installation', status: state === 'Ready' ? 'True' : 'False', reason: readiness.reason, message: readiness.message } as const;
+    const condition = {
+      type: 'Installation',
+      status: state === 'Ready' ? 'True' : 'False',
+      reason: readiness.reason,
+      message: readiness.message,
+    } as const;
     const conditions = mergeConditions(last.conditions, [condition], last.generation, now);
-    const status: ManifestStatus = { state, lastOperation: { operation: readiness.message, lastUpdateTime: now }, conditions };
+    const status: ManifestStatus = {
+      state,
+      lastOperation: { operation: readiness.message, lastUpdateTime: now },
+      conditions,
+    };
     if (rendered && rendered.digest !== last.syncedDigest) {
       status.synced = (await loadRendered(cache, rendered)).map((o): InventoryEntry => {
         const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-        return { group: group!, version: version!, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? '' };
+        return {
+          group: group!,
+          version: version!,
+          kind: o.kind,
+          name: o.metadata.name,
+          namespace: o.metadata.namespace ?? '',
+        };
       });
     }
     try {
@@ -135,7 +173,9 @@ export function manifestActivities(kcp: KubeClient, cache: ObjectCache, writer: 
       // The cache decides, once it has seen the version a signal told of (if any): a Manifest it
       // does not hold is one this module's first report is writing, unpaused (a user's label
       // comes with a signal). Only a cache that does not catch up in time sends a GET.
-      const m = seen?.Manifest ? await cache.getAt(API_VERSION, 'Manifest', name, kyma.namespace, seen.Manifest) : cache.peek(API_VERSION, 'Manifest', name, kyma.namespace);
+      const m = seen?.Manifest
+        ? await cache.getAt(API_VERSION, 'Manifest', name, kyma.namespace, seen.Manifest)
+        : cache.peek(API_VERSION, 'Manifest', name, kyma.namespace);
       return m?.metadata.labels?.[LABELS.skipReconciliation] === 'true';
     },
   };

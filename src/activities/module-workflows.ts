@@ -13,7 +13,8 @@ export function moduleWorkflowActivities() {
       const prefix = moduleWorkflowId(kyma.namespace, kyma.name, '');
       const query = `WorkflowType = '${MODULE_WORKFLOW}' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '${prefix}'`;
       const names: string[] = [];
-      for await (const w of Context.current().client.workflow.list({ query })) names.push(w.workflowId.slice(prefix.length));
+      for await (const w of Context.current().client.workflow.list({ query }))
+        names.push(w.workflowId.slice(prefix.length));
       return names;
     },
   };

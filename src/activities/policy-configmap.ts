@@ -12,7 +12,10 @@ export async function readPolicyConfigMap(kcp: KubeClient, namespace: string, na
     const cm = await kcp.get<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', name, namespace);
     return cm?.data ? { data: cm.data } : {};
   } catch (err) {
-    if (err instanceof KubeApiError && err.status === 403) return { problem: `ConfigMap ${namespace}/${name} cannot be read: the worker may not get ConfigMaps in ${namespace} (grant it, see deploy/kustomize/base)` };
+    if (err instanceof KubeApiError && err.status === 403)
+      return {
+        problem: `ConfigMap ${namespace}/${name} cannot be read: the worker may not get ConfigMaps in ${namespace} (grant it, see deploy/kustomize/base)`,
+      };
     throw err;
   }
 }

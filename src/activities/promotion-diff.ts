@@ -41,9 +41,17 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
    * `defaultNamespace` (the fetch uses it only to place the default CR, which the diff leaves
    * out; rendering places the objects), so one fetch serves every group of a call.
    */
-  async function fetchTemplate(c: ChannelRef, template: string, defaultNamespace: string): Promise<Pick<Fetched, 'manifest'> & { manager?: ObjectRef }> {
+  async function fetchTemplate(
+    c: ChannelRef,
+    template: string,
+    defaultNamespace: string,
+  ): Promise<Pick<Fetched, 'manifest'> & { manager?: ObjectRef }> {
     const t = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', template, c.namespace);
-    if (!t) throw ApplicationFailure.nonRetryable(`no ModuleTemplate "${template}" in namespace "${c.namespace}"`, 'TemplateNotFound');
+    if (!t)
+      throw ApplicationFailure.nonRetryable(
+        `no ModuleTemplate "${template}" in namespace "${c.namespace}"`,
+        'TemplateNotFound',
+      );
     const module: ResolvedModule = {
       name: c.module,
       channel: c.channel,
@@ -61,8 +69,14 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
     async diffPromotion({ channel, version, kymas, defaultNamespace }: DiffPromotionInput): Promise<PromotionDiff> {
       const groups = new Map<string, { from?: string; template?: string; namespace: string; kymas: string[] }>();
       for (const kyma of kymas) {
-        const m = await kcp.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(kyma, channel.module), channel.namespace);
-        const template = typeof m?.spec.install.source.template === 'string' ? m.spec.install.source.template : undefined;
+        const m = await kcp.get<Manifest & KubeObject>(
+          API_VERSION,
+          'Manifest',
+          manifestName(kyma, channel.module),
+          channel.namespace,
+        );
+        const template =
+          typeof m?.spec.install.source.template === 'string' ? m.spec.install.source.template : undefined;
         const namespace = defaultNamespaceFor(defaultNamespace, kyma);
         const key = JSON.stringify([template, namespace]);
         const g = groups.get(key) ?? { ...(template ? { template, from: m?.spec.version } : {}), namespace, kymas: [] };
@@ -76,7 +90,13 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
         let f = fetched.get(template);
         if (!f) fetched.set(template, (f = fetchTemplate(channel, template, defaultNamespace)));
         const { manifest, manager } = await f;
-        return renderObjects(manifest, { kymaNamespace: channel.namespace, kymaName: kyma, module: channel.module, defaultNamespace, ...(manager ? { manager } : {}) });
+        return renderObjects(manifest, {
+          kymaNamespace: channel.namespace,
+          kymaName: kyma,
+          module: channel.module,
+          defaultNamespace,
+          ...(manager ? { manager } : {}),
+        });
       };
       const out: PromotionDiffGroup[] = [];
       for (const g of groups.values()) {

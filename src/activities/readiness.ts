@@ -27,28 +27,54 @@ export interface CheckReadinessInput {
   inspectPods?: boolean;
 }
 
-export function readinessActivities(targets: TargetClusters, manifestPaused: (input: { kyma: KymaRef; module: string; seen?: SeenVersions }) => Promise<boolean>) {
+export function readinessActivities(
+  targets: TargetClusters,
+  manifestPaused: (input: { kyma: KymaRef; module: string; seen?: SeenVersions }) => Promise<boolean>,
+) {
   return {
-    async checkReadiness({ kyma, module, seen, observed, manager, cr, inspectPods }: CheckReadinessInput): Promise<ReadinessCheck> {
+    async checkReadiness({
+      kyma,
+      module,
+      seen,
+      observed,
+      manager,
+      cr,
+      inspectPods,
+    }: CheckReadinessInput): Promise<ReadinessCheck> {
       if (await manifestPaused({ kyma, module, ...(seen ? { seen } : {}) })) return evaluateReadiness({ paused: true });
       const seenAs = (o: ObservedObject) => o.view ?? undefined;
       const readManager = manager && !observed?.manager;
       const readCr = cr && !observed?.cr;
-      const [workload, resource] = readManager || readCr
-        ? await onTarget(targets, kyma, (client: KubeClient) => Promise.all([
-          readManager ? client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace) : observed?.manager && seenAs(observed.manager),
-          readCr ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace) : observed?.cr && seenAs(observed.cr),
-        ]))
-        : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
-      const pods = inspectPods && manager && workload ? await podsOf(targets, kyma, manager, workload as WorkloadView) : undefined;
+      const [workload, resource] =
+        readManager || readCr
+          ? await onTarget(targets, kyma, (client: KubeClient) =>
+              Promise.all([
+                readManager
+                  ? client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace)
+                  : observed?.manager && seenAs(observed.manager),
+                readCr
+                  ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace)
+                  : observed?.cr && seenAs(observed.cr),
+              ]),
+            )
+          : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
+      const pods =
+        inspectPods && manager && workload ? await podsOf(targets, kyma, manager, workload as WorkloadView) : undefined;
       const read = [
         ...(readManager ? asObserved(workload as KubeObject | undefined) : []),
-        ...(readCr ? asObserved(resource as KubeObject | undefined, cr.customStateCheck?.map((c) => c.jsonPath)) : []),
+        ...(readCr
+          ? asObserved(
+              resource as KubeObject | undefined,
+              cr.customStateCheck?.map((c) => c.jsonPath),
+            )
+          : []),
       ];
       return {
         ...evaluateReadiness({
           paused: false,
-          ...(manager ? { manager: { ref: manager, live: workload as WorkloadView | undefined, ...(pods ? { pods } : {}) } } : {}),
+          ...(manager
+            ? { manager: { ref: manager, live: workload as WorkloadView | undefined, ...(pods ? { pods } : {}) } }
+            : {}),
           ...(cr ? { cr: { ref: cr, live: resource } } : {}),
         }),
         ...(read.length ? { read } : {}),
@@ -62,12 +88,31 @@ export function readinessActivities(targets: TargetClusters, manifestPaused: (in
  * one that completed. Only an explanation: when they cannot be read (the kubeconfig may not list
  * pods, say), the rollout is told without them.
  */
-async function podsOf(targets: TargetClusters, kyma: KymaRef, manager: ObjectRef, workload: WorkloadView): Promise<PodView[] | undefined> {
+async function podsOf(
+  targets: TargetClusters,
+  kyma: KymaRef,
+  manager: ObjectRef,
+  workload: WorkloadView,
+): Promise<PodView[] | undefined> {
   const labels = workload.spec?.selector?.matchLabels;
-  if (!labels || Object.keys(labels).length === 0 || workloadRollout(workload).phase !== 'progressing') return undefined;
-  const labelSelector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  if (!labels || Object.keys(labels).length === 0 || workloadRollout(workload).phase !== 'progressing')
+    return undefined;
+  const labelSelector = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   try {
-    return await onTarget(targets, kyma, async (client: KubeClient) => (await client.list<KubeObject & PodView>('v1', 'Pod', { namespace: manager.namespace, labelSelector, resourceVersion: '0' })).items);
+    return await onTarget(
+      targets,
+      kyma,
+      async (client: KubeClient) =>
+        (
+          await client.list<KubeObject & PodView>('v1', 'Pod', {
+            namespace: manager.namespace,
+            labelSelector,
+            resourceVersion: '0',
+          })
+        ).items,
+    );
   } catch {
     return undefined;
   }
@@ -80,5 +125,11 @@ async function podsOf(targets: TargetClusters, kyma: KymaRef, manager: ObjectRef
  */
 function asObserved(o: KubeObject | undefined, paths?: string[]): ObservedObject[] {
   if (!o?.metadata.resourceVersion) return [];
-  return [{ key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace), resourceVersion: o.metadata.resourceVersion, view: readinessView(o, paths) }];
+  return [
+    {
+      key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace),
+      resourceVersion: o.metadata.resourceVersion,
+      view: readinessView(o, paths),
+    },
+  ];
 }

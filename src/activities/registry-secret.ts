@@ -22,8 +22,10 @@ export interface SecretRef {
 export function parseSecretRef(value: string, defaultNamespace = DEFAULT_CRED_SECRET_NAMESPACE): SecretRef {
   const v = value.trim();
   const slash = v.indexOf('/');
-  const ref = slash < 0 ? { namespace: defaultNamespace, name: v } : { namespace: v.slice(0, slash), name: v.slice(slash + 1) };
-  if (!ref.name || !ref.namespace || ref.name.includes('/')) throw new Error(`not a Secret reference: "${value}" (use <name> or <namespace>/<name>)`);
+  const ref =
+    slash < 0 ? { namespace: defaultNamespace, name: v } : { namespace: v.slice(0, slash), name: v.slice(slash + 1) };
+  if (!ref.name || !ref.namespace || ref.name.includes('/'))
+    throw new Error(`not a Secret reference: "${value}" (use <name> or <namespace>/<name>)`);
   return ref;
 }
 
@@ -32,7 +34,10 @@ const DOCKER_HUB = new Set(['docker.io', 'registry-1.docker.io', 'index.docker.i
 type Secret = KubeObject & { type?: string; data?: Record<string, string> };
 
 /** What a Secret yields: credentials by host, or why it cannot be used. Never the content. */
-function readSecret(secret: Secret | undefined, describe: string): { auths?: Map<string, Credentials>; problem?: string } {
+function readSecret(
+  secret: Secret | undefined,
+  describe: string,
+): { auths?: Map<string, Credentials>; problem?: string } {
   if (!secret) return { problem: `${describe} does not exist` };
   const data = secret.data?.['.dockerconfigjson'];
   if (secret.type !== 'kubernetes.io/dockerconfigjson' || !data) {
@@ -44,7 +49,9 @@ function readSecret(secret: Secret | undefined, describe: string): { auths?: Map
     return { auths };
   } catch (err) {
     // The parser's message names no credential, but keep it generic all the same.
-    return { problem: `${describe} holds no valid docker config JSON (${err instanceof SyntaxError ? 'not JSON' : (err as Error).message})` };
+    return {
+      problem: `${describe} holds no valid docker config JSON (${err instanceof SyntaxError ? 'not JSON' : (err as Error).message})`,
+    };
   }
 }
 
@@ -57,7 +64,10 @@ export class RegistryCredentialSecret implements CredentialSource {
   /** How long a lookup without the watch is re-used. */
   static readonly TTL_MS = 5000;
 
-  constructor(private readonly kcp: KubeClient, readonly ref: SecretRef) {
+  constructor(
+    private readonly kcp: KubeClient,
+    readonly ref: SecretRef,
+  ) {
     this.describe = `Secret ${ref.namespace}/${ref.name}`;
   }
 
@@ -87,7 +97,10 @@ export class RegistryCredentialSecret implements CredentialSource {
       this.watching = true;
     });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([synced, new Promise<void>((r) => (timer = setTimeout(r, RegistryCredentialSecret.SYNC_WAIT_MS)))]);
+    await Promise.race([
+      synced,
+      new Promise<void>((r) => (timer = setTimeout(r, RegistryCredentialSecret.SYNC_WAIT_MS))),
+    ]);
     clearTimeout(timer);
     return () => {
       stopped = true;
@@ -105,8 +118,11 @@ export class RegistryCredentialSecret implements CredentialSource {
   }
 
   private async lookup() {
-    if (this.lookedUp && Date.now() - this.lookedUp.at < RegistryCredentialSecret.TTL_MS) return await this.lookedUp.state;
-    const state = this.kcp.get<Secret>('v1', 'Secret', this.ref.name, this.ref.namespace).then((s) => readSecret(s, this.describe));
+    if (this.lookedUp && Date.now() - this.lookedUp.at < RegistryCredentialSecret.TTL_MS)
+      return await this.lookedUp.state;
+    const state = this.kcp
+      .get<Secret>('v1', 'Secret', this.ref.name, this.ref.namespace)
+      .then((s) => readSecret(s, this.describe));
     this.lookedUp = { at: Date.now(), state };
     state.catch(() => (this.lookedUp = undefined));
     return await state;
@@ -117,8 +133,13 @@ export class RegistryCredentialSecret implements CredentialSource {
  * The worker's `Registries` from its configuration: extra CA, insecure hosts, and the credential
  * Secret (watched until `stop`).
  */
-export async function registriesFromConfig(kcp: KubeClient, config: RegistryConfig): Promise<{ registries: Registries; credentials?: RegistryCredentialSecret; stop(): void }> {
-  const credentials = config.credSecret ? new RegistryCredentialSecret(kcp, parseSecretRef(config.credSecret)) : undefined;
+export async function registriesFromConfig(
+  kcp: KubeClient,
+  config: RegistryConfig,
+): Promise<{ registries: Registries; credentials?: RegistryCredentialSecret; stop(): void }> {
+  const credentials = config.credSecret
+    ? new RegistryCredentialSecret(kcp, parseSecretRef(config.credSecret))
+    : undefined;
   const registries = new Registries({
     ...(config.caFile ? { caFile: config.caFile } : {}),
     insecureHosts: config.insecureHosts,

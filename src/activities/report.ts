@@ -21,7 +21,9 @@ export function reportActivities(writer: ManifestWriter) {
       if (hosted) return;
       const { kyma } = manifest;
       try {
-        await Context.current().client.workflow.getHandle(kymaWorkflowId(kyma.namespace, kyma.name)).signal(moduleReport, report);
+        await Context.current()
+          .client.workflow.getHandle(kymaWorkflowId(kyma.namespace, kyma.name))
+          .signal(moduleReport, report);
       } catch (err) {
         // The Kyma's workflow has ended (the Kyma is gone): nobody is left to tell.
         if (!(err instanceof WorkflowNotFoundError)) throw err;

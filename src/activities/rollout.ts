@@ -4,7 +4,15 @@ import { Context } from '@temporalio/activity';
 import { parse } from 'yaml';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
-import { promoted, ROLLOUT_WORKFLOW, rolloutStart, type ChannelRef, type Promotion, type RolloutPlan, type RolloutWorkflowInput } from '../contract/rollout';
+import {
+  promoted,
+  ROLLOUT_WORKFLOW,
+  rolloutStart,
+  type ChannelRef,
+  type Promotion,
+  type RolloutPlan,
+  type RolloutWorkflowInput,
+} from '../contract/rollout';
 import type { SeenVersions } from '../contract/seen-versions';
 import { rolloutCandidates } from '../decisions/rollout-plan';
 import { DEFAULT_ROLLOUT_POLICY, rolloutPolicyOf } from '../decisions/rollout-policy';
@@ -19,7 +27,10 @@ export interface PlanRolloutInput {
 }
 
 /** The channel's policy: its key in the ConfigMap, else `default`, else the built-in default. */
-async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
+async function rolloutPolicyFor(
+  kcp: KubeClient,
+  c: ChannelRef,
+): Promise<Pick<RolloutPlan, 'policy' | 'policyProblem'>> {
   const cm = await readPolicyConfigMap(kcp, c.namespace, ROLLOUT_POLICY_CONFIGMAP);
   if ('problem' in cm) return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: cm.problem };
   const key = cm.data?.[c.channel] !== undefined ? c.channel : 'default';
@@ -29,10 +40,17 @@ async function rolloutPolicyFor(kcp: KubeClient, c: ChannelRef): Promise<Pick<Ro
   try {
     raw = parse(text);
   } catch (err) {
-    return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP} is not YAML: ${(err as Error).message.split('\n')[0]}` };
+    return {
+      policy: DEFAULT_ROLLOUT_POLICY,
+      policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP} is not YAML: ${(err as Error).message.split('\n')[0]}`,
+    };
   }
   const r = rolloutPolicyOf(raw);
-  if (r.problem !== undefined) return { policy: DEFAULT_ROLLOUT_POLICY, policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP}: ${r.problem}` };
+  if (r.problem !== undefined)
+    return {
+      policy: DEFAULT_ROLLOUT_POLICY,
+      policyProblem: `key ${key} of ConfigMap ${c.namespace}/${ROLLOUT_POLICY_CONFIGMAP}: ${r.problem}`,
+    };
   return { policy: r.policy };
 }
 
@@ -50,11 +68,14 @@ export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
      */
     async startRollout({ channel, version, defaultNamespace }: StartRolloutInput): Promise<void> {
       const { client, info } = Context.current();
-      await client.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
-        ...rolloutStart(channel, info.taskQueue, defaultNamespace),
-        signal: promoted,
-        signalArgs: [{ version }],
-      });
+      await client.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(
+        ROLLOUT_WORKFLOW,
+        {
+          ...rolloutStart(channel, info.taskQueue, defaultNamespace),
+          signal: promoted,
+          signalArgs: [{ version }],
+        },
+      );
     },
     /** The Kymas a promotion of the channel to `version` moves, in wave order, and the policy to move them by. */
     async planRollout({ channel, version, seen }: PlanRolloutInput): Promise<RolloutPlan> {

@@ -8,12 +8,34 @@ import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { MANAGED_BY } from '../api/identity';
-import { CONTROL_PLANE_KYMA_ANNOTATION, SYNCED_LABEL, RUNTIME_CATALOG_NAMESPACE, RUNTIME_CRDS, RUNTIME_KYMA, RUNTIME_SPEC_ANNOTATION, SYNC_DIGEST_ANNOTATION } from '../api/runtime';
+import {
+  CONTROL_PLANE_KYMA_ANNOTATION,
+  SYNCED_LABEL,
+  RUNTIME_CATALOG_NAMESPACE,
+  RUNTIME_CRDS,
+  RUNTIME_KYMA,
+  RUNTIME_SPEC_ANNOTATION,
+  SYNC_DIGEST_ANNOTATION,
+} from '../api/runtime';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
-import type { CatalogSync, CleanRuntimeInput, RuntimeKymaSync, RuntimeSpec, SyncRuntimeCatalogInput, SyncRuntimeKymaInput, WriteRuntimeStatusInput } from '../contract/runtime';
+import type {
+  CatalogSync,
+  CleanRuntimeInput,
+  RuntimeKymaSync,
+  RuntimeSpec,
+  SyncRuntimeCatalogInput,
+  SyncRuntimeKymaInput,
+  WriteRuntimeStatusInput,
+} from '../contract/runtime';
 import { boundedText, CONDITION_MESSAGE_BYTES } from '../decisions/conditions';
 import { catalogKey, runtimeCatalog, type CatalogObject } from '../decisions/runtime-catalog';
-import { kymaModuleOf, mergeControlPlaneChange, runtimeSpecOf, runtimeStatus, sameSpec } from '../decisions/runtime-kyma';
+import {
+  kymaModuleOf,
+  mergeControlPlaneChange,
+  runtimeSpecOf,
+  runtimeStatus,
+  sameSpec,
+} from '../decisions/runtime-kyma';
 import { BoundedMap } from '../infra/bounded-map';
 import { applyCrds, loadCrds, type Crd } from '../k8s/crds';
 import type { ObjectCache } from '../k8s/object-cache';
@@ -48,7 +70,9 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
    * Per control-plane Kyma (`ns/name/uid`): the digest of each catalog copy this worker wrote
    * into its runtime, as of sync number `after`, through `client`.
    */
-  const written = new BoundedMap<string, { after: number; client: KubeClient; copies: Map<string, string> }>(RUNTIMES_KEPT);
+  const written = new BoundedMap<string, { after: number; client: KubeClient; copies: Map<string, string> }>(
+    RUNTIMES_KEPT,
+  );
   let crds: Promise<Crd[]> | undefined;
 
   async function clusterId(client: KubeClient): Promise<string | undefined> {
@@ -90,11 +114,18 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: RUNTIME_KYMA.namespace } });
     crds ??= loadCrds().then((all) => all.filter((c) => (RUNTIME_CRDS as readonly string[]).includes(c.metadata.name)));
     crds.catch(() => (crds = undefined));
-    const wanted = await Promise.all((await crds).map(async (crd) => {
-      const live = await client.get<Crd>(crd.apiVersion, crd.kind, crd.metadata.name);
-      const ours = !live || live.metadata.labels?.[LABELS.managedBy] === MANAGED_BY;
-      return ours ? { ...crd, metadata: { ...crd.metadata, labels: { ...crd.metadata.labels, [LABELS.managedBy]: MANAGED_BY } } } : crd;
-    }));
+    const wanted = await Promise.all(
+      (await crds).map(async (crd) => {
+        const live = await client.get<Crd>(crd.apiVersion, crd.kind, crd.metadata.name);
+        const ours = !live || live.metadata.labels?.[LABELS.managedBy] === MANAGED_BY;
+        return ours
+          ? {
+              ...crd,
+              metadata: { ...crd.metadata, labels: { ...crd.metadata.labels, [LABELS.managedBy]: MANAGED_BY } },
+            }
+          : crd;
+      }),
+    );
     await applyCrds(client, wanted);
   }
 
@@ -118,7 +149,8 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     }
   }
 
-  const getRuntimeKyma = (client: KubeClient) => client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
+  const getRuntimeKyma = (client: KubeClient) =>
+    client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
   const ownerOf = (k: RuntimeKyma) => k.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION];
 
   /** The runtime's spec on the control-plane Kyma (RUNTIME_SPEC_ANNOTATION), written when it differs. */
@@ -127,7 +159,9 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     if (!cp || cp.metadata.uid !== uid) return;
     const want = spec ? JSON.stringify({ channel: spec.channel, modules: spec.modules.map(kymaModuleOf) }) : undefined;
     if (cp.metadata.annotations?.[RUNTIME_SPEC_ANNOTATION] === want) return;
-    await kcp.mergePatch(API_VERSION, 'Kyma', kyma.name, kyma.namespace, { metadata: { annotations: { [RUNTIME_SPEC_ANNOTATION]: want ?? null } } });
+    await kcp.mergePatch(API_VERSION, 'Kyma', kyma.name, kyma.namespace, {
+      metadata: { annotations: { [RUNTIME_SPEC_ANNOTATION]: want ?? null } },
+    });
   }
 
   return {
@@ -153,12 +187,24 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           const live = await getRuntimeKyma(client);
           if (!live) {
             // New, or deleted by its users: back with what it asked for last (nothing is lost).
-            const spec = known && before ? mergeControlPlaneChange({ channel: known.channel, modules: known.modules.map(kymaModuleOf) }, before, controlPlane) : { channel: controlPlane.channel, modules: controlPlane.modules.map(kymaModuleOf) };
+            const spec =
+              known && before
+                ? mergeControlPlaneChange(
+                    { channel: known.channel, modules: known.modules.map(kymaModuleOf) },
+                    before,
+                    controlPlane,
+                  )
+                : { channel: controlPlane.channel, modules: controlPlane.modules.map(kymaModuleOf) };
             try {
               await client.create<RuntimeKyma>({
                 apiVersion: API_VERSION,
                 kind: 'Kyma',
-                metadata: { name: RUNTIME_KYMA.name, namespace: RUNTIME_KYMA.namespace, labels: { [LABELS.managedBy]: MANAGED_BY }, annotations: { [CONTROL_PLANE_KYMA_ANNOTATION]: me } },
+                metadata: {
+                  name: RUNTIME_KYMA.name,
+                  namespace: RUNTIME_KYMA.namespace,
+                  labels: { [LABELS.managedBy]: MANAGED_BY },
+                  annotations: { [CONTROL_PLANE_KYMA_ANNOTATION]: me },
+                },
                 spec,
               });
             } catch (err) {
@@ -171,11 +217,15 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
           if (owner !== undefined && owner !== me) return { kind: 'taken', owner };
           const liveSpec = live.spec ?? { channel: controlPlane.channel };
           const spec = before ? mergeControlPlaneChange(liveSpec, before, controlPlane) : liveSpec;
-          if (owner === me && sameSpec(spec, liveSpec)) return { kind: 'synced', spec: runtimeSpecOf(liveSpec), created: false };
+          if (owner === me && sameSpec(spec, liveSpec))
+            return { kind: 'synced', spec: runtimeSpecOf(liveSpec), created: false };
           try {
             // Guarded by the version read: a user's edit meanwhile is read again, never overwritten.
             await client.mergePatch(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace, {
-              metadata: { resourceVersion: live.metadata.resourceVersion, annotations: { [CONTROL_PLANE_KYMA_ANNOTATION]: me } },
+              metadata: {
+                resourceVersion: live.metadata.resourceVersion,
+                annotations: { [CONTROL_PLANE_KYMA_ANNOTATION]: me },
+              },
               spec: { channel: spec.channel, modules: spec.modules ?? [] },
             });
           } catch (err) {
@@ -190,13 +240,28 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     /** The control plane's view of the Kyma, written to the runtime Kyma's status. */
     async writeRuntimeStatus({ kyma, status }: WriteRuntimeStatusInput): Promise<void> {
       const now = new Date().toISOString();
-      const conditions: Condition[] = (status.conditions ?? []).map((c) => ({ ...c, message: boundedText(c.message, CONDITION_MESSAGE_BYTES), lastTransitionTime: now }));
+      const conditions: Condition[] = (status.conditions ?? []).map((c) => ({
+        ...c,
+        message: boundedText(c.message, CONDITION_MESSAGE_BYTES),
+        lastTransitionTime: now,
+      }));
       const shown = runtimeStatus(status, RUNTIME_CATALOG_NAMESPACE);
       await onTarget(targets, { ...kyma, remote: true }, async (client) => {
         try {
-          await client.mergePatch(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace, {
-            status: { ...shown, conditions, lastOperation: shown.lastOperation && { ...shown.lastOperation, lastUpdateTime: now } },
-          }, 'status');
+          await client.mergePatch(
+            API_VERSION,
+            'Kyma',
+            RUNTIME_KYMA.name,
+            RUNTIME_KYMA.namespace,
+            {
+              status: {
+                ...shown,
+                conditions,
+                lastOperation: shown.lastOperation && { ...shown.lastOperation, lastUpdateTime: now },
+              },
+            },
+            'status',
+          );
         } catch (err) {
           // Gone (deleted by its users): the next sync brings it back, with this status after it.
           if (!isNotFound(err)) throw err;
@@ -230,9 +295,12 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
             await bootstrap(client, read && full);
             have = new Map();
             for (const kind of CATALOG_KINDS) {
-              const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE });
+              const { items } = await client.list<CatalogObject>(API_VERSION, kind, {
+                namespace: RUNTIME_CATALOG_NAMESPACE,
+              });
               for (const o of items) {
-                if (o.metadata.labels?.[SYNCED_LABEL] === 'true') have.set(catalogKey(o), o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '');
+                if (o.metadata.labels?.[SYNCED_LABEL] === 'true')
+                  have.set(catalogKey(o), o.metadata.annotations?.[SYNC_DIGEST_ANNOTATION] ?? '');
                 else theirs.add(catalogKey(o));
               }
             }
@@ -284,7 +352,9 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
         if (live && ownerOf(live) !== `${kyma.namespace}/${kyma.name}`) return;
         if (live) await client.delete(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
         for (const kind of CATALOG_KINDS) {
-          const { items } = await client.list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE, labelSelector: SYNCED }).catch(unlessGone({ items: [] as CatalogObject[] }));
+          const { items } = await client
+            .list<CatalogObject>(API_VERSION, kind, { namespace: RUNTIME_CATALOG_NAMESPACE, labelSelector: SYNCED })
+            .catch(unlessGone({ items: [] as CatalogObject[] }));
           for (const o of items) await client.delete(API_VERSION, kind, o.metadata.name, RUNTIME_CATALOG_NAMESPACE);
         }
         for (const name of RUNTIME_CRDS) {

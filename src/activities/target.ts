@@ -37,12 +37,16 @@ function targetFailure(err: unknown, ref: KymaRef, secret: KubeObject | undefine
   if (err instanceof TargetClusterError) return permanent('InvalidKubeconfig', err.message);
   if (err instanceof CredentialError) return permanent('InvalidKubeconfig', `${where}: ${err.message}`);
   if (err instanceof ClusterUnreachableError) {
-    return permanent('TargetClusterUnreachable', `${where} is unreachable: its API server ${err.message}; checked again on the module's retry backoff`);
+    return permanent(
+      'TargetClusterUnreachable',
+      `${where} is unreachable: its API server ${err.message}; checked again on the module's retry backoff`,
+    );
   }
   if (refusesCredentials(err)) {
-    const why = err.status === 401
-      ? 'refused the credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is not accepted, has expired or was revoked)'
-      : 'lets the identity of its kubeconfig do nothing at all (HTTP 403 on API discovery, which every authenticated user may read: the kubeconfig carries no credentials the API server recognises, or the identity was stripped of every right)';
+    const why =
+      err.status === 401
+        ? 'refused the credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is not accepted, has expired or was revoked)'
+        : 'lets the identity of its kubeconfig do nothing at all (HTTP 403 on API discovery, which every authenticated user may read: the kubeconfig carries no credentials the API server recognises, or the identity was stripped of every right)';
     return permanent('TargetCredentialsRefused', `${where} ${why}: ${renew(secret)}`);
   }
   return err;
@@ -52,7 +56,11 @@ function targetFailure(err: unknown, ref: KymaRef, secret: KubeObject | undefine
  * Runs `fn` with the Kyma's target-cluster client; failures of reaching it are typed. Looking
  * up the Secret in the control plane is not the target's failure: that one is retried as it is.
  */
-export async function onTarget<T>(targets: TargetClusters, ref: KymaRef, fn: (client: KubeClient) => Promise<T>): Promise<T> {
+export async function onTarget<T>(
+  targets: TargetClusters,
+  ref: KymaRef,
+  fn: (client: KubeClient) => Promise<T>,
+): Promise<T> {
   const secret = await targets.secretOf(ref.namespace, ref.name);
   try {
     return await fn(await targets.clientOf(ref.namespace, ref.name, secret, ref.remote));

@@ -55,20 +55,35 @@ function ours(live: KubeObject, i: Installation): boolean {
  * and owned by another Kyma: released ones (managed: false, no managed-by label) count too,
  * since they still run on the shared objects.
  */
-async function othersOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, module: string, owner: string): Promise<number> {
+async function othersOf(
+  client: KubeClient,
+  objects: KubeObject[],
+  rendered: RenderedRef,
+  module: string,
+  owner: string,
+): Promise<number> {
   const m = rendered.manager;
   const marker = m ? { apiVersion: apiVersionOf(m), kind: m.kind } : objects.find((o) => o.metadata.namespace);
   if (!marker) return 0;
   try {
-    const { items } = await client.list(marker.apiVersion, marker.kind, { labelSelector: `${LABELS.moduleName}=${module}` });
-    return new Set(items.map((o) => o.metadata.annotations?.[OWNED_BY_ANNOTATION]).filter((o) => o && o !== owner)).size;
+    const { items } = await client.list(marker.apiVersion, marker.kind, {
+      labelSelector: `${LABELS.moduleName}=${module}`,
+    });
+    return new Set(items.map((o) => o.metadata.annotations?.[OWNED_BY_ANNOTATION]).filter((o) => o && o !== owner))
+      .size;
   } catch (err) {
     if (isNotFound(err)) return 0; // the kind is not served (any more): nobody has it
     throw err;
   }
 }
 
-async function installationOf(client: KubeClient, objects: KubeObject[], rendered: RenderedRef, ref: KymaRef, module: string): Promise<Installation> {
+async function installationOf(
+  client: KubeClient,
+  objects: KubeObject[],
+  rendered: RenderedRef,
+  ref: KymaRef,
+  module: string,
+): Promise<Installation> {
   const owner = ownedBy(ref.namespace, ref.name, module);
   return { module, owner, shared: (await othersOf(client, objects, rendered, module, owner)) > 0 };
 }
@@ -87,14 +102,20 @@ async function crsOf(client: KubeClient, cr: DefaultCrRef): Promise<KubeObject[]
 async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<number> {
   let deleted = 0;
   for (let tier = 0; tier <= LAST.length; tier++) {
-    await Promise.all(objects.filter((o) => rank(o) === tier).map(async (o) => {
-      const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch((err: unknown) => {
-        if (isNotFound(err)) return undefined; // kind no longer served
-        throw err;
-      });
-      if (!live || !ours(live, i)) return;
-      if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
-    }));
+    await Promise.all(
+      objects
+        .filter((o) => rank(o) === tier)
+        .map(async (o) => {
+          const live = await client
+            .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
+            .catch((err: unknown) => {
+              if (isNotFound(err)) return undefined; // kind no longer served
+              throw err;
+            });
+          if (!live || !ours(live, i)) return;
+          if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
+        }),
+    );
   }
   // Cluster-scoped objects may be among them: the next install applies them again.
   if (deleted) forgetShared(client);
@@ -102,7 +123,14 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
 }
 
 /** Deletes what the previous version had and the new one has not. */
-export async function pruneObjects(client: KubeClient, cache: BlobCache, ref: KymaRef, module: string, previous: RenderedRef, next: Rendered): Promise<number> {
+export async function pruneObjects(
+  client: KubeClient,
+  cache: BlobCache,
+  ref: KymaRef,
+  module: string,
+  previous: RenderedRef,
+  next: Rendered,
+): Promise<number> {
   const keep = new Set(next.objects.map(objectKey));
   const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(objectKey(o)));
   if (gone.length === 0) return 0;
@@ -147,16 +175,29 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
      * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
      * the removal waits for them.
      */
-    async deleteModuleObjects({ kyma, module, rendered, cr }: DeleteObjectsInput): Promise<{ deleted: number; done: boolean }> {
+    async deleteModuleObjects({
+      kyma,
+      module,
+      rendered,
+      cr,
+    }: DeleteObjectsInput): Promise<{ deleted: number; done: boolean }> {
       return await onTarget(targets, kyma, async (client) => {
         const objects = await loadRendered(cache, rendered);
         const before = await installationOf(client, objects, rendered, kyma, module);
-        let deleted = await deleteInOrder(client, before.shared ? objects.filter((o) => o.metadata.namespace) : objects, before);
+        let deleted = await deleteInOrder(
+          client,
+          before.shared ? objects.filter((o) => o.metadata.namespace) : objects,
+          before,
+        );
         if (!before.shared) return { deleted, done: true };
         const now = await installationOf(client, objects, rendered, kyma, module);
         if (now.shared) return { deleted, done: true };
         if (cr && (await crsOf(client, cr)).length > 0) return { deleted, done: false };
-        deleted += await deleteInOrder(client, objects.filter((o) => !o.metadata.namespace), now);
+        deleted += await deleteInOrder(
+          client,
+          objects.filter((o) => !o.metadata.namespace),
+          now,
+        );
         return { deleted, done: true };
       });
     },
@@ -167,18 +208,29 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
         const installed = await loadRendered(cache, rendered);
         const i = await installationOf(client, installed, rendered, kyma, module);
         const objects: KubeObject[] = [...installed];
-        if (cr) objects.push({ apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) } });
-        let released = 0;
-        await Promise.all(objects.map(async (o) => {
-          const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch((err: unknown) => {
-            // A kind no longer served has nothing left to release; anything else is a failure.
-            if (isNotFound(err)) return undefined;
-            throw err;
+        if (cr)
+          objects.push({
+            apiVersion: cr.apiVersion,
+            kind: cr.kind,
+            metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) },
           });
-          if (!live || !ours(live, i)) return;
-          await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, { metadata: { labels: { [LABELS.managedBy]: null } } });
-          released++;
-        }));
+        let released = 0;
+        await Promise.all(
+          objects.map(async (o) => {
+            const live = await client
+              .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
+              .catch((err: unknown) => {
+                // A kind no longer served has nothing left to release; anything else is a failure.
+                if (isNotFound(err)) return undefined;
+                throw err;
+              });
+            if (!live || !ours(live, i)) return;
+            await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
+              metadata: { labels: { [LABELS.managedBy]: null } },
+            });
+            released++;
+          }),
+        );
         // Managed again, the shared ones must be labelled again too.
         if (released) forgetShared(client);
         return released;
@@ -189,10 +241,17 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
     async findBlockingResources({ kyma, module, rendered, cr, exceptDefault }: FindBlockersInput): Promise<Blockers> {
       return await onTarget(targets, kyma, async (client) => {
         const objects = await loadRendered(cache, rendered);
-        const sharedWith = await othersOf(client, objects, rendered, module, ownedBy(kyma.namespace, kyma.name, module));
+        const sharedWith = await othersOf(
+          client,
+          objects,
+          rendered,
+          module,
+          ownedBy(kyma.namespace, kyma.name, module),
+        );
         const items = await crsOf(client, cr);
         // A cluster-scoped default CR has no namespace, whatever its reference says.
-        const isDefault = (o: KubeObject) => o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
+        const isDefault = (o: KubeObject) =>
+          o.metadata.name === cr.name && (!o.metadata.namespace || o.metadata.namespace === cr.namespace);
         const blocking = items.filter((o) => !(exceptDefault && isDefault(o)));
         return { count: blocking.length, first: blocking.slice(0, 5).map(describe), sharedWith };
       });
@@ -205,7 +264,12 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
           const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
           // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
           const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
-          if (!before || (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) || (keepClusterScoped && !before.metadata.namespace)) return null;
+          if (
+            !before ||
+            (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) ||
+            (keepClusterScoped && !before.metadata.namespace)
+          )
+            return null;
           await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
           const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
           return live ? (live.metadata.finalizers ?? []) : null;

@@ -13,7 +13,10 @@ export interface ModuleReleaseMetaSpec {
   /** Exactly one of channels and mandatory is set (enforced by the CRD). */
   channels?: ChannelVersionAssignment[];
   mandatory?: { version: string };
-  kymaSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+  kymaSelector?: {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  };
 }
 
 export interface ModuleReleaseMeta {

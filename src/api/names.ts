@@ -25,7 +25,9 @@ export function ownedBy(namespace: string, kyma: string, module: string): string
   return `${namespace}/${kyma}/${module}`;
 }
 
-export function parseOwnedBy(value: string | undefined): { namespace: string; kyma: string; module: string } | undefined {
+export function parseOwnedBy(
+  value: string | undefined,
+): { namespace: string; kyma: string; module: string } | undefined {
   const parts = value?.split('/');
   if (parts?.length !== 3 || parts.some((p) => !p)) return undefined;
   return { namespace: parts[0]!, kyma: parts[1]!, module: parts[2]! };

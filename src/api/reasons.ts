@@ -6,22 +6,39 @@ import type { State } from './shared';
 
 export const REASONS = {
   // Ready
-  Ready: { state: 'Ready', means: 'the manager is available and the module CR reports Ready (or the module has no CR)' },
+  Ready: {
+    state: 'Ready',
+    means: 'the manager is available and the module CR reports Ready (or the module has no CR)',
+  },
   // Processing
   Installing: { state: 'Processing', means: 'the module is being installed' },
   Upgrading: { state: 'Processing', means: 'a higher version is being applied' },
-  Paused: { state: 'Processing', means: 'the Manifest carries skip-reconciliation=true: the module waits and keeps its last status (never published)' },
+  Paused: {
+    state: 'Processing',
+    means:
+      'the Manifest carries skip-reconciliation=true: the module waits and keeps its last status (never published)',
+  },
   ManagerMissing: { state: 'Processing', means: 'the manager workload does not exist (it is re-applied at once)' },
-  ManagerNotAvailable: { state: 'Processing', means: 'the manager workload is rolling out: its current spec does not run on every replica yet (old replicas that still serve do not count)' },
+  ManagerNotAvailable: {
+    state: 'Processing',
+    means:
+      'the manager workload is rolling out: its current spec does not run on every replica yet (old replicas that still serve do not count)',
+  },
   ResourceMissing: { state: 'Processing', means: 'the default CR does not exist (it is re-created at once)' },
   ResourceNotReady: { state: 'Processing', means: 'the module CR reports no state yet' },
   ResourceProcessing: { state: 'Processing', means: 'the module CR reports Processing' },
   // Warning
   ResourceWarning: { state: 'Warning', means: 'the module CR reports Warning' },
-  DowngradeRefused: { state: 'Warning', means: 'the desired version is lower than the installed one; the installed one stays' },
+  DowngradeRefused: {
+    state: 'Warning',
+    means: 'the desired version is lower than the installed one; the installed one stays',
+  },
   // Deleting
   ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
-  DeletionBlocked: { state: 'Deleting', means: 'custom resources of the module kind exist; the removal waits until they are deleted' },
+  DeletionBlocked: {
+    state: 'Deleting',
+    means: 'custom resources of the module kind exist; the removal waits until they are deleted',
+  },
   WaitingForResource: { state: 'Deleting', means: 'the default CR is being deleted and waits for its finalizers' },
   DeletingObjects: { state: 'Deleting', means: "the module's objects are being deleted" },
   Removing: { state: 'Deleting', means: 'the module left the spec; its removal begins' },
@@ -35,10 +52,22 @@ export const REASONS = {
   InvalidVersion: { state: 'Error', means: 'the version is not a semantic version' },
   TemplateNotFound: { state: 'Error', means: 'no ModuleTemplate <module>-<version> (never there, or deleted)' },
   TemplateVersionMismatch: { state: 'Error', means: 'the ModuleTemplate describes another version than its name says' },
-  ModuleNotVisible: { state: 'Error', means: 'the ModuleTemplate is labelled beta or internal and the Kyma lacks that label; an installed module is removed' },
+  ModuleNotVisible: {
+    state: 'Error',
+    means:
+      'the ModuleTemplate is labelled beta or internal and the Kyma lacks that label; an installed module is removed',
+  },
   // Error: the module's artifacts
-  OcmComponentNameMissing: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and no ModuleReleaseMeta of the module names its spec.ocmComponentName' },
-  OciRegistryNotConfigured: { state: 'Error', means: 'the ModuleTemplate has an empty descriptor ({}) and the worker has no registry to find the component in (KLM_OCI_REGISTRY_HOST)' },
+  OcmComponentNameMissing: {
+    state: 'Error',
+    means:
+      'the ModuleTemplate has an empty descriptor ({}) and no ModuleReleaseMeta of the module names its spec.ocmComponentName',
+  },
+  OciRegistryNotConfigured: {
+    state: 'Error',
+    means:
+      'the ModuleTemplate has an empty descriptor ({}) and the worker has no registry to find the component in (KLM_OCI_REGISTRY_HOST)',
+  },
   MalformedDescriptor: { state: 'Error', means: 'the OCM component descriptor or spec.data cannot be used' },
   MalformedLayer: { state: 'Error', means: 'the raw-manifest layer is neither YAML nor a tar with one YAML file' },
   MalformedManifest: { state: 'Error', means: 'the raw manifest is not a list of Kubernetes objects' },
@@ -48,21 +77,54 @@ export const REASONS = {
   BlobNotFound: { state: 'Error', means: 'the registry does not have the layer or descriptor' },
   RegistryError: { state: 'Error', means: 'the registry answered with an error' },
   RegistryUnavailable: { state: 'Error', means: 'the registry could not be reached' },
-  RegistryCredentialsRefused: { state: 'Error', means: 'the registry refused the credentials (or anonymous access); the message names the Secret they come from' },
+  RegistryCredentialsRefused: {
+    state: 'Error',
+    means: 'the registry refused the credentials (or anonymous access); the message names the Secret they come from',
+  },
   // Error: the target cluster
   InvalidKubeconfig: { state: 'Error', means: "the Kyma's kubeconfig Secret holds no usable kubeconfig, or is gone" },
   TargetClusterUnreachable: { state: 'Error', means: 'the target cluster could not be reached' },
-  TargetCredentialsRefused: { state: 'Error', means: "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API discovery), whichever step met it; the message names the Secret to renew them in" },
-  ApplyRejected: { state: 'Error', means: 'the target API server refused an object of the module (for a 403, the message names the permission missing)' },
+  TargetCredentialsRefused: {
+    state: 'Error',
+    means:
+      "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API discovery), whichever step met it; the message names the Secret to renew them in",
+  },
+  ApplyRejected: {
+    state: 'Error',
+    means:
+      'the target API server refused an object of the module (for a 403, the message names the permission missing)',
+  },
   KindNotServed: { state: 'Error', means: 'an object of the module has a kind the target cluster does not serve' },
-  DefaultCrKindNotServed: { state: 'Error', means: "the default CR's kind is not served after the module's CRDs were applied" },
+  DefaultCrKindNotServed: {
+    state: 'Error',
+    means: "the default CR's kind is not served after the module's CRDs were applied",
+  },
   CrdNotEstablished: { state: 'Error', means: "the module's CRDs did not become Established in time" },
-  ManagerNotAvailableTimeout: { state: 'Error', means: 'the manager stayed unavailable (or missing) longer than the timeout (recovers by itself)' },
-  ManagerRolloutStalled: { state: 'Error', means: "the manager Deployment's rollout exceeded its progress deadline (its Progressing condition says ProgressDeadlineExceeded); the message is the condition's" },
-  ManagerPodsFailing: { state: 'Error', means: "the manager's rollout cannot complete: a pod of it cannot be scheduled, crash-loops or cannot pull its image; the message names the pod and its reason (recovers by itself)" },
+  ManagerNotAvailableTimeout: {
+    state: 'Error',
+    means: 'the manager stayed unavailable (or missing) longer than the timeout (recovers by itself)',
+  },
+  ManagerRolloutStalled: {
+    state: 'Error',
+    means:
+      "the manager Deployment's rollout exceeded its progress deadline (its Progressing condition says ProgressDeadlineExceeded); the message is the condition's",
+  },
+  ManagerPodsFailing: {
+    state: 'Error',
+    means:
+      "the manager's rollout cannot complete: a pod of it cannot be scheduled, crash-loops or cannot pull its image; the message names the pod and its reason (recovers by itself)",
+  },
   ResourceError: { state: 'Error', means: 'the module CR reports Error' },
-  InvalidCustomStateCheck: { state: 'Error', means: "the ModuleTemplate's customStateCheck maps no value to Ready or to Error, or its jsonPath finds no string in the module CR" },
-  MaintenancePolicyInvalid: { state: 'Error', means: 'an upgrade requires downtime and the maintenance-window policy (KLM_MAINTENANCE_POLICY) cannot be used; the installed version stays' },
+  InvalidCustomStateCheck: {
+    state: 'Error',
+    means:
+      "the ModuleTemplate's customStateCheck maps no value to Ready or to Error, or its jsonPath finds no string in the module CR",
+  },
+  MaintenancePolicyInvalid: {
+    state: 'Error',
+    means:
+      'an upgrade requires downtime and the maintenance-window policy (KLM_MAINTENANCE_POLICY) cannot be used; the installed version stays',
+  },
   ResolutionFailed: { state: 'Error', means: 'the ModuleReleaseMeta or ModuleTemplate could not be read' },
   Failed: { state: 'Error', means: 'an unexpected failure; the message tells which step' },
 } as const satisfies Record<string, { state: Exclude<State, ''>; means: string }>;

@@ -18,7 +18,11 @@ export const SYNCED_LABEL = `${GROUP}/runtime-catalog`;
 export const SYNC_DIGEST_ANNOTATION = `${GROUP}/sync-digest`;
 
 /** The CRDs a runtime gets: the kinds its users read and write there (Manifests stay in the control plane). */
-export const RUNTIME_CRDS = ['kymas.operator.kyma-project.io', 'moduletemplates.operator.kyma-project.io', 'modulereleasemetas.operator.kyma-project.io'] as const;
+export const RUNTIME_CRDS = [
+  'kymas.operator.kyma-project.io',
+  'moduletemplates.operator.kyma-project.io',
+  'modulereleasemetas.operator.kyma-project.io',
+] as const;
 
 /**
  * On a control-plane Kyma whose runtime Kyma its users edit: the runtime's spec (channel and
@@ -28,7 +32,10 @@ export const RUNTIME_CRDS = ['kymas.operator.kyma-project.io', 'moduletemplates.
 export const RUNTIME_SPEC_ANNOTATION = `${GROUP}/runtime-spec`;
 
 /** The spec a Kyma's modules follow: its runtime's when it has one, else its own. */
-export function effectiveKymaSpec<S extends { channel: string; modules?: unknown[] }>(kyma: { metadata: { annotations?: Record<string, string> }; spec: S }): S {
+export function effectiveKymaSpec<S extends { channel: string; modules?: unknown[] }>(kyma: {
+  metadata: { annotations?: Record<string, string> };
+  spec: S;
+}): S {
   const raw = kyma.metadata.annotations?.[RUNTIME_SPEC_ANNOTATION];
   if (!raw) return kyma.spec;
   try {

@@ -15,7 +15,15 @@ export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromDefault();
   if (o.context) {
-    if (!kc.getContextObject(o.context)) throw new UsageError(`the kubeconfig has no context "${o.context}"; it has: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'}`);
+    if (!kc.getContextObject(o.context))
+      throw new UsageError(
+        `the kubeconfig has no context "${o.context}"; it has: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        }`,
+      );
     kc.setCurrentContext(o.context);
   }
   return await KubeClient.fromKubeConfig(kc, { fieldManager: CLI_FIELD_MANAGER });

@@ -24,8 +24,11 @@ function entriesOf(text: string, source: string): unknown[] {
     }
   }
   const docs = parseAllDocuments(text);
-  if (docs.some((d) => d.errors.length)) throw new Refused(`the community catalog ${source} is neither a JSON array nor YAML documents`);
-  return docs.map((d) => d.toJS() as unknown).flatMap((d): unknown[] => (Array.isArray(d) ? (d as unknown[]) : d === null ? [] : [d]));
+  if (docs.some((d) => d.errors.length))
+    throw new Refused(`the community catalog ${source} is neither a JSON array nor YAML documents`);
+  return docs
+    .map((d) => d.toJS() as unknown)
+    .flatMap((d): unknown[] => (Array.isArray(d) ? (d as unknown[]) : d === null ? [] : [d]));
 }
 
 /** The templates of a community catalog (a file path, or an http(s) URL); an entry that is no module version is named and refused. */
@@ -36,7 +39,9 @@ export async function readCommunityCatalog(source: string): Promise<Template[]> 
     try {
       text = await readFile(source, 'utf8');
     } catch {
-      throw new Refused(`the community catalog ${source} cannot be read: name a file or an http(s) URL with --community-catalog`);
+      throw new Refused(
+        `the community catalog ${source} cannot be read: name a file or an http(s) URL with --community-catalog`,
+      );
     }
   }
   const entries = entriesOf(text, source);
@@ -49,9 +54,13 @@ export async function readCommunityCatalog(source: string): Promise<Template[]> 
       !t?.spec?.moduleName && 'spec.moduleName',
       !t?.spec?.version && 'spec.version',
     ].filter(Boolean);
-    if (missing.length) problems.push(`entry ${i + 1}${t?.metadata?.name ? ` (${t.metadata.name})` : ''} lacks ${missing.join(', ')}`);
+    if (missing.length)
+      problems.push(`entry ${i + 1}${t?.metadata?.name ? ` (${t.metadata.name})` : ''} lacks ${missing.join(', ')}`);
   });
-  if (problems.length) throw new Refused(`the community catalog ${source} holds entries that are no module versions: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new Refused(
+      `the community catalog ${source} holds entries that are no module versions: ${problems.join('; ')}`,
+    );
   return entries as Template[];
 }
 
@@ -62,5 +71,11 @@ export async function pulledTemplates(kube: KubeClient, catalogNamespace: string
     kube.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta'),
   ]);
   const released = new Set(metas.items.map((m) => `${m.metadata.namespace}/${m.spec.moduleName}`));
-  return templates.items.filter((t) => t.metadata.namespace !== catalogNamespace && t.spec.moduleName && t.spec.version && !released.has(`${t.metadata.namespace}/${t.spec.moduleName}`));
+  return templates.items.filter(
+    (t) =>
+      t.metadata.namespace !== catalogNamespace &&
+      t.spec.moduleName &&
+      t.spec.version &&
+      !released.has(`${t.metadata.namespace}/${t.spec.moduleName}`),
+  );
 }

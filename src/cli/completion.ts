@@ -11,7 +11,9 @@ interface Path {
 function walk(c: Command, prefix: string[], out: Path[]): void {
   const subcommands = c.commands.map((s) => s.name());
   // Hidden options are old spellings kept for scripts: not offered.
-  const options = c.options.filter((o) => !o.hidden).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
+  const options = c.options
+    .filter((o) => !o.hidden)
+    .flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
   out.push({ words: prefix.join(' '), completions: [...subcommands, ...options, '--help'] });
   // A command typed by its alias (`klm modules`, `module del`) completes as by its name.
   for (const s of c.commands) for (const name of [s.name(), ...s.aliases()]) walk(s, [...prefix, name], out);
@@ -22,7 +24,11 @@ export function completionScript(root: Command, shell: 'bash' | 'zsh'): string {
   walk(root, [], paths);
   // Deepest first: "module add <name>" must match "module add", not "module".
   paths.sort((a, b) => b.words.split(' ').length - a.words.split(' ').length || b.words.length - a.words.length);
-  const cases = paths.map((p) => `    ${JSON.stringify(p.words)}${p.words ? '*' : ''}) opts=${JSON.stringify(p.completions.join(' '))} ;;`).join('\n');
+  const cases = paths
+    .map(
+      (p) => `    ${JSON.stringify(p.words)}${p.words ? '*' : ''}) opts=${JSON.stringify(p.completions.join(' '))} ;;`,
+    )
+    .join('\n');
   const fn = `_klm_complete() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" w
   for w in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do

@@ -17,7 +17,13 @@ function describe(o: ObjectId): string {
 /** Others that applied fields of the object: it is not only klm's direct install's to delete. */
 async function sharedWith(target: KubeClient, o: ObjectId): Promise<string[]> {
   const live = await target.get<KubeObject>(o.apiVersion, o.kind, o.name, o.namespace).catch(() => undefined);
-  return [...new Set((live?.metadata.managedFields ?? []).map((f) => f.manager).filter((m) => m !== CLI_FIELD_MANAGER && m !== 'kube-apiserver'))];
+  return [
+    ...new Set(
+      (live?.metadata.managedFields ?? [])
+        .map((f) => f.manager)
+        .filter((m) => m !== CLI_FIELD_MANAGER && m !== 'kube-apiserver'),
+    ),
+  ];
 }
 
 async function waitGone(target: KubeClient, o: ObjectId, timeoutMs: number): Promise<void> {
@@ -26,20 +32,35 @@ async function waitGone(target: KubeClient, o: ObjectId, timeoutMs: number): Pro
     const live = await target.get<KubeObject>(o.apiVersion, o.kind, o.name, o.namespace).catch(() => undefined);
     if (!live) return;
     if (Date.now() > deadline) {
-      const finalizers = live.metadata.finalizers?.length ? ` (finalizers: ${live.metadata.finalizers.join(', ')})` : '';
-      throw new Refused(`${describe(o)} is still being deleted after ${Math.round(timeoutMs / 1000)} s${finalizers}; its manager clears that. Run \`klm module delete\` again once it is gone`);
+      const finalizers = live.metadata.finalizers?.length
+        ? ` (finalizers: ${live.metadata.finalizers.join(', ')})`
+        : '';
+      throw new Refused(
+        `${describe(o)} is still being deleted after ${Math.round(timeoutMs / 1000)} s${finalizers}; its manager clears that. Run \`klm module delete\` again once it is gone`,
+      );
     }
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
-export async function directDelete(target: KubeClient, namespace: string, record: DirectRecord, timeoutMs: number, progress: (line: string) => void): Promise<string> {
+export async function directDelete(
+  target: KubeClient,
+  namespace: string,
+  record: DirectRecord,
+  timeoutMs: number,
+  progress: (line: string) => void,
+): Promise<string> {
   if (record.defaultCr) {
     progress(`deleting the default CR ${describe(record.defaultCr)}`);
-    await target.delete(record.defaultCr.apiVersion, record.defaultCr.kind, record.defaultCr.name, record.defaultCr.namespace).catch(() => false);
+    await target
+      .delete(record.defaultCr.apiVersion, record.defaultCr.kind, record.defaultCr.name, record.defaultCr.namespace)
+      .catch(() => false);
     await waitGone(target, record.defaultCr, timeoutMs);
   }
-  const order = [...record.objects.filter((o) => o.kind !== 'CustomResourceDefinition').reverse(), ...record.objects.filter((o) => o.kind === 'CustomResourceDefinition')];
+  const order = [
+    ...record.objects.filter((o) => o.kind !== 'CustomResourceDefinition').reverse(),
+    ...record.objects.filter((o) => o.kind === 'CustomResourceDefinition'),
+  ];
   const kept: string[] = [];
   progress(`deleting ${order.length} objects of ${record.module} ${record.version}`);
   for (const o of order) {

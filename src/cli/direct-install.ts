@@ -32,7 +32,12 @@ export interface DirectInstallInput {
 }
 
 export function idOf(o: KubeObject): ObjectId {
-  return { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) };
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    name: o.metadata.name,
+    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+  };
 }
 
 export function keyOf(o: ObjectId): string {
@@ -56,14 +61,19 @@ function label(o: KubeObject, module: string, version: string): KubeObject {
 }
 
 function refusedWrite(err: unknown, o: ObjectId): Error {
-  if (err instanceof KubeApiError && err.status === 404) return new Refused(`applying ${describe(o)}: the cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define it`);
-  if (err instanceof KubeApiError && err.status >= 400 && err.status < 500) return new Refused(`applying ${describe(o)}: ${err.message}`);
+  if (err instanceof KubeApiError && err.status === 404)
+    return new Refused(
+      `applying ${describe(o)}: the cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define it`,
+    );
+  if (err instanceof KubeApiError && err.status >= 400 && err.status < 500)
+    return new Refused(`applying ${describe(o)}: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
 async function ensureNamespace(target: KubeClient, name: string): Promise<void> {
   await target.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409)) throw refusedWrite(err, { apiVersion: 'v1', kind: 'Namespace', name });
+    if (!(err instanceof KubeApiError && err.status === 409))
+      throw refusedWrite(err, { apiVersion: 'v1', kind: 'Namespace', name });
   });
 }
 
@@ -75,7 +85,10 @@ async function waitEstablished(target: KubeClient, names: string[], timeoutMs: n
     for (;;) {
       const crd = await target.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
       if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Refused(`the CustomResourceDefinition ${name} was not established within ${Math.round(timeoutMs / 1000)} s; \`kubectl describe crd ${name}\` says why; then run the command again`);
+      if (Date.now() > deadline)
+        throw new Refused(
+          `the CustomResourceDefinition ${name} was not established within ${Math.round(timeoutMs / 1000)} s; \`kubectl describe crd ${name}\` says why; then run the command again`,
+        );
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -92,15 +105,28 @@ async function applyAll(target: KubeClient, objects: KubeObject[], crdTimeoutMs:
   const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
   const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
   await inBatches(crds, apply);
-  await waitEstablished(target, crds.map((c) => c.metadata.name), crdTimeoutMs);
+  await waitEstablished(
+    target,
+    crds.map((c) => c.metadata.name),
+    crdTimeoutMs,
+  );
   await inBatches(namespaces, apply);
   const own = new Set(namespaces.map((n) => n.metadata.name));
-  await inBatches([...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))], (n) => ensureNamespace(target, n));
+  await inBatches(
+    [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))],
+    (n) => ensureNamespace(target, n),
+  );
   await inBatches(rest, apply);
 }
 
 /** Creates the template's default CR once; an existing one is left as its users made it. */
-async function createDefaultCr(target: KubeClient, template: Template, module: string, version: string, namespace: string): Promise<ObjectId | undefined> {
+async function createDefaultCr(
+  target: KubeClient,
+  template: Template,
+  module: string,
+  version: string,
+  namespace: string,
+): Promise<ObjectId | undefined> {
   const data = structuredClone(template.spec.data) as KubeObject | undefined;
   if (!data?.apiVersion || !data.kind || !data.metadata?.name) return undefined;
   let namespaced: boolean;
@@ -135,7 +161,12 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
     throw err;
   }
   const ref = managerOf(objects, i.template.spec.manager, i.namespace);
-  const manager: ObjectId | undefined = ref && { apiVersion: apiVersionOf(ref), kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+  const manager: ObjectId | undefined = ref && {
+    apiVersion: apiVersionOf(ref),
+    kind: ref.kind,
+    name: ref.name,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+  };
   await ensureNamespace(i.target, i.namespace);
   const record: DirectRecord = {
     module,
@@ -156,7 +187,11 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
   await applyAll(i.target, objects, i.crdTimeoutMs);
   if (i.crObjects?.length) {
     i.progress(`applying ${i.crObjects.length} objects of --cr-path`);
-    await applyAll(i.target, i.crObjects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? i.namespace } })), i.crdTimeoutMs);
+    await applyAll(
+      i.target,
+      i.crObjects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? i.namespace } })),
+      i.crdTimeoutMs,
+    );
   } else if (i.policy === 'CreateAndDelete' && !record.defaultCr) {
     const cr = await createDefaultCr(i.target, i.template, module, version, i.namespace);
     if (cr) record.defaultCr = cr;
@@ -173,6 +208,9 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
   }
   await writeRecord(i.target, i.namespace, { ...record, phase: 'Installed', objects: objects.map(idOf) });
   if (!before) return `module ${module} ${version} installed directly into namespace ${i.namespace}`;
-  if (before.version !== version) return `module ${module} upgraded directly from ${before.version} to ${version}${gone.length ? ` (${gone.length} objects ${before.version} had removed)` : ''}; its default CR was left as it is`;
-  return before.phase === 'Installing' ? `module ${module} ${version}: the interrupted install is finished` : `module ${module} ${version} is installed already; its objects were applied again`;
+  if (before.version !== version)
+    return `module ${module} upgraded directly from ${before.version} to ${version}${gone.length ? ` (${gone.length} objects ${before.version} had removed)` : ''}; its default CR was left as it is`;
+  return before.phase === 'Installing'
+    ? `module ${module} ${version}: the interrupted install is finished`
+    : `module ${module} ${version} is installed already; its objects were applied again`;
 }

@@ -57,21 +57,35 @@ export function recordOf(cm: RecordMap | undefined): DirectRecord | undefined {
   }
 }
 
-export async function readRecord(target: KubeClient, namespace: string, module: string): Promise<DirectRecord | undefined> {
+export async function readRecord(
+  target: KubeClient,
+  namespace: string,
+  module: string,
+): Promise<DirectRecord | undefined> {
   return recordOf(await target.get<RecordMap>('v1', 'ConfigMap', recordName(module), namespace));
 }
 
 /** Every direct install recorded in `namespace`. */
 export async function listRecords(target: KubeClient, namespace: string): Promise<DirectRecord[]> {
-  const { items } = await target.list<RecordMap>('v1', 'ConfigMap', { namespace, labelSelector: `${LABELS.managedBy}=${CLI_MANAGED_BY}` });
-  return items.filter((cm) => cm.metadata.name.startsWith(PREFIX)).map(recordOf).filter((r): r is DirectRecord => r !== undefined);
+  const { items } = await target.list<RecordMap>('v1', 'ConfigMap', {
+    namespace,
+    labelSelector: `${LABELS.managedBy}=${CLI_MANAGED_BY}`,
+  });
+  return items
+    .filter((cm) => cm.metadata.name.startsWith(PREFIX))
+    .map(recordOf)
+    .filter((r): r is DirectRecord => r !== undefined);
 }
 
 export async function writeRecord(target: KubeClient, namespace: string, record: DirectRecord): Promise<void> {
   await target.apply<RecordMap>({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: recordName(record.module), namespace, labels: { [LABELS.managedBy]: CLI_MANAGED_BY, [LABELS.moduleName]: record.module } },
+    metadata: {
+      name: recordName(record.module),
+      namespace,
+      labels: { [LABELS.managedBy]: CLI_MANAGED_BY, [LABELS.moduleName]: record.module },
+    },
     data: { [KEY]: JSON.stringify(record, null, 2) },
   });
 }

@@ -20,11 +20,13 @@ export interface DirectState {
   crState?: string;
 }
 
-type Manager = KubeObject & WorkloadView & { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } };
+type Manager = KubeObject &
+  WorkloadView & { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } };
 
 /** The version a manager runs: what klm stamped on it, else its app.kubernetes.io/version label, else its manager container's image tag. */
 export function runningVersionOf(m: Manager): string | undefined {
-  const stamped = m.metadata.annotations?.[MODULE_VERSION_ANNOTATION] ?? m.metadata.labels?.['app.kubernetes.io/version'];
+  const stamped =
+    m.metadata.annotations?.[MODULE_VERSION_ANNOTATION] ?? m.metadata.labels?.['app.kubernetes.io/version'];
   if (stamped) return stamped;
   const image = m.spec?.template?.spec?.containers?.find((c) => c.name.includes('manager'))?.image;
   const tag = image && !image.includes('@') ? /:([^:/]+)$/.exec(image)?.[1] : undefined;
@@ -43,22 +45,42 @@ async function live<T extends KubeObject>(target: KubeClient, o: ObjectId | unde
 
 function refOf(o: ObjectId): ObjectRef {
   const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  return { group: group!, version: version!, kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) };
+  return {
+    group: group!,
+    version: version!,
+    kind: o.kind,
+    name: o.name,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+  };
 }
 
 export async function directState(target: KubeClient, r: DirectRecord): Promise<DirectState> {
-  const [manager, cr] = await Promise.all([live<Manager>(target, r.manager), live<KubeObject & ModuleCrView>(target, r.defaultCr)]);
+  const [manager, cr] = await Promise.all([
+    live<Manager>(target, r.manager),
+    live<KubeObject & ModuleCrView>(target, r.defaultCr),
+  ]);
   const runningVersion = manager ? runningVersionOf(manager) : undefined;
   const crState = cr?.status?.state;
   const base = { ...(runningVersion ? { runningVersion } : {}), ...(crState ? { crState } : {}) };
-  if (cr?.metadata.deletionTimestamp) return { ...base, state: 'Deleting', message: `its default CR ${r.defaultCr!.kind} ${r.defaultCr!.name} is being deleted` };
-  if (r.phase === 'Installing') return { ...base, state: 'Processing', message: `the install of ${r.version} did not finish: run \`klm module add\` again to finish it` };
+  if (cr?.metadata.deletionTimestamp)
+    return {
+      ...base,
+      state: 'Deleting',
+      message: `its default CR ${r.defaultCr!.kind} ${r.defaultCr!.name} is being deleted`,
+    };
+  if (r.phase === 'Installing')
+    return {
+      ...base,
+      state: 'Processing',
+      message: `the install of ${r.version} did not finish: run \`klm module add\` again to finish it`,
+    };
   const readiness = evaluateReadiness({
     paused: false,
     ...(r.manager ? { manager: { ref: refOf(r.manager), live: manager } } : {}),
     ...(r.defaultCr && r.customResourcePolicy === 'CreateAndDelete' ? { cr: { ref: r.defaultCr, live: cr } } : {}),
   });
   const state = stateOf(readiness.reason);
-  if (state === 'Ready' && runningVersion && runningVersion !== r.version) return { ...base, state: 'Processing', message: `the manager runs ${runningVersion}, not ${r.version} yet` };
+  if (state === 'Ready' && runningVersion && runningVersion !== r.version)
+    return { ...base, state: 'Processing', message: `the manager runs ${runningVersion}, not ${r.version} yet` };
   return { ...base, state, message: readiness.message };
 }

@@ -18,9 +18,14 @@ export function dockerConfigCredentials(env: NodeJS.ProcessEnv = process.env): C
     doc = JSON.parse(text) as { auths?: unknown };
   } catch {
     // JSON.parse quotes the text around an error, and that may be a password: say only where.
-    throw new Refused(`the Docker config ${file} cannot be read as JSON: fix or remove it (klm reads registry credentials from its "auths")`);
+    throw new Refused(
+      `the Docker config ${file} cannot be read as JSON: fix or remove it (klm reads registry credentials from its "auths")`,
+    );
   }
   if (!doc || typeof doc !== 'object' || !doc.auths) return undefined;
   const auths = parseDockerConfig(text);
-  return { describe: `the Docker config ${file}`, credentialsFor: (host) => Promise.resolve(auths.get(host.toLowerCase())) };
+  return {
+    describe: `the Docker config ${file}`,
+    credentialsFor: (host) => Promise.resolve(auths.get(host.toLowerCase())),
+  };
 }

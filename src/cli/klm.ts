@@ -65,11 +65,15 @@ function withKyma(c: Command): Command {
 }
 
 function withOutput(c: Command): Command {
-  return c.addOption(new Option('-o, --output <format>', 'table, json or yaml').default('table').choices(['table', 'json', 'yaml']));
+  return c.addOption(
+    new Option('-o, --output <format>', 'table, json or yaml').default('table').choices(['table', 'json', 'yaml']),
+  );
 }
 
 function withWait(c: Command): Command {
-  return c.option('--wait', 'wait until the lifecycle manager has done it').option('--timeout <duration>', 'how long --wait waits (30s, 5m, …)', '5m');
+  return c
+    .option('--wait', 'wait until the lifecycle manager has done it')
+    .option('--timeout <duration>', 'how long --wait waits (30s, 5m, …)', '5m');
 }
 
 interface DirectOptions {
@@ -78,7 +82,11 @@ interface DirectOptions {
 
 /** Where direct installs go (as the Kyma CLI: kyma-system by default). */
 function withDirect(c: Command): Command {
-  return c.option('--direct-namespace <ns>', "direct installs: the namespace of their objects that name none, and of klm's record of them", 'kyma-system');
+  return c.option(
+    '--direct-namespace <ns>',
+    "direct installs: the namespace of their objects that name none, and of klm's record of them",
+    'kyma-system',
+  );
 }
 
 interface SourceFlags {
@@ -87,7 +95,10 @@ interface SourceFlags {
 
 /** Where a direct install fetches a module's manifest when its template has no link. */
 function withSources(c: Command): Command {
-  return c.option('--registry <host[/path]>', 'direct installs: the OCI registry of the modules\' components, for templates with descriptor {} (default KLM_OCI_REGISTRY_HOST)');
+  return c.option(
+    '--registry <host[/path]>',
+    "direct installs: the OCI registry of the modules' components, for templates with descriptor {} (default KLM_OCI_REGISTRY_HOST)",
+  );
 }
 
 function sourcesOf(o: SourceFlags): SourceOptions {
@@ -96,7 +107,10 @@ function sourcesOf(o: SourceFlags): SourceOptions {
   const credentials = dockerConfigCredentials();
   return {
     registries: new Registries({
-      insecureHosts: [...config.registry.insecureHosts, ...(o.registry && /^http:\/\//i.test(o.registry) ? [new URL(o.registry).host] : [])],
+      insecureHosts: [
+        ...config.registry.insecureHosts,
+        ...(o.registry && /^http:\/\//i.test(o.registry) ? [new URL(o.registry).host] : []),
+      ],
       ...(config.registry.caFile ? { caFile: config.registry.caFile } : {}),
       ...(credentials ? { credentials } : {}),
       caSetting: 'KLM_REGISTRY_CA_FILE',
@@ -120,28 +134,53 @@ async function confirm(question: string): Promise<boolean> {
 
 export function program(): Command {
   const klm = new Command('klm')
-    .description('the Kyma lifecycle manager on Temporal: run it, steer its rollouts, manage a Kyma\'s modules')
+    .description("the Kyma lifecycle manager on Temporal: run it, steer its rollouts, manage a Kyma's modules")
     .showHelpAfterError()
     .exitOverride();
 
-  klm.command('up')
-    .description('the local stack (Kubernetes, Temporal and its UI, registry), worker, bridge, sample modules and a sample fleet; or worker and bridge against an existing cluster and Temporal')
+  klm
+    .command('up')
+    .description(
+      'the local stack (Kubernetes, Temporal and its UI, registry), worker, bridge, sample modules and a sample fleet; or worker and bridge against an existing cluster and Temporal',
+    )
     .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
     .option('--dir <dir>', "keep the stack's data and logs here")
     .option('--fleet <n>', 'sample Kymas to create', '5')
     .option('--kubeconfig <file>', 'an existing control plane (with --temporal-address)')
     .option('--temporal-address <host:port>', 'an existing Temporal (with --kubeconfig)')
     .option('--temporal-namespace <ns>', 'its namespace')
-    .action(async (o: { profile: string; dir?: string; fleet: string; kubeconfig?: string; temporalAddress?: string; temporalNamespace?: string }) => {
-      const external = o.kubeconfig || o.temporalAddress;
-      if (external && (!o.kubeconfig || !o.temporalAddress)) throw new UsageError('--kubeconfig and --temporal-address go together');
-      const env = { ...process.env, ...(o.temporalNamespace ? { TEMPORAL_NAMESPACE: o.temporalNamespace } : {}), ...(o.temporalAddress ? { TEMPORAL_ADDRESS: o.temporalAddress } : {}) };
-      const fleetSize = Number(o.fleet);
-      if (!Number.isInteger(fleetSize) || fleetSize < 0) throw new UsageError(`--fleet needs a whole number, not "${o.fleet}"`);
-      await up({ config: configFromEnv(env), profile: profileOf(o.profile), dir: o.dir, external: external ? { kubeconfig: o.kubeconfig! } : undefined, fleetSize });
-    });
+    .action(
+      async (o: {
+        profile: string;
+        dir?: string;
+        fleet: string;
+        kubeconfig?: string;
+        temporalAddress?: string;
+        temporalNamespace?: string;
+      }) => {
+        const external = o.kubeconfig || o.temporalAddress;
+        if (external && (!o.kubeconfig || !o.temporalAddress))
+          throw new UsageError('--kubeconfig and --temporal-address go together');
+        const env = {
+          ...process.env,
+          ...(o.temporalNamespace ? { TEMPORAL_NAMESPACE: o.temporalNamespace } : {}),
+          ...(o.temporalAddress ? { TEMPORAL_ADDRESS: o.temporalAddress } : {}),
+        };
+        const fleetSize = Number(o.fleet);
+        if (!Number.isInteger(fleetSize) || fleetSize < 0)
+          throw new UsageError(`--fleet needs a whole number, not "${o.fleet}"`);
+        await up({
+          config: configFromEnv(env),
+          profile: profileOf(o.profile),
+          dir: o.dir,
+          external: external ? { kubeconfig: o.kubeconfig! } : undefined,
+          fleetSize,
+        });
+      },
+    );
 
-  klm.command('tools')
+  klm
+    .command('tools')
     .description('build the local servers into the cache and print their paths')
     .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
     .option('--quiet', 'print nothing')
@@ -151,7 +190,8 @@ export function program(): Command {
       if (!o.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);
     });
 
-  klm.command('bundle')
+  klm
+    .command('bundle')
     .description("bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)")
     .requiredOption('--out <file>', 'where to write it')
     .action(async (o: { out: string }) => {
@@ -159,21 +199,46 @@ export function program(): Command {
       console.log(`workflow bundle written to ${o.out}: start the worker with KLM_WORKFLOW_BUNDLE=${o.out}`);
     });
 
-  const ro = klm.command('rollout').description("a channel's rollout: its waves, the operator's steering, the plan of a promotion");
-  const channelOf = (module: string, o: { channel: string; namespace: string }) => ({ namespace: o.namespace, module, channel: o.channel });
+  const ro = klm
+    .command('rollout')
+    .description("a channel's rollout: its waves, the operator's steering, the plan of a promotion");
+  const channelOf = (module: string, o: { channel: string; namespace: string }) => ({
+    namespace: o.namespace,
+    module,
+    channel: o.channel,
+  });
   for (const action of ['status', 'pause', 'resume', 'abort'] as const) {
-    const c = ro.command(`${action} <module>`)
-      .description(action === 'status' ? 'the rollout of the module on a channel, wave by wave' : `${action} the rollout (recorded with --reason)`)
+    const c = ro
+      .command(`${action} <module>`)
+      .description(
+        action === 'status'
+          ? 'the rollout of the module on a channel, wave by wave'
+          : `${action} the rollout (recorded with --reason)`,
+      )
       .option('--channel <channel>', 'the channel', 'regular')
       .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
       .addOption(new Option('-o, --output <format>', 'table or json').default('table').choices(['table', 'json']));
     if (action !== 'status') c.requiredOption('--reason <why>', 'why (recorded with the rollout)');
-    c.action(async (module: string, o: { channel: string; namespace: string; output: 'table' | 'json'; reason?: string }) => {
-      console.log(await rollout({ action: action, channel: channelOf(module, o), output: o.output, ...(o.reason ? { reason: o.reason } : {}) }, configFromEnv(process.env)));
-    });
+    c.action(
+      async (module: string, o: { channel: string; namespace: string; output: 'table' | 'json'; reason?: string }) => {
+        console.log(
+          await rollout(
+            {
+              action: action,
+              channel: channelOf(module, o),
+              output: o.output,
+              ...(o.reason ? { reason: o.reason } : {}),
+            },
+            configFromEnv(process.env),
+          ),
+        );
+      },
+    );
   }
   ro.command('plan <module>')
-    .description('the Kymas a promotion would move, wave by wave, and the objects it would add, change and remove (asks the worker; applies nothing)')
+    .description(
+      'the Kymas a promotion would move, wave by wave, and the objects it would add, change and remove (asks the worker; applies nothing)',
+    )
     .requiredOption('--version <version>', 'the version the channel would move to')
     .option('--channel <channel>', 'the channel', 'regular')
     .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
@@ -183,97 +248,204 @@ export function program(): Command {
       console.log(o.output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
     });
 
-  const mod = klm.command('module').alias('modules').description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
+  const mod = klm
+    .command('module')
+    .alias('modules')
+    .description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
-    .description("the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog")
-    .option('--community-catalog <file|url>', 'a community catalog (the format of the Kyma community-modules index) to list too', process.env.KLM_COMMUNITY_CATALOG)
+    .description(
+      "the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog",
+    )
+    .option(
+      '--community-catalog <file|url>',
+      'a community catalog (the format of the Kyma community-modules index) to list too',
+      process.env.KLM_COMMUNITY_CATALOG,
+    )
     .option('--remote', `list the Kyma community-modules index too (${DEFAULT_COMMUNITY_CATALOG})`)
     .action(async (o: ModuleCommandOptions & { communityCatalog?: string; remote?: boolean }) => {
       const kube = await clusterClient(o);
       const ref = kymaRefOf(o.kyma);
       const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-      if (!kyma) progress(`there is no Kyma ${o.kyma}: this is all the namespace offers, beta and internal modules included (name a Kyma with --kyma namespace/name)`);
+      if (!kyma)
+        progress(
+          `there is no Kyma ${o.kyma}: this is all the namespace offers, beta and internal modules included (name a Kyma with --kyma namespace/name)`,
+        );
       const source = o.communityCatalog ?? (o.remote ? DEFAULT_COMMUNITY_CATALOG : undefined);
-      const [managed, pulled, remote] = await Promise.all([catalog(kube, ref.namespace, kyma), pulledTemplates(kube, ref.namespace), source ? readCommunityCatalog(source) : []]);
+      const [managed, pulled, remote] = await Promise.all([
+        catalog(kube, ref.namespace, kyma),
+        pulledTemplates(kube, ref.namespace),
+        source ? readCommunityCatalog(source) : [],
+      ]);
       console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
     });
   withOutput(withDirect(withKyma(mod.command('list'))))
-    .description("the Kyma's modules and those klm installed directly: version (with its channel), CR policy, managed, the module's own status and the installation's")
-    .option('--show-errors', 'also say on stderr what could not be read (a cluster, a module\'s CR), which the list shows as Unknown')
+    .description(
+      "the Kyma's modules and those klm installed directly: version (with its channel), CR policy, managed, the module's own status and the installation's",
+    )
+    .option(
+      '--show-errors',
+      "also say on stderr what could not be read (a cluster, a module's CR), which the list shows as Unknown",
+    )
     .action(async (o: ModuleCommandOptions & DirectOptions & { showErrors?: boolean }) => {
       const kube = await clusterClient(o);
-      const { rows, kyma } = await moduleRows(kube, kymaRefOf(o.kyma), o.directNamespace, o.showErrors ? (line) => console.error(`klm: error: ${line}`) : undefined);
-      if (!kyma) progress(`there is no Kyma ${o.kyma}: these are the modules klm installed directly (name a Kyma with --kyma namespace/name)`);
+      const { rows, kyma } = await moduleRows(
+        kube,
+        kymaRefOf(o.kyma),
+        o.directNamespace,
+        o.showErrors ? (line) => console.error(`klm: error: ${line}`) : undefined,
+      );
+      if (!kyma)
+        progress(
+          `there is no Kyma ${o.kyma}: these are the modules klm installed directly (name a Kyma with --kyma namespace/name)`,
+        );
       console.log(render(outputOf(o.output), listEntries(rows), moduleTable));
     });
   withSources(withDirect(withWait(withKyma(mod.command('add <module>')))))
-    .description('add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct. As with the Kyma CLI, a module added without --default-config-cr (or --policy) gets the CR policy Ignore: no default CR')
+    .description(
+      'add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct. As with the Kyma CLI, a module added without --default-config-cr (or --policy) gets the CR policy Ignore: no default CR',
+    )
     .option('-c, --channel <channel>', "name of the Kyma channel to use for the module (default: the Kyma's)")
     .option('--version <version>', 'a version to pin instead of following a channel')
-    .addOption(new Option('--policy <policy>', 'whether the default CR is created (and deleted with the module)').choices(['CreateAndDelete', 'Ignore']))
-    .addOption(new Option('--default-config-cr', 'deploy the module with its default CR, the policy CreateAndDelete (alias: --default-cr)').conflicts(['policy', 'defaultCr', 'configCrPath', 'crPath']))
+    .addOption(
+      new Option('--policy <policy>', 'whether the default CR is created (and deleted with the module)').choices([
+        'CreateAndDelete',
+        'Ignore',
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--default-config-cr',
+        'deploy the module with its default CR, the policy CreateAndDelete (alias: --default-cr)',
+      ).conflicts(['policy', 'defaultCr', 'configCrPath', 'crPath']),
+    )
     .addOption(new Option('--default-cr').hideHelp().conflicts(['policy', 'configCrPath', 'crPath']))
-    .addOption(new Option('--config-cr-path <file>', "the module's CR from this file instead of the default one, applied once the module runs; the policy Ignore (alias: --cr-path)").conflicts(['policy', 'crPath']))
+    .addOption(
+      new Option(
+        '--config-cr-path <file>',
+        "the module's CR from this file instead of the default one, applied once the module runs; the policy Ignore (alias: --cr-path)",
+      ).conflicts(['policy', 'crPath']),
+    )
     .addOption(new Option('--cr-path <file>').hideHelp().conflicts(['policy']))
     .option('--auto-approve', 'install a community module without asking')
-    .option('--direct', 'install it directly beside the Kyma: the lifecycle manager will not upgrade, repair or support it')
-    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & SourceFlags & { channel?: string; version?: string; policy?: CustomResourcePolicy; defaultConfigCr?: boolean; defaultCr?: boolean; configCrPath?: string; crPath?: string; autoApprove?: boolean; direct?: boolean }) => {
-      const kube = await clusterClient(o);
-      const policy = o.defaultConfigCr || o.defaultCr ? 'CreateAndDelete' : o.policy;
-      const crPath = o.configCrPath ?? o.crPath;
-      await add(kube, {
-        module,
-        ref: kymaRefOf(o.kyma),
-        ...(o.channel ? { channel: o.channel } : {}),
-        ...(o.version ? { version: o.version } : {}),
-        ...(policy ? { policy } : {}),
-        newPolicy: 'Ignore',
-        ...(crPath ? { crPath } : {}),
-        ...(o.direct ? { direct: true } : {}),
-        ...(o.autoApprove ? {} : { approve: confirm }),
-        directNamespace: o.directNamespace,
-        sources: () => sourcesOf(o),
-        wait: !!o.wait,
-        timeoutMs: timeoutOf(o),
-        crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs,
-        say: (line) => console.log(line),
-        progress,
-      });
-    });
+    .option(
+      '--direct',
+      'install it directly beside the Kyma: the lifecycle manager will not upgrade, repair or support it',
+    )
+    .action(
+      async (
+        module: string,
+        o: ModuleCommandOptions &
+          WaitOptions &
+          DirectOptions &
+          SourceFlags & {
+            channel?: string;
+            version?: string;
+            policy?: CustomResourcePolicy;
+            defaultConfigCr?: boolean;
+            defaultCr?: boolean;
+            configCrPath?: string;
+            crPath?: string;
+            autoApprove?: boolean;
+            direct?: boolean;
+          },
+      ) => {
+        const kube = await clusterClient(o);
+        const policy = o.defaultConfigCr || o.defaultCr ? 'CreateAndDelete' : o.policy;
+        const crPath = o.configCrPath ?? o.crPath;
+        await add(kube, {
+          module,
+          ref: kymaRefOf(o.kyma),
+          ...(o.channel ? { channel: o.channel } : {}),
+          ...(o.version ? { version: o.version } : {}),
+          ...(policy ? { policy } : {}),
+          newPolicy: 'Ignore',
+          ...(crPath ? { crPath } : {}),
+          ...(o.direct ? { direct: true } : {}),
+          ...(o.autoApprove ? {} : { approve: confirm }),
+          directNamespace: o.directNamespace,
+          sources: () => sourcesOf(o),
+          wait: !!o.wait,
+          timeoutMs: timeoutOf(o),
+          crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs,
+          say: (line) => console.log(line),
+          progress,
+        });
+      },
+    );
   withDirect(withWait(withKyma(mod.command('delete <module>').alias('del'))))
-    .description("remove the module from the Kyma, or delete its direct install; refused while resources of the module's kinds that people made exist, unless --delete-resources")
+    .description(
+      "remove the module from the Kyma, or delete its direct install; refused while resources of the module's kinds that people made exist, unless --delete-resources",
+    )
     .option('--delete-resources', 'delete those resources first (asks for confirmation)')
     .option('--auto-approve', 'do not ask (for scripts)')
-    .action(async (module: string, o: ModuleCommandOptions & WaitOptions & DirectOptions & { deleteResources?: boolean; autoApprove?: boolean }) => {
-      const kube = await clusterClient(o);
-      await deleteModule(kube, {
-        module,
-        ref: kymaRefOf(o.kyma),
-        directNamespace: o.directNamespace,
-        ...(o.deleteResources ? { deleteResources: true } : {}),
-        ...(o.autoApprove ? { autoApprove: true } : {}),
-        wait: !!o.wait,
-        timeoutMs: timeoutOf(o),
-        confirm,
-        say: (line) => console.log(line),
-        progress,
-      });
-    });
+    .action(
+      async (
+        module: string,
+        o: ModuleCommandOptions & WaitOptions & DirectOptions & { deleteResources?: boolean; autoApprove?: boolean },
+      ) => {
+        const kube = await clusterClient(o);
+        await deleteModule(kube, {
+          module,
+          ref: kymaRefOf(o.kyma),
+          directNamespace: o.directNamespace,
+          ...(o.deleteResources ? { deleteResources: true } : {}),
+          ...(o.autoApprove ? { autoApprove: true } : {}),
+          wait: !!o.wait,
+          timeoutMs: timeoutOf(o),
+          confirm,
+          say: (line) => console.log(line),
+          progress,
+        });
+      },
+    );
   withCluster(mod.command('pull <module>'))
-    .description("bring a community module's ModuleTemplate from the community catalog into the cluster; `klm module add <namespace>/<template>` then installs it")
+    .description(
+      "bring a community module's ModuleTemplate from the community catalog into the cluster; `klm module add <namespace>/<template>` then installs it",
+    )
     .option('-n, --namespace <ns>', 'where the template goes (not kyma-system)', 'default')
     .option('-v, --version <version>', 'the version (default: the highest)')
-    .option('--community-catalog <file|url>', 'the community catalog', process.env.KLM_COMMUNITY_CATALOG ?? DEFAULT_COMMUNITY_CATALOG)
+    .option(
+      '--community-catalog <file|url>',
+      'the community catalog',
+      process.env.KLM_COMMUNITY_CATALOG ?? DEFAULT_COMMUNITY_CATALOG,
+    )
     .option('--force', 'replace a template of that name that differs')
-    .action(async (module: string, o: ClusterOptions & { namespace: string; version?: string; communityCatalog: string; force?: boolean }) => {
-      const kube = await clusterClient(o);
-      console.log(await pull(kube, { module, namespace: o.namespace, ...(o.version ? { version: o.version } : {}), ...(o.force ? { force: true } : {}), catalog: await readCommunityCatalog(o.communityCatalog), source: o.communityCatalog }));
-    });
+    .action(
+      async (
+        module: string,
+        o: ClusterOptions & { namespace: string; version?: string; communityCatalog: string; force?: boolean },
+      ) => {
+        const kube = await clusterClient(o);
+        console.log(
+          await pull(kube, {
+            module,
+            namespace: o.namespace,
+            ...(o.version ? { version: o.version } : {}),
+            ...(o.force ? { force: true } : {}),
+            catalog: await readCommunityCatalog(o.communityCatalog),
+            source: o.communityCatalog,
+          }),
+        );
+      },
+    );
   withDirect(withKyma(mod.command('manage <module>')))
-    .description('let the lifecycle manager reconcile the module again, with the CR policy --policy; a module the Kyma lacks is added to it (as the Kyma CLI does)')
-    .addOption(new Option('--policy <policy>', 'the CR policy: whether the default CR is created (and deleted with the module)').choices(['CreateAndDelete', 'Ignore']).default('CreateAndDelete'))
+    .description(
+      'let the lifecycle manager reconcile the module again, with the CR policy --policy; a module the Kyma lacks is added to it (as the Kyma CLI does)',
+    )
+    .addOption(
+      new Option('--policy <policy>', 'the CR policy: whether the default CR is created (and deleted with the module)')
+        .choices(['CreateAndDelete', 'Ignore'])
+        .default('CreateAndDelete'),
+    )
     .action(async (module: string, o: ModuleCommandOptions & DirectOptions & { policy: CustomResourcePolicy }) => {
-      console.log(await manage(await clusterClient(o), { module, ref: kymaRefOf(o.kyma), policy: o.policy, directNamespace: o.directNamespace }));
+      console.log(
+        await manage(await clusterClient(o), {
+          module,
+          ref: kymaRefOf(o.kyma),
+          policy: o.policy,
+          directNamespace: o.directNamespace,
+        }),
+      );
     });
   withKyma(mod.command('unmanage <module>'))
     .description('stop reconciling the module; its objects keep running')
@@ -281,46 +453,93 @@ export function program(): Command {
       console.log(await setManaged(await clusterClient(o), kymaRefOf(o.kyma), module, false));
     });
   withOutput(withDirect(withKyma(mod.command('why <module>'))))
-    .description("why the module is where it is: state, reason and message, versions, its last Events, its workflow in Temporal's UI")
+    .description(
+      "why the module is where it is: state, reason and message, versions, its last Events, its workflow in Temporal's UI",
+    )
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (module: string, o: ModuleCommandOptions & DirectOptions & { temporalUi?: string }) => {
       const kube = await clusterClient(o);
-      console.log(render(outputOf(o.output), await whyModule(kube, kymaRefOf(o.kyma), module, o.directNamespace, o.temporalUi, process.env.TEMPORAL_NAMESPACE), whyText));
+      console.log(
+        render(
+          outputOf(o.output),
+          await whyModule(
+            kube,
+            kymaRefOf(o.kyma),
+            module,
+            o.directNamespace,
+            o.temporalUi,
+            process.env.TEMPORAL_NAMESPACE,
+          ),
+          whyText,
+        ),
+      );
     });
 
   withCluster(mod.command('promote <module> <version>'))
-    .description('move a channel of the module to a version (its ModuleReleaseMeta), after showing the plan of the rollout that starts and asking')
+    .description(
+      'move a channel of the module to a version (its ModuleReleaseMeta), after showing the plan of the rollout that starts and asking',
+    )
     .requiredOption('--channel <channel>', 'the channel to move')
     .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
     .option('--auto-approve', 'do not ask (for scripts)')
-    .option('--force', 'move the channel although its rollout policy cannot be used (the rollout then halts until the policy is fixed and it is resumed)')
-    .action(async (module: string, version: string, o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean; force?: boolean }) => {
-      const kube = await clusterClient(o);
-      const p = { namespace: o.namespace, module, channel: o.channel, version };
-      const { meta, from } = await checkPromotion(kube, p);
-      if (from === version) {
-        console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
-        return;
-      }
-      const plan = await rolloutPlan({ namespace: o.namespace, module, channel: o.channel }, version, configFromEnv(process.env));
-      const refusal = policyRefusal(p, plan);
-      if (refusal && !o.force) throw new Refused(refusal);
-      if (refusal) progress(`warning: --force: moving the channel although its rollout policy cannot be used; the rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`);
-      console.log(`channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`);
-      console.log(planTable(plan));
-      if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`))) throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
-      await promote(kube, p, meta);
-      console.log(`channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`);
-    });
+    .option(
+      '--force',
+      'move the channel although its rollout policy cannot be used (the rollout then halts until the policy is fixed and it is resumed)',
+    )
+    .action(
+      async (
+        module: string,
+        version: string,
+        o: ClusterOptions & { channel: string; namespace: string; autoApprove?: boolean; force?: boolean },
+      ) => {
+        const kube = await clusterClient(o);
+        const p = { namespace: o.namespace, module, channel: o.channel, version };
+        const { meta, from } = await checkPromotion(kube, p);
+        if (from === version) {
+          console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
+          return;
+        }
+        const plan = await rolloutPlan(
+          { namespace: o.namespace, module, channel: o.channel },
+          version,
+          configFromEnv(process.env),
+        );
+        const refusal = policyRefusal(p, plan);
+        if (refusal && !o.force) throw new Refused(refusal);
+        if (refusal)
+          progress(
+            `warning: --force: moving the channel although its rollout policy cannot be used; the rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`,
+          );
+        console.log(
+          `channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`,
+        );
+        console.log(planTable(plan));
+        if (!o.autoApprove && !(await confirm(`promote ${module} on ${o.channel} to ${version}?`)))
+          throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
+        await promote(kube, p, meta);
+        console.log(
+          `channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`,
+        );
+      },
+    );
 
-  mod.command('create')
-    .description("module authors: push a module version (modulectl's module-config.yaml) to an OCI registry as its OCM component and write its ModuleTemplate, as modulectl 3.2.0 does")
+  mod
+    .command('create')
+    .description(
+      "module authors: push a module version (modulectl's module-config.yaml) to an OCI registry as its OCM component and write its ModuleTemplate, as modulectl 3.2.0 does",
+    )
     .option('-c, --config-file <file>', "the module config, in modulectl's format", 'module-config.yaml')
     .option('-o, --output <file>', 'where to write the ModuleTemplate', 'template.yaml')
     .option('--registry <host[:port][/subpath]>', 'the OCI registry the component goes to (required unless --dry-run)')
     .option('--insecure', 'allow plain HTTP to a registry that is not on this machine')
-    .addOption(new Option('--registry-credentials <user:password>', 'credentials to push with').env('KLM_REGISTRY_CREDENTIALS'))
-    .addOption(new Option('--registry-ca-file <file>', "a PEM bundle of CAs the registry's certificate chains to").env('KLM_REGISTRY_CA_FILE'))
+    .addOption(
+      new Option('--registry-credentials <user:password>', 'credentials to push with').env('KLM_REGISTRY_CREDENTIALS'),
+    )
+    .addOption(
+      new Option('--registry-ca-file <file>', "a PEM bundle of CAs the registry's certificate chains to").env(
+        'KLM_REGISTRY_CA_FILE',
+      ),
+    )
     .option('--overwrite', 'replace the version if the registry has it already')
     .option('--namespace <ns>', 'metadata.namespace of the ModuleTemplate (modulectl writes "")', '')
     .option('--dry-run', 'validate and write the ModuleTemplate; push nothing')
@@ -329,33 +548,60 @@ export function program(): Command {
     });
 
   withCluster(klm.command('ui'))
-    .description("a web view of a Kyma's modules and the catalog: add, delete (blockers listed first), why; live; acts with your kubeconfig, on loopback")
+    .description(
+      "a web view of a Kyma's modules and the catalog: add, delete (blockers listed first), why; live; acts with your kubeconfig, on loopback",
+    )
     .option('--kyma <namespace/name>', 'the Kyma the page opens with', DEFAULT_KYMA)
-    .option('--direct-namespace <ns>', "direct installs: the namespace of their objects that name none, and of klm's record of them", 'kyma-system')
+    .option(
+      '--direct-namespace <ns>',
+      "direct installs: the namespace of their objects that name none, and of klm's record of them",
+      'kyma-system',
+    )
     .option('--address <address>', 'where to listen (loopback unless you say otherwise)', '127.0.0.1')
     .option('--port <port>', 'the port (0: any free one)', '8090')
-    .option('--registry <host[/path]>', "direct installs: the OCI registry of the modules' components (default KLM_OCI_REGISTRY_HOST)")
+    .option(
+      '--registry <host[/path]>',
+      "direct installs: the OCI registry of the modules' components (default KLM_OCI_REGISTRY_HOST)",
+    )
     .option('--temporal-ui <url>', "Temporal's web UI, for links to workflows", process.env.KLM_TEMPORAL_UI_URL)
-    .action(async (o: ClusterOptions & DirectOptions & SourceFlags & { kyma: string; address: string; port: string; temporalUi?: string }) => {
-      const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number, not "${o.port}"`);
-      kymaRefOf(o.kyma);
-      const kube = await clusterClient(o);
-      const server = await startUi({
-        context: { kube, config: configFromEnv(process.env), directNamespace: o.directNamespace, sources: () => sourcesOf(o), crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs, ...(o.temporalUi ? { temporalUi: o.temporalUi } : {}), ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}) },
-        address: o.address,
-        port,
-        kyma: o.kyma,
-      });
-      console.log(`klm ui: open ${server.url}  (Ctrl-C stops it)`);
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void server.close().then(resolve));
-      });
-    });
+    .action(
+      async (
+        o: ClusterOptions &
+          DirectOptions &
+          SourceFlags & { kyma: string; address: string; port: string; temporalUi?: string },
+      ) => {
+        const port = Number(o.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new UsageError(`--port needs a port number, not "${o.port}"`);
+        kymaRefOf(o.kyma);
+        const kube = await clusterClient(o);
+        const server = await startUi({
+          context: {
+            kube,
+            config: configFromEnv(process.env),
+            directNamespace: o.directNamespace,
+            sources: () => sourcesOf(o),
+            crdTimeoutMs: configFromEnv(process.env).settings.crdEstablishedTimeoutMs,
+            ...(o.temporalUi ? { temporalUi: o.temporalUi } : {}),
+            ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}),
+          },
+          address: o.address,
+          port,
+          kyma: o.kyma,
+        });
+        console.log(`klm ui: open ${server.url}  (Ctrl-C stops it)`);
+        await new Promise<void>((resolve) => {
+          for (const signal of ['SIGINT', 'SIGTERM'] as const)
+            process.once(signal, () => void server.close().then(resolve));
+        });
+      },
+    );
 
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");
   withOutput(withCluster(ky.command('status <kyma>')))
-    .description('a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)')
+    .description(
+      'a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)',
+    )
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {
       const kube = await clusterClient(o);
@@ -365,7 +611,8 @@ export function program(): Command {
       if (gone) throw gone;
     });
 
-  klm.command('completion')
+  klm
+    .command('completion')
     .description('shell completion: eval "$(klm completion bash)" (or zsh)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action((shell: 'bash' | 'zsh') => {

@@ -27,7 +27,8 @@ type KymaObject = Kyma & KubeObject;
 
 export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObject> {
   const kyma = await kube.get<KymaObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-  if (!kyma) throw new Refused(`there is no Kyma ${ref.namespace}/${ref.name} (name another with --kyma namespace/name)`);
+  if (!kyma)
+    throw new Refused(`there is no Kyma ${ref.namespace}/${ref.name} (name another with --kyma namespace/name)`);
   return kyma;
 }
 
@@ -36,7 +37,10 @@ export async function readKyma(kube: KubeClient, ref: KymaRef): Promise<KymaObje
  * Secret's kubeconfig may not run commands on the machine of whoever runs klm (no exec plugins).
  */
 export async function targetOf(kube: KubeClient, ref: KymaRef): Promise<KubeClient> {
-  const { items } = await kube.list<KubeObject>('v1', 'Secret', { namespace: ref.namespace, labelSelector: `${LABELS.kymaName}=${ref.name}` });
+  const { items } = await kube.list<KubeObject>('v1', 'Secret', {
+    namespace: ref.namespace,
+    labelSelector: `${LABELS.kymaName}=${ref.name}`,
+  });
   return items[0] ? await clientFromSecret(items[0], { allowExec: false, fieldManager: CLI_FIELD_MANAGER }) : kube;
 }
 
@@ -73,45 +77,66 @@ async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects):
 /** Where `module list --show-errors` says what could not be read (the list shows Unknown). */
 export type ErrorReport = (line: string) => void;
 
-async function crState(target: KubeClient, module: string, status: ModuleStatus | undefined, report: ErrorReport): Promise<string> {
+async function crState(
+  target: KubeClient,
+  module: string,
+  status: ModuleStatus | undefined,
+  report: ErrorReport,
+): Promise<string> {
   const r = status?.resource;
   if (!r?.apiVersion || !r.kind || !r.metadata?.name) return '-';
   try {
-    const cr = await target.get<KubeObject & { status?: { state?: string } }>(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
+    const cr = await target.get<KubeObject & { status?: { state?: string } }>(
+      r.apiVersion,
+      r.kind,
+      r.metadata.name,
+      r.metadata.namespace,
+    );
     return cr ? (cr.status?.state ?? 'Unknown') : 'NotFound';
   } catch (err) {
-    report(`module ${module}: its custom resource ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be read: ${(err as Error).message}`);
+    report(
+      `module ${module}: its custom resource ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be read: ${(err as Error).message}`,
+    );
     return 'Unknown';
   }
 }
 
 /** The rows of the modules the Kyma has. */
-export async function kymaRows(kube: KubeClient, ref: KymaRef, kyma: Kyma, report: ErrorReport = () => undefined): Promise<ModuleRow[]> {
+export async function kymaRows(
+  kube: KubeClient,
+  ref: KymaRef,
+  kyma: Kyma,
+  report: ErrorReport = () => undefined,
+): Promise<ModuleRow[]> {
   const objects = await catalogObjects(kube, ref.namespace);
   const target = await targetOf(kube, ref).catch((err: Error) => {
-    report(`the cluster of Kyma ${ref.namespace}/${ref.name} cannot be reached, so its modules' CRs are not read: ${err.message}`);
+    report(
+      `the cluster of Kyma ${ref.namespace}/${ref.name} cannot be reached, so its modules' CRs are not read: ${err.message}`,
+    );
     return undefined;
   });
   const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
   const statuses = new Map((kyma.status?.modules ?? []).map((m) => [m.name, m]));
   const names = [...new Set([...specs.keys(), ...statuses.keys()])].sort();
-  return await Promise.all(names.map(async (name) => {
-    const spec = specs.get(name);
-    const status = statuses.get(name);
-    const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, objects) : undefined);
-    return {
-      name,
-      ...(v.installed ? { version: v.installed } : {}),
-      ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
-      ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
-      ...(status?.channel ? { installedChannel: status.channel } : {}),
-      customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
-      managed: spec?.managed ?? true,
-      moduleStatus: target ? await crState(target, name, status, report) : 'Unknown',
-      installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
-      ...(status?.message ? { message: status.message } : {}),
-    };
-  }));
+  return await Promise.all(
+    names.map(async (name) => {
+      const spec = specs.get(name);
+      const status = statuses.get(name);
+      const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, objects) : undefined);
+      return {
+        name,
+        ...(v.installed ? { version: v.installed } : {}),
+        ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
+        ...((spec?.channel ?? status?.channel) ? { channel: spec?.channel ?? status?.channel } : {}),
+        ...(status?.channel ? { installedChannel: status.channel } : {}),
+        customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
+        managed: spec?.managed ?? true,
+        moduleStatus: target ? await crState(target, name, status, report) : 'Unknown',
+        installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
+        ...(status?.message ? { message: status.message } : {}),
+      };
+    }),
+  );
 }
 
 /**
@@ -151,28 +176,40 @@ export function listEntries(rows: ModuleRow[]): ModuleListEntry[] {
 
 export function moduleTable(entries: ModuleListEntry[]): string {
   if (!entries.length) return 'no modules';
-  const body = table(['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'], entries.map((e) => [
-    e.name,
-    `${e.version}${e.desiredVersion ? ` (*${e.desiredVersion})` : ''}`,
-    e.crPolicy,
-    e.managed,
-    e.moduleStatus,
-    e.installationStatus,
-  ]));
-  return entries.some((e) => e.desiredVersion) ? `${body}\n(*V): the Kyma wants version V, which is not the one running yet` : body;
+  const body = table(
+    ['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'],
+    entries.map((e) => [
+      e.name,
+      `${e.version}${e.desiredVersion ? ` (*${e.desiredVersion})` : ''}`,
+      e.crPolicy,
+      e.managed,
+      e.moduleStatus,
+      e.installationStatus,
+    ]),
+  );
+  return entries.some((e) => e.desiredVersion)
+    ? `${body}\n(*V): the Kyma wants version V, which is not the one running yet`
+    : body;
 }
 
 /**
  * Writes the Kyma's module list, guarded by the resourceVersion it was read at, so that an edit
  * made meanwhile by someone else is not lost (one more read and try on a conflict).
  */
-async function editModules(kube: KubeClient, ref: KymaRef, edit: (modules: KymaModule[], kyma: KymaObject) => KymaModule[] | undefined): Promise<boolean> {
+async function editModules(
+  kube: KubeClient,
+  ref: KymaRef,
+  edit: (modules: KymaModule[], kyma: KymaObject) => KymaModule[] | undefined,
+): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     const kyma = await readKyma(kube, ref);
     const next = edit(structuredClone(kyma.spec.modules ?? []), kyma);
     if (!next) return false;
     try {
-      await kube.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, { metadata: { resourceVersion: kyma.metadata.resourceVersion }, spec: { modules: next } });
+      await kube.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
+        metadata: { resourceVersion: kyma.metadata.resourceVersion },
+        spec: { modules: next },
+      });
       return true;
     } catch (err) {
       if (!(err instanceof KubeApiError && err.status === 409) || attempt > 0) throw err;
@@ -190,7 +227,8 @@ export interface AddOptions {
 
 /** Why the worker would not install the module as asked, and what to do about it. */
 function refusalOf(f: Readiness, ref: KymaRef): string {
-  if (f.reason === 'ModuleNotVisible') return `${f.message}: label Kyma ${ref.namespace}/${ref.name} so to use it, or choose another --channel or --version`;
+  if (f.reason === 'ModuleNotVisible')
+    return `${f.message}: label Kyma ${ref.namespace}/${ref.name} so to use it, or choose another --channel or --version`;
   return `${f.message}; \`klm module catalog --kyma ${ref.namespace}/${ref.name}\` shows what this Kyma can use (--channel, --version)`;
 }
 
@@ -214,9 +252,16 @@ export async function addModule(kube: KubeClient, ref: KymaRef, module: string, 
   const objects = await catalogObjects(kube, ref.namespace);
   // Every module of the namespace: one the Kyma may not see is refused below, naming the label it lacks.
   const entry = (await catalogEntries(objects)).find((e) => e.name === module);
-  if (!entry) throw new Refused(`module "${module}" is not in the catalog of namespace ${ref.namespace}; \`klm module catalog\` lists what is`);
-  if (o.channel && !(o.channel in entry.channels)) throw new Refused(`module ${module} has no channel "${o.channel}"; it has: ${Object.keys(entry.channels).join(', ') || 'none'}`);
-  if (o.version && !entry.versions.includes(o.version)) throw new Refused(`module ${module} has no version "${o.version}"; it has: ${entry.versions.join(', ')}`);
+  if (!entry)
+    throw new Refused(
+      `module "${module}" is not in the catalog of namespace ${ref.namespace}; \`klm module catalog\` lists what is`,
+    );
+  if (o.channel && !(o.channel in entry.channels))
+    throw new Refused(
+      `module ${module} has no channel "${o.channel}"; it has: ${Object.keys(entry.channels).join(', ') || 'none'}`,
+    );
+  if (o.version && !entry.versions.includes(o.version))
+    throw new Refused(`module ${module} has no version "${o.version}"; it has: ${entry.versions.join(', ')}`);
   const kyma = await readKyma(kube, ref);
   const r = await resolutionOf(kyma, added(kyma.spec.modules ?? [], module, o).wanted, objects);
   if (r.failure) throw new Refused(refusalOf(r.failure, ref));
@@ -231,16 +276,29 @@ export async function addModule(kube: KubeClient, ref: KymaRef, module: string, 
   });
   if (!changed) return `module ${module} is already in Kyma ${ref.namespace}/${ref.name} as asked`;
   if (replaced) return `module ${module} changed in Kyma ${ref.namespace}/${ref.name}`;
-  const cr = written?.customResourcePolicy === 'Ignore' ? 'without its default CR (CR policy Ignore; --default-config-cr creates it)' : 'with its default CR (CR policy CreateAndDelete)';
+  const cr =
+    written?.customResourcePolicy === 'Ignore'
+      ? 'without its default CR (CR policy Ignore; --default-config-cr creates it)'
+      : 'with its default CR (CR policy CreateAndDelete)';
   return `module ${module} added to Kyma ${ref.namespace}/${ref.name} ${cr}`;
 }
 
 /** Sets the module's `managed` flag, and its CR policy when one is given; refuses a module the Kyma does not list. */
-export async function setManaged(kube: KubeClient, ref: KymaRef, module: string, managed: boolean, policy?: CustomResourcePolicy): Promise<string> {
+export async function setManaged(
+  kube: KubeClient,
+  ref: KymaRef,
+  module: string,
+  managed: boolean,
+  policy?: CustomResourcePolicy,
+): Promise<string> {
   const changed = await editModules(kube, ref, (modules) => {
     const m = modules.find((x) => x.name === module);
-    if (!m) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}; add it first with \`klm module add ${module}\``);
-    if ((m.managed ?? true) === managed && (!policy || (m.customResourcePolicy ?? 'CreateAndDelete') === policy)) return undefined;
+    if (!m)
+      throw new Refused(
+        `module ${module} is not in Kyma ${ref.namespace}/${ref.name}; add it first with \`klm module add ${module}\``,
+      );
+    if ((m.managed ?? true) === managed && (!policy || (m.customResourcePolicy ?? 'CreateAndDelete') === policy))
+      return undefined;
     if (managed) delete m.managed;
     else m.managed = false;
     if (policy) m.customResourcePolicy = policy;
@@ -248,7 +306,9 @@ export async function setManaged(kube: KubeClient, ref: KymaRef, module: string,
   });
   const what = managed ? 'managed' : 'unmanaged (its objects keep running, no longer reconciled)';
   const withPolicy = policy ? ` (CR policy ${policy})` : '';
-  return changed ? `module ${module} is now ${what}${withPolicy}` : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}${withPolicy}`;
+  return changed
+    ? `module ${module} is now ${what}${withPolicy}`
+    : `module ${module} is already ${managed ? 'managed' : 'unmanaged'}${withPolicy}`;
 }
 
 /** The kinds of the resources of a module people make: its default CR's and its associatedResources, of any version. */
@@ -256,7 +316,8 @@ export function kindsOfTemplates(templates: ModuleTemplate[]): { apiVersion: str
   const kinds = new Map<string, { apiVersion: string; kind: string }>();
   for (const template of templates) {
     const data = template.spec.data as { apiVersion?: string; kind?: string } | undefined;
-    if (data?.apiVersion && data.kind) kinds.set(`${data.apiVersion}/${data.kind}`, { apiVersion: data.apiVersion, kind: data.kind });
+    if (data?.apiVersion && data.kind)
+      kinds.set(`${data.apiVersion}/${data.kind}`, { apiVersion: data.apiVersion, kind: data.kind });
     for (const a of template.spec.associatedResources ?? []) {
       const apiVersion = apiVersionOf(a);
       kinds.set(`${apiVersion}/${a.kind}`, { apiVersion, kind: a.kind });
@@ -270,11 +331,19 @@ export function kindsOfTemplates(templates: ModuleTemplate[]): { apiVersion: str
  * (default CRs, this Kyma's or another's sharing the cluster, carry its owned-by annotation) and
  * those klm's direct installs made (its managed-by label) do not count.
  */
-export async function resourcesOfKinds(target: KubeClient, kinds: { apiVersion: string; kind: string }[]): Promise<KubeObject[]> {
+export async function resourcesOfKinds(
+  target: KubeClient,
+  kinds: { apiVersion: string; kind: string }[],
+): Promise<KubeObject[]> {
   const resources: KubeObject[] = [];
   for (const k of kinds) {
     try {
-      resources.push(...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter((o) => !o.metadata.annotations?.[OWNED_BY_ANNOTATION] && o.metadata.labels?.[LABELS.managedBy] !== CLI_MANAGED_BY));
+      resources.push(
+        ...(await target.list<KubeObject>(k.apiVersion, k.kind)).items.filter(
+          (o) =>
+            !o.metadata.annotations?.[OWNED_BY_ANNOTATION] && o.metadata.labels?.[LABELS.managedBy] !== CLI_MANAGED_BY,
+        ),
+      );
     } catch (err) {
       // A kind nobody serves any more has no resources left.
       if (!isNotFound(err)) throw err;
@@ -284,8 +353,14 @@ export async function resourcesOfKinds(target: KubeClient, kinds: { apiVersion: 
 }
 
 /** The kinds of the module's resources people make, of every version its namespace's templates offer (so none is missed). */
-export async function moduleKinds(kube: KubeClient, namespace: string, module: string): Promise<{ apiVersion: string; kind: string }[]> {
-  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace });
+export async function moduleKinds(
+  kube: KubeClient,
+  namespace: string,
+  module: string,
+): Promise<{ apiVersion: string; kind: string }[]> {
+  const { items: templates } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', {
+    namespace,
+  });
   return kindsOfTemplates(templates.filter((t) => t.spec.moduleName === module));
 }
 
@@ -303,16 +378,32 @@ export async function removeModule(kube: KubeClient, ref: KymaRef, module: strin
  * asked for: a module removed while in Error shows it until the lifecycle manager takes it out).
  * Progress lines go to `progress` when the state changes.
  */
-export async function waitForModule(kube: KubeClient, ref: KymaRef, module: string, done: (status: ModuleStatus | undefined) => boolean, timeoutMs: number, progress: (line: string) => void, stale?: ModuleStatus): Promise<ModuleStatus | undefined> {
+export async function waitForModule(
+  kube: KubeClient,
+  ref: KymaRef,
+  module: string,
+  done: (status: ModuleStatus | undefined) => boolean,
+  timeoutMs: number,
+  progress: (line: string) => void,
+  stale?: ModuleStatus,
+): Promise<ModuleStatus | undefined> {
   const deadline = Date.now() + timeoutMs;
   let said = '';
   for (;;) {
     const status = (await readKyma(kube, ref)).status?.modules?.find((m) => m.name === module);
     if (done(status)) return status;
-    const now = status ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}` : `${module}: waiting for the lifecycle manager`;
+    const now = status
+      ? `${module}: ${status.state ?? 'Unknown'}${status.version ? ` ${status.version}` : ''}${status.message ? ` (${status.message})` : ''}`
+      : `${module}: waiting for the lifecycle manager`;
     if (now !== said) progress((said = now));
-    if (status?.state === 'Error' && !(stale?.state === 'Error' && stale.message === status.message)) throw new Refused(`module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`);
-    if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
+    if (status?.state === 'Error' && !(stale?.state === 'Error' && stale.message === status.message))
+      throw new Refused(
+        `module ${module} is in Error: ${status.message ?? 'no message'}; \`klm module why ${module}\` tells more`,
+      );
+    if (Date.now() > deadline)
+      throw new WaitTimeoutError(
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`,
+      );
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -334,18 +425,37 @@ export interface Why {
 }
 
 /** Everything klm knows of why a module is where it is. */
-export async function why(kube: KubeClient, ref: KymaRef, module: string, temporalUi?: string, temporalNamespace?: string): Promise<Why> {
+export async function why(
+  kube: KubeClient,
+  ref: KymaRef,
+  module: string,
+  temporalUi?: string,
+  temporalNamespace?: string,
+): Promise<Why> {
   const kyma = await readKyma(kube, ref);
   const spec = kyma.spec.modules?.find((m) => m.name === module);
   const status = kyma.status?.modules?.find((m) => m.name === module);
   if (!spec && !status) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}`);
-  const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, await catalogObjects(kube, ref.namespace)) : undefined);
-  const { items } = await kube.list<KubeObject & { reason?: string; message?: string; type?: string; lastTimestamp?: string; eventTime?: string }>('v1', 'Event', { namespace: ref.namespace, fieldSelector: `involvedObject.kind=Kyma,involvedObject.name=${ref.name}` });
+  const v = moduleVersions(
+    status,
+    spec ? await resolutionOf(kyma, spec, await catalogObjects(kube, ref.namespace)) : undefined,
+  );
+  const { items } = await kube.list<
+    KubeObject & { reason?: string; message?: string; type?: string; lastTimestamp?: string; eventTime?: string }
+  >('v1', 'Event', {
+    namespace: ref.namespace,
+    fieldSelector: `involvedObject.kind=Kyma,involvedObject.name=${ref.name}`,
+  });
   const events = items
     .filter((e) => e.message?.includes(module))
     .sort((a, b) => (a.lastTimestamp ?? a.eventTime ?? '').localeCompare(b.lastTimestamp ?? b.eventTime ?? ''))
     .slice(-10)
-    .map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', ...(e.type ? { type: e.type } : {}), ...(e.lastTimestamp ?? e.eventTime ? { lastTimestamp: e.lastTimestamp ?? e.eventTime } : {}) }));
+    .map((e) => ({
+      reason: e.reason ?? '',
+      message: e.message ?? '',
+      ...(e.type ? { type: e.type } : {}),
+      ...((e.lastTimestamp ?? e.eventTime) ? { lastTimestamp: e.lastTimestamp ?? e.eventTime } : {}),
+    }));
   // The Kyma's workflow runs its modules.
   const workflowId = kymaWorkflowId(ref.namespace, ref.name);
   return {
@@ -355,7 +465,7 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
     ...(status?.message ? { message: status.message } : {}),
     ...(v.installed ? { installedVersion: v.installed } : {}),
     ...(v.wanted ? { desiredVersion: v.wanted } : {}),
-    ...(spec?.channel ?? status?.channel ? { channel: spec?.channel ?? status?.channel } : {}),
+    ...((spec?.channel ?? status?.channel) ? { channel: spec?.channel ?? status?.channel } : {}),
     workflowId,
     ...(temporalUi ? { temporalUi: workflowLink(temporalUi, temporalNamespace, workflowId) } : {}),
     events,
@@ -364,12 +474,21 @@ export async function why(kube: KubeClient, ref: KymaRef, module: string, tempor
 
 export function whyText(w: Why): string {
   const lines = [
-    w.direct ? `module ${w.module}, installed directly by klm into namespace ${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ${w.state ?? 'no state yet'}` : `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
+    w.direct
+      ? `module ${w.module}, installed directly by klm into namespace ${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ${w.state ?? 'no state yet'}`
+      : `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
     ...(w.message ? [`  ${w.message}`] : []),
     `installed version: ${w.installedVersion ?? '-'}; wanted: ${w.desiredVersion ?? '-'}${w.channel ? ` (channel ${w.channel})` : ''}`,
-    w.direct ? `from ModuleTemplate ${w.direct.template}; no workflow follows it (\`klm module add\` again repairs or upgrades it)` : `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
+    w.direct
+      ? `from ModuleTemplate ${w.direct.template}; no workflow follows it (\`klm module add\` again repairs or upgrades it)`
+      : `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
   ];
-  if (w.events.length) lines.push('events:', ...w.events.map((e) => `  ${e.lastTimestamp ?? ''} ${e.type ?? ''} ${e.reason}: ${e.message}`.replace(/ {2,}/g, ' ').trimEnd()));
+  if (w.events.length)
+    lines.push(
+      'events:',
+      ...w.events.map((e) =>
+        `  ${e.lastTimestamp ?? ''} ${e.type ?? ''} ${e.reason}: ${e.message}`.replace(/ {2,}/g, ' ').trimEnd(),
+      ),
+    );
   return lines.join('\n');
 }
-

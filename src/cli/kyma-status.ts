@@ -37,10 +37,14 @@ export async function workflowState(workflowId: string, config: Pick<KlmConfig, 
   try {
     connection = await Connection.connect({ ...config.temporal.connectionOptions, connectTimeout: CONNECT_TIMEOUT });
   } catch (err) {
-    throw new Refused(`cannot tell whether workflow ${workflowId} runs: Temporal at ${config.temporal.describe} did not answer (${(err as Error).message.split('\n')[0]}); set TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE as the worker has them`);
+    throw new Refused(
+      `cannot tell whether workflow ${workflowId} runs: Temporal at ${config.temporal.describe} did not answer (${(err as Error).message.split('\n')[0]}); set TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE as the worker has them`,
+    );
   }
   try {
-    const d = await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(workflowId).describe();
+    const d = await new Client({ connection, namespace: config.temporal.namespace }).workflow
+      .getHandle(workflowId)
+      .describe();
     return { status: d.status.name, ...(d.closeTime ? { closedAt: d.closeTime.toISOString() } : {}) };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
@@ -50,7 +54,12 @@ export async function workflowState(workflowId: string, config: Pick<KlmConfig, 
   }
 }
 
-export async function kymaStatus(kube: KubeClient, ref: KymaRef, config: Pick<KlmConfig, 'temporal'>, temporalUi?: string): Promise<KymaStatusView> {
+export async function kymaStatus(
+  kube: KubeClient,
+  ref: KymaRef,
+  config: Pick<KlmConfig, 'temporal'>,
+  temporalUi?: string,
+): Promise<KymaStatusView> {
   const kyma: Kyma & KubeObject = await readKyma(kube, ref);
   const workflowId = kymaWorkflowId(ref.namespace, ref.name);
   const link = workflowLink(temporalUi, config.temporal.namespace, workflowId);
@@ -58,8 +67,19 @@ export async function kymaStatus(kube: KubeClient, ref: KymaRef, config: Pick<Kl
     kyma: `${ref.namespace}/${ref.name}`,
     state: kyma.status?.state ?? 'Unknown',
     channel: kyma.spec.channel,
-    conditions: (kyma.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message })),
-    modules: (kyma.status?.modules ?? []).map((m) => ({ name: m.name, ...(m.version ? { version: m.version } : {}), ...(m.channel ? { channel: m.channel } : {}), ...(m.state ? { state: m.state } : {}), ...(m.message ? { message: m.message } : {}) })),
+    conditions: (kyma.status?.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+    })),
+    modules: (kyma.status?.modules ?? []).map((m) => ({
+      name: m.name,
+      ...(m.version ? { version: m.version } : {}),
+      ...(m.channel ? { channel: m.channel } : {}),
+      ...(m.state ? { state: m.state } : {}),
+      ...(m.message ? { message: m.message } : {}),
+    })),
     workflowId,
     workflow: await workflowState(workflowId, config),
     ...(link ? { temporalUi: link } : {}),
@@ -70,15 +90,38 @@ export async function kymaStatus(kube: KubeClient, ref: KymaRef, config: Pick<Kl
 export function notRunning(v: KymaStatusView): NotRunningError | undefined {
   const w = v.workflow;
   if (w.status === 'RUNNING') return undefined;
-  const how = w.status === 'NOT_FOUND' ? 'Temporal has no such workflow' : `it ended ${w.status}${w.closedAt ? ` at ${w.closedAt}` : ''}`;
-  return new NotRunningError(`the workflow ${v.workflowId} of Kyma ${v.kyma} is not running (${how}): nothing reconciles the Kyma; the bridge starts it again when the Kyma's spec or labels change, or when the bridge restarts`);
+  const how =
+    w.status === 'NOT_FOUND'
+      ? 'Temporal has no such workflow'
+      : `it ended ${w.status}${w.closedAt ? ` at ${w.closedAt}` : ''}`;
+  return new NotRunningError(
+    `the workflow ${v.workflowId} of Kyma ${v.kyma} is not running (${how}): nothing reconciles the Kyma; the bridge starts it again when the Kyma's spec or labels change, or when the bridge restarts`,
+  );
 }
 
 export function kymaStatusText(v: KymaStatusView): string {
   const w = v.workflow;
   const state = w.status === 'RUNNING' ? 'running' : `NOT RUNNING: ${w.status}${w.closedAt ? ` at ${w.closedAt}` : ''}`;
-  const lines = [`Kyma ${v.kyma}: ${v.state} (channel ${v.channel})`, `workflow: ${v.workflowId} (${state})${v.temporalUi ? `\n  ${v.temporalUi}` : ''}`];
-  if (v.conditions.length) lines.push('', table(['CONDITION', 'STATUS', 'REASON', 'MESSAGE'], v.conditions.map((c) => [c.type, c.status, c.reason, c.message])));
-  lines.push('', v.modules.length ? table(['MODULE', 'VERSION', 'CHANNEL', 'STATE', 'MESSAGE'], v.modules.map((m) => [m.name, m.version ?? '-', m.channel ?? '-', m.state ?? '-', m.message ?? ''])) : 'no modules');
+  const lines = [
+    `Kyma ${v.kyma}: ${v.state} (channel ${v.channel})`,
+    `workflow: ${v.workflowId} (${state})${v.temporalUi ? `\n  ${v.temporalUi}` : ''}`,
+  ];
+  if (v.conditions.length)
+    lines.push(
+      '',
+      table(
+        ['CONDITION', 'STATUS', 'REASON', 'MESSAGE'],
+        v.conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+      ),
+    );
+  lines.push(
+    '',
+    v.modules.length
+      ? table(
+          ['MODULE', 'VERSION', 'CHANNEL', 'STATE', 'MESSAGE'],
+          v.modules.map((m) => [m.name, m.version ?? '-', m.channel ?? '-', m.state ?? '-', m.message ?? '']),
+        )
+      : 'no modules',
+  );
   return lines.join('\n');
 }

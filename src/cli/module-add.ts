@@ -8,7 +8,15 @@ import type { KubeClient } from '../k8s/rest-client';
 import { directInstall } from './direct-install';
 import { readRecord } from './direct-record';
 import { directState } from './direct-status';
-import { addModule, installTargetOf, readKyma, setManaged, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import {
+  addModule,
+  installTargetOf,
+  readKyma,
+  setManaged,
+  targetOf,
+  waitForModule,
+  type KymaRef,
+} from './kyma-modules';
 import type { SourceOptions } from './module-source';
 import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
 import { Refused, WaitTimeoutError } from './output';
@@ -58,18 +66,30 @@ async function crObjects(file: string, namespace: string): Promise<KubeObject[]>
 }
 
 /** Waits until the direct install is Ready; Error ends the wait as a failure. */
-async function waitDirect(target: KubeClient, namespace: string, module: string, timeoutMs: number, progress: (line: string) => void): Promise<void> {
+async function waitDirect(
+  target: KubeClient,
+  namespace: string,
+  module: string,
+  timeoutMs: number,
+  progress: (line: string) => void,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let said = '';
   for (;;) {
     const record = await readRecord(target, namespace, module);
-    if (!record) throw new Refused(`module ${module} is no longer installed directly (its record in namespace ${namespace} is gone)`);
+    if (!record)
+      throw new Refused(
+        `module ${module} is no longer installed directly (its record in namespace ${namespace} is gone)`,
+      );
     const s = await directState(target, record);
     if (s.state === 'Ready') return;
     const now = `${module}: ${s.state} (${s.message})`;
     if (now !== said) progress((said = now));
     if (s.state === 'Error') throw new Refused(`module ${module} is in Error: ${s.message}`);
-    if (Date.now() > deadline) throw new WaitTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`);
+    if (Date.now() > deadline)
+      throw new WaitTimeoutError(
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for module ${module}; last: ${said}`,
+      );
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -78,29 +98,53 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', a.ref.name, a.ref.namespace);
   const community = isCommunityName(a.module);
   if (kyma && !community && !a.direct) return await addToKyma(kube, a);
-  if (community && (a.channel || a.version)) throw new Refused(`${a.module} is a community module: its template is one version; pull another with \`klm module pull --version\``);
-  const template = community ? await communityTemplate(kube, a.module) : await catalogTemplate(kube, a.ref.namespace, a.module, { ...(a.version ? { version: a.version } : {}), ...(a.channel ? { channel: a.channel } : {}) }, kyma?.spec.channel ?? 'regular');
+  if (community && (a.channel || a.version))
+    throw new Refused(
+      `${a.module} is a community module: its template is one version; pull another with \`klm module pull --version\``,
+    );
+  const template = community
+    ? await communityTemplate(kube, a.module)
+    : await catalogTemplate(
+        kube,
+        a.ref.namespace,
+        a.module,
+        { ...(a.version ? { version: a.version } : {}), ...(a.channel ? { channel: a.channel } : {}) },
+        kyma?.spec.channel ?? 'regular',
+      );
   const module = template.spec.moduleName!;
   if (kyma?.spec.modules?.some((m) => m.name === module)) {
-    throw new Refused(`module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install would fight the lifecycle manager. Remove it from the Kyma first (\`klm module delete ${module}\`), or change how the Kyma has it`);
+    throw new Refused(
+      `module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install would fight the lifecycle manager. Remove it from the Kyma first (\`klm module delete ${module}\`), or change how the Kyma has it`,
+    );
   }
-  if (community) a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
-  else if (kyma) a.progress(`warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`);
-  if (community && a.approve && !(await a.approve(`install the community module ${module}, which comes with no support?`))) throw new Refused('not confirmed: nothing installed (--auto-approve skips the question)');
+  if (community)
+    a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
+  else if (kyma)
+    a.progress(
+      `warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`,
+    );
+  if (
+    community &&
+    a.approve &&
+    !(await a.approve(`install the community module ${module}, which comes with no support?`))
+  )
+    throw new Refused('not confirmed: nothing installed (--auto-approve skips the question)');
   const target = await installTargetOf(kube, a.ref, kyma);
   const before = await readRecord(target, a.directNamespace, module);
-  a.say(await directInstall({
-    kube,
-    target,
-    template,
-    community,
-    namespace: a.directNamespace,
-    policy: a.crPath ? 'Ignore' : (a.policy ?? before?.customResourcePolicy ?? a.newPolicy ?? 'CreateAndDelete'),
-    ...(a.crPath ? { crObjects: await crObjects(a.crPath, a.directNamespace) } : {}),
-    sources: a.sources(),
-    crdTimeoutMs: a.crdTimeoutMs,
-    progress: a.progress,
-  }));
+  a.say(
+    await directInstall({
+      kube,
+      target,
+      template,
+      community,
+      namespace: a.directNamespace,
+      policy: a.crPath ? 'Ignore' : (a.policy ?? before?.customResourcePolicy ?? a.newPolicy ?? 'CreateAndDelete'),
+      ...(a.crPath ? { crObjects: await crObjects(a.crPath, a.directNamespace) } : {}),
+      sources: a.sources(),
+      crdTimeoutMs: a.crdTimeoutMs,
+      progress: a.progress,
+    }),
+  );
   if (a.wait) {
     await waitDirect(target, a.directNamespace, module, a.timeoutMs, a.progress);
     a.say(`module ${module} is Ready`);
@@ -110,7 +154,9 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
 /** Refuses to give the Kyma a module klm installed directly in its cluster. */
 async function refuseDirect(target: KubeClient, directNamespace: string, module: string): Promise<void> {
   if (await readRecord(target, directNamespace, module)) {
-    throw new Refused(`module ${module} is installed directly in namespace ${directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${module}\`)`);
+    throw new Refused(
+      `module ${module} is installed directly in namespace ${directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${module}\`)`,
+    );
   }
 }
 
@@ -119,10 +165,24 @@ async function addToKyma(kube: KubeClient, a: AddInput): Promise<void> {
   await refuseDirect(target, a.directNamespace, a.module);
   const objects = a.crPath ? await crObjects(a.crPath, a.directNamespace) : undefined;
   const policy = objects ? 'Ignore' : a.policy;
-  a.say(await addModule(kube, a.ref, a.module, { ...(a.channel ? { channel: a.channel } : {}), ...(a.version ? { version: a.version } : {}), ...(policy ? { policy } : {}), ...(a.newPolicy ? { newPolicy: a.newPolicy } : {}) }));
+  a.say(
+    await addModule(kube, a.ref, a.module, {
+      ...(a.channel ? { channel: a.channel } : {}),
+      ...(a.version ? { version: a.version } : {}),
+      ...(policy ? { policy } : {}),
+      ...(a.newPolicy ? { newPolicy: a.newPolicy } : {}),
+    }),
+  );
   if (!a.wait && !objects) return;
   // The module's CR from --cr-path needs its kind: it is applied once the module runs.
-  const status = await waitForModule(kube, a.ref, a.module, (s) => (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) && (!a.version || s.version === a.version), a.timeoutMs, a.progress);
+  const status = await waitForModule(
+    kube,
+    a.ref,
+    a.module,
+    (s) => (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) && (!a.version || s.version === a.version),
+    a.timeoutMs,
+    a.progress,
+  );
   if (objects) {
     for (const o of objects) await target.apply(o);
     a.say(`applied ${objects.length} objects of ${a.crPath}`);
@@ -144,7 +204,8 @@ export interface ManageInput {
  */
 export async function manage(kube: KubeClient, m: ManageInput): Promise<string> {
   const kyma = await readKyma(kube, m.ref);
-  if (kyma.spec.modules?.some((x) => x.name === m.module)) return await setManaged(kube, m.ref, m.module, true, m.policy);
+  if (kyma.spec.modules?.some((x) => x.name === m.module))
+    return await setManaged(kube, m.ref, m.module, true, m.policy);
   await refuseDirect(await targetOf(kube, m.ref), m.directNamespace, m.module);
   return await addModule(kube, m.ref, m.module, { policy: m.policy });
 }

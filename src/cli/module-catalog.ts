@@ -105,14 +105,25 @@ export async function catalogEntries(o: CatalogObjects, kyma?: Kyma): Promise<Ca
     e.internal ||= m.spec.internal === true;
   }
   const resolution = resolutionCatalog(o);
-  const done = await Promise.all([...entries.values()].map(async (e): Promise<CatalogEntry> => {
-    const problems: Record<string, Readiness> = {};
-    for (const channel of Object.keys(e.channels)) {
-      const r = await resolveModule({ name: e.name, channel, customResourcePolicy: 'CreateAndDelete', managed: true }, channel, resolution, visibility);
-      if (r.failure) problems[channel] = r.failure;
-    }
-    return { ...e, versions: [...new Set(e.versions)].sort(byVersion), ...(Object.keys(problems).length ? { channelProblems: problems } : {}) };
-  }));
+  const done = await Promise.all(
+    [...entries.values()].map(async (e): Promise<CatalogEntry> => {
+      const problems: Record<string, Readiness> = {};
+      for (const channel of Object.keys(e.channels)) {
+        const r = await resolveModule(
+          { name: e.name, channel, customResourcePolicy: 'CreateAndDelete', managed: true },
+          channel,
+          resolution,
+          visibility,
+        );
+        if (r.failure) problems[channel] = r.failure;
+      }
+      return {
+        ...e,
+        versions: [...new Set(e.versions)].sort(byVersion),
+        ...(Object.keys(problems).length ? { channelProblems: problems } : {}),
+      };
+    }),
+  );
   return done.sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -124,34 +135,59 @@ export async function catalog(kube: KubeClient, namespace: string, kyma?: Kyma):
 /** Community modules: each one pulled into the cluster, then those of the community catalog, one entry per module. */
 export function communityEntries(pulled: Template[], remote: Template[]): CatalogEntry[] {
   const fromCluster = pulled
-    .map((t) => ({ name: t.spec.moduleName!, versions: [t.spec.version!], channels: {}, ...visibilityOf(t.metadata.labels), origin: `${t.metadata.namespace}/${t.metadata.name}` }))
+    .map((t) => ({
+      name: t.spec.moduleName!,
+      versions: [t.spec.version!],
+      channels: {},
+      ...visibilityOf(t.metadata.labels),
+      origin: `${t.metadata.namespace}/${t.metadata.name}`,
+    }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.origin.localeCompare(b.origin));
   const byModule = new Map<string, CatalogEntry>();
   for (const t of remote) {
-    const e = byModule.get(t.spec.moduleName!) ?? { name: t.spec.moduleName!, versions: [], channels: {}, beta: false, internal: false, origin: 'community' };
+    const e = byModule.get(t.spec.moduleName!) ?? {
+      name: t.spec.moduleName!,
+      versions: [],
+      channels: {},
+      beta: false,
+      internal: false,
+      origin: 'community',
+    };
     e.versions.push(t.spec.version!);
     const f = visibilityOf(t.metadata.labels);
     e.beta ||= f.beta;
     e.internal ||= f.internal;
     byModule.set(e.name, e);
   }
-  const fromCatalog = [...byModule.values()].map((e) => ({ ...e, versions: [...new Set(e.versions)].sort(byVersion) })).sort((a, b) => a.name.localeCompare(b.name));
+  const fromCatalog = [...byModule.values()]
+    .map((e) => ({ ...e, versions: [...new Set(e.versions)].sort(byVersion) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
   return [...fromCluster, ...fromCatalog];
 }
 
 /** A channel's problem in a word or two, beside its version (the JSON output has the worker's message). */
 function mark(p: Readiness): string {
-  const words: Partial<Record<Readiness['reason'], string>> = { TemplateNotFound: 'no template', TemplateVersionMismatch: 'template of another version', ModuleNotVisible: 'not visible to this Kyma', InvalidVersion: 'not a semantic version' };
+  const words: Partial<Record<Readiness['reason'], string>> = {
+    TemplateNotFound: 'no template',
+    TemplateVersionMismatch: 'template of another version',
+    ModuleNotVisible: 'not visible to this Kyma',
+    InvalidVersion: 'not a semantic version',
+  };
   return words[p.reason] ?? p.reason;
 }
 
 export function catalogTable(entries: CatalogEntry[]): string {
   if (!entries.length) return 'no modules in this namespace';
-  return table(['NAME', 'VERSIONS', 'CHANNELS', 'FLAGS', 'ORIGIN'], entries.map((e) => [
-    e.name,
-    e.versions.join(', ') || '-',
-    Object.entries(e.channels).map(([c, v]) => `${c}: ${v}${e.channelProblems?.[c] ? ` (${mark(e.channelProblems[c])})` : ''}`).join(', ') || '-',
-    [e.beta && 'beta', e.internal && 'internal'].filter(Boolean).join(', ') || '-',
-    e.origin,
-  ]));
+  return table(
+    ['NAME', 'VERSIONS', 'CHANNELS', 'FLAGS', 'ORIGIN'],
+    entries.map((e) => [
+      e.name,
+      e.versions.join(', ') || '-',
+      Object.entries(e.channels)
+        .map(([c, v]) => `${c}: ${v}${e.channelProblems?.[c] ? ` (${mark(e.channelProblems[c])})` : ''}`)
+        .join(', ') || '-',
+      [e.beta && 'beta', e.internal && 'internal'].filter(Boolean).join(', ') || '-',
+      e.origin,
+    ]),
+  );
 }

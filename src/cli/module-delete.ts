@@ -9,7 +9,15 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { directDelete } from './direct-delete';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
-import { installTargetOf, moduleKinds, removeModule, resourcesOfKinds, targetOf, waitForModule, type KymaRef } from './kyma-modules';
+import {
+  installTargetOf,
+  moduleKinds,
+  removeModule,
+  resourcesOfKinds,
+  targetOf,
+  waitForModule,
+  type KymaRef,
+} from './kyma-modules';
 import { isCommunityName } from './module-templates';
 import { Refused } from './output';
 
@@ -27,11 +35,22 @@ export interface DeleteInput {
 }
 
 /** Refuses while `resources` exist, unless asked to delete them (and confirmed). */
-async function clearResources(target: KubeClient, module: string, resources: KubeObject[], d: DeleteInput): Promise<void> {
+async function clearResources(
+  target: KubeClient,
+  module: string,
+  resources: KubeObject[],
+  d: DeleteInput,
+): Promise<void> {
   if (!resources.length) return;
-  const list = resources.map((r) => `  ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`).join('\n');
-  if (!d.deleteResources) throw new Refused(`module ${module} still has resources of its kinds; delete them, or run again with --delete-resources:\n${list}`);
-  if (!d.autoApprove && !(await d.confirm(`delete these ${resources.length} resources?\n${list}\n`))) throw new Refused('not confirmed: nothing deleted (--auto-approve skips the question)');
+  const list = resources
+    .map((r) => `  ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`)
+    .join('\n');
+  if (!d.deleteResources)
+    throw new Refused(
+      `module ${module} still has resources of its kinds; delete them, or run again with --delete-resources:\n${list}`,
+    );
+  if (!d.autoApprove && !(await d.confirm(`delete these ${resources.length} resources?\n${list}\n`)))
+    throw new Refused('not confirmed: nothing deleted (--auto-approve skips the question)');
   for (const r of resources) await target.delete(r.apiVersion, r.kind, r.metadata.name, r.metadata.namespace);
   d.say(`deleted ${resources.length} resources of module ${module}`);
 }
@@ -53,11 +72,28 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
   const where = `Kyma ${d.ref.namespace}/${d.ref.name}`;
   if (kyma?.spec.modules?.some((m) => m.name === d.module)) {
     const target = await targetOf(kube, d.ref);
-    await clearResources(target, d.module, await resourcesOfKinds(target, await moduleKinds(kube, d.ref.namespace, d.module)), d);
-    d.say((await removeModule(kube, d.ref, d.module)) ? `module ${d.module} removed from ${where}` : `module ${d.module} is not in ${where}: nothing to do`);
+    await clearResources(
+      target,
+      d.module,
+      await resourcesOfKinds(target, await moduleKinds(kube, d.ref.namespace, d.module)),
+      d,
+    );
+    d.say(
+      (await removeModule(kube, d.ref, d.module))
+        ? `module ${d.module} removed from ${where}`
+        : `module ${d.module} is not in ${where}: nothing to do`,
+    );
     if (d.wait) {
       // Gone is done, whatever state it was in before (an Error it had then does not end the wait).
-      await waitForModule(kube, d.ref, d.module, (s) => s === undefined, d.timeoutMs, d.progress, kyma.status?.modules?.find((m) => m.name === d.module));
+      await waitForModule(
+        kube,
+        d.ref,
+        d.module,
+        (s) => s === undefined,
+        d.timeoutMs,
+        d.progress,
+        kyma.status?.modules?.find((m) => m.name === d.module),
+      );
       d.say(`module ${d.module} is gone`);
     }
     return;
@@ -65,7 +101,9 @@ export async function deleteModule(kube: KubeClient, d: DeleteInput): Promise<vo
   const target = await installTargetOf(kube, d.ref, kyma);
   const record = await directRecordOf(kube, target, d);
   if (!record) {
-    d.say(`module ${d.module} is neither in ${where} nor installed directly in namespace ${d.directNamespace}: nothing to do`);
+    d.say(
+      `module ${d.module} is neither in ${where} nor installed directly in namespace ${d.directNamespace}: nothing to do`,
+    );
     return;
   }
   await clearResources(target, record.module, await resourcesOfKinds(target, record.kinds), d);

@@ -7,7 +7,17 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
-import { blobLocation, componentLocation, configuredComponentLocation, DescriptorError, hasResources, namesComponent, pullDescriptor, rawManifestResource, type OcmRegistry } from '../oci/ocm';
+import {
+  blobLocation,
+  componentLocation,
+  configuredComponentLocation,
+  DescriptorError,
+  hasResources,
+  namesComponent,
+  pullDescriptor,
+  rawManifestResource,
+  type OcmRegistry,
+} from '../oci/ocm';
 import { OciError } from '../oci/registry-client';
 import type { Registries } from '../oci/registries';
 import { LayerFormatError, readLayer } from '../oci/tar';
@@ -43,13 +53,19 @@ export async function download(link: string, what: string, timeoutMs = 60_000): 
   } catch {
     throw new Refused(`${what}: its link is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Refused(`${what}: its link ${shownLink(link)} is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Refused(`${what}: its link ${shownLink(link)} is not http or https`);
   let res: Response;
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
   } catch (err) {
-    const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : 'it could not be reached';
-    throw new Refused(`${what}: ${shownLink(link)}: ${cause}; check the address and your network, then run the command again`);
+    const cause =
+      (err as Error).name === 'TimeoutError'
+        ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+        : 'it could not be reached';
+    throw new Refused(
+      `${what}: ${shownLink(link)}: ${cause}; check the address and your network, then run the command again`,
+    );
   }
   if (!res.ok) throw new Refused(`${what}: ${shownLink(link)} answered HTTP ${res.status}`);
   return await res.text();
@@ -62,14 +78,17 @@ export async function rawManifestOf(kube: KubeClient, template: Template, o: Sou
   if (link) return await download(link, `the raw manifest of ${where}`, o.timeoutMs);
   try {
     const descriptor = template.spec.descriptor;
-    const loc = namesComponent(descriptor) ? componentLocation(descriptor, where) : await configuredLocation(kube, template, where, o.registry);
+    const loc = namesComponent(descriptor)
+      ? componentLocation(descriptor, where)
+      : await configuredLocation(kube, template, where, o.registry);
     const client = o.registries.client(loc.registry);
     const full = hasResources(descriptor) ? descriptor : await pullDescriptor(client, loc);
     const res = rawManifestResource(full, hasResources(descriptor) ? loc : blobLocation(full, loc, where), where);
     const blob = await o.registries.client(res.registry).pullBlob(res.repository, res.digest);
     return readLayer(blob, `the raw-manifest layer ${res.digest} of ${where}`).text;
   } catch (err) {
-    if (err instanceof DescriptorError || err instanceof LayerFormatError || err instanceof OciError) throw new Refused(`fetching the raw manifest of ${where}: ${err.message}`);
+    if (err instanceof DescriptorError || err instanceof LayerFormatError || err instanceof OciError)
+      throw new Refused(`fetching the raw manifest of ${where}: ${err.message}`);
     throw err;
   }
 }
@@ -79,7 +98,13 @@ async function configuredLocation(kube: KubeClient, template: Template, where: s
   const ns = template.metadata.namespace;
   const meta = await kube.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', module, ns);
   const component = meta?.spec.ocmComponentName;
-  if (!component) throw new Refused(`${where} has an empty descriptor and no rawManifest link, and ${meta ? `ModuleReleaseMeta ${ns}/${module} names no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${ns}/${module}`}: klm cannot tell where the module's manifest is`);
-  if (!registry?.host) throw new Refused(`${where} has an empty descriptor: its component ${component} is in the registry the lifecycle manager is configured with; name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)`);
+  if (!component)
+    throw new Refused(
+      `${where} has an empty descriptor and no rawManifest link, and ${meta ? `ModuleReleaseMeta ${ns}/${module} names no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${ns}/${module}`}: klm cannot tell where the module's manifest is`,
+    );
+  if (!registry?.host)
+    throw new Refused(
+      `${where} has an empty descriptor: its component ${component} is in the registry the lifecycle manager is configured with; name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)`,
+    );
   return configuredComponentLocation(registry, component, template.spec.version ?? '', where);
 }

@@ -15,10 +15,19 @@ export function isCommunityName(name: string): boolean {
 
 export async function communityTemplate(kube: KubeClient, name: string): Promise<Template> {
   const [namespace, templateName, ...rest] = name.split('/');
-  if (!namespace || !templateName || rest.length) throw new Refused(`"${name}" is no community module: name one as namespace/template (\`klm module catalog\` lists them)`);
+  if (!namespace || !templateName || rest.length)
+    throw new Refused(
+      `"${name}" is no community module: name one as namespace/template (\`klm module catalog\` lists them)`,
+    );
   const template = await kube.get<Template>(API_VERSION, 'ModuleTemplate', templateName, namespace);
-  if (!template) throw new Refused(`there is no ModuleTemplate ${name}; \`klm module pull <module> --namespace ${namespace}\` brings a community module's template into the cluster`);
-  if (!template.spec.moduleName || !template.spec.version) throw new Refused(`ModuleTemplate ${name} names no spec.moduleName and spec.version: it is no module version klm can install`);
+  if (!template)
+    throw new Refused(
+      `there is no ModuleTemplate ${name}; \`klm module pull <module> --namespace ${namespace}\` brings a community module's template into the cluster`,
+    );
+  if (!template.spec.moduleName || !template.spec.version)
+    throw new Refused(
+      `ModuleTemplate ${name} names no spec.moduleName and spec.version: it is no module version klm can install`,
+    );
   return template;
 }
 
@@ -35,10 +44,19 @@ export interface Wanted {
 }
 
 /** The catalog's template of `module` for the version or channel asked (the highest version when the module has no ModuleReleaseMeta). */
-export async function catalogTemplate(kube: KubeClient, namespace: string, module: string, wanted: Wanted, defaultChannel: string): Promise<Template> {
+export async function catalogTemplate(
+  kube: KubeClient,
+  namespace: string,
+  module: string,
+  wanted: Wanted,
+  defaultChannel: string,
+): Promise<Template> {
   const { items } = await kube.list<Template>(API_VERSION, 'ModuleTemplate', { namespace });
   const templates = items.filter((t) => t.spec.moduleName === module && t.spec.version);
-  if (!templates.length) throw new Refused(`module "${module}" is not in the catalog of namespace ${namespace}; \`klm module catalog\` lists what is`);
+  if (!templates.length)
+    throw new Refused(
+      `module "${module}" is not in the catalog of namespace ${namespace}; \`klm module catalog\` lists what is`,
+    );
   const versions = templates.map((t) => t.spec.version!);
   let version = wanted.version;
   if (!version) {
@@ -46,9 +64,15 @@ export async function catalogTemplate(kube: KubeClient, namespace: string, modul
     const channel = wanted.channel ?? defaultChannel;
     if (meta) {
       version = meta.spec.channels?.find((c) => c.channel === channel)?.version;
-      if (!version) throw new Refused(`module ${module} has no version on channel "${channel}"; it has: ${(meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none'} (--channel), or name a version with --version`);
+      if (!version)
+        throw new Refused(
+          `module ${module} has no version on channel "${channel}"; it has: ${(meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none'} (--channel), or name a version with --version`,
+        );
     } else {
-      if (wanted.channel) throw new Refused(`module ${module} has no channels (no ModuleReleaseMeta ${namespace}/${module}); name a version with --version (${versions.join(', ')})`);
+      if (wanted.channel)
+        throw new Refused(
+          `module ${module} has no channels (no ModuleReleaseMeta ${namespace}/${module}); name a version with --version (${versions.join(', ')})`,
+        );
       version = highestVersion(versions)!;
     }
   }

@@ -11,7 +11,11 @@ export function outputOf(value: string): Output {
 /** Columns padded to their widest cell, headers in capitals as kubectl prints them. */
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3))).join('').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3)))
+      .join('')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 

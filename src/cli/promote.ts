@@ -21,11 +21,20 @@ export interface Promotion {
 /** The ModuleReleaseMeta to edit and the version the channel has now; refuses what cannot be promoted. */
 export async function checkPromotion(kube: KubeClient, p: Promotion): Promise<{ meta: ReleaseMeta; from?: string }> {
   const meta = await kube.get<ReleaseMeta>(API_VERSION, 'ModuleReleaseMeta', p.module, p.namespace);
-  if (!meta) throw new Refused(`module ${p.module} has no ModuleReleaseMeta in namespace ${p.namespace}: publish it first`);
-  if (meta.spec.mandatory) throw new Refused(`module ${p.module} is mandatory (version ${meta.spec.mandatory.version}): it has no channels; edit spec.mandatory.version of its ModuleReleaseMeta instead`);
-  const { items } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', { namespace: p.namespace });
+  if (!meta)
+    throw new Refused(`module ${p.module} has no ModuleReleaseMeta in namespace ${p.namespace}: publish it first`);
+  if (meta.spec.mandatory)
+    throw new Refused(
+      `module ${p.module} is mandatory (version ${meta.spec.mandatory.version}): it has no channels; edit spec.mandatory.version of its ModuleReleaseMeta instead`,
+    );
+  const { items } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', {
+    namespace: p.namespace,
+  });
   const versions = items.filter((t) => t.spec.moduleName === p.module).map((t) => t.spec.version);
-  if (!versions.includes(p.version)) throw new Refused(`module ${p.module} has no ModuleTemplate for version ${p.version} in namespace ${p.namespace}; it has: ${versions.join(', ') || 'none'}`);
+  if (!versions.includes(p.version))
+    throw new Refused(
+      `module ${p.module} has no ModuleTemplate for version ${p.version} in namespace ${p.namespace}; it has: ${versions.join(', ') || 'none'}`,
+    );
   const from = meta.spec.channels?.find((c) => c.channel === p.channel)?.version;
   return { meta, ...(from ? { from } : {}) };
 }
@@ -38,11 +47,20 @@ export function policyRefusal(p: Promotion, plan: RolloutPlanView): string | und
 
 /** Writes the channel's new version, guarded by the resourceVersion the check read. */
 export async function promote(kube: KubeClient, p: Promotion, meta: ReleaseMeta): Promise<void> {
-  const channels = [...(meta.spec.channels ?? []).filter((c) => c.channel !== p.channel), { channel: p.channel, version: p.version }];
+  const channels = [
+    ...(meta.spec.channels ?? []).filter((c) => c.channel !== p.channel),
+    { channel: p.channel, version: p.version },
+  ];
   try {
-    await kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', p.module, p.namespace, { metadata: { resourceVersion: meta.metadata.resourceVersion }, spec: { channels } });
+    await kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', p.module, p.namespace, {
+      metadata: { resourceVersion: meta.metadata.resourceVersion },
+      spec: { channels },
+    });
   } catch (err) {
-    if (err instanceof KubeApiError && err.status === 409) throw new Refused(`the ModuleReleaseMeta ${p.namespace}/${p.module} changed while the plan was shown: run the command again to see the plan as it is now`);
+    if (err instanceof KubeApiError && err.status === 409)
+      throw new Refused(
+        `the ModuleReleaseMeta ${p.namespace}/${p.module} changed while the plan was shown: run the command again to see the plan as it is now`,
+      );
     throw err;
   }
 }

@@ -42,19 +42,25 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 function watchFleet(kcp: KubeClient): () => void {
   let last = '';
   const timer = setInterval(() => {
-    void kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma').then(({ items }) => {
-      const lines = items.map((k) => {
-        const mods = (k.status?.modules ?? []).map((m) => `${m.name}@${m.version ?? '?'}=${m.state}`).join(' ');
-        // Why a module is not Ready (a blocked removal, an error) is worth a line of its own.
-        const why = (k.status?.modules ?? []).filter((m) => m.state !== 'Ready' && m.state !== 'Unmanaged' && m.message).map((m) => `\n      ${m.name}: ${m.message}`).join('');
-        return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}${why}`;
-      });
-      const text = lines.join('\n');
-      if (text !== last) {
-        last = text;
-        console.log(`[${new Date().toISOString().slice(11, 19)}] Kymas:\n${text}`);
-      }
-    }, () => undefined);
+    void kcp.list<Kyma & KubeObject>(API_VERSION, 'Kyma').then(
+      ({ items }) => {
+        const lines = items.map((k) => {
+          const mods = (k.status?.modules ?? []).map((m) => `${m.name}@${m.version ?? '?'}=${m.state}`).join(' ');
+          // Why a module is not Ready (a blocked removal, an error) is worth a line of its own.
+          const why = (k.status?.modules ?? [])
+            .filter((m) => m.state !== 'Ready' && m.state !== 'Unmanaged' && m.message)
+            .map((m) => `\n      ${m.name}: ${m.message}`)
+            .join('');
+          return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}${why}`;
+        });
+        const text = lines.join('\n');
+        if (text !== last) {
+          last = text;
+          console.log(`[${new Date().toISOString().slice(11, 19)}] Kymas:\n${text}`);
+        }
+      },
+      () => undefined,
+    );
   }, 1000);
   return () => clearInterval(timer);
 }
@@ -63,12 +69,18 @@ export async function up(o: UpOptions): Promise<void> {
   // This command stops the worker itself on Ctrl-C, after the bridge.
   // The worker's log as the worker process has it (src/infra/log.ts), quieter by default: the fleet's states are printed here.
   const level = o.config.logLevel ?? 'WARN';
-  Runtime.install({ logger: new LineLog(level), telemetryOptions: { logging: { filter: { core: level }, forward: {} } }, shutdownSignals: [] });
+  Runtime.install({
+    logger: new LineLog(level),
+    telemetryOptions: { logging: { filter: { core: level }, forward: {} } },
+    shutdownSignals: [],
+  });
   const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
   const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
   const temporal = o.external ? o.config.temporal.connectionOptions : { address: stack!.info.temporalAddress };
   const namespace = o.config.temporal.namespace;
-  const kcp = o.external ? await controlPlaneClient(kubeconfig) : await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
+  const kcp = o.external
+    ? await controlPlaneClient(kubeconfig)
+    : await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
   const stops: (() => Promise<void> | void)[] = [];
   try {
     if (o.external) await installCrds(kcp);
@@ -81,7 +93,21 @@ export async function up(o: UpOptions): Promise<void> {
     const native = await NativeConnection.connect(temporal);
     // The local stack's registry holds the sample modules' components, unless one is configured.
     const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
-    const worker = await createKlmWorker({ connection: native, namespace, taskQueue: o.config.taskQueue, kcp, blobCacheDir: o.config.blobCacheDir, registry: o.config.registry, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, workflowCacheSize: o.config.workflowCacheSize, taskPollers: o.config.taskPollers, retrySchedule: settings, ...(ociRegistry ? { ociRegistry } : {}), ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}) });
+    const worker = await createKlmWorker({
+      connection: native,
+      namespace,
+      taskQueue: o.config.taskQueue,
+      kcp,
+      blobCacheDir: o.config.blobCacheDir,
+      registry: o.config.registry,
+      targetRequestTimeoutMs: o.config.targetRequestTimeoutMs,
+      allowKubeconfigExec: o.config.allowKubeconfigExec,
+      workflowCacheSize: o.config.workflowCacheSize,
+      taskPollers: o.config.taskPollers,
+      retrySchedule: settings,
+      ...(ociRegistry ? { ociRegistry } : {}),
+      ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}),
+    });
     const running = worker.run();
     stops.push(async () => {
       worker.shutdown();
@@ -90,7 +116,17 @@ export async function up(o: UpOptions): Promise<void> {
     });
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
-    const bridge = new Bridge({ kcp, temporal: new Client({ connection, namespace }), taskQueue: o.config.taskQueue, settings, probeMs: o.config.targetProbeIntervalMs, newsWindowMs: o.config.newsWindowMs, targetRequestTimeoutMs: o.config.targetRequestTimeoutMs, allowKubeconfigExec: o.config.allowKubeconfigExec, log: (m) => console.error(`bridge: ${m}`) });
+    const bridge = new Bridge({
+      kcp,
+      temporal: new Client({ connection, namespace }),
+      taskQueue: o.config.taskQueue,
+      settings,
+      probeMs: o.config.targetProbeIntervalMs,
+      newsWindowMs: o.config.newsWindowMs,
+      targetRequestTimeoutMs: o.config.targetRequestTimeoutMs,
+      allowKubeconfigExec: o.config.allowKubeconfigExec,
+      log: (m) => console.error(`bridge: ${m}`),
+    });
     await bridge.start();
     stops.push(() => bridge.stop());
 
@@ -108,9 +144,13 @@ export async function up(o: UpOptions): Promise<void> {
     console.log('');
     console.log('klm is running.');
     if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
-    console.log(`  Temporal:         ${describeTemporal(temporal)} (namespace ${namespace}, task queue ${o.config.taskQueue})`);
+    console.log(
+      `  Temporal:         ${describeTemporal(temporal)} (namespace ${namespace}, task queue ${o.config.taskQueue})`,
+    );
     console.log(`  kubeconfig:       ${kubeconfig}`);
-    console.log(`  metrics:          http://127.0.0.1:${metrics.port}/metrics (dashboard: deploy/grafana/klm-dashboard.json)`);
+    console.log(
+      `  metrics:          http://127.0.0.1:${metrics.port}/metrics (dashboard: deploy/grafana/klm-dashboard.json)`,
+    );
     if (stack) {
       console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
       console.log(`  OCI registry:     ${stack.info.registryHost}`);

@@ -37,14 +37,18 @@ export interface Downtime {
 }
 
 /** The outcome of resolving one module of the spec. */
-export type Resolution = { name: string; module: ResolvedModule; failure?: undefined; downtime?: Downtime } | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
+export type Resolution =
+  | { name: string; module: ResolvedModule; failure?: undefined; downtime?: Downtime }
+  | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
 
 /**
  * Kyma workflow → module workflow: what is wanted now, for the Kyma with this uid. A failure
  * means the module could not be resolved any more; what is installed stays, and the module
  * shows the failure.
  */
-export type DesiredModule = { uid: string; module: ResolvedModule; failure?: undefined } | { uid: string; module?: undefined; failure: Readiness };
+export type DesiredModule =
+  | { uid: string; module: ResolvedModule; failure?: undefined }
+  | { uid: string; module?: undefined; failure: Readiness };
 
 /** What a module workflow has installed (carried across continue-as-new). */
 export interface Installed {

@@ -123,7 +123,8 @@ export const abortRollout = defineUpdate<RolloutProgress, [OperatorAction]>('abo
  * Rolling, Soaking: a wave upgrading or soaking. Paused: by an operator. Halted: the failure
  * budget is spent (or the policy is invalid). Completed, Aborted: this version is done.
  */
-export type RolloutPhase = 'Idle' | 'Planning' | 'Waiting' | 'Rolling' | 'Soaking' | 'Paused' | 'Halted' | 'Completed' | 'Aborted';
+export type RolloutPhase =
+  'Idle' | 'Planning' | 'Waiting' | 'Rolling' | 'Soaking' | 'Paused' | 'Halted' | 'Completed' | 'Aborted';
 
 export interface WaveProgress {
   size: number;

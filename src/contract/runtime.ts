@@ -83,4 +83,3 @@ export interface RuntimeSide {
   toldTaken?: string;
   cleanup?: 'failed' | 'done';
 }
-

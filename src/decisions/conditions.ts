@@ -7,11 +7,21 @@ import { codePointBytes } from './utf8';
 /** The CRDs' (and metav1.Condition's) limit on a condition's message. */
 export const CONDITION_MESSAGE_BYTES = 32_768;
 
-export function mergeConditions(old: Condition[] | undefined, next: ConditionInput[], generation: number, now: string): Condition[] {
+export function mergeConditions(
+  old: Condition[] | undefined,
+  next: ConditionInput[],
+  generation: number,
+  now: string,
+): Condition[] {
   return next.map((c) => {
     const prev = old?.find((o) => o.type === c.type);
     const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : now;
-    return { ...c, message: boundedText(c.message, CONDITION_MESSAGE_BYTES), observedGeneration: generation, lastTransitionTime };
+    return {
+      ...c,
+      message: boundedText(c.message, CONDITION_MESSAGE_BYTES),
+      observedGeneration: generation,
+      lastTransitionTime,
+    };
   });
 }
 

@@ -120,7 +120,11 @@ export class KymaModuleSet {
     if (hold) this.held[r.name] = hold;
     if (!running) {
       d.start.push(module);
-      d.events.push({ type: 'Normal', reason: 'ModuleInstalling', message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})` });
+      d.events.push({
+        type: 'Normal',
+        reason: 'ModuleInstalling',
+        message: `installing module ${r.name} ${module.version} (channel ${module.channel || 'pinned'})`,
+      });
       this.sent[r.name] = sentKey({ uid: pass.uid, module });
     } else {
       this.tell(d, r.name, { uid: pass.uid, module }, rewanted);
@@ -144,10 +148,16 @@ export class KymaModuleSet {
       } else if (pass.unmanaged.has(n)) {
         this.removing[n] = 'release';
         d.release.push(n);
-        d.events.push({ type: 'Normal', reason: 'ModuleUnmanaged', message: `module ${n} is no longer managed: its objects keep running, unlabelled` });
+        d.events.push({
+          type: 'Normal',
+          reason: 'ModuleUnmanaged',
+          message: `module ${n} is no longer managed: its objects keep running, unlabelled`,
+        });
       }
     }
-    return d.start.length + d.update.length + d.remove.length + d.release.length > 0 ? { kind: 'dispatch', ...d } : undefined;
+    return d.start.length + d.update.length + d.remove.length + d.release.length > 0
+      ? { kind: 'dispatch', ...d }
+      : undefined;
   }
 
   /** The Kyma was deleted without our finalizer: every module is released (its objects keep running). */
@@ -161,7 +171,13 @@ export class KymaModuleSet {
       update: [],
       remove: [],
       release: names,
-      events: [{ type: 'Warning', reason: 'KymaGone', message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled` }],
+      events: [
+        {
+          type: 'Warning',
+          reason: 'KymaGone',
+          message: `the Kyma was deleted without its finalizer; releasing its modules (${names.join(', ')}): their objects keep running, unlabelled`,
+        },
+      ],
     };
   }
 
@@ -188,7 +204,11 @@ export class KymaModuleSet {
     if (!running || this.removing[r.name]) return;
     this.removing[r.name] = 'remove';
     d.remove.push(r.name);
-    d.events.push({ type: 'Normal', reason: 'ModuleRemoving', message: `removing module ${r.name}: ${r.failure.message}` });
+    d.events.push({
+      type: 'Normal',
+      reason: 'ModuleRemoving',
+      message: `removing module ${r.name}: ${r.failure.message}`,
+    });
   }
 
   /** Tells a running module what is wanted, when that changed (`always`: its removal was called off). */

@@ -13,7 +13,9 @@ import { eventStep, type KymaStep } from './kyma-steps';
 /** Whether the Kyma follows the admitted module on the admission's channel (no pin, managed). */
 export function followsAdmission(snapshot: KymaSnapshot, a: Admission): boolean {
   const spec = snapshot.modules.find((m) => m.name === a.module);
-  return Boolean(spec && !spec.version && spec.managed && effectiveChannel(spec.channel, snapshot.channel) === a.channel);
+  return Boolean(
+    spec && !spec.version && spec.managed && effectiveChannel(spec.channel, snapshot.channel) === a.channel,
+  );
 }
 
 export class KymaRolloutGate {
@@ -36,7 +38,11 @@ export class KymaRolloutGate {
    * `gated`: false in runs recorded before rollouts existed (nothing is held). `joins`: a hold
    * tells its rollout that this Kyma waits (false in runs recorded before that).
    */
-  constructor(private readonly gated: boolean, private readonly joins: boolean, carried?: { admitted?: Record<string, Admission>; rolloutEnded?: Record<string, RolloutEnded> }) {
+  constructor(
+    private readonly gated: boolean,
+    private readonly joins: boolean,
+    carried?: { admitted?: Record<string, Admission>; rolloutEnded?: Record<string, RolloutEnded> },
+  ) {
     this.admitted = carried?.admitted ?? {};
     this.rolloutEndedNote = carried?.rolloutEnded ?? {};
   }
@@ -51,13 +57,28 @@ export class KymaRolloutGate {
    * move it now (undefined: not loaded yet, the resolution after the load applies it). Running
    * that version already, the rollout hears how it stands; else the module is resolved alone.
    */
-  admit(a: Admission, follows: boolean | undefined, running: ResolvedModule | undefined, report: ModuleReport | undefined): KymaStep | undefined {
+  admit(
+    a: Admission,
+    follows: boolean | undefined,
+    running: ResolvedModule | undefined,
+    report: ModuleReport | undefined,
+  ): KymaStep | undefined {
     const { seen: _, ...admission } = a;
     this.admitted[a.module] = admission;
     delete this.toldRollout[a.module];
     if (follows === undefined) return undefined;
     // Nothing to move here now (paused Kymas move when they resume): the rollout need not wait.
-    if (!follows) return { kind: 'rolloutReport', module: a.module, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: this Kyma does not follow the module on this channel now' } };
+    if (!follows)
+      return {
+        kind: 'rolloutReport',
+        module: a.module,
+        channel: a.channel,
+        report: {
+          version: a.version,
+          state: 'Ready',
+          message: 'skipped: this Kyma does not follow the module on this channel now',
+        },
+      };
     if (running?.version === a.version) return this.tell(a.module, running, report);
     this.toResolve.add(a.module);
     return undefined;
@@ -98,7 +119,15 @@ export class KymaRolloutGate {
 
   /** The channel and version a resolved module waits for, if the gate holds it. */
   private hold(r: Resolution, running: ResolvedModule | undefined): { channel: string; version: string } | undefined {
-    if (!this.gated || !r.module || !running || !running.channel || running.channel !== r.module.channel || running.version === r.module.version) return undefined;
+    if (
+      !this.gated ||
+      !r.module ||
+      !running ||
+      !running.channel ||
+      running.channel !== r.module.channel ||
+      running.version === r.module.version
+    )
+      return undefined;
     const a = this.admitted[r.name];
     if (a?.channel === r.module.channel && a.version === r.module.version) return undefined;
     return { channel: r.module.channel, version: r.module.version };
@@ -109,7 +138,12 @@ export class KymaRolloutGate {
     const a = this.admitted[name];
     if (a?.version !== version || this.toldRollout[name] === 'deferred') return undefined;
     this.toldRollout[name] = 'deferred';
-    return { kind: 'rolloutReport', module: name, channel: a.channel, report: { version, state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } };
+    return {
+      kind: 'rolloutReport',
+      module: name,
+      channel: a.channel,
+      report: { version, state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' },
+    };
   }
 
   /** Tells the module's rollout its state at the admitted version, once per state. */
@@ -123,7 +157,12 @@ export class KymaRolloutGate {
     if (at !== a.version) return undefined;
     if (this.toldRollout[name] === status.state) return undefined;
     this.toldRollout[name] = status.state;
-    return { kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: status.state, ...(status.message ? { message: status.message } : {}) } };
+    return {
+      kind: 'rolloutReport',
+      module: name,
+      channel: a.channel,
+      report: { version: a.version, state: status.state, ...(status.message ? { message: status.message } : {}) },
+    };
   }
 
   /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
@@ -142,14 +181,26 @@ export class KymaRolloutGate {
     this.startedRollout[module] = version;
     return [
       { kind: 'startRollout', module, channel, version },
-      eventStep('Normal', 'RolloutStarted', `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`),
+      eventStep(
+        'Normal',
+        'RolloutStarted',
+        `module ${module}: version ${version} of channel ${channel} had no rollout; this Kyma started it, and waits for it to admit the version`,
+      ),
     ];
   }
 
   /** The module is gone: its rollout need not wait for it. */
   removed(name: string): KymaStep | undefined {
     const a = this.admitted[name];
-    const skipped: KymaStep | undefined = a && this.toldRollout[name] === undefined ? { kind: 'rolloutReport', module: name, channel: a.channel, report: { version: a.version, state: 'Ready', message: 'skipped: the module was removed from this Kyma' } } : undefined;
+    const skipped: KymaStep | undefined =
+      a && this.toldRollout[name] === undefined
+        ? {
+            kind: 'rolloutReport',
+            module: name,
+            channel: a.channel,
+            report: { version: a.version, state: 'Ready', message: 'skipped: the module was removed from this Kyma' },
+          }
+        : undefined;
     delete this.admitted[name];
     delete this.toldRollout[name];
     delete this.joined[name];

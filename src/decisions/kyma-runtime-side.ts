@@ -29,7 +29,10 @@ export class KymaRuntimeSide {
   private syncing?: RuntimeSpec;
 
   /** `enabled`: false in runs recorded before the runtime side existed (they keep to the control-plane Kyma). */
-  constructor(readonly enabled: boolean, carried?: RuntimeSide) {
+  constructor(
+    readonly enabled: boolean,
+    carried?: RuntimeSide,
+  ) {
     if (carried) this.state = { ...carried, catalog: carried.catalog ?? 'changed' };
   }
 
@@ -96,7 +99,13 @@ export class KymaRuntimeSide {
       }
       if (result.kind === 'taken' && rt.toldTaken !== result.owner) {
         rt.toldTaken = result.owner;
-        steps.push(eventStep('Warning', 'RuntimeKymaTaken', `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`));
+        steps.push(
+          eventStep(
+            'Warning',
+            'RuntimeKymaTaken',
+            `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`,
+          ),
+        );
       }
     }
     let followed = snapshot;
@@ -105,7 +114,11 @@ export class KymaRuntimeSide {
       // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
       const listed = new Set(spec.modules.map((m) => m.name));
       const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
-      followed = { ...snapshot, channel: spec.channel || snapshot.channel, modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))] };
+      followed = {
+        ...snapshot,
+        channel: spec.channel || snapshot.channel,
+        modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))],
+      };
     }
     if (rt.catalogVisibility !== JSON.stringify(snapshot.visibility)) rt.catalog ??= 'changed';
     if (rt.catalogFailed) {
@@ -183,9 +196,33 @@ export class KymaRuntimeSide {
   condition(remote: boolean): ConditionInput | undefined {
     const { mode, problem } = this.state;
     if (!this.enabled || (!mode && !problem) || (!remote && mode !== 'synced')) return undefined;
-    if (problem) return { type: 'Runtime', status: 'False', reason: problem.reason, message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}` };
-    if (mode === 'controlPlane') return { type: 'Runtime', status: 'True', reason: 'ControlPlane', message: 'the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma\'s spec' };
-    if (mode === 'taken') return { type: 'Runtime', status: 'False', reason: 'RuntimeKymaTaken', message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec` };
-    return { type: 'Runtime', status: 'True', reason: 'Synced', message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}` };
+    if (problem)
+      return {
+        type: 'Runtime',
+        status: 'False',
+        reason: problem.reason,
+        message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}`,
+      };
+    if (mode === 'controlPlane')
+      return {
+        type: 'Runtime',
+        status: 'True',
+        reason: 'ControlPlane',
+        message:
+          "the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma's spec",
+      };
+    if (mode === 'taken')
+      return {
+        type: 'Runtime',
+        status: 'False',
+        reason: 'RuntimeKymaTaken',
+        message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec`,
+      };
+    return {
+      type: 'Runtime',
+      status: 'True',
+      reason: 'Synced',
+      message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}`,
+    };
   }
 }

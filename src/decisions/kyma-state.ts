@@ -93,7 +93,13 @@ export class KymaState {
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
    * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
    */
-  constructor(private readonly settings: ReconcileSettings, carried?: KymaWorkflowInput['carried'], gated = false, runtimeSide = false, private readonly truthful = false) {
+  constructor(
+    private readonly settings: ReconcileSettings,
+    carried?: KymaWorkflowInput['carried'],
+    gated = false,
+    runtimeSide = false,
+    private readonly truthful = false,
+  ) {
     this.gate = new KymaRolloutGate(gated, truthful, carried);
     this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
     this.modules = new KymaModuleSet(carried);
@@ -121,7 +127,9 @@ export class KymaState {
   admit(a: Admission): void {
     this.seen = mergeSeen(this.seen, a.seen);
     // Not loaded yet (a fresh run): the resolution after the load applies the admission.
-    const follows = this.snapshot ? this.phase === 'normal' && !this.snapshot.deleting && followsAdmission(this.snapshot, a) : undefined;
+    const follows = this.snapshot
+      ? this.phase === 'normal' && !this.snapshot.deleting && followsAdmission(this.snapshot, a)
+      : undefined;
     this.push(this.gate.admit(a, follows, this.desired[a.module], this.reports[a.module]));
   }
 
@@ -135,10 +143,18 @@ export class KymaState {
     if (!this.truthful || this.endedRuns.includes(e.runId)) return;
     this.endedRuns = [...this.endedRuns.slice(-19), e.runId];
     const name = e.module;
-    const whose = name ? `the workflow of module ${name} (${e.workflowId})` : `a run of this Kyma's workflow (${e.runId})`;
+    const whose = name
+      ? `the workflow of module ${name} (${e.workflowId})`
+      : `a run of this Kyma's workflow (${e.runId})`;
     const module = name ? this.desired[name] : undefined;
     const wanted = !this.snapshot || this.snapshot.modules.some((m) => m.name === name);
-    const next = !name ? 'this run took over' : module ? 'it is started again' : wanted ? 'it is started again with the next resolution' : 'the module is no longer wanted';
+    const next = !name
+      ? 'this run took over'
+      : module
+        ? 'it is started again'
+        : wanted
+          ? 'it is started again with the next resolution'
+          : 'the module is no longer wanted';
     const how = e.status === 'TimedOut' ? 'timed out' : `was ${e.status.toLowerCase()}`;
     this.endedNote = `${whose} ${how} at ${e.at}: ${e.reason}; ${next}`;
     const told: KymaEvent = { type: 'Warning', reason: 'WorkflowEnded', message: this.endedNote };
@@ -178,7 +194,12 @@ export class KymaState {
     this.modules.removed(name);
     this.statusDirty = true;
     // Wanted again meanwhile: start it anew.
-    if (this.phase === 'normal' && !this.snapshot?.deleting && this.snapshot?.modules.some((m) => m.name === name && m.managed)) this.needsLoad = true;
+    if (
+      this.phase === 'normal' &&
+      !this.snapshot?.deleting &&
+      this.snapshot?.modules.some((m) => m.name === name && m.managed)
+    )
+      this.needsLoad = true;
   }
 
   // ---- what to do next -------------------------------------------------------------------
@@ -224,7 +245,11 @@ export class KymaState {
       // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
       // module workflows, and let the Kyma go rather than hang forever.
       this.queue.push(
-        eventStep('Warning', 'TargetClusterGone', 'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer'),
+        eventStep(
+          'Warning',
+          'TargetClusterGone',
+          'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer',
+        ),
         { kind: 'cancelModules', names: Object.keys(this.desired) },
         { kind: 'removeFinalizer' },
         { kind: 'end' },
@@ -239,11 +264,18 @@ export class KymaState {
     }
     this.phase = 'normal';
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
-    if (snapshot.deleting && !wasDeleting) this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
+    if (snapshot.deleting && !wasDeleting)
+      this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
     else if (this.runtimeSide.enabled && snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
     // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
-    else if (this.runtimeSide.enabled && this.runtimeSide.hasRuntimeKyma) this.runtimeSynced({ failure: { reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read' } });
+    else if (this.runtimeSide.enabled && this.runtimeSide.hasRuntimeKyma)
+      this.runtimeSynced({
+        failure: {
+          reason: 'InvalidKubeconfig',
+          message: 'the kubeconfig Secret of this Kyma is gone, so its runtime cannot be read',
+        },
+      });
     else this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
     if (snapshot.deleting) this.runtimeSide.retryCleanup();
   }
@@ -321,7 +353,6 @@ export class KymaState {
     };
   }
 
-
   /**
    * What the run for a re-created Kyma (another uid, same name) carries: the module workflows
    * still running, so that it tells those it wants its uid, and removes the others.
@@ -349,7 +380,12 @@ export class KymaState {
       const only = this.gate.takeAdmitted();
       // Being deleted (or paused, say) meanwhile: the admission waits in `admitted` for the next full resolution.
       if (this.phase === 'normal' && this.snapshot && !this.snapshot.deleting) {
-        this.queue.push({ kind: 'resolve', snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) }, only: [...only], ...seenField(this.seen) });
+        this.queue.push({
+          kind: 'resolve',
+          snapshot: { ...this.snapshot, modules: this.snapshot.modules.filter((m) => only.has(m.name)) },
+          only: [...only],
+          ...seenField(this.seen),
+        });
         return;
       }
     }
@@ -376,7 +412,11 @@ export class KymaState {
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
           this.writeStatus();
-          this.queue.push(eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'), { kind: 'removeFinalizer' }, { kind: 'end' });
+          this.queue.push(
+            eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'),
+            { kind: 'removeFinalizer' },
+            { kind: 'end' },
+          );
           return;
         }
         if (this.catalogDue()) this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));

@@ -68,34 +68,63 @@ export function moduleEntries(v: KymaStatusView): Entry[] {
   const { desired, failures, held, reports, removing, leavingReported } = v.modules;
   const spec = v.snapshot?.deleting ? [] : (v.snapshot?.modules ?? []);
   const inSpec = new Set(spec.map((m) => m.name));
-  const current = spec.filter((m) => !m.mandatory).map((m): Entry => {
-    if (!m.managed) return { status: { name: m.name, state: 'Unmanaged', message: 'managed: false: the module keeps running without lifecycle management' }, reason: 'Unmanaged' };
-    const failure = failures[m.name];
-    if (failure) {
-      const { reason, message } = failure.failure;
-      // As upstream: no version, for nothing of it was installed (a hidden module that ran is
-      // being removed; its message says why).
-      return { status: { name: m.name, channel: failure.channel, state: stateOf(reason), message }, reason };
-    }
-    const report = reports[m.name];
-    const awaited = v.awaitingRollout[m.name];
-    if (report && awaited) {
-      const ended = v.rolloutEnded[m.name];
-      const why = ended?.version === awaited ? `${ended.message}; it stays at ${report.status.version ?? 'its version'} until the next promotion` : `version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout`;
-      return { status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}${why}` }, reason: report.reason };
-    }
-    const hold = held[m.name];
-    if (report && hold) return heldEntry(report, hold);
-    if (report) return { status: report.status, reason: report.reason };
-    const d = desired[m.name];
-    return { status: { name: m.name, state: 'Processing', message: d ? `installing ${d.version}` : 'installing', ...(d ? { channel: d.channel } : {}) }, reason: 'Installing' };
-  });
+  const current = spec
+    .filter((m) => !m.mandatory)
+    .map((m): Entry => {
+      if (!m.managed)
+        return {
+          status: {
+            name: m.name,
+            state: 'Unmanaged',
+            message: 'managed: false: the module keeps running without lifecycle management',
+          },
+          reason: 'Unmanaged',
+        };
+      const failure = failures[m.name];
+      if (failure) {
+        const { reason, message } = failure.failure;
+        // As upstream: no version, for nothing of it was installed (a hidden module that ran is
+        // being removed; its message says why).
+        return { status: { name: m.name, channel: failure.channel, state: stateOf(reason), message }, reason };
+      }
+      const report = reports[m.name];
+      const awaited = v.awaitingRollout[m.name];
+      if (report && awaited) {
+        const ended = v.rolloutEnded[m.name];
+        const why =
+          ended?.version === awaited
+            ? `${ended.message}; it stays at ${report.status.version ?? 'its version'} until the next promotion`
+            : `version ${awaited} of channel ${report.status.channel ?? ''} waits for its rollout`;
+        return {
+          status: { ...report.status, message: `${report.status.message ? `${report.status.message}; ` : ''}${why}` },
+          reason: report.reason,
+        };
+      }
+      const hold = held[m.name];
+      if (report && hold) return heldEntry(report, hold);
+      if (report) return { status: report.status, reason: report.reason };
+      const d = desired[m.name];
+      return {
+        status: {
+          name: m.name,
+          state: 'Processing',
+          message: d ? `installing ${d.version}` : 'installing',
+          ...(d ? { channel: d.channel } : {}),
+        },
+        reason: 'Installing',
+      };
+    });
   // Modules on their way out keep an entry until they are gone.
-  const leaving = Object.keys(removing).filter((n) => removing[n] === 'remove' && !inSpec.has(n) && !desired[n]?.mandatory).map((n): Entry => {
-    const report = reports[n];
-    if (report && leavingReported.has(n)) return { status: report.status, reason: report.reason };
-    return { status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' }, reason: 'Removing' };
-  });
+  const leaving = Object.keys(removing)
+    .filter((n) => removing[n] === 'remove' && !inSpec.has(n) && !desired[n]?.mandatory)
+    .map((n): Entry => {
+      const report = reports[n];
+      if (report && leavingReported.has(n)) return { status: report.status, reason: report.reason };
+      return {
+        status: { ...(report?.status ?? { name: n }), name: n, state: 'Deleting', message: 'removing the module' },
+        reason: 'Removing',
+      };
+    });
   return [...current, ...leaving];
 }
 
@@ -104,7 +133,13 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
   const channel = v.snapshot?.channel;
   if (v.invalid && v.snapshot?.invalid) {
     const { reason, message } = v.snapshot.invalid;
-    return { state: stateOf(reason), activeChannel: channel, modules: [], conditions: [{ type: 'Modules', status: 'False', reason, message }], lastOperation: { operation: message } };
+    return {
+      state: stateOf(reason),
+      activeChannel: channel,
+      modules: [],
+      conditions: [{ type: 'Modules', status: 'False', reason, message }],
+      lastOperation: { operation: message },
+    };
   }
   const entries = moduleEntries(v);
   const modules = entries.map((e) => e.status);
@@ -113,22 +148,40 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
   // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
   // state at once, not only once each module has tried and failed.
   const problem = runtime?.status === 'False' ? v.runtimeProblem : undefined;
-  const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
+  const state = deleting
+    ? 'Deleting'
+    : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
   const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
   notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
   const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
-  const summary = problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
-  const operation = v.finalizing ? 'all modules removed; removing the finalizer' : deleting ? `deleting: ${message}` : state === 'Ready' ? 'kyma is ready' : summary;
+  const summary =
+    problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
+  const operation = v.finalizing
+    ? 'all modules removed; removing the finalizer'
+    : deleting
+      ? `deleting: ${message}`
+      : state === 'Ready'
+        ? 'kyma is ready'
+        : summary;
   return {
     state,
     activeChannel: channel,
     modules,
     conditions: [
-      { type: 'Modules', status: notReady.length === 0 ? 'True' : 'False', reason: notReady[0]?.reason ?? 'Ready', message },
+      {
+        type: 'Modules',
+        status: notReady.length === 0 ? 'True' : 'False',
+        reason: notReady[0]?.reason ?? 'Ready',
+        message,
+      },
       ...(runtime ? [runtime] : []),
-      ...(v.endedNote ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: v.endedNote }] : []),
+      ...(v.endedNote
+        ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: v.endedNote }]
+        : []),
     ],
-    lastOperation: { operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation },
+    lastOperation: {
+      operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation,
+    },
   };
 }
 
@@ -141,7 +194,14 @@ export function writeStatusStep(status: KymaStatusInput, channel: string | undef
   return {
     kind: 'writeStatus',
     status,
-    searchAttributes: { state: status.state ?? '', channel: channel ?? '', modules: modules.values, omitted: modules.omitted, inError: inError.values, versions: versions.values },
+    searchAttributes: {
+      state: status.state ?? '',
+      channel: channel ?? '',
+      modules: modules.values,
+      omitted: modules.omitted,
+      inError: inError.values,
+      versions: versions.values,
+    },
   };
 }
 
@@ -150,13 +210,16 @@ const NAMED_NOT_READY = 10;
 
 /** The modules that are not Ready, most severe first, for the Kyma's condition and last operation: a few, then how many more. */
 function notReadySummary(notReady: Entry[]): string {
-  const named = notReady.slice(0, NAMED_NOT_READY).map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
+  const named = notReady
+    .slice(0, NAMED_NOT_READY)
+    .map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
   const more = notReady.length - named.length;
   return `${named.join('; ')}${more > 0 ? `; and ${more} more not ready (see .status.modules)` : ''}`;
 }
 
 /** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */
 function heldEntry(report: ModuleReport, hold: Hold): Entry {
-  if (hold.reason) return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
+  if (hold.reason)
+    return { status: { ...report.status, state: stateOf(hold.reason), message: hold.message }, reason: hold.reason };
   return { status: { ...report.status, maintenance: true, message: hold.message }, reason: report.reason };
 }

@@ -44,7 +44,8 @@ function clock(s: string): { seconds: number; offsetMinutes: number } | undefine
   const m = CLOCK.exec(s);
   if (!m) return undefined;
   const [, h, min, sec, zone] = m;
-  const offsetMinutes = zone === 'Z' ? 0 : (zone!.startsWith('-') ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
+  const offsetMinutes =
+    zone === 'Z' ? 0 : (zone!.startsWith('-') ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
   return { seconds: Number(h) * 3600 + Number(min) * 60 + Number(sec), offsetMinutes };
 }
 
@@ -57,7 +58,9 @@ function timestamp(s: string): number | undefined {
 function windowProblem(w: PolicyWindow, where: string): string | undefined {
   if (typeof w?.begin !== 'string' || typeof w.end !== 'string') return `${where}: a window needs begin and end`;
   const parse = w.days?.length ? clock : timestamp;
-  const form = w.days?.length ? 'a time of day with offset (21:00:00+00:00)' : 'an RFC 3339 timestamp (a window without days)';
+  const form = w.days?.length
+    ? 'a time of day with offset (21:00:00+00:00)'
+    : 'an RFC 3339 timestamp (a window without days)';
   for (const t of [w.begin, w.end]) if (parse(t) === undefined) return `${where}: "${t}" is not ${form}`;
   const unknown = (w.days ?? []).find((d) => !WEEK_DAYS.includes(d));
   return unknown ? `${where}: "${unknown}" is not a week day (Mon … Sun)` : undefined;
@@ -72,10 +75,15 @@ export function parsePolicy(json: string): { policy: MaintenancePolicy } | { pro
     return { problem: `not JSON: ${(err as Error).message}` };
   }
   if (typeof policy !== 'object' || policy === null || !policy.default) return { problem: 'it has no default window' };
-  const problem = [windowProblem(policy.default, 'default'), ...(policy.rules ?? []).flatMap((r, i) => [
-    ...(r.windows ?? []).map((w, j) => windowProblem(w, `rule ${i + 1}, window ${j + 1}`)),
-    ...Object.values(r.match ?? {}).map((p) => (typeof p === 'string' && !validRegExp(p) ? `rule ${i + 1}: "${p}" is not a regular expression` : undefined)),
-  ])].find(Boolean);
+  const problem = [
+    windowProblem(policy.default, 'default'),
+    ...(policy.rules ?? []).flatMap((r, i) => [
+      ...(r.windows ?? []).map((w, j) => windowProblem(w, `rule ${i + 1}, window ${j + 1}`)),
+      ...Object.values(r.match ?? {}).map((p) =>
+        typeof p === 'string' && !validRegExp(p) ? `rule ${i + 1}: "${p}" is not a regular expression` : undefined,
+      ),
+    ]),
+  ].find(Boolean);
   return problem ? { problem } : { policy };
 }
 
@@ -123,7 +131,12 @@ function nextOccurrence(w: PolicyWindow, now: number, minMs: number): Window | u
 }
 
 /** The window the Kyma may be upgraded in now or next (upstream's `Resolve` with an ongoing window). */
-export function resolveWindow(policy: MaintenancePolicy, runtime: Runtime, now: number, minMs = MIN_WINDOW_MS): Window | undefined {
+export function resolveWindow(
+  policy: MaintenancePolicy,
+  runtime: Runtime,
+  now: number,
+  minMs = MIN_WINDOW_MS,
+): Window | undefined {
   const rule = (policy.rules ?? []).find((r) => matches(r.match ?? {}, runtime));
   for (const w of rule?.windows ?? []) {
     const found = nextOccurrence(w, now, minMs);
@@ -147,13 +160,30 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * Whether a resolved module moves now or keeps its installed version: it moves unless its
  * template requires downtime, it is installed at another version, and `now` is outside its window.
  */
-export function holdForMaintenance(r: Extract<Resolution, { module: object }>, installed: ResolvedModule | undefined, now: number): { module: ResolvedModule; hold?: Hold } {
+export function holdForMaintenance(
+  r: Extract<Resolution, { module: object }>,
+  installed: ResolvedModule | undefined,
+  now: number,
+): { module: ResolvedModule; hold?: Hold } {
   const { downtime } = r;
   if (!downtime || !installed || installed.version === r.module.version) return { module: r.module };
   const upgrade = `upgrading ${r.name} from ${installed.version} to ${r.module.version} requires downtime`;
-  if (downtime.problem) return { module: installed, hold: { reason: 'MaintenancePolicyInvalid', message: `${upgrade}, and the maintenance policy cannot be used: ${downtime.problem}` } };
+  if (downtime.problem)
+    return {
+      module: installed,
+      hold: {
+        reason: 'MaintenancePolicyInvalid',
+        message: `${upgrade}, and the maintenance policy cannot be used: ${downtime.problem}`,
+      },
+    };
   const w = downtime.window;
   if (!w) return { module: installed, hold: { message: `${upgrade}, and the maintenance policy has no window ahead` } };
   if (now >= w.begin && now < w.end) return { module: r.module };
-  return { module: installed, hold: { message: `${upgrade}: waiting for the maintenance window ${iso(w.begin)} – ${iso(w.end)}`, ...(w.begin > now ? { until: w.begin } : {}) } };
+  return {
+    module: installed,
+    hold: {
+      message: `${upgrade}: waiting for the maintenance window ${iso(w.begin)} – ${iso(w.end)}`,
+      ...(w.begin > now ? { until: w.begin } : {}),
+    },
+  };
 }

@@ -38,10 +38,26 @@ export type ModuleStep =
    * one; `observed`: the manager and CR as the bridge last saw them, when that is news enough
    * (the check reads the others from the cluster).
    */
-  | { kind: 'checkReadiness'; manager?: ObjectRef; cr?: DefaultCrRef; seen?: SeenVersions; observed?: { manager?: ObservedObject; cr?: ObservedObject }; inspectPods?: boolean }
+  | {
+      kind: 'checkReadiness';
+      manager?: ObjectRef;
+      cr?: DefaultCrRef;
+      seen?: SeenVersions;
+      observed?: { manager?: ObservedObject; cr?: ObservedObject };
+      inspectPods?: boolean;
+    }
   | { kind: 'checkPaused'; seen?: SeenVersions }
   /** `searchAttributes`: the module's state and version for visibility queries, when they changed. */
-  | { kind: 'publish'; report: ModuleReport; readiness: Readiness; module: ResolvedModule; rendered?: RenderedRef; resource?: DefaultCrRef; resourceKind?: string; searchAttributes?: ModuleSearchAttributes }
+  | {
+      kind: 'publish';
+      report: ModuleReport;
+      readiness: Readiness;
+      module: ResolvedModule;
+      rendered?: RenderedRef;
+      resource?: DefaultCrRef;
+      resourceKind?: string;
+      searchAttributes?: ModuleSearchAttributes;
+    }
   | { kind: 'event'; event: KymaEvent }
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
   /** `keepClusterScoped`: other installations share the cluster, and a default CR of cluster scope is theirs too. */
@@ -58,7 +74,10 @@ export type ModuleStep =
 export type CheckStep = Extract<ModuleStep, { kind: 'checkReadiness' }>;
 
 /** The default CR a module manages: its template's, under CreateAndDelete only. */
-export function managedDefaultCr(module: Pick<ResolvedModule, 'customResourcePolicy'>, fetched: FetchedModule | undefined): DefaultCrRef | undefined {
+export function managedDefaultCr(
+  module: Pick<ResolvedModule, 'customResourcePolicy'>,
+  fetched: FetchedModule | undefined,
+): DefaultCrRef | undefined {
   return module.customResourcePolicy === 'CreateAndDelete' ? fetched?.defaultCr : undefined;
 }
 
@@ -133,7 +152,11 @@ export class ModuleState {
    * one, and a report names a version only once one is installed (false in runs recorded
    * before).
    */
-  constructor(input: ModuleWorkflowInput, private readonly settings: ReconcileSettings = input.settings, private readonly truthful = false) {
+  constructor(
+    input: ModuleWorkflowInput,
+    private readonly settings: ReconcileSettings = input.settings,
+    private readonly truthful = false,
+  ) {
     this.kyma = input.kyma;
     this.uid = input.uid;
     this.desired = input.module;
@@ -191,12 +214,24 @@ export class ModuleState {
     for (const seen of objects) {
       // Before the first install its objects are not known: news of them is kept as it came
       // (the install keeps what turns out to be its manager's and CR's, and drops the rest).
-      const key = seen.key === manager ? manager : seen.key === cr || seen.key === clusterCr ? cr : this.installed ? undefined : seen.key;
+      const key =
+        seen.key === manager
+          ? manager
+          : seen.key === cr || seen.key === clusterCr
+            ? cr
+            : this.installed
+              ? undefined
+              : seen.key;
       if (key === undefined) continue;
       const o = { ...seen, key };
       // Only a strictly newer view already held wins (a deletion a relist found carries the last version seen).
       const have = this.views[key];
-      if (have && have.resourceVersion !== o.resourceVersion && resourceVersionReached(have.resourceVersion, o.resourceVersion)) continue;
+      if (
+        have &&
+        have.resourceVersion !== o.resourceVersion &&
+        resourceVersionReached(have.resourceVersion, o.resourceVersion)
+      )
+        continue;
       this.views[key] = o;
     }
   }
@@ -205,7 +240,10 @@ export class ModuleState {
   private keys(): { manager?: string; cr?: string } {
     const m = this.installed?.rendered.manager;
     const cr = this.managedCr();
-    return { ...(m ? { manager: objectKey(apiVersionOf(m), m.kind, m.name, m.namespace) } : {}), ...(cr ? { cr: objectKey(cr.apiVersion, cr.kind, cr.name, cr.namespace) } : {}) };
+    return {
+      ...(m ? { manager: objectKey(apiVersionOf(m), m.kind, m.name, m.namespace) } : {}),
+      ...(cr ? { cr: objectKey(cr.apiVersion, cr.kind, cr.name, cr.namespace) } : {}),
+    };
   }
 
   remove(): void {
@@ -248,7 +286,13 @@ export class ModuleState {
   awake(): boolean {
     const m = this.mark;
     if (!m) return true;
-    return m.pokes !== this.pokes || m.desired !== this.desired || m.failure !== this.failure || m.mode !== this.mode || m.uid !== this.uid;
+    return (
+      m.pokes !== this.pokes ||
+      m.desired !== this.desired ||
+      m.failure !== this.failure ||
+      m.mode !== this.mode ||
+      m.uid !== this.uid
+    );
   }
 
   /** The wait ended; `drift`: because the drift timer fired; `deadline`: because the manager's was due. */
@@ -274,9 +318,18 @@ export class ModuleState {
    * The install went through. `result.check`: the install checked readiness itself right after
    * (at workflow time `now`), which stands for the check that would come next.
    */
-  installedModule(module: ResolvedModule, result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck }, now?: number): void {
+  installedModule(
+    module: ResolvedModule,
+    result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck },
+    now?: number,
+  ): void {
     // Recorded whatever the mode now: a removal must know what is there.
-    this.installed = { version: module.version, templateGeneration: module.template.generation, fetched: result.fetched, rendered: result.rendered };
+    this.installed = {
+      version: module.version,
+      templateGeneration: module.template.generation,
+      fetched: result.fetched,
+      rendered: result.rendered,
+    };
     this.managerApplied = result.managerVersion;
     // Views of other objects than this version's manager and CR are of no use any more.
     const keys = Object.values(this.keys());
@@ -312,7 +365,11 @@ export class ModuleState {
       return;
     }
     // Something of ours vanished (deleted by hand): put it back at once, unless we just did.
-    if (!this.applied && (r.reason === 'ManagerMissing' || r.reason === 'ResourceMissing') && !this.missingTooLong(r, now)) {
+    if (
+      !this.applied &&
+      (r.reason === 'ManagerMissing' || r.reason === 'ResourceMissing') &&
+      !this.missingTooLong(r, now)
+    ) {
       this.forceApply = true;
       return;
     }
@@ -354,7 +411,8 @@ export class ModuleState {
     const more = b.count > b.first.length ? ` and ${b.count - b.first.length} more` : '';
     const message = `deletion blocked by ${b.count} ${cr.kind} resource(s): ${b.first.join(', ')}${more}; delete them to continue`;
     this.publish({ reason: 'DeletionBlocked', message });
-    if (!this.blockedBefore) this.queue.push(event('Warning', 'DeletionBlocked', `module ${this.desired.name}: ${message}`));
+    if (!this.blockedBefore)
+      this.queue.push(event('Warning', 'DeletionBlocked', `module ${this.desired.name}: ${message}`));
     this.blockedBefore = true;
     this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
   }
@@ -367,7 +425,10 @@ export class ModuleState {
       return;
     }
     const cr = this.installed!.fetched.defaultCr!;
-    this.publish({ reason: 'WaitingForResource', message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})` });
+    this.publish({
+      reason: 'WaitingForResource',
+      message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})`,
+    });
     this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs });
   }
 
@@ -386,7 +447,8 @@ export class ModuleState {
 
   /** The Manifest is gone: the end of a removal or release. */
   manifestDeleted(): void {
-    if (this.mode === 'remove') this.queue.push(event('Normal', 'ModuleRemoved', `module ${this.desired.name} removed`));
+    if (this.mode === 'remove')
+      this.queue.push(event('Normal', 'ModuleRemoved', `module ${this.desired.name} removed`));
     this.queue.push({ kind: 'finish' });
   }
 
@@ -410,11 +472,20 @@ export class ModuleState {
   /** What a continue-as-new carries. */
   carry(): NonNullable<ModuleWorkflowInput['carried']> {
     return {
-      installed: this.installed, failure: this.failure, mode: this.mode, paused: this.paused, unavailableSince: this.unavailableSince, ...(this.missingSince !== undefined ? { missingSince: this.missingSince } : {}), ...(this.after ? { after: this.after } : {}), reportedTimeout: this.reportedTimeout, blockedBefore: this.blockedBefore, ...seenField(this.seen),
-      ...(Object.keys(this.views).length ? { views: this.views } : {}), ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
+      installed: this.installed,
+      failure: this.failure,
+      mode: this.mode,
+      paused: this.paused,
+      unavailableSince: this.unavailableSince,
+      ...(this.missingSince !== undefined ? { missingSince: this.missingSince } : {}),
+      ...(this.after ? { after: this.after } : {}),
+      reportedTimeout: this.reportedTimeout,
+      blockedBefore: this.blockedBefore,
+      ...seenField(this.seen),
+      ...(Object.keys(this.views).length ? { views: this.views } : {}),
+      ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
     };
   }
-
 
   /** The default CR this module manages (CreateAndDelete), if its template has one. */
   managedCr(): DefaultCrRef | undefined {
@@ -454,7 +525,9 @@ export class ModuleState {
       const d = this.desired;
       if (previous && previous.version !== d.version) {
         this.publish({ reason: 'Upgrading', message: `upgrading from ${previous.version} to ${d.version}` }, previous);
-        this.queue.push(event('Normal', 'ModuleUpgrading', `module ${d.name}: upgrading from ${previous.version} to ${d.version}`));
+        this.queue.push(
+          event('Normal', 'ModuleUpgrading', `module ${d.name}: upgrading from ${previous.version} to ${d.version}`),
+        );
       }
       this.queue.push({ kind: 'install', module: d, ...(previous ? { previous: previous.rendered } : {}) });
       return;
@@ -470,14 +543,28 @@ export class ModuleState {
     else if (!cr && (this.removal === 'blockers' || this.removal === 'defaultCr')) this.removal = 'objects';
     switch (this.removal) {
       case 'blockers':
-        this.queue.push({ kind: 'findBlockers', cr: cr!, exceptDefault: this.ownsDefaultCr(), rendered: installed!.rendered });
+        this.queue.push({
+          kind: 'findBlockers',
+          cr: cr!,
+          exceptDefault: this.ownsDefaultCr(),
+          rendered: installed!.rendered,
+        });
         return;
       case 'defaultCr':
         this.queue.push({ kind: 'deleteDefaultCr', cr: cr!, keepClusterScoped: this.sharedWith > 0 });
         return;
       case 'objects':
-        this.publish({ reason: 'DeletingObjects', message: `deleting the objects of ${this.desired.name} ${installed!.version}` });
-        this.queue.push(event('Normal', 'DeletingObjects', `module ${this.desired.name}: default resource gone, deleting its objects`));
+        this.publish({
+          reason: 'DeletingObjects',
+          message: `deleting the objects of ${this.desired.name} ${installed!.version}`,
+        });
+        this.queue.push(
+          event(
+            'Normal',
+            'DeletingObjects',
+            `module ${this.desired.name}: default resource gone, deleting its objects`,
+          ),
+        );
         this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}) });
         return;
       case 'manifest':
@@ -498,7 +585,8 @@ export class ModuleState {
   /** The end of a cycle: a dependency-timeout Event once, the report when it changed, the wait. */
   private settle(r: Readiness, recheckInMs?: number): void {
     const timedOut = r.reason === 'ManagerNotAvailableTimeout' || r.reason === 'CrdNotEstablished';
-    if (timedOut && !this.reportedTimeout) this.queue.push(event('Warning', 'DependencyTimeout', `module ${this.desired.name}: ${r.message}`));
+    if (timedOut && !this.reportedTimeout)
+      this.queue.push(event('Warning', 'DependencyTimeout', `module ${this.desired.name}: ${r.message}`));
     this.reportedTimeout = timedOut;
     this.publish(r);
     this.failedCycles = this.cycleFailed ? this.failedCycles + 1 : 0;
@@ -520,10 +608,23 @@ export class ModuleState {
     const inspectPods = (this.inspect || this.inspectAgain) && installed.rendered.manager !== undefined;
     this.inspect = false;
     // The watch tells of a rollout's start and end, not of each step: a closer look reads the manager afresh.
-    const fresh = !inspectPods && manager && this.managerApplied && resourceVersionReached(manager.resourceVersion, this.managerApplied) ? manager : undefined;
+    const fresh =
+      !inspectPods &&
+      manager &&
+      this.managerApplied &&
+      resourceVersionReached(manager.resourceVersion, this.managerApplied)
+        ? manager
+        : undefined;
     const crView = keys.cr ? this.views[keys.cr] : undefined;
     const observed = { ...(fresh ? { manager: fresh } : {}), ...(crView ? { cr: crView } : {}) };
-    return { kind: 'checkReadiness', ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}), ...(cr ? { cr } : {}), ...seenField(this.seen), ...(Object.keys(observed).length ? { observed } : {}), ...(inspectPods ? { inspectPods } : {}) };
+    return {
+      kind: 'checkReadiness',
+      ...(installed.rendered.manager ? { manager: installed.rendered.manager } : {}),
+      ...(cr ? { cr } : {}),
+      ...seenField(this.seen),
+      ...(Object.keys(observed).length ? { observed } : {}),
+      ...(inspectPods ? { inspectPods } : {}),
+    };
   }
 
   /** Queues the report's publication, unless it is what was published last. */
@@ -573,9 +674,25 @@ export class ModuleState {
         message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
         ...(d.fqdn ? { fqdn: d.fqdn, ocmComponentName: d.fqdn } : {}),
-        template: { apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation } },
-        manifest: { apiVersion: API_VERSION, kind: 'Manifest', metadata: { name: manifestName(this.kyma.name, d.name), namespace: this.kyma.namespace } },
-        ...(cr ? { resource: { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.name, namespace: cr.namespace ?? '' } } } : {}),
+        template: {
+          apiVersion: API_VERSION,
+          kind: 'ModuleTemplate',
+          metadata: { name: d.template.name, namespace: d.template.namespace, generation: d.template.generation },
+        },
+        manifest: {
+          apiVersion: API_VERSION,
+          kind: 'Manifest',
+          metadata: { name: manifestName(this.kyma.name, d.name), namespace: this.kyma.namespace },
+        },
+        ...(cr
+          ? {
+              resource: {
+                apiVersion: cr.apiVersion,
+                kind: cr.kind,
+                metadata: { name: cr.name, namespace: cr.namespace ?? '' },
+              },
+            }
+          : {}),
       },
     };
   }
@@ -588,7 +705,10 @@ export class ModuleState {
   private downgrade(): Readiness | undefined {
     const i = this.installed;
     if (!i || !lt(this.desired.version, i.version)) return undefined;
-    return { reason: 'DowngradeRefused', message: `version ${this.desired.version} is lower than the installed ${i.version}; keeping ${i.version} (modules are never downgraded)` };
+    return {
+      reason: 'DowngradeRefused',
+      message: `version ${this.desired.version} is lower than the installed ${i.version}; keeping ${i.version} (modules are never downgraded)`,
+    };
   }
 
   private needsInstall(): boolean {
@@ -615,11 +735,20 @@ export class ModuleState {
     // A missing manager times out counting from when it went missing, an unavailable one from when it stopped being available.
     const since = r.reason === 'ManagerMissing' && this.truthful ? (this.missingSince ??= now) : this.unavailableSince;
     const left = since + timeoutMs - now;
-    const inspectInMs = this.truthful ? inspectionDelayMs(now - this.unavailableSince, timeoutMs, this.settings.driftIntervalMs) : undefined;
+    const inspectInMs = this.truthful
+      ? inspectionDelayMs(now - this.unavailableSince, timeoutMs, this.settings.driftIntervalMs)
+      : undefined;
     const recheckInMs = left > 0 ? Math.min(left, inspectInMs ?? left) : inspectInMs;
-    if (left > 0 || (r.reason !== 'ManagerNotAvailable' && r.reason !== 'ManagerMissing')) return { readiness: r, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
+    if (left > 0 || (r.reason !== 'ManagerNotAvailable' && r.reason !== 'ManagerMissing'))
+      return { readiness: r, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
     const still = r.reason === 'ManagerMissing' ? 'still missing' : 'still not available';
-    return { readiness: { reason: 'ManagerNotAvailableTimeout', message: `${r.message}: ${still} after ${Math.round(timeoutMs / 1000)}s` }, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
+    return {
+      readiness: {
+        reason: 'ManagerNotAvailableTimeout',
+        message: `${r.message}: ${still} after ${Math.round(timeoutMs / 1000)}s`,
+      },
+      ...(recheckInMs !== undefined ? { recheckInMs } : {}),
+    };
   }
 
   /** A manager that stays missing although it was applied again and again times out instead of being re-applied forever. */
@@ -636,7 +765,12 @@ export class ModuleState {
 }
 
 /** Readiness reasons of a manager that does not run its current spec (yet). */
-const MANAGER_NOT_RUNNING: string[] = ['ManagerNotAvailable', 'ManagerMissing', 'ManagerPodsFailing', 'ManagerRolloutStalled'];
+const MANAGER_NOT_RUNNING: string[] = [
+  'ManagerNotAvailable',
+  'ManagerMissing',
+  'ManagerPodsFailing',
+  'ManagerRolloutStalled',
+];
 
 /**
  * When to look at a manager that does not roll out again: a minute after it began (or a quarter

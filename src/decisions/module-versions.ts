@@ -11,7 +11,10 @@ export interface ModuleVersions {
   wanted?: string;
 }
 
-export function moduleVersions(status: Pick<ModuleStatus, 'version'> | undefined, resolution: Resolution | undefined): ModuleVersions {
+export function moduleVersions(
+  status: Pick<ModuleStatus, 'version'> | undefined,
+  resolution: Resolution | undefined,
+): ModuleVersions {
   const wanted = resolution?.module ? resolution.module.version : resolution?.version;
   return { ...(status?.version ? { installed: status.version } : {}), ...(wanted ? { wanted } : {}) };
 }

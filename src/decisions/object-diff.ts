@@ -15,7 +15,11 @@ function nameOf(o: KubeObject): string {
 /** JSON with object keys sorted, so that two renderings of the same object compare equal. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -25,6 +29,14 @@ export function diffObjects(installed: readonly KubeObject[], next: readonly Kub
   const added = [...after.keys()].filter((n) => !before.has(n)).sort();
   const removed = [...before.keys()].filter((n) => !after.has(n)).sort();
   const changed = [...after.keys()].filter((n) => before.has(n) && before.get(n) !== after.get(n)).sort();
-  const more = Math.max(0, added.length - DIFF_NAMES_KEPT) + Math.max(0, changed.length - DIFF_NAMES_KEPT) + Math.max(0, removed.length - DIFF_NAMES_KEPT);
-  return { added: added.slice(0, DIFF_NAMES_KEPT), changed: changed.slice(0, DIFF_NAMES_KEPT), removed: removed.slice(0, DIFF_NAMES_KEPT), ...(more ? { more } : {}) };
+  const more =
+    Math.max(0, added.length - DIFF_NAMES_KEPT) +
+    Math.max(0, changed.length - DIFF_NAMES_KEPT) +
+    Math.max(0, removed.length - DIFF_NAMES_KEPT);
+  return {
+    added: added.slice(0, DIFF_NAMES_KEPT),
+    changed: changed.slice(0, DIFF_NAMES_KEPT),
+    removed: removed.slice(0, DIFF_NAMES_KEPT),
+    ...(more ? { more } : {}),
+  };
 }

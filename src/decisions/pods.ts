@@ -22,11 +22,21 @@ interface ContainerStatusView {
 }
 
 /** Reasons a container waits with that do not go away without a change (kubelet's names). */
-const STUCK_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const STUCK_WAITING = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 /** What keeps the first troubled pod from running, for a person; undefined when none is troubled. */
 export function podTrouble(pods: PodView[]): string | undefined {
-  for (const pod of [...pods].sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))) {
+  for (const pod of [...pods].sort((a, b) =>
+    (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
+  )) {
     if (pod.metadata.deletionTimestamp) continue;
     const trouble = troubleOf(pod);
     if (trouble) return `pod ${pod.metadata.name} ${trouble}`;
@@ -36,7 +46,9 @@ export function podTrouble(pods: PodView[]): string | undefined {
 
 function troubleOf(pod: PodView): string | undefined {
   const s = pod.status ?? {};
-  const unscheduled = s.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+  const unscheduled = s.conditions?.find(
+    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+  );
   if (unscheduled) return `cannot be scheduled: ${unscheduled.message ?? 'Unschedulable'}`;
   if (s.phase === 'Failed') return `failed${s.reason ? `: ${s.reason}` : ''}${s.message ? `: ${s.message}` : ''}`;
   for (const c of [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])]) {

@@ -45,15 +45,21 @@ const PASSED_THROUGH: Record<string, Reason> = {
 };
 
 export function evaluateReadiness(o: Observed): Readiness {
-  if (o.paused) return { reason: 'Paused', message: `reconciliation paused by the ${LABELS.skipReconciliation} label on the Manifest` };
+  if (o.paused)
+    return {
+      reason: 'Paused',
+      message: `reconciliation paused by the ${LABELS.skipReconciliation} label on the Manifest`,
+    };
   if (o.manager) {
     const what = describeObject(o.manager.ref.kind, o.manager.ref.name, o.manager.ref.namespace);
     if (!o.manager.live) return { reason: 'ManagerMissing', message: `manager ${what} does not exist` };
     const { phase, detail } = workloadRollout(o.manager.live);
-    if (phase === 'stalled') return { reason: 'ManagerRolloutStalled', message: `the rollout of manager ${what} stalled: ${detail}` };
+    if (phase === 'stalled')
+      return { reason: 'ManagerRolloutStalled', message: `the rollout of manager ${what} stalled: ${detail}` };
     if (phase === 'progressing') {
       const trouble = o.manager.pods && podTrouble(o.manager.pods);
-      if (trouble) return { reason: 'ManagerPodsFailing', message: `manager ${what} cannot roll out (${detail}): ${trouble}` };
+      if (trouble)
+        return { reason: 'ManagerPodsFailing', message: `manager ${what} cannot roll out (${detail}): ${trouble}` };
       return { reason: 'ManagerNotAvailable', message: `waiting for the rollout of manager ${what} (${detail})` };
     }
   }
@@ -95,7 +101,10 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
   const mapped = new Set(checks.map((c) => c.mappedState));
   const missing = ['Ready', 'Error'].filter((s) => !mapped.has(s));
   if (missing.length) {
-    return { reason: 'InvalidCustomStateCheck', message: `the ModuleTemplate's customStateCheck maps no value to ${missing.join(' and ')}: it needs at least one check for Ready and one for Error` };
+    return {
+      reason: 'InvalidCustomStateCheck',
+      message: `the ModuleTemplate's customStateCheck maps no value to ${missing.join(' and ')}: it needs at least one check for Ready and one for Error`,
+    };
   }
   const holds = new Map<string, boolean>();
   const seen: string[] = [];
@@ -103,7 +112,10 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
     const v = valueAt(cr, c.jsonPath);
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') {
-      return { reason: 'InvalidCustomStateCheck', message: `customStateCheck path ${c.jsonPath} of ${what} holds ${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}, not a string` };
+      return {
+        reason: 'InvalidCustomStateCheck',
+        message: `customStateCheck path ${c.jsonPath} of ${what} holds ${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}, not a string`,
+      };
     }
     if (!seen.some((s) => s.startsWith(`${c.jsonPath}=`))) seen.push(`${c.jsonPath}=${JSON.stringify(v)}`);
     holds.set(c.mappedState, (holds.get(c.mappedState) ?? true) && v === c.value);
@@ -114,7 +126,10 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
   }
   const state = CUSTOM_PRECEDENCE.find((s) => holds.get(s)) ?? 'Processing';
   if (state === 'Ready') return { reason: 'Ready', message: 'module is ready' };
-  return { reason: CUSTOM_REASON[state], message: `${what} is ${state} by customStateCheck (${seen.join(', ')})${message ? `: ${message}` : ''}` };
+  return {
+    reason: CUSTOM_REASON[state],
+    message: `${what} is ${state} by customStateCheck (${seen.join(', ')})${message ? `: ${message}` : ''}`,
+  };
 }
 
 /** How a target object is named in signals and checks: `<apiVersion>/<kind>/<namespace>/<name>`. */
@@ -128,23 +143,83 @@ export function objectKey(apiVersion: string, kind: string, name: string, namesp
  * `paths` a customStateCheck reads; for both generation, deletion and finalizers. Small enough
  * for a signal.
  */
-export function readinessView(o: { kind: string; metadata: { generation?: number; deletionTimestamp?: string; finalizers?: string[] }; spec?: unknown; status?: unknown }, paths: Iterable<string> = []): Record<string, unknown> {
+export function readinessView(
+  o: {
+    kind: string;
+    metadata: { generation?: number; deletionTimestamp?: string; finalizers?: string[] };
+    spec?: unknown;
+    status?: unknown;
+  },
+  paths: Iterable<string> = [],
+): Record<string, unknown> {
   const { generation, deletionTimestamp, finalizers } = o.metadata;
-  const metadata = { ...(generation !== undefined ? { generation } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}), ...(finalizers?.length ? { finalizers } : {}) };
-  const status = (o.status ?? {}) as Record<string, unknown> & { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
-  const conditions = status.conditions?.map(({ type, status: st, reason, message }) => ({ type, status: st, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }));
+  const metadata = {
+    ...(generation !== undefined ? { generation } : {}),
+    ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    ...(finalizers?.length ? { finalizers } : {}),
+  };
+  const status = (o.status ?? {}) as Record<string, unknown> & {
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+  const conditions = status.conditions?.map(({ type, status: st, reason, message }) => ({
+    type,
+    status: st,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  }));
   if (isWorkload(o.kind)) {
-    const { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, desiredNumberScheduled, updatedNumberScheduled, numberAvailable } = status;
+    const {
+      observedGeneration,
+      replicas,
+      readyReplicas,
+      availableReplicas,
+      updatedReplicas,
+      currentRevision,
+      updateRevision,
+      desiredNumberScheduled,
+      updatedNumberScheduled,
+      numberAvailable,
+    } = status;
     const spec = (o.spec ?? {}) as NonNullable<WorkloadView['spec']>;
-    const strategy = spec.updateStrategy && o.kind !== 'Deployment' ? { updateStrategy: { type: spec.updateStrategy.type, ...(spec.updateStrategy.rollingUpdate ? { rollingUpdate: { partition: spec.updateStrategy.rollingUpdate.partition } } : {}) } } : {};
+    const strategy =
+      spec.updateStrategy && o.kind !== 'Deployment'
+        ? {
+            updateStrategy: {
+              type: spec.updateStrategy.type,
+              ...(spec.updateStrategy.rollingUpdate
+                ? { rollingUpdate: { partition: spec.updateStrategy.rollingUpdate.partition } }
+                : {}),
+            },
+          }
+        : {};
     return {
       kind: o.kind,
       metadata,
-      spec: { replicas: spec.replicas, ...strategy, ...(spec.selector?.matchLabels ? { selector: { matchLabels: spec.selector.matchLabels } } : {}) },
-      status: { observedGeneration, replicas, readyReplicas, availableReplicas, updatedReplicas, currentRevision, updateRevision, desiredNumberScheduled, updatedNumberScheduled, numberAvailable, ...(conditions ? { conditions } : {}) },
+      spec: {
+        replicas: spec.replicas,
+        ...strategy,
+        ...(spec.selector?.matchLabels ? { selector: { matchLabels: spec.selector.matchLabels } } : {}),
+      },
+      status: {
+        observedGeneration,
+        replicas,
+        readyReplicas,
+        availableReplicas,
+        updatedReplicas,
+        currentRevision,
+        updateRevision,
+        desiredNumberScheduled,
+        updatedNumberScheduled,
+        numberAvailable,
+        ...(conditions ? { conditions } : {}),
+      },
     };
   }
-  const view: Record<string, unknown> = { kind: o.kind, metadata, status: { state: status.state, message: status.message, ...(conditions ? { conditions } : {}) } };
+  const view: Record<string, unknown> = {
+    kind: o.kind,
+    metadata,
+    status: { state: status.state, message: status.message, ...(conditions ? { conditions } : {}) },
+  };
   for (const p of paths) setAt(view, p, valueAt(o, p));
   return view;
 }
@@ -155,7 +230,7 @@ function setAt(target: Record<string, unknown>, path: string, value: unknown): v
   let at = target;
   for (const part of parts.slice(0, -1)) {
     const next = at[part];
-    at = (at[part] = next && typeof next === 'object' ? { ...(next as Record<string, unknown>) } : {});
+    at = at[part] = next && typeof next === 'object' ? { ...(next as Record<string, unknown>) } : {};
   }
   at[parts[parts.length - 1]!] = value;
 }

@@ -25,39 +25,78 @@ function templateName(module: string, version: string): string {
 }
 
 /** A catalog over objects already listed (the command line's): templates and release metas by name. */
-export function listedCatalog(namespace: string, templates: readonly ModuleTemplate[], metas: readonly ModuleReleaseMeta[]): ModuleCatalog {
-  const byName = <T extends { metadata: { name: string } }>(items: readonly T[]) => new Map(items.map((o) => [o.metadata.name, o]));
+export function listedCatalog(
+  namespace: string,
+  templates: readonly ModuleTemplate[],
+  metas: readonly ModuleReleaseMeta[],
+): ModuleCatalog {
+  const byName = <T extends { metadata: { name: string } }>(items: readonly T[]) =>
+    new Map(items.map((o) => [o.metadata.name, o]));
   const t = byName(templates);
   const m = byName(metas);
-  return { namespace, releaseMeta: (name) => Promise.resolve(m.get(name)), template: (name) => Promise.resolve(t.get(name)) };
+  return {
+    namespace,
+    releaseMeta: (name) => Promise.resolve(m.get(name)),
+    template: (name) => Promise.resolve(t.get(name)),
+  };
 }
 
-export async function resolveModule(m: SpecModule, kymaChannel: string, catalog: ModuleCatalog, visibility?: Visibility): Promise<Resolution> {
+export async function resolveModule(
+  m: SpecModule,
+  kymaChannel: string,
+  catalog: ModuleCatalog,
+  visibility?: Visibility,
+): Promise<Resolution> {
   const channel = effectiveChannel(m.channel, kymaChannel);
   const { namespace } = catalog;
-  const failed = (failure: Readiness, version?: string): Resolution => ({ name: m.name, failure, channel, ...(version ? { version } : {}) });
+  const failed = (failure: Readiness, version?: string): Resolution => ({
+    name: m.name,
+    failure,
+    channel,
+    ...(version ? { version } : {}),
+  });
   const invalid = moduleNameProblem(m.name);
   if (invalid) return failed(invalid);
   let version = m.version;
   let meta: ModuleReleaseMeta | undefined;
   if (!version) {
     meta = await catalog.releaseMeta(m.name);
-    if (!meta) return failed({ reason: 'ModuleNotFound', message: `module "${m.name}" is unknown: no ModuleReleaseMeta "${m.name}" in namespace "${namespace}"` });
+    if (!meta)
+      return failed({
+        reason: 'ModuleNotFound',
+        message: `module "${m.name}" is unknown: no ModuleReleaseMeta "${m.name}" in namespace "${namespace}"`,
+      });
     version = meta.spec.mandatory?.version ?? meta.spec.channels?.find((c) => c.channel === channel)?.version;
     if (!version) {
       const known = (meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none';
-      return failed({ reason: 'ChannelNotFound', message: `module "${m.name}" has no version for channel "${channel}" in ModuleReleaseMeta ${namespace}/${m.name} (channels: ${known})` });
+      return failed({
+        reason: 'ChannelNotFound',
+        message: `module "${m.name}" has no version for channel "${channel}" in ModuleReleaseMeta ${namespace}/${m.name} (channels: ${known})`,
+      });
     }
   }
-  if (!valid(version)) return failed({ reason: 'InvalidVersion', message: `module "${m.name}": "${version}" is not a semantic version` });
+  if (!valid(version))
+    return failed({ reason: 'InvalidVersion', message: `module "${m.name}": "${version}" is not a semantic version` });
   const name = templateName(m.name, version);
   const template = await catalog.template(name);
   if (!template) {
     const why = m.version ? `pinned version ${version}` : `version ${version} of channel "${channel}"`;
-    return failed({ reason: 'TemplateNotFound', message: `module "${m.name}": no ModuleTemplate "${name}" in namespace "${namespace}" for ${why}` }, version);
+    return failed(
+      {
+        reason: 'TemplateNotFound',
+        message: `module "${m.name}": no ModuleTemplate "${name}" in namespace "${namespace}" for ${why}`,
+      },
+      version,
+    );
   }
   if (template.spec.version && !satisfies(template.spec.version, `=${version}`)) {
-    return failed({ reason: 'TemplateVersionMismatch', message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}` }, version);
+    return failed(
+      {
+        reason: 'TemplateVersionMismatch',
+        message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}`,
+      },
+      version,
+    );
   }
   const hidden = visibilityProblem(template, visibility, `${namespace}/${name}`);
   if (hidden) return failed({ ...hidden, message: `module "${m.name}": ${hidden.message}` }, version);
@@ -66,7 +105,8 @@ export async function resolveModule(m: SpecModule, kymaChannel: string, catalog:
   const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;
   const fqdn = descriptor?.component?.name ?? (meta ?? (await catalog.releaseMeta(m.name)))?.spec.ocmComponentName;
   // A template that names another module is installed all the same, as upstream does; the Kyma says so.
-  const templateModuleName = template.spec.moduleName && template.spec.moduleName !== m.name ? template.spec.moduleName : undefined;
+  const templateModuleName =
+    template.spec.moduleName && template.spec.moduleName !== m.name ? template.spec.moduleName : undefined;
   return {
     name: m.name,
     module: {
@@ -94,11 +134,20 @@ export function moduleNameNote(module: ResolvedModule): string | undefined {
  * per template generation: none when `before` (what the module workflow was told last) was
  * that very generation already.
  */
-export function moduleNameMismatchEvent(module: ResolvedModule, before: ResolvedModule | undefined): KymaEvent | undefined {
+export function moduleNameMismatchEvent(
+  module: ResolvedModule,
+  before: ResolvedModule | undefined,
+): KymaEvent | undefined {
   const note = moduleNameNote(module);
   if (!note) return undefined;
   const t = module.template;
-  if (before && before.templateModuleName === module.templateModuleName && before.template.name === t.name && before.template.generation === t.generation) return undefined;
+  if (
+    before &&
+    before.templateModuleName === module.templateModuleName &&
+    before.template.name === t.name &&
+    before.template.generation === t.generation
+  )
+    return undefined;
   return {
     type: 'Warning',
     reason: 'ModuleNameMismatch',

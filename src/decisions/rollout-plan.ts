@@ -19,7 +19,11 @@ function priorityOf(k: Kyma): number {
  * that does not list the module itself and is not paused (its status does not show mandatory
  * modules, so those at the version already are admitted too and answer at once).
  */
-export function rolloutCandidates(kymas: readonly Kyma[], c: ChannelRef, version: string): { kymas: string[]; from?: string } {
+export function rolloutCandidates(
+  kymas: readonly Kyma[],
+  c: ChannelRef,
+  version: string,
+): { kymas: string[]; from?: string } {
   const chosen = kymas.filter((k) => {
     if (k.metadata.namespace !== c.namespace || k.metadata.deletionTimestamp) return false;
     // A Kyma with a runtime follows the modules its runtime's users chose.

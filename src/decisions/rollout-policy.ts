@@ -45,39 +45,61 @@ function waveSize(v: unknown): WaveSize | undefined {
  * The policy an operator wrote (parsed YAML or JSON), over the default for what it leaves out;
  * or the problem with it, in words that say what to fix.
  */
-export function rolloutPolicyOf(raw: unknown, base: RolloutPolicy = DEFAULT_ROLLOUT_POLICY): { policy: RolloutPolicy; problem?: undefined } | { problem: string; policy?: undefined } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'the policy must be a map of waves, soak, maxConcurrent, failureBudget, waveTimeout, start' };
+export function rolloutPolicyOf(
+  raw: unknown,
+  base: RolloutPolicy = DEFAULT_ROLLOUT_POLICY,
+): { policy: RolloutPolicy; problem?: undefined } | { problem: string; policy?: undefined } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { problem: 'the policy must be a map of waves, soak, maxConcurrent, failureBudget, waveTimeout, start' };
   const r = raw as Record<string, unknown>;
   const known = new Set(['waves', 'soak', 'maxConcurrent', 'failureBudget', 'waveTimeout', 'start']);
   const unknown = Object.keys(r).filter((k) => !known.has(k));
-  if (unknown.length) return { problem: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...known].join(', ')})` };
+  if (unknown.length)
+    return {
+      problem: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...known].join(', ')})`,
+    };
   const policy = { ...base };
   if (r.waves !== undefined) {
-    if (!Array.isArray(r.waves)) return { problem: `waves ${JSON.stringify(r.waves)} must be a list of sizes, each a count (5) or a share ("10%")` };
+    if (!Array.isArray(r.waves))
+      return {
+        problem: `waves ${JSON.stringify(r.waves)} must be a list of sizes, each a count (5) or a share ("10%")`,
+      };
     const given = r.waves as unknown[];
     const sizes = given.map(waveSize);
     const bad: unknown = given.find((_, i) => sizes[i] === undefined);
-    if (bad !== undefined) return { problem: `waves: the size ${JSON.stringify(bad)} is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")` };
+    if (bad !== undefined)
+      return {
+        problem: `waves: the size ${JSON.stringify(bad)} is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")`,
+      };
     policy.waves = sizes as WaveSize[];
   }
-  for (const [field, key] of [['soak', 'soakMs'], ['waveTimeout', 'waveTimeoutMs']] as const) {
+  for (const [field, key] of [
+    ['soak', 'soakMs'],
+    ['waveTimeout', 'waveTimeoutMs'],
+  ] as const) {
     if (r[field] === undefined) continue;
     const ms = parseDuration(r[field]);
-    if (ms === undefined) return { problem: `${field} ${JSON.stringify(r[field])} is not a duration ("90s", "10m", "1h")` };
+    if (ms === undefined)
+      return { problem: `${field} ${JSON.stringify(r[field])} is not a duration ("90s", "10m", "1h")` };
     policy[key] = ms;
   }
   if (r.maxConcurrent !== undefined) {
     const n = wholeCount(r.maxConcurrent, 1);
-    if (n === undefined) return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
+    if (n === undefined)
+      return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
     policy.maxConcurrent = n;
   }
   if (r.failureBudget !== undefined) {
     const b = wholeCount(r.failureBudget, 0) ?? waveSize(r.failureBudget);
-    if (b === undefined) return { problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a whole count (0, 2) or a share of the Kymas reached ("5%")` };
+    if (b === undefined)
+      return {
+        problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a whole count (0, 2) or a share of the Kymas reached ("5%")`,
+      };
     policy.failureBudget = b;
   }
   if (r.start !== undefined) {
-    if (r.start !== 'auto' && r.start !== 'manual') return { problem: `start ${JSON.stringify(r.start)} must be auto or manual` };
+    if (r.start !== 'auto' && r.start !== 'manual')
+      return { problem: `start ${JSON.stringify(r.start)} must be auto or manual` };
     policy.start = r.start;
   }
   return { policy };

@@ -3,7 +3,23 @@
 // each wave to settle and soak, halt when the failure budget is spent, and follow operators'
 // pause, resume and abort; and continue as new when the run's history grows long, carrying the
 // rollout as it stands. The workflow asks `next(now, history)` for a step, runs it and feeds back.
-import type { CarriedRollout, CarriedRolloutState, ChannelRef, OperatorAction, OwedSignal, Promotion, PromotionDiff, RolloutPhase, RolloutPlan, RolloutPlanView, RolloutPolicy, RolloutProgress, RolloutReport, RolloutWaiting, WaveProgress } from '../contract/rollout';
+import type {
+  CarriedRollout,
+  CarriedRolloutState,
+  ChannelRef,
+  OperatorAction,
+  OwedSignal,
+  Promotion,
+  PromotionDiff,
+  RolloutPhase,
+  RolloutPlan,
+  RolloutPlanView,
+  RolloutPolicy,
+  RolloutProgress,
+  RolloutReport,
+  RolloutWaiting,
+  WaveProgress,
+} from '../contract/rollout';
 import type { SeenVersions } from '../contract/seen-versions';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
@@ -86,7 +102,11 @@ export class RolloutState {
   /** The history's length at this run's first step. */
   private firstEvents?: number;
 
-  constructor(readonly channel: ChannelRef, carried?: CarriedRollout, options: RolloutOptions = {}) {
+  constructor(
+    readonly channel: ChannelRef,
+    carried?: CarriedRollout,
+    options: RolloutOptions = {},
+  ) {
     this.joins = options.joins ?? false;
     this.continueAsNewAfterEvents = options.continueAsNewAfterEvents;
     if (!carried) return;
@@ -99,7 +119,10 @@ export class RolloutState {
       // The run for the next promotion: it begins at once, so that nothing (an update, a
       // query) mistakes the version left behind for the one rolling.
       this.version = carried.next;
-      this.set('Planning', `finding the Kymas on ${channel.channel} to move to ${carried.next} (the rollout of ${carried.version} ended ${carried.phase})`);
+      this.set(
+        'Planning',
+        `finding the Kymas on ${channel.channel} to move to ${carried.next} (the rollout of ${carried.version} ended ${carried.phase})`,
+      );
       return;
     }
     this.version = carried.version;
@@ -136,15 +159,23 @@ export class RolloutState {
 
   /** Why an update cannot be taken now, or undefined. */
   refusal(action: 'pause' | 'resume' | 'abort', a: OperatorAction | undefined): string | undefined {
-    if (typeof a !== 'object' || a === null || typeof a.reason !== 'string' || !a.reason.trim()) return `${action} needs { reason: "why" }: a non-empty reason, recorded with the rollout`;
-    if (!this.version) return `no rollout to ${action}: ${this.channel.module} has not been promoted on ${this.channel.channel} since this workflow started`;
+    if (typeof a !== 'object' || a === null || typeof a.reason !== 'string' || !a.reason.trim())
+      return `${action} needs { reason: "why" }: a non-empty reason, recorded with the rollout`;
+    if (!this.version)
+      return `no rollout to ${action}: ${this.channel.module} has not been promoted on ${this.channel.channel} since this workflow started`;
     switch (action) {
       case 'pause':
-        return ['Rolling', 'Soaking', 'Waiting'].includes(this.phase) ? undefined : `the rollout of ${this.version} is ${this.phase}: only a rollout that is rolling, soaking or waiting can be paused`;
+        return ['Rolling', 'Soaking', 'Waiting'].includes(this.phase)
+          ? undefined
+          : `the rollout of ${this.version} is ${this.phase}: only a rollout that is rolling, soaking or waiting can be paused`;
       case 'resume':
-        return ['Paused', 'Halted', 'Waiting'].includes(this.phase) ? undefined : `the rollout of ${this.version} is ${this.phase}: only a paused, halted or waiting rollout can be resumed`;
+        return ['Paused', 'Halted', 'Waiting'].includes(this.phase)
+          ? undefined
+          : `the rollout of ${this.version} is ${this.phase}: only a paused, halted or waiting rollout can be resumed`;
       case 'abort':
-        return ['Completed', 'Aborted', 'Idle'].includes(this.phase) ? `the rollout of ${this.version} is ${this.phase} already` : undefined;
+        return ['Completed', 'Aborted', 'Idle'].includes(this.phase)
+          ? `the rollout of ${this.version} is ${this.phase} already`
+          : undefined;
     }
   }
 
@@ -179,7 +210,10 @@ export class RolloutState {
     if (this.phase === 'Aborted') return;
     if (plan.policyProblem) {
       this.policy = undefined;
-      this.set('Halted', `the rollout policy cannot be used: ${plan.policyProblem}; fix the ConfigMap klm-rollout-policy and resume`);
+      this.set(
+        'Halted',
+        `the rollout policy cannot be used: ${plan.policyProblem}; fix the ConfigMap klm-rollout-policy and resume`,
+      );
       return;
     }
     this.policy = plan.policy;
@@ -189,7 +223,11 @@ export class RolloutState {
     this.waves.forEach((w, i) => w.forEach((k) => this.kymas.set(k, { wave: i, phase: 'pending' })));
     this.wave = 0;
     if (this.waves.length === 0) return this.set('Completed', `no Kyma to move to ${this.version}`);
-    if (plan.policy.start === 'manual') return this.set('Waiting', `planned ${plan.kymas.length} Kymas in ${this.waves.length} waves; waiting for resume`);
+    if (plan.policy.start === 'manual')
+      return this.set(
+        'Waiting',
+        `planned ${plan.kymas.length} Kymas in ${this.waves.length} waves; waiting for resume`,
+      );
     this.set('Rolling', this.rollingMessage());
   }
 
@@ -212,7 +250,14 @@ export class RolloutState {
     if (this.promotedTo !== undefined && this.promotedTo !== this.version) {
       // A rollout under way is superseded; an idle or finished one simply begins the next.
       if (this.kymas.size > 0 || (this.version !== undefined && !STOPPED.includes(this.phase))) {
-        return { kind: 'restart', carried: { version: this.version ?? '', phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted', next: this.promotedTo } };
+        return {
+          kind: 'restart',
+          carried: {
+            version: this.version ?? '',
+            phase: STOPPED.includes(this.phase) ? this.phase : 'Aborted',
+            next: this.promotedTo,
+          },
+        };
       }
       this.version = this.promotedTo;
       this.promotedTo = undefined;
@@ -322,7 +367,8 @@ export class RolloutState {
     const reason = [...this.actions].reverse().find((a) => a.action === 'abort')?.reason;
     const message = `the rollout of ${this.version} on channel ${this.channel.channel} was aborted${reason ? `: ${reason}` : ''}`;
     const news: OwedSignal[] = [];
-    for (let i = 0; i < kymas.length; i += this.stepKymas()) news.push({ kind: 'notify', version: this.version!, kymas: kymas.slice(i, i + this.stepKymas()), message });
+    for (let i = 0; i < kymas.length; i += this.stepKymas())
+      news.push({ kind: 'notify', version: this.version!, kymas: kymas.slice(i, i + this.stepKymas()), message });
     return news;
   }
 
@@ -377,7 +423,10 @@ export class RolloutState {
   /** The difference with its Kymas named by their position in the waves: each name is carried once. */
   private compactDiff(diff: PromotionDiff): CarriedRolloutState['diff'] {
     const position = new Map(this.waves.flat().map((kyma, i) => [kyma, i]));
-    return { version: diff.version, groups: diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((kyma) => position.get(kyma) ?? kyma) })) };
+    return {
+      version: diff.version,
+      groups: diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((kyma) => position.get(kyma) ?? kyma) })),
+    };
   }
 
   private restore(version: string, phase: RolloutPhase, s: CarriedRolloutState): void {
@@ -387,12 +436,22 @@ export class RolloutState {
     this.policy = s.policy;
     this.waves = s.waves;
     this.wave = s.wave;
-    s.waves.forEach((w, i) => w.forEach((name, j) => {
-      const p = PHASE_OF[s.phases[i]![j]!]!;
-      this.kymas.set(name, { wave: i, phase: p, ...(p === 'upgrading' ? { admittedAt: s.admittedAt[name] } : {}), ...(p === 'failed' ? { message: s.failures[name] } : {}) });
-    }));
+    s.waves.forEach((w, i) =>
+      w.forEach((name, j) => {
+        const p = PHASE_OF[s.phases[i]![j]!]!;
+        this.kymas.set(name, {
+          wave: i,
+          phase: p,
+          ...(p === 'upgrading' ? { admittedAt: s.admittedAt[name] } : {}),
+          ...(p === 'failed' ? { message: s.failures[name] } : {}),
+        });
+      }),
+    );
     const flat = s.waves.flat();
-    this.diff = s.diff && { version: s.diff.version, groups: s.diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((k) => (typeof k === 'number' ? flat[k]! : k)) })) };
+    this.diff = s.diff && {
+      version: s.diff.version,
+      groups: s.diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((k) => (typeof k === 'number' ? flat[k]! : k)) })),
+    };
     this.seen = s.seen ?? {};
     this.soakUntil = s.soakUntil;
     this.base = s.base;
@@ -431,7 +490,10 @@ export class RolloutState {
     if (pending.length === 0 && entries.every(([, k]) => k.phase === 'done' || k.phase === 'failed')) {
       if (policy.soakMs > 0) {
         this.soakUntil = now + policy.soakMs;
-        this.set('Soaking', `wave ${this.wave + 1} of ${this.waves.length} settled; soaking until its modules have stayed Ready for ${Math.round(policy.soakMs / 1000)} s`);
+        this.set(
+          'Soaking',
+          `wave ${this.wave + 1} of ${this.waves.length} settled; soaking until its modules have stayed Ready for ${Math.round(policy.soakMs / 1000)} s`,
+        );
       } else {
         this.advance();
       }
@@ -456,7 +518,10 @@ export class RolloutState {
     const failed = this.count('failed') - this.base.failed;
     const settled = this.count('done') + this.count('failed') - this.base.settled;
     if (!budgetExceeded(this.policy, failed, settled)) return;
-    this.set('Halted', `halted: ${failed} of ${settled} Kymas reached failed, beyond the failure budget (${this.policy.failureBudget}); the Kymas not reached stay at their version; resume or abort`);
+    this.set(
+      'Halted',
+      `halted: ${failed} of ${settled} Kymas reached failed, beyond the failure budget (${this.policy.failureBudget}); the Kymas not reached stay at their version; resume or abort`,
+    );
   }
 
   private rollingMessage(): string {

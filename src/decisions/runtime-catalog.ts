@@ -19,7 +19,9 @@ export function catalogKey(o: { kind: string; metadata: { name: string } }): str
 
 /** The module a template is of: its spec, its label, else its name without the version. */
 export function templateModule(t: ModuleTemplate): string {
-  return t.spec.moduleName || t.metadata.labels?.[LABELS.moduleName] || t.metadata.name.replace(/-\d+\.\d+\.\d+.*$/, '');
+  return (
+    t.spec.moduleName || t.metadata.labels?.[LABELS.moduleName] || t.metadata.name.replace(/-\d+\.\d+\.\d+.*$/, '')
+  );
 }
 
 /** A short digest of a string (FNV-1a, 64 bits as two 32-bit halves): equal content, equal digest. */
@@ -35,11 +37,19 @@ export function digest(text: string): string {
 }
 
 function copy(o: CatalogObject, namespace: string): CatalogObject {
-  const content = { labels: { ...(o.metadata.labels ?? {}), [LABELS.managedBy]: MANAGED_BY, [SYNCED_LABEL]: 'true' }, spec: o.spec };
+  const content = {
+    labels: { ...(o.metadata.labels ?? {}), [LABELS.managedBy]: MANAGED_BY, [SYNCED_LABEL]: 'true' },
+    spec: o.spec,
+  };
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
-    metadata: { name: o.metadata.name, namespace, labels: content.labels, annotations: { [SYNC_DIGEST_ANNOTATION]: digest(JSON.stringify(content)) } },
+    metadata: {
+      name: o.metadata.name,
+      namespace,
+      labels: content.labels,
+      annotations: { [SYNC_DIGEST_ANNOTATION]: digest(JSON.stringify(content)) },
+    },
     spec: o.spec,
   } as CatalogObject;
 }
@@ -49,9 +59,20 @@ function copy(o: CatalogObject, namespace: string): CatalogObject {
  * those being deleted left out) and the ModuleReleaseMetas of their modules, as copies in
  * `namespace`, sorted by key.
  */
-export function runtimeCatalog(templates: readonly (ModuleTemplate & KubeObject)[], metas: readonly (ModuleReleaseMeta & KubeObject)[], visibility: Visibility, namespace: string): CatalogObject[] {
-  const visible = templates.filter((t) => !t.metadata.deletionTimestamp && !t.spec.mandatory && !visibilityProblem(t, visibility, t.metadata.name));
+export function runtimeCatalog(
+  templates: readonly (ModuleTemplate & KubeObject)[],
+  metas: readonly (ModuleReleaseMeta & KubeObject)[],
+  visibility: Visibility,
+  namespace: string,
+): CatalogObject[] {
+  const visible = templates.filter(
+    (t) => !t.metadata.deletionTimestamp && !t.spec.mandatory && !visibilityProblem(t, visibility, t.metadata.name),
+  );
   const modules = new Set(visible.map(templateModule));
-  const withMeta = metas.filter((m) => !m.metadata.deletionTimestamp && !m.spec.mandatory && modules.has(m.spec.moduleName || m.metadata.name));
-  return [...visible, ...withMeta].map((o) => copy(o, namespace)).sort((x, y) => catalogKey(x).localeCompare(catalogKey(y)));
+  const withMeta = metas.filter(
+    (m) => !m.metadata.deletionTimestamp && !m.spec.mandatory && modules.has(m.spec.moduleName || m.metadata.name),
+  );
+  return [...visible, ...withMeta]
+    .map((o) => copy(o, namespace))
+    .sort((x, y) => catalogKey(x).localeCompare(catalogKey(y)));
 }

@@ -10,13 +10,15 @@ export function specModules(modules: readonly KymaModule[] = []): SpecModule[] {
   return modules.flatMap((m) => {
     if (seen.has(m.name)) return [];
     seen.add(m.name);
-    return [{
-      name: m.name,
-      ...(m.channel ? { channel: m.channel } : {}),
-      ...(m.version ? { version: m.version } : {}),
-      customResourcePolicy: m.customResourcePolicy ?? 'CreateAndDelete',
-      managed: m.managed ?? true,
-    }];
+    return [
+      {
+        name: m.name,
+        ...(m.channel ? { channel: m.channel } : {}),
+        ...(m.version ? { version: m.version } : {}),
+        customResourcePolicy: m.customResourcePolicy ?? 'CreateAndDelete',
+        managed: m.managed ?? true,
+      },
+    ];
   });
 }
 
@@ -54,7 +56,11 @@ export function mergeControlPlaneChange(runtime: Partial<KymaSpec>, before: Runt
   });
   const listed = new Set(modules.map((m) => m.name));
   for (const m of now.modules) if (!listed.has(m.name) && changed(m.name)) modules.push(kymaModuleOf(m));
-  return { ...runtime, channel: before.channel !== now.channel ? now.channel : (runtime.channel ?? now.channel), modules };
+  return {
+    ...runtime,
+    channel: before.channel !== now.channel ? now.channel : (runtime.channel ?? now.channel),
+    modules,
+  };
 }
 
 /** Whether two specs ask for the same (the form of the entries aside). */
@@ -66,6 +72,10 @@ export function sameSpec(a: Partial<KymaSpec>, b: Partial<KymaSpec>): boolean {
 export function runtimeStatus(status: KymaStatusInput, catalogNamespace: string): KymaStatusInput {
   return {
     ...status,
-    modules: (status.modules ?? []).map((m) => (m.template?.metadata ? { ...m, template: { ...m.template, metadata: { ...m.template.metadata, namespace: catalogNamespace } } } : m)),
+    modules: (status.modules ?? []).map((m) =>
+      m.template?.metadata
+        ? { ...m, template: { ...m.template, metadata: { ...m.template.metadata, namespace: catalogNamespace } } }
+        : m,
+    ),
   };
 }

@@ -11,7 +11,10 @@ export const SEARCH_ATTRIBUTE_VALUE_BYTES = 1_900;
  * The leading distinct values of a keyword list whose JSON fits in `maxBytes`, and how many
  * were left out (a person reading the workflow's details is told).
  */
-export function fitKeywordList(values: string[], maxBytes = SEARCH_ATTRIBUTE_VALUE_BYTES): { values: string[]; omitted: number } {
+export function fitKeywordList(
+  values: string[],
+  maxBytes = SEARCH_ATTRIBUTE_VALUE_BYTES,
+): { values: string[]; omitted: number } {
   const distinct = [...new Set(values)];
   const kept: string[] = [];
   // `[` and `]`, then `"value"` and a comma for each (JSON escapes aside: names are label values).
@@ -43,7 +46,11 @@ export interface SearchAttributeValues {
  * the versions it reached show with the state it settles in (Ready, Error, Warning), and a module
  * in Error makes the Kyma's state change.
  */
-export function upsertDue(last: SearchAttributeValues | undefined, next: SearchAttributeValues, settled: boolean): boolean {
+export function upsertDue(
+  last: SearchAttributeValues | undefined,
+  next: SearchAttributeValues,
+  settled: boolean,
+): boolean {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!last || !settled) return !same(last, next);
   if (!same([last.state, last.channel, last.modules], [next.state, next.channel, next.modules])) return true;

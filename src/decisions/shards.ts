@@ -39,7 +39,13 @@ export interface ShardPlan {
  * itself included; `offset`: where this replica starts looking for free shards, so that replicas
  * starting together do not all reach for the same ones.
  */
-export function planShards(p: { count: number; held: ReadonlySet<number>; views: readonly ShardView[]; replicas: number; offset: number }): ShardPlan {
+export function planShards(p: {
+  count: number;
+  held: ReadonlySet<number>;
+  views: readonly ShardView[];
+  replicas: number;
+  offset: number;
+}): ShardPlan {
   const share = fairShare(p.count, p.replicas);
   const held = [...p.held].sort((a, b) => a - b);
   // The highest go back first; shard 0 (which carries the fleet-wide duties) moves only when it must.

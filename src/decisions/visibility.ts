@@ -17,7 +17,9 @@ export function visibilityOf(labels: Record<string, string> | undefined): Visibi
  * whose labels decide) sees the catalog synced into its cluster, which holds only what its
  * control-plane Kyma may see: everything there.
  */
-export function kymaVisibility(kyma: { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }): Visibility {
+export function kymaVisibility(kyma: {
+  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+}): Visibility {
   if (kyma.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]) return { beta: true, internal: true };
   return visibilityOf(kyma.metadata.labels);
 }
@@ -28,8 +30,15 @@ export function missingLabel(template: Visibility, kyma: Visibility | undefined)
 }
 
 /** Why a Kyma may not use the template (`where` names it), or undefined when it may. */
-export function visibilityProblem(template: ModuleTemplate, kyma: Visibility | undefined, where: string): Readiness | undefined {
+export function visibilityProblem(
+  template: ModuleTemplate,
+  kyma: Visibility | undefined,
+  where: string,
+): Readiness | undefined {
   const kind = missingLabel(visibilityOf(template.metadata.labels), kyma);
   if (!kind) return undefined;
-  return { reason: 'ModuleNotVisible', message: `ModuleTemplate ${where} is ${kind} (${LABELS[kind]}: "true"): not available to this Kyma, which lacks that label` };
+  return {
+    reason: 'ModuleNotVisible',
+    message: `ModuleTemplate ${where} is ${kind} (${LABELS[kind]}: "true"): not available to this Kyma, which lacks that label`,
+  };
 }

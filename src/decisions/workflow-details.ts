@@ -10,16 +10,28 @@ function cell(text: string | undefined): string {
 
 /** `omitted`: modules the `Modules` search attribute leaves out (Temporal's limit on a value). */
 export function kymaDetails(status: KymaStatusInput, omitted = 0): string {
-  const listed = omitted ? `\n\nThe search attribute Modules lists the first ${(status.modules?.length ?? 0) - omitted} of ${status.modules?.length ?? 0} modules (Temporal's limit on one value); the table below has them all.` : '';
+  const listed = omitted
+    ? `\n\nThe search attribute Modules lists the first ${(status.modules?.length ?? 0) - omitted} of ${status.modules?.length ?? 0} modules (Temporal's limit on one value); the table below has them all.`
+    : '';
   const head = `**${status.state ?? 'Processing'}**${status.activeChannel ? ` on channel **${status.activeChannel}**` : ''}\n\n${status.lastOperation?.operation ?? ''}${listed}`;
   const modules = status.modules ?? [];
   if (modules.length === 0) return head;
-  const rows = modules.map((m) => `| ${cell(m.name)} | ${cell(m.version)} | ${cell(m.channel)} | ${m.state} | ${cell(m.message)} |`);
-  return [head, '', '| module | version | channel | state | message |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+  const rows = modules.map(
+    (m) => `| ${cell(m.name)} | ${cell(m.version)} | ${cell(m.channel)} | ${m.state} | ${cell(m.message)} |`,
+  );
+  return [
+    head,
+    '',
+    '| module | version | channel | state | message |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }
 
 export function moduleDetails(report: ModuleReport): string {
   const s = report.status;
-  const at = [s.version ? `version ${s.version}` : undefined, s.channel ? `channel ${s.channel}` : undefined].filter(Boolean).join(', ');
+  const at = [s.version ? `version ${s.version}` : undefined, s.channel ? `channel ${s.channel}` : undefined]
+    .filter(Boolean)
+    .join(', ');
   return `**${s.name}**${at ? ` (${at})` : ''}: **${s.state}** (${report.reason})\n\n${s.message ?? ''}`;
 }

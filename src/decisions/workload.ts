@@ -53,7 +53,8 @@ export type RolloutPhase = 'complete' | 'progressing' | 'stalled';
 
 export function workloadRollout(w: WorkloadView): { phase: RolloutPhase; detail: string } {
   const s = w.status ?? {};
-  if ((s.observedGeneration ?? 0) < (w.metadata.generation ?? 0)) return { phase: 'progressing', detail: `the controller has not seen generation ${w.metadata.generation} yet` };
+  if ((s.observedGeneration ?? 0) < (w.metadata.generation ?? 0))
+    return { phase: 'progressing', detail: `the controller has not seen generation ${w.metadata.generation} yet` };
   if (w.kind === 'StatefulSet') return statefulSetRollout(w);
   if (w.kind === 'DaemonSet') return daemonSetRollout(w);
   const stalled = s.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
@@ -63,8 +64,13 @@ export function workloadRollout(w: WorkloadView): { phase: RolloutPhase; detail:
   const available = s.availableReplicas ?? 0;
   if (updated < want) return { phase: 'progressing', detail: `${updated} of ${want} replicas updated` };
   const old = (s.replicas ?? updated) - updated;
-  if (old > 0) return { phase: 'progressing', detail: `${updated} of ${want} replicas updated, ${old} old ${old === 1 ? 'replica' : 'replicas'} still running` };
-  if (available < updated) return { phase: 'progressing', detail: `${available} of ${updated} updated replicas available` };
+  if (old > 0)
+    return {
+      phase: 'progressing',
+      detail: `${updated} of ${want} replicas updated, ${old} old ${old === 1 ? 'replica' : 'replicas'} still running`,
+    };
+  if (available < updated)
+    return { phase: 'progressing', detail: `${available} of ${updated} updated replicas available` };
   return { phase: 'complete', detail: `${available}/${want} available` };
 }
 
@@ -78,10 +84,15 @@ function statefulSetRollout(w: WorkloadView): { phase: RolloutPhase; detail: str
   if (partition > 0) {
     const updated = s.updatedReplicas ?? 0;
     const owed = want - partition;
-    if (updated < owed) return { phase: 'progressing', detail: `${updated} of ${owed} replicas above partition ${partition} updated` };
+    if (updated < owed)
+      return { phase: 'progressing', detail: `${updated} of ${owed} replicas above partition ${partition} updated` };
     return { phase: 'complete', detail: `${ready}/${want} ready` };
   }
-  if (s.updateRevision !== s.currentRevision) return { phase: 'progressing', detail: `${s.updatedReplicas ?? 0} of ${want} replicas updated to revision ${s.updateRevision ?? '?'}` };
+  if (s.updateRevision !== s.currentRevision)
+    return {
+      phase: 'progressing',
+      detail: `${s.updatedReplicas ?? 0} of ${want} replicas updated to revision ${s.updateRevision ?? '?'}`,
+    };
   return { phase: 'complete', detail: `${ready}/${want} ready` };
 }
 
@@ -91,7 +102,8 @@ function daemonSetRollout(w: WorkloadView): { phase: RolloutPhase; detail: strin
   const updated = s.updatedNumberScheduled ?? 0;
   const available = s.numberAvailable ?? 0;
   // OnDelete updates nothing by itself: its pods running is all there is to wait for.
-  if (updated < want && w.spec?.updateStrategy?.type !== 'OnDelete') return { phase: 'progressing', detail: `${updated} of ${want} pods updated` };
+  if (updated < want && w.spec?.updateStrategy?.type !== 'OnDelete')
+    return { phase: 'progressing', detail: `${updated} of ${want} pods updated` };
   if (available < want) return { phase: 'progressing', detail: `${available} of ${want} updated pods available` };
   return { phase: 'complete', detail: `${available}/${want} available` };
 }

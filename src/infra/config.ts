@@ -145,7 +145,8 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
 export const NEWS_WINDOW_MS = 200;
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
-  const cacheRoot = env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
+  const cacheRoot =
+    env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
   return {
     temporal: temporalFromEnv(env),
     taskQueue: env.KLM_TASK_QUEUE ?? 'klm',
@@ -162,18 +163,34 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     taskPollers: taskPollers(env.KLM_TASK_POLLERS),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
-      insecureHosts: [...(env.KLM_INSECURE_REGISTRIES ?? '').split(',').map((h) => h.trim()).filter(Boolean), ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST)],
+      insecureHosts: [
+        ...(env.KLM_INSECURE_REGISTRIES ?? '')
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean),
+        ...plainHttpHost(env.KLM_OCI_REGISTRY_HOST),
+      ],
       ...(env.KLM_OCI_REGISTRY_CRED_SECRET ? { credSecret: env.KLM_OCI_REGISTRY_CRED_SECRET } : {}),
     },
-    ...(env.KLM_OCI_REGISTRY_HOST ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } } : {}),
+    ...(env.KLM_OCI_REGISTRY_HOST
+      ? { ociRegistry: { host: env.KLM_OCI_REGISTRY_HOST, subPath: env.KLM_MODULES_REPOSITORY_SUBPATH ?? '' } }
+      : {}),
     ...maintenancePolicy(env.KLM_MAINTENANCE_POLICY),
     ...leaderElection(env),
     ...kymaNamespaces(env.KLM_KYMA_NAMESPACES),
     targetWatchScope: targetWatchScope(env.KLM_TARGET_WATCH_SCOPE),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs, 'KLM_DRIFT_INTERVAL'),
-      crdEstablishedTimeoutMs: durationMs(env.KLM_CRD_ESTABLISHED_TIMEOUT, DEFAULT_SETTINGS.crdEstablishedTimeoutMs, 'KLM_CRD_ESTABLISHED_TIMEOUT'),
-      managerAvailableTimeoutMs: durationMs(env.KLM_MANAGER_AVAILABLE_TIMEOUT, DEFAULT_SETTINGS.managerAvailableTimeoutMs, 'KLM_MANAGER_AVAILABLE_TIMEOUT'),
+      crdEstablishedTimeoutMs: durationMs(
+        env.KLM_CRD_ESTABLISHED_TIMEOUT,
+        DEFAULT_SETTINGS.crdEstablishedTimeoutMs,
+        'KLM_CRD_ESTABLISHED_TIMEOUT',
+      ),
+      managerAvailableTimeoutMs: durationMs(
+        env.KLM_MANAGER_AVAILABLE_TIMEOUT,
+        DEFAULT_SETTINGS.managerAvailableTimeoutMs,
+        'KLM_MANAGER_AVAILABLE_TIMEOUT',
+      ),
       installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs, 'KLM_INSTALL_RETRY'),
       defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
@@ -200,22 +217,32 @@ function maintenancePolicy(value: string | undefined): { maintenancePolicy?: { n
 /** `namespace/name` of `what`, as the variable `variable` gives it. */
 function namespacedName(variable: string, value: string, what: string): { namespace: string; name: string } {
   const [namespace, name, ...rest] = value.split('/');
-  if (!namespace || !name || rest.length) throw new Error(`${variable} must be namespace/name of ${what}, not "${value}"`);
+  if (!namespace || !name || rest.length)
+    throw new Error(`${variable} must be namespace/name of ${what}, not "${value}"`);
   return { namespace, name };
 }
 
 /** KLM_TARGET_WATCH_SCOPE: `cluster` (default) or `context-namespace`. */
 function targetWatchScope(value: string | undefined): TargetWatchScope {
   const v = value?.trim() || 'cluster';
-  if (v !== 'cluster' && v !== 'context-namespace') throw new Error(`KLM_TARGET_WATCH_SCOPE must be "cluster" or "context-namespace", not "${value}"`);
+  if (v !== 'cluster' && v !== 'context-namespace')
+    throw new Error(`KLM_TARGET_WATCH_SCOPE must be "cluster" or "context-namespace", not "${value}"`);
   return v;
 }
 
 /** KLM_KYMA_NAMESPACES: namespaces, comma-separated. */
 function kymaNamespaces(value: string | undefined): { kymaNamespaces?: string[] } {
-  const list = [...new Set((value ?? '').split(',').map((n) => n.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      (value ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ];
   const bad = list.find((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n) || n.length > 63);
-  if (bad !== undefined) throw new Error(`KLM_KYMA_NAMESPACES must list namespace names separated by commas; "${bad}" is not one`);
+  if (bad !== undefined)
+    throw new Error(`KLM_KYMA_NAMESPACES must list namespace names separated by commas; "${bad}" is not one`);
   return list.length ? { kymaNamespaces: list } : {};
 }
 
@@ -224,16 +251,37 @@ function leaderElection(env: NodeJS.ProcessEnv): { leaderElection?: LeaderElecti
   const value = env.KLM_LEADER_ELECTION_LEASE;
   if (!value) return {};
   const timings: LeaseTimings = {
-    leaseDurationMs: durationMs(env.KLM_LEADER_ELECTION_LEASE_DURATION, LEASE_TIMINGS.leaseDurationMs, 'KLM_LEADER_ELECTION_LEASE_DURATION'),
-    renewDeadlineMs: durationMs(env.KLM_LEADER_ELECTION_RENEW_DEADLINE, LEASE_TIMINGS.renewDeadlineMs, 'KLM_LEADER_ELECTION_RENEW_DEADLINE'),
-    retryPeriodMs: durationMs(env.KLM_LEADER_ELECTION_RETRY_PERIOD, LEASE_TIMINGS.retryPeriodMs, 'KLM_LEADER_ELECTION_RETRY_PERIOD'),
+    leaseDurationMs: durationMs(
+      env.KLM_LEADER_ELECTION_LEASE_DURATION,
+      LEASE_TIMINGS.leaseDurationMs,
+      'KLM_LEADER_ELECTION_LEASE_DURATION',
+    ),
+    renewDeadlineMs: durationMs(
+      env.KLM_LEADER_ELECTION_RENEW_DEADLINE,
+      LEASE_TIMINGS.renewDeadlineMs,
+      'KLM_LEADER_ELECTION_RENEW_DEADLINE',
+    ),
+    retryPeriodMs: durationMs(
+      env.KLM_LEADER_ELECTION_RETRY_PERIOD,
+      LEASE_TIMINGS.retryPeriodMs,
+      'KLM_LEADER_ELECTION_RETRY_PERIOD',
+    ),
   };
   if (!(timings.retryPeriodMs < timings.renewDeadlineMs && timings.renewDeadlineMs < timings.leaseDurationMs)) {
-    throw new Error('KLM_LEADER_ELECTION_RETRY_PERIOD must be shorter than KLM_LEADER_ELECTION_RENEW_DEADLINE, and that shorter than KLM_LEADER_ELECTION_LEASE_DURATION');
+    throw new Error(
+      'KLM_LEADER_ELECTION_RETRY_PERIOD must be shorter than KLM_LEADER_ELECTION_RENEW_DEADLINE, and that shorter than KLM_LEADER_ELECTION_LEASE_DURATION',
+    );
   }
   const shards = wholeNumber('KLM_BRIDGE_SHARDS', env.KLM_BRIDGE_SHARDS, BRIDGE_SHARDS);
   if (shards < 1) throw new Error('KLM_BRIDGE_SHARDS must be at least 1');
-  return { leaderElection: { ...namespacedName('KLM_LEADER_ELECTION_LEASE', value, 'a Lease'), identity: env.POD_NAME || `${hostname()}-${process.pid}`, shards, ...timings } };
+  return {
+    leaderElection: {
+      ...namespacedName('KLM_LEADER_ELECTION_LEASE', value, 'a Lease'),
+      identity: env.POD_NAME || `${hostname()}-${process.pid}`,
+      shards,
+      ...timings,
+    },
+  };
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
@@ -247,7 +295,8 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 function taskPollers(value: string | undefined): 'autoscaling' | number {
   if (value === undefined || value === '' || value === 'autoscaling') return 'autoscaling';
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 2) throw new Error(`KLM_TASK_POLLERS must be "autoscaling" or a whole number of at least 2, not "${value}"`);
+  if (!Number.isInteger(n) || n < 2)
+    throw new Error(`KLM_TASK_POLLERS must be "autoscaling" or a whole number of at least 2, not "${value}"`);
   return n;
 }
 

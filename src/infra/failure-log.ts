@@ -40,7 +40,10 @@ export class FailureLog {
    * failed so meanwhile, once this long has passed since it was last written. `kept`: how many
    * workflows' activities are remembered (the oldest is forgotten).
    */
-  constructor(private readonly remindAfterMs = 10 * 60_000, kept = 10_000) {
+  constructor(
+    private readonly remindAfterMs = 10 * 60_000,
+    kept = 10_000,
+  ) {
     this.failing = new BoundedMap(kept);
   }
 

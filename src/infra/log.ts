@@ -63,8 +63,12 @@ export class LineLog implements Logger {
   private value(v: unknown): string {
     if (v instanceof Error) {
       const type = v instanceof ApplicationFailure && v.type ? v.type : v.name;
-      const frames = v.stack?.split('\n').slice(1).map((f) => f.trim().replace(/^at /, ''));
-      const stack = rank(this.level) < rank('INFO') && frames?.length ? ` stack=${JSON.stringify(frames.join(' < '))}` : '';
+      const frames = v.stack
+        ?.split('\n')
+        .slice(1)
+        .map((f) => f.trim().replace(/^at /, ''));
+      const stack =
+        rank(this.level) < rank('INFO') && frames?.length ? ` stack=${JSON.stringify(frames.join(' < '))}` : '';
       return `${JSON.stringify(oneLine(`${type}: ${v.message}`))}${stack}`;
     }
     if (typeof v === 'string') return /^[\w./:@-]+$/.test(v) ? v : JSON.stringify(oneLine(v));

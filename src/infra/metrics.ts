@@ -74,7 +74,8 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const k of fleetStates.get()?.kymas ?? []) setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...runtimeLabels(k) }, k.state, KYMA_STATES);
+    for (const k of fleetStates.get()?.kymas ?? [])
+      setOneHot(this, { kyma_name: k.name, kyma_namespace: k.namespace, ...runtimeLabels(k) }, k.state, KYMA_STATES);
   },
 });
 
@@ -85,7 +86,13 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const m of fleetStates.get()?.modules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module, ...runtimeLabels(m) }, m.state, MODULE_STATES);
+    for (const m of fleetStates.get()?.modules ?? [])
+      setOneHot(
+        this,
+        { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module, ...runtimeLabels(m) },
+        m.state,
+        MODULE_STATES,
+      );
   },
 });
 
@@ -96,7 +103,13 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const m of fleetStates.get()?.mandatoryModules ?? []) setOneHot(this, { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module }, m.state, MANDATORY_MODULE_STATES);
+    for (const m of fleetStates.get()?.mandatoryModules ?? [])
+      setOneHot(
+        this,
+        { kyma_name: m.kyma, kyma_namespace: m.namespace, module_name: m.module },
+        m.state,
+        MANDATORY_MODULE_STATES,
+      );
   },
 });
 
@@ -251,7 +264,11 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
  * Serves /metrics on the port (0: any free one), and the probes: /healthz (200 while the process
  * answers) and /readyz (200 once `ready` says so, else 503). Resolves with the bound port.
  */
-export async function serveMetrics(port: number, host = '127.0.0.1', ready: () => boolean = () => true): Promise<{ port: number; close(): Promise<void> }> {
+export async function serveMetrics(
+  port: number,
+  host = '127.0.0.1',
+  ready: () => boolean = () => true,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/healthz') {

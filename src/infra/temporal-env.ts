@@ -25,7 +25,11 @@ export class TemporalConfigError extends Error {
 }
 
 export function describeTemporal(o: Pick<NativeConnectionOptions, 'address' | 'tls' | 'apiKey'>): string {
-  const tls = o.tls ? (typeof o.tls === 'object' && o.tls.clientCertPair ? 'TLS with a client certificate' : 'TLS') : 'plaintext';
+  const tls = o.tls
+    ? typeof o.tls === 'object' && o.tls.clientCertPair
+      ? 'TLS with a client certificate'
+      : 'TLS'
+    : 'plaintext';
   return `${o.address ?? DEFAULT_TEMPORAL_ADDRESS} (${[tls, ...(o.apiKey ? ['API key'] : [])].join(', ')})`;
 }
 
@@ -33,14 +37,24 @@ export function describeTemporal(o: Pick<NativeConnectionOptions, 'address' | 't
 export function temporalFromEnv(env: NodeJS.ProcessEnv = process.env): TemporalTarget {
   let loaded;
   try {
-    loaded = loadClientConnectConfig({ overrideEnvVars: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)) });
+    loaded = loadClientConnectConfig({
+      overrideEnvVars: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+    });
   } catch (err) {
     // The loader's messages name files and profiles; a TOML parse error could quote a line of
     // the file, which may hold a key: say where the configuration comes from, not what it says.
     const e = err as NodeJS.ErrnoException;
-    const what = e.code === 'ENOENT' || e.code === 'EACCES' ? `cannot read ${e.path ?? 'a file it names'} (${e.code})` : e.message.startsWith('Profile') ? e.message : 'it cannot be read (check TEMPORAL_CONFIG_FILE and the TEMPORAL_TLS_* settings)';
+    const what =
+      e.code === 'ENOENT' || e.code === 'EACCES'
+        ? `cannot read ${e.path ?? 'a file it names'} (${e.code})`
+        : e.message.startsWith('Profile')
+          ? e.message
+          : 'it cannot be read (check TEMPORAL_CONFIG_FILE and the TEMPORAL_TLS_* settings)';
     throw new TemporalConfigError(`Temporal connection configuration: ${what}`);
   }
-  const connectionOptions = { ...loaded.connectionOptions, address: loaded.connectionOptions.address ?? DEFAULT_TEMPORAL_ADDRESS };
+  const connectionOptions = {
+    ...loaded.connectionOptions,
+    address: loaded.connectionOptions.address ?? DEFAULT_TEMPORAL_ADDRESS,
+  };
   return { connectionOptions, namespace: loaded.namespace ?? 'default', describe: describeTemporal(connectionOptions) };
 }

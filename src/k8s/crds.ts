@@ -15,7 +15,10 @@ export type Crd = V1CustomResourceDefinition & KubeObject;
 export async function loadCrds(dir = CRD_DIR): Promise<Crd[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
   const docs = await Promise.all(files.map(async (f) => parseAllDocuments(await readFile(path.join(dir, f), 'utf8'))));
-  return docs.flat().map((d) => d.toJS() as Crd).filter((d) => d?.kind === 'CustomResourceDefinition');
+  return docs
+    .flat()
+    .map((d) => d.toJS() as Crd)
+    .filter((d) => d?.kind === 'CustomResourceDefinition');
 }
 
 function established(crd: V1CustomResourceDefinition): boolean {
@@ -37,7 +40,8 @@ export async function applyCrds(client: KubeClient, crds: readonly Crd[], timeou
     for (;;) {
       const live = await client.get<Crd>(crd.apiVersion, crd.kind, crd.metadata.name);
       if (live && established(live)) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} was not Established within ${timeoutMs / 1000}s`);
+      if (Date.now() > deadline)
+        throw new Error(`CRD ${crd.metadata.name} was not Established within ${timeoutMs / 1000}s`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

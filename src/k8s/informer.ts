@@ -46,7 +46,10 @@ function slim(o: KubeObject): KubeObject {
  * What a fresh list means against the cache: objects new to it are ADDED, objects with another
  * resourceVersion MODIFIED, objects no longer listed DELETED. Updates the cache to the list.
  */
-export function relistDiff(cache: Map<string, KubeObject>, items: KubeObject[]): { type: InformerEventType; obj: KubeObject }[] {
+export function relistDiff(
+  cache: Map<string, KubeObject>,
+  items: KubeObject[],
+): { type: InformerEventType; obj: KubeObject }[] {
   const events: { type: InformerEventType; obj: KubeObject }[] = [];
   const seen = new Set<string>();
   for (const item of items) {
@@ -76,7 +79,10 @@ export class Informer {
   /** Callers of caughtUp() waiting for a version. */
   private readonly waiters = new Set<{ version: string; done: (ok: boolean) => void }>();
 
-  constructor(private readonly client: KubeClient, private readonly opts: InformerOptions) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly opts: InformerOptions,
+  ) {}
 
   /** Starts listing and watching; resolves once the first list has been delivered. */
   start(): Promise<void> {
@@ -114,11 +120,14 @@ export class Informer {
     if (resourceVersionReached(this.resourceVersion, version)) return Promise.resolve(true);
     if (!/^\d+$/.test(version)) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const waiter = { version, done: (ok: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(waiter);
-        resolve(ok);
-      } };
+      const waiter = {
+        version,
+        done: (ok: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(ok);
+        },
+      };
       const timer = setTimeout(() => waiter.done(false), timeoutMs);
       this.waiters.add(waiter);
     });
@@ -178,7 +187,10 @@ export class Informer {
           ? await this.client.path(this.opts.apiVersion, this.opts.kind, this.opts.namespace)
           : await this.client.clusterWidePath(this.opts.apiVersion, this.opts.kind);
         const timeoutSeconds = Math.min(this.opts.watchTimeoutSeconds ?? 300, Math.ceil(relistMs / 1000));
-        const query: Record<string, string> = { resourceVersion: this.resourceVersion, timeoutSeconds: String(timeoutSeconds) };
+        const query: Record<string, string> = {
+          resourceVersion: this.resourceVersion,
+          timeoutSeconds: String(timeoutSeconds),
+        };
         if (this.opts.labelSelector) query.labelSelector = this.opts.labelSelector;
         if (this.opts.fieldSelector) query.fieldSelector = this.opts.fieldSelector;
         const watch = (this.watchAbort = new AbortController());
@@ -186,9 +198,14 @@ export class Informer {
         signal.addEventListener('abort', end, { once: true });
         const overdue = setTimeout(end, (timeoutSeconds + WATCH_GRACE_S) * 1000);
         try {
-          await this.client.watch(path, query, (e) => {
-            if (this.handle(e) === 'relist') this.needList = true;
-          }, watch.signal);
+          await this.client.watch(
+            path,
+            query,
+            (e) => {
+              if (this.handle(e) === 'relist') this.needList = true;
+            },
+            watch.signal,
+          );
         } finally {
           clearTimeout(overdue);
           signal.removeEventListener('abort', end);

@@ -53,7 +53,10 @@ interface Material {
 
 function material(kind: Kind, name: string, data: string | undefined, file: string | undefined): Material | undefined {
   if (file) {
-    const m = { field: name, fix: `make it name a file holding ${WHAT[kind]} (PEM${kind === 'key' ? ', unencrypted' : ''})` };
+    const m = {
+      field: name,
+      fix: `make it name a file holding ${WHAT[kind]} (PEM${kind === 'key' ? ', unencrypted' : ''})`,
+    };
     try {
       return { ...m, pem: readFileSync(file) };
     } catch (err) {
@@ -61,7 +64,10 @@ function material(kind: Kind, name: string, data: string | undefined, file: stri
     }
   }
   if (!data) return undefined;
-  const m = { field: `${name}-data`, fix: `put ${WHAT[kind]} there (PEM${kind === 'key' ? ', unencrypted' : ''}, then base64-encoded)` };
+  const m = {
+    field: `${name}-data`,
+    fix: `put ${WHAT[kind]} there (PEM${kind === 'key' ? ', unencrypted' : ''}, then base64-encoded)`,
+  };
   if (data.includes('-----BEGIN')) return { ...m, problem: 'holds PEM text, where the field takes it base64-encoded' };
   const pem = Buffer.from(data, 'base64');
   if (!pem.includes('-----BEGIN ')) return { ...m, problem: 'is not PEM after base64 decoding' };
@@ -77,13 +83,16 @@ function pemProblem(kind: Kind, pem: Buffer): string | undefined {
     if (kind === 'key') createSecureContext({ key: pem });
     else if (kind === 'certificate') createSecureContext({ cert: pem });
     else {
-      const blocks = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+      const blocks =
+        pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
       if (blocks.length === 0) return 'holds no PEM certificate';
       for (const b of blocks) new X509Certificate(b);
     }
     return undefined;
   } catch {
-    return kind === 'key' ? 'is not a private key that can be read (damaged, truncated or of an unsupported type)' : 'holds a certificate that cannot be read (damaged or truncated)';
+    return kind === 'key'
+      ? 'is not a private key that can be read (damaged, truncated or of an unsupported type)'
+      : 'holds a certificate that cannot be read (damaged or truncated)';
   }
 }
 
@@ -106,23 +115,38 @@ export function tlsMaterialProblem(kc: KubeConfig): TlsProblem | undefined {
   if (!cluster || cluster.server.startsWith('http:')) return undefined;
   const user = kc.getCurrentUser();
   const entry = `user "${user?.name ?? ''}"`;
-  const ca = cluster.skipTLSVerify ? undefined : material('ca', 'certificate-authority', cluster.caData, cluster.caFile);
+  const ca = cluster.skipTLSVerify
+    ? undefined
+    : material('ca', 'certificate-authority', cluster.caData, cluster.caFile);
   const cert = !user ? undefined : material('certificate', 'client-certificate', user.certData, user.certFile);
   const key = !user ? undefined : material('key', 'client-key', user.keyData, user.keyFile);
-  const fields: [Kind, string, Material | undefined][] = [['ca', `cluster "${cluster.name}"`, ca], ['certificate', entry, cert], ['key', entry, key]];
+  const fields: [Kind, string, Material | undefined][] = [
+    ['ca', `cluster "${cluster.name}"`, ca],
+    ['certificate', entry, cert],
+    ['key', entry, key],
+  ];
   for (const [kind, where, m] of fields) {
     if (!m) continue;
     const problem = m.problem ?? pemProblem(kind, m.pem!);
     if (problem) return { entry: where, field: m.field, problem, fix: m.fix };
   }
   if (cert?.pem && key?.pem && !belong(cert.pem, key.pem)) {
-    return { entry, field: key.field, problem: `does not belong to the certificate in its ${cert.field}`, fix: 'put the key and the certificate of one key pair there' };
+    return {
+      entry,
+      field: key.field,
+      problem: `does not belong to the certificate in its ${cert.field}`,
+      fix: 'put the key and the certificate of one key pair there',
+    };
   }
   return undefined;
 }
 
 /** What is wrong with the client certificate and key an exec credential plugin handed out, if anything. */
-export function pluginTlsProblem(kc: KubeConfig, cert: Buffer | string | undefined, key: Buffer | string | undefined): TlsProblem | undefined {
+export function pluginTlsProblem(
+  kc: KubeConfig,
+  cert: Buffer | string | undefined,
+  key: Buffer | string | undefined,
+): TlsProblem | undefined {
   if (!cert || !key) return undefined;
   try {
     createSecureContext({ cert, key });

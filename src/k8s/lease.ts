@@ -26,7 +26,13 @@ export interface Observed {
  * Whether `identity` may write itself into the Lease now: it is free (no holder), ours, or its
  * holder's record has not changed for the lease duration since we first saw it so.
  */
-export function mayTake(spec: LeaseSpec | undefined, identity: string, observed: Observed | undefined, nowMs: number, defaultDurationMs: number): boolean {
+export function mayTake(
+  spec: LeaseSpec | undefined,
+  identity: string,
+  observed: Observed | undefined,
+  nowMs: number,
+  defaultDurationMs: number,
+): boolean {
   const holder = spec?.holderIdentity ?? '';
   if (holder === '' || holder === identity) return true;
   if (!observed || observed.holder !== holder || observed.renewTime !== (spec?.renewTime ?? '')) return false;

@@ -19,9 +19,21 @@ const CATCH_UP_MS = 3_000;
 export class ObjectCache {
   private readonly informers = new Map<string, { informer: Informer; apiVersion: string }>();
 
-  constructor(private readonly client: KubeClient, kinds: CachedKindOptions[], relistMs?: number, onError?: (err: unknown) => void) {
+  constructor(
+    private readonly client: KubeClient,
+    kinds: CachedKindOptions[],
+    relistMs?: number,
+    onError?: (err: unknown) => void,
+  ) {
     for (const k of kinds) {
-      const informer = new Informer(client, { apiVersion: k.apiVersion, kind: k.kind, labelSelector: k.labelSelector, relistMs, onEvent: () => undefined, onError });
+      const informer = new Informer(client, {
+        apiVersion: k.apiVersion,
+        kind: k.kind,
+        labelSelector: k.labelSelector,
+        relistMs,
+        onEvent: () => undefined,
+        onError,
+      });
       this.informers.set(k.kind, { informer, apiVersion: k.apiVersion });
     }
   }
@@ -43,7 +55,12 @@ export class ObjectCache {
   }
 
   /** The cached objects of a kind in a namespace, once the cache has seen `atLeast` (a resourceVersion) or waited for it. */
-  async list<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, atLeast?: string): Promise<T[]> {
+  async list<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    atLeast?: string,
+  ): Promise<T[]> {
     const entry = this.informers.get(kind);
     if (entry?.apiVersion !== apiVersion) throw new Error(`${apiVersion} ${kind} is not cached`);
     if (atLeast) await entry.informer.caughtUp(atLeast, CATCH_UP_MS);
@@ -54,9 +71,16 @@ export class ObjectCache {
    * The object: from the cache when it holds it (and has seen `atLeast`, a resourceVersion of
    * this kind), else from the API server.
    */
-  async get<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string, atLeast?: string): Promise<T | undefined> {
+  async get<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+    atLeast?: string,
+  ): Promise<T | undefined> {
     const entry = this.informers.get(kind);
-    const current = entry?.apiVersion === apiVersion && (!atLeast || (await entry.informer.caughtUp(atLeast, CATCH_UP_MS)));
+    const current =
+      entry?.apiVersion === apiVersion && (!atLeast || (await entry.informer.caughtUp(atLeast, CATCH_UP_MS)));
     return await this.getIf<T>(apiVersion, kind, name, namespace, () => current);
   }
 
@@ -65,14 +89,27 @@ export class ObjectCache {
    * version, what it holds, absence included (nothing told of by then means none); from the API
    * server only when the cache does not catch up in time.
    */
-  async getAt<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, atLeast: string): Promise<T | undefined> {
+  async getAt<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined,
+    atLeast: string,
+  ): Promise<T | undefined> {
     const entry = this.informers.get(kind);
-    if (entry?.apiVersion === apiVersion && (await entry.informer.caughtUp(atLeast, CATCH_UP_MS))) return entry.informer.get(namespace, name) as T | undefined;
+    if (entry?.apiVersion === apiVersion && (await entry.informer.caughtUp(atLeast, CATCH_UP_MS)))
+      return entry.informer.get(namespace, name) as T | undefined;
     return await this.client.get<T>(apiVersion, kind, name, namespace);
   }
 
   /** The object: from the cache when it holds one that is `usable` (new enough, say), else from the API server. */
-  async getIf<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, usable: (cached: T) => boolean): Promise<T | undefined> {
+  async getIf<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined,
+    usable: (cached: T) => boolean,
+  ): Promise<T | undefined> {
     const entry = this.informers.get(kind);
     const hit = entry?.apiVersion === apiVersion ? (entry.informer.get(namespace, name) as T | undefined) : undefined;
     if (hit && usable(hit)) return hit;

@@ -39,7 +39,13 @@ export class KubeApiError extends Error {
    * `discovery`: the request was the API discovery of a group version, which every
    * authenticated user may read: a 403 there means the server lets the identity do nothing.
    */
-  constructor(readonly status: number, readonly reason: string, message: string, readonly details: StatusDetails = {}, readonly discovery = false) {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly details: StatusDetails = {},
+    readonly discovery = false,
+  ) {
     super(message);
     this.name = 'KubeApiError';
   }
@@ -50,7 +56,10 @@ export class ClusterUnreachableError extends Error {
   /** The request went out on a kept-alive connection the server had closed: safe to send again. */
   staleConnection = false;
 
-  constructor(readonly server: string, readonly detail: string) {
+  constructor(
+    readonly server: string,
+    readonly detail: string,
+  ) {
     super(`${server} ${detail}`);
     this.name = 'ClusterUnreachableError';
   }
@@ -66,7 +75,10 @@ export class CredentialError extends Error {
 
 /** The kubeconfig's TLS material (CA, client certificate or key) cannot be used: which field, why, and what to do. */
 export class TlsMaterialError extends CredentialError {
-  constructor(server: string, readonly problem: TlsProblem) {
+  constructor(
+    server: string,
+    readonly problem: TlsProblem,
+  ) {
     super(`the kubeconfig for ${server} could not be used: its ${describeTlsProblem(problem)}`);
     this.name = 'TlsMaterialError';
   }
@@ -84,7 +96,8 @@ export function describeNetworkError(err: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'has a host name that does not resolve';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'is not reachable on the network';
   if (code === 'ETIMEDOUT' || code === 'KLM_TIMEOUT') return 'did not answer in time';
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|EPROTO|ALTNAME/i.test(code)) return `failed TLS verification (${code})`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|EPROTO|ALTNAME/i.test(code))
+    return `failed TLS verification (${code})`;
   return `could not be reached${code ? ` (${code})` : ''}`;
 }
 
@@ -183,7 +196,11 @@ export class KubeClient {
     const o: https.RequestOptions = {};
     const user = this.kc.getCurrentUser();
     const command = (user?.exec as { command?: unknown } | undefined)?.command;
-    const what = user?.exec ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}` : user?.authProvider ? 'its auth provider' : 'its credentials';
+    const what = user?.exec
+      ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}`
+      : user?.authProvider
+        ? 'its auth provider'
+        : 'its credentials';
     if (this.checked !== this.kc) {
       // Checked before an agent takes it: a broken key would fail every request in OpenSSL's words, which name no field.
       const problem = tlsMaterialProblem(this.kc);
@@ -196,7 +213,18 @@ export class KubeClient {
       // client-node runs a plugin without a time limit: one that hangs must not hold every request.
       await Promise.race([
         this.kc.applyToHTTPSOptions(o),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new CredentialError(`the kubeconfig for ${this.server} could not be used: ${what} gave no credential within ${limit / 1000} s`)), limit))),
+        new Promise(
+          (_, reject) =>
+            (timer = setTimeout(
+              () =>
+                reject(
+                  new CredentialError(
+                    `the kubeconfig for ${this.server} could not be used: ${what} gave no credential within ${limit / 1000} s`,
+                  ),
+                ),
+              limit,
+            )),
+        ),
       ]);
     } catch (err) {
       // A plugin's or provider's message may carry what it was given: say only what failed.
@@ -210,7 +238,10 @@ export class KubeClient {
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     const tls = JSON.stringify([o.cert, o.key]);
     if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
-    const handedOut = user?.exec && !this.server.startsWith('http:') ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined) : undefined;
+    const handedOut =
+      user?.exec && !this.server.startsWith('http:')
+        ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined)
+        : undefined;
     if (handedOut) throw new TlsMaterialError(this.server, handedOut);
     // Requests still under way on the old agent may finish.
     if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
@@ -220,7 +251,14 @@ export class KubeClient {
       ? (o.agent as http.Agent)
       : this.server.startsWith('http:')
         ? new http.Agent(AGENT)
-        : new https.Agent({ ...AGENT, ca: o.ca, cert: o.cert, key: o.key, servername: o.servername, rejectUnauthorized: o.rejectUnauthorized });
+        : new https.Agent({
+            ...AGENT,
+            ca: o.ca,
+            cert: o.cert,
+            key: o.key,
+            servername: o.servername,
+            rejectUnauthorized: o.rejectUnauthorized,
+          });
     return { headers, agent, tls };
   }
 
@@ -252,18 +290,35 @@ export class KubeClient {
 
   /** Closes the kept-alive connections: the client is no longer used. */
   close(): void {
-    void this.auth.then((a) => a.agent.destroy(), () => undefined);
+    void this.auth.then(
+      (a) => a.agent.destroy(),
+      () => undefined,
+    );
   }
 
   /** Whether the API server answers, within `timeoutMs`: resolves, or rejects as request() does. */
   async ping(timeoutMs: number): Promise<void> {
     const auth = await this.currentAuth();
-    const { status } = await this.exchange('GET', new URL(`${this.server}/version`), { ...auth.headers, accept: 'application/json' }, auth.agent, undefined, timeoutMs);
+    const { status } = await this.exchange(
+      'GET',
+      new URL(`${this.server}/version`),
+      { ...auth.headers, accept: 'application/json' },
+      auth.agent,
+      undefined,
+      timeoutMs,
+    );
     if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
   }
 
   /** One exchange; fails when the server sends nothing for `timeoutMs` (a long answer that streams is fine). */
-  private send(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
+  private send(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    agent: http.Agent,
+    payload?: Buffer,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ status: number; text: string }> {
     const transport = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method, headers, agent }, (res) => {
@@ -285,14 +340,24 @@ export class KubeClient {
         e.staleConnection = req.reusedSocket && (err as { code?: string }).code === 'ECONNRESET';
         reject(e);
       };
-      const idle = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })), timeoutMs);
+      const idle = setTimeout(
+        () => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })),
+        timeoutMs,
+      );
       req.on('error', fail);
       req.end(payload);
     });
   }
 
   /** resend(), told to the request observer. */
-  private async exchange(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload?: Buffer, timeoutMs = this.timeoutMs): Promise<{ status: number; text: string }> {
+  private async exchange(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    agent: http.Agent,
+    payload?: Buffer,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ status: number; text: string }> {
     if (!requestObserver) return await this.resend(method, url, headers, agent, payload, timeoutMs);
     const start = performance.now();
     let code = 0;
@@ -301,12 +366,24 @@ export class KubeClient {
       code = answer.status;
       return answer;
     } finally {
-      requestObserver?.({ cluster: this.opts.cluster ?? 'target', method, code, seconds: (performance.now() - start) / 1000 });
+      requestObserver?.({
+        cluster: this.opts.cluster ?? 'target',
+        method,
+        code,
+        seconds: (performance.now() - start) / 1000,
+      });
     }
   }
 
   /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
-  private async resend(method: string, url: URL, headers: Record<string, string>, agent: http.Agent, payload: Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  private async resend(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    agent: http.Agent,
+    payload: Buffer | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
     try {
       return await this.send(method, url, headers, agent, payload, timeoutMs);
     } catch (err) {
@@ -339,7 +416,12 @@ export class KubeClient {
         // The path itself is not served (a CRD went away): forget what discovery said.
         if (status === 404) this.discovery.clear();
       }
-      throw new KubeApiError(status, s?.reason ?? 'Unknown', s?.message ?? `${method} ${path}: HTTP ${status}`, s?.details ?? {});
+      throw new KubeApiError(
+        status,
+        s?.reason ?? 'Unknown',
+        s?.message ?? `${method} ${path}: HTTP ${status}`,
+        s?.details ?? {},
+      );
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -352,7 +434,9 @@ export class KubeClient {
         (l) => l.resources.filter((x) => !x.name.includes('/')),
         (err: unknown) => {
           // Its failures say they were discovery's (a 403 there: the server lets the identity do nothing).
-          throw err instanceof KubeApiError ? new KubeApiError(err.status, err.reason, err.message, err.details, true) : err;
+          throw err instanceof KubeApiError
+            ? new KubeApiError(err.status, err.reason, err.message, err.details, true)
+            : err;
         },
       );
       // A failed lookup (for example a CRD not served yet) is not cached.
@@ -375,7 +459,8 @@ export class KubeClient {
       this.discovery.delete(apiVersion);
       resource = (await this.resources(apiVersion)).find((x) => x.kind === kind);
     }
-    if (!resource) throw new KubeApiError(404, 'NotFound', `the API server does not serve kind ${kind} in ${apiVersion}`);
+    if (!resource)
+      throw new KubeApiError(404, 'NotFound', `the API server does not serve kind ${kind} in ${apiVersion}`);
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const ns = resource.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? 'default')}` : '';
     return `${base}${ns}/${resource.name}${name ? `/${encodeURIComponent(name)}` : ''}`;
@@ -385,7 +470,12 @@ export class KubeClient {
   async apply<T extends KubeObject>(obj: T, subresource = ''): Promise<T> {
     const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
     const q = `?fieldManager=${this.fieldManager}&force=true`;
-    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}${q}`, obj, 'application/apply-patch+yaml');
+    return await this.request<T>(
+      'PATCH',
+      `${p}${subresource ? `/${subresource}` : ''}${q}`,
+      obj,
+      'application/apply-patch+yaml',
+    );
   }
 
   /**
@@ -393,8 +483,14 @@ export class KubeClient {
    * lets the API server answer from its watch cache instead of a read from etcd; `limit` and
    * `continue` page through it.
    */
-  async listPage<T extends KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string; continue?: string }> {
-    const p = opts.namespace ? await this.path(apiVersion, kind, opts.namespace) : await this.clusterWidePath(apiVersion, kind);
+  async listPage<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    opts: ListOptions = {},
+  ): Promise<{ items: T[]; resourceVersion: string; continue?: string }> {
+    const p = opts.namespace
+      ? await this.path(apiVersion, kind, opts.namespace)
+      : await this.clusterWidePath(apiVersion, kind);
     const params = new URLSearchParams();
     if (opts.labelSelector) params.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) params.set('fieldSelector', opts.fieldSelector);
@@ -405,16 +501,27 @@ export class KubeClient {
     }
     if (opts.limit) params.set('limit', String(opts.limit));
     const q = params.size ? `?${params.toString()}` : '';
-    const l = await this.request<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', p + q);
+    const l = await this.request<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>(
+      'GET',
+      p + q,
+    );
     for (const item of l.items) {
       item.apiVersion = apiVersion;
       item.kind = kind;
     }
-    return { items: l.items, resourceVersion: l.metadata.resourceVersion, ...(l.metadata.continue ? { continue: l.metadata.continue } : {}) };
+    return {
+      items: l.items,
+      resourceVersion: l.metadata.resourceVersion,
+      ...(l.metadata.continue ? { continue: l.metadata.continue } : {}),
+    };
   }
 
   /** Every object of a kind (a consistent read), page by page when `limit` is given. */
-  async list<T extends KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  async list<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    opts: ListOptions = {},
+  ): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let page = await this.listPage<T>(apiVersion, kind, opts);
     items.push(...page.items);
@@ -432,12 +539,26 @@ export class KubeClient {
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return await this.request<T>('POST', `${await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace)}?fieldManager=${this.fieldManager}`, obj);
+    return await this.request<T>(
+      'POST',
+      `${await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace)}?fieldManager=${this.fieldManager}`,
+      obj,
+    );
   }
 
-  async delete(apiVersion: string, kind: string, name: string, namespace?: string, propagationPolicy = 'Background'): Promise<boolean> {
+  async delete(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+    propagationPolicy = 'Background',
+  ): Promise<boolean> {
     try {
-      await this.request('DELETE', await this.path(apiVersion, kind, namespace, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy });
+      await this.request('DELETE', await this.path(apiVersion, kind, namespace, name), {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        propagationPolicy,
+      });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -446,52 +567,88 @@ export class KubeClient {
   }
 
   /** Merge-patches an object (or its status with subresource 'status'). */
-  async mergePatch<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace: string | undefined, patch: unknown, subresource = ''): Promise<T> {
+  async mergePatch<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    subresource = '',
+  ): Promise<T> {
     const p = await this.path(apiVersion, kind, namespace, name);
-    return await this.request<T>('PATCH', `${p}${subresource ? `/${subresource}` : ''}?fieldManager=${this.fieldManager}`, patch, 'application/merge-patch+json');
+    return await this.request<T>(
+      'PATCH',
+      `${p}${subresource ? `/${subresource}` : ''}?fieldManager=${this.fieldManager}`,
+      patch,
+      'application/merge-patch+json',
+    );
   }
 
   /**
    * Opens a watch stream at `path` and calls `onEvent` per event until the server closes it
    * (resolves) or it fails (rejects). `abort` ends it early.
    */
-  watch(path: string, query: Record<string, string>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (e: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     const url = new URL(this.server + path);
-    for (const [k, v] of Object.entries({ ...query, watch: '1', allowWatchBookmarks: 'true' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({ ...query, watch: '1', allowWatchBookmarks: 'true' }))
+      url.searchParams.set(k, v);
     const transport = url.protocol === 'http:' ? http : https;
-    return this.currentAuth().then((auth) => new Promise<void>((resolve, reject) => {
-      const headers = { ...auth.headers, accept: 'application/json' };
-      const req = transport.request(url, { method: 'GET', headers, agent: auth.agent, signal }, (res) => {
-        if ((res.statusCode ?? 0) >= 400) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            // A refused credential: the next list reloads the kubeconfig.
-            if (res.statusCode === 401 && this.opts.reload) void this.reauthenticate(auth).catch(() => undefined);
-            reject(new KubeApiError(res.statusCode ?? 0, 'WatchFailed', Buffer.concat(chunks).toString('utf8').slice(0, 500)));
+    return this.currentAuth().then(
+      (auth) =>
+        new Promise<void>((resolve, reject) => {
+          const headers = { ...auth.headers, accept: 'application/json' };
+          const req = transport.request(url, { method: 'GET', headers, agent: auth.agent, signal }, (res) => {
+            if ((res.statusCode ?? 0) >= 400) {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => {
+                // A refused credential: the next list reloads the kubeconfig.
+                if (res.statusCode === 401 && this.opts.reload) void this.reauthenticate(auth).catch(() => undefined);
+                reject(
+                  new KubeApiError(
+                    res.statusCode ?? 0,
+                    'WatchFailed',
+                    Buffer.concat(chunks).toString('utf8').slice(0, 500),
+                  ),
+                );
+              });
+              return;
+            }
+            let buf = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              buf += chunk;
+              let nl: number;
+              while ((nl = buf.indexOf('\n')) >= 0) {
+                const line = buf.slice(0, nl).trim();
+                buf = buf.slice(nl + 1);
+                if (line) onEvent(JSON.parse(line) as WatchEvent);
+              }
+            });
+            res.on('end', () => resolve());
+            res.on('error', (err) =>
+              signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err))),
+            );
           });
-          return;
-        }
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (line) onEvent(JSON.parse(line) as WatchEvent);
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('error', (err) => (signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err)))));
-      });
-      req.on('error', (err) => (signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err)))));
-      req.end();
-    }));
+          req.on('error', (err) =>
+            signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err))),
+          );
+          req.end();
+        }),
+    );
   }
 
-  async get<T extends KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {
+  async get<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+  ): Promise<T | undefined> {
     try {
       return await this.request<T>('GET', await this.path(apiVersion, kind, namespace, name));
     } catch (err) {

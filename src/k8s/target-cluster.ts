@@ -39,7 +39,9 @@ function encodedKubeconfig(secret: KubeObject): string | undefined {
  */
 export function kubeconfigKey(secret: KubeObject): string {
   const encoded = encodedKubeconfig(secret);
-  return encoded ? createHash('sha256').update(encoded).digest('hex') : `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
+  return encoded
+    ? createHash('sha256').update(encoded).digest('hex')
+    : `${secret.metadata.uid}/${secret.metadata.resourceVersion}`;
 }
 
 /** How long a request to a target cluster may go without an answer (watches excepted). */
@@ -70,19 +72,32 @@ export async function clientFromSecret(secret: KubeObject, opts: TargetClientOpt
     // key: say only where the error is.
     const mark = (err as { mark?: { line?: number; column?: number } }).mark;
     const at = mark?.line !== undefined ? ` (line ${mark.line + 1}, column ${(mark.column ?? 0) + 1})` : '';
-    throw new TargetClusterError(`${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`);
+    throw new TargetClusterError(
+      `${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`,
+    );
   }
   if (!kc.getCurrentCluster()) throw new TargetClusterError(`${where}: its kubeconfig has no current cluster`);
   const user = kc.getCurrentUser();
-  if (opts.allowExec === false && (user?.exec || (user?.authProvider as { config?: Record<string, unknown> } | undefined)?.config?.['cmd-path'])) {
-    throw new TargetClusterError(`${where}: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`);
+  if (
+    opts.allowExec === false &&
+    (user?.exec || (user?.authProvider as { config?: Record<string, unknown> } | undefined)?.config?.['cmd-path'])
+  ) {
+    throw new TargetClusterError(
+      `${where}: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`,
+    );
   }
   const { allowExec: _allowExec, ...clientOptions } = opts;
   try {
-    return await KubeClient.fromKubeConfig(kc, { requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS, ...clientOptions, reload: () => kubeConfigFromString(text) });
+    return await KubeClient.fromKubeConfig(kc, {
+      requestTimeoutMs: TARGET_REQUEST_TIMEOUT_MS,
+      ...clientOptions,
+      reload: () => kubeConfigFromString(text),
+    });
   } catch (err) {
     if (!(err instanceof TlsMaterialError)) throw err;
-    throw new TargetClusterError(`${where} (data key "${kubeconfigDataKey(secret)}"): in its kubeconfig, ${describeTlsProblem(err.problem)}, and update the Secret`);
+    throw new TargetClusterError(
+      `${where} (data key "${kubeconfigDataKey(secret)}"): in its kubeconfig, ${describeTlsProblem(err.problem)}, and update the Secret`,
+    );
   }
 }
 
@@ -95,7 +110,10 @@ export class TargetClusters {
   /** Which client each Kyma's Secret last used: a rotated Secret drops the client it left. */
   private readonly used = new Map<string, string>();
 
-  constructor(readonly controlPlane: KubeClient, private readonly clientOptions: TargetClientOptions = {}) {}
+  constructor(
+    readonly controlPlane: KubeClient,
+    private readonly clientOptions: TargetClientOptions = {},
+  ) {}
 
   /** Records that the Kyma `who` now uses client `key` (none: its Secret is gone); closes a client nobody uses any more. */
   private use(who: string, key: string | undefined): void {
@@ -107,7 +125,10 @@ export class TargetClusters {
     const client = this.clients.get(before);
     this.clients.delete(before);
     // Activities still under way with it may finish; then its connections go.
-    void client?.then((c) => setTimeout(() => c.close(), CLOSE_GRACE_MS).unref(), () => undefined);
+    void client?.then(
+      (c) => setTimeout(() => c.close(), CLOSE_GRACE_MS).unref(),
+      () => undefined,
+    );
   }
 
   /**
@@ -119,22 +140,25 @@ export class TargetClusters {
   async watchSecrets(namespaces?: readonly string[]): Promise<() => void> {
     this.namespaces = namespaces;
     const keyOf = (s: KubeObject) => `${s.metadata.namespace}/${s.metadata.labels?.[LABELS.kymaName]}`;
-    const informers = (namespaces ?? [undefined]).map((namespace) => new Informer(this.controlPlane, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      ...(namespace ? { namespace } : {}),
-      labelSelector: LABELS.kymaName,
-      onEvent: (type, s) => {
-        const key = keyOf(s);
-        if (type !== 'DELETED') {
-          this.index.set(key, s);
-          if (this.used.has(key)) this.use(key, kubeconfigKey(s));
-        } else if (this.index.get(key)?.metadata.uid === s.metadata.uid) {
-          this.index.delete(key);
-          this.use(key, undefined);
-        }
-      },
-    }));
+    const informers = (namespaces ?? [undefined]).map(
+      (namespace) =>
+        new Informer(this.controlPlane, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          ...(namespace ? { namespace } : {}),
+          labelSelector: LABELS.kymaName,
+          onEvent: (type, s) => {
+            const key = keyOf(s);
+            if (type !== 'DELETED') {
+              this.index.set(key, s);
+              if (this.used.has(key)) this.use(key, kubeconfigKey(s));
+            } else if (this.index.get(key)?.metadata.uid === s.metadata.uid) {
+              this.index.delete(key);
+              this.use(key, undefined);
+            }
+          },
+        }),
+    );
     await Promise.all(informers.map((i) => i.start()));
     return () => {
       for (const i of informers) i.stop();
@@ -148,26 +172,41 @@ export class TargetClusters {
   static readonly SECRET_TTL_MS = 5000;
 
   /** The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used. */
-  async secretOf(namespace: string, kyma: string, maxAgeMs = TargetClusters.SECRET_TTL_MS): Promise<Secret | undefined> {
+  async secretOf(
+    namespace: string,
+    kyma: string,
+    maxAgeMs = TargetClusters.SECRET_TTL_MS,
+  ): Promise<Secret | undefined> {
     // Outside the served namespaces no Secret can be read: never mistake that for "no Secret" (the control plane itself).
     if (this.namespaces && !this.namespaces.includes(namespace)) {
-      throw new TargetClusterError(`Kyma ${namespace}/${kyma} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.namespaces.join(', ')})`);
+      throw new TargetClusterError(
+        `Kyma ${namespace}/${kyma} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.namespaces.join(', ')})`,
+      );
     }
     const key = `${namespace}/${kyma}`;
     const known = maxAgeMs > 0 ? this.index.get(key) : undefined;
     if (known) return known;
     const hit = this.secrets.get(key);
     if (hit && Date.now() - hit.at < maxAgeMs) return await hit.secret;
-    const secret = this.controlPlane.list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` }).then((l) => l.items[0]);
+    const secret = this.controlPlane
+      .list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` })
+      .then((l) => l.items[0]);
     secret.catch(() => this.secrets.delete(key));
     this.secrets.set(key, { at: Date.now(), secret });
     return await secret;
   }
 
   /** A client for the target cluster of Kyma `kyma` whose kubeconfig Secret (if any) is `secret` (cached per kubeconfig). */
-  async clientOf(namespace: string, kyma: string, secret: Secret | undefined, expectRemote = false): Promise<KubeClient> {
+  async clientOf(
+    namespace: string,
+    kyma: string,
+    secret: Secret | undefined,
+    expectRemote = false,
+  ): Promise<KubeClient> {
     if (!secret && expectRemote) {
-      throw new TargetClusterError(`the kubeconfig Secret of Kyma ${namespace}/${kyma} is gone; refusing to fall back to the control-plane cluster`);
+      throw new TargetClusterError(
+        `the kubeconfig Secret of Kyma ${namespace}/${kyma} is gone; refusing to fall back to the control-plane cluster`,
+      );
     }
     if (!secret) return this.controlPlane;
     const key = kubeconfigKey(secret);

@@ -25,7 +25,12 @@ export async function writeKubeconfig(file: string, server: string, pki: Pki, na
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server, 'certificate-authority-data': await b64(pki.caCert) } }],
-    users: [{ name: 'admin', user: { 'client-certificate-data': await b64(pki.adminCert), 'client-key-data': await b64(pki.adminKey) } }],
+    users: [
+      {
+        name: 'admin',
+        user: { 'client-certificate-data': await b64(pki.adminCert), 'client-key-data': await b64(pki.adminKey) },
+      },
+    ],
     contexts: [{ name, context: { cluster: name, user: 'admin' } }],
     'current-context': name,
   };
@@ -56,35 +61,49 @@ export interface ApiServerOptions {
 }
 
 /** An API server on the shared etcd; `etcdPrefix` keeps further clusters' data apart. */
-export async function startApiServer(binary: string, dir: string, etcdUrl: string, pki: Pki, etcdPrefix = '/registry', opts: ApiServerOptions = {}): Promise<ApiServer> {
+export async function startApiServer(
+  binary: string,
+  dir: string,
+  etcdUrl: string,
+  pki: Pki,
+  etcdPrefix = '/registry',
+  opts: ApiServerOptions = {},
+): Promise<ApiServer> {
   const port = opts.port ?? (await freePort());
   const url = `https://127.0.0.1:${port}`;
-  const spawn = () => startProcess('kube-apiserver', binary, [
-    `--etcd-servers=${etcdUrl}`,
-    `--etcd-prefix=${etcdPrefix}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    `--secure-port=${port}`,
-    `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
-    `--tls-cert-file=${pki.serverCert}`,
-    `--tls-private-key-file=${pki.serverKey}`,
-    `--client-ca-file=${pki.caCert}`,
-    `--service-account-key-file=${pki.saPub}`,
-    `--service-account-signing-key-file=${pki.saKey}`,
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    '--service-cluster-ip-range=10.0.0.0/24',
-    '--authorization-mode=RBAC',
-    '--allow-privileged=true',
-    // Pods in the local cluster are simulated by kwok: no token volume is needed, and a
-    // module's pods must not be refused while its ServiceAccount is still being applied.
-    '--disable-admission-plugins=ServiceAccount',
-    '--enable-priority-and-fairness=false',
-    '--max-requests-inflight=2000',
-    '--max-mutating-requests-inflight=1000',
-    '--v=0',
-    ...(opts.extraArgs ?? []),
-  ], { logFile: path.join(dir, 'kube-apiserver.log') });
-  const ready = (p: ManagedProcess) => waitUntil(p, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000);
+  const spawn = () =>
+    startProcess(
+      'kube-apiserver',
+      binary,
+      [
+        `--etcd-servers=${etcdUrl}`,
+        `--etcd-prefix=${etcdPrefix}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
+        `--tls-cert-file=${pki.serverCert}`,
+        `--tls-private-key-file=${pki.serverKey}`,
+        `--client-ca-file=${pki.caCert}`,
+        `--service-account-key-file=${pki.saPub}`,
+        `--service-account-signing-key-file=${pki.saKey}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--authorization-mode=RBAC',
+        '--allow-privileged=true',
+        // Pods in the local cluster are simulated by kwok: no token volume is needed, and a
+        // module's pods must not be refused while its ServiceAccount is still being applied.
+        '--disable-admission-plugins=ServiceAccount',
+        '--enable-priority-and-fairness=false',
+        '--max-requests-inflight=2000',
+        '--max-mutating-requests-inflight=1000',
+        '--v=0',
+        ...(opts.extraArgs ?? []),
+      ],
+      { logFile: path.join(dir, 'kube-apiserver.log') },
+    );
+  const ready = (p: ManagedProcess) =>
+    waitUntil(p, 'ready', async () => (await apiGet(url, pki, '/readyz')).status === 200, 120_000);
   let proc: ManagedProcess;
   if (opts.supervised === false) {
     proc = spawn();
@@ -112,29 +131,46 @@ function componentFlags(api: ApiServer, port: number): string[] {
   ];
 }
 
-export async function startControllerManager(binary: string, dir: string, api: ApiServer, pki: Pki): Promise<ManagedProcess> {
+export async function startControllerManager(
+  binary: string,
+  dir: string,
+  api: ApiServer,
+  pki: Pki,
+): Promise<ManagedProcess> {
   const port = await freePort();
-  const spawn = () => startProcess('kube-controller-manager', binary, [
-    ...componentFlags(api, port),
-    `--service-account-private-key-file=${pki.saKey}`,
-    `--root-ca-file=${pki.caCert}`,
-    '--use-service-account-credentials=false',
-    '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
-    // Defaults (20 QPS, 5 Deployment syncs at a time) would make the simulated cluster's own
-    // rollouts, not the lifecycle manager, the limit of a fleet benchmark.
-    '--kube-api-qps=500',
-    '--kube-api-burst=1000',
-    '--concurrent-deployment-syncs=20',
-    '--concurrent-replicaset-syncs=20',
-    '--v=0',
-  ], { logFile: path.join(dir, 'kube-controller-manager.log') });
+  const spawn = () =>
+    startProcess(
+      'kube-controller-manager',
+      binary,
+      [
+        ...componentFlags(api, port),
+        `--service-account-private-key-file=${pki.saKey}`,
+        `--root-ca-file=${pki.caCert}`,
+        '--use-service-account-credentials=false',
+        '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
+        // Defaults (20 QPS, 5 Deployment syncs at a time) would make the simulated cluster's own
+        // rollouts, not the lifecycle manager, the limit of a fleet benchmark.
+        '--kube-api-qps=500',
+        '--kube-api-burst=1000',
+        '--concurrent-deployment-syncs=20',
+        '--concurrent-replicaset-syncs=20',
+        '--v=0',
+      ],
+      { logFile: path.join(dir, 'kube-controller-manager.log') },
+    );
   return await supervise(spawn, (p) => waitUntil(p, 'healthy', async () => (await selfSignedHealth(port)) === 200));
 }
 
 export async function startScheduler(binary: string, dir: string, api: ApiServer): Promise<ManagedProcess> {
   const port = await freePort();
   return await supervise(
-    () => startProcess('kube-scheduler', binary, [...componentFlags(api, port), '--kube-api-qps=500', '--kube-api-burst=1000', '--v=0'], { logFile: path.join(dir, 'kube-scheduler.log') }),
+    () =>
+      startProcess(
+        'kube-scheduler',
+        binary,
+        [...componentFlags(api, port), '--kube-api-qps=500', '--kube-api-burst=1000', '--v=0'],
+        { logFile: path.join(dir, 'kube-scheduler.log') },
+      ),
     (p) => waitUntil(p, 'healthy', async () => (await selfSignedHealth(port)) === 200),
   );
 }

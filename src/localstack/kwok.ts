@@ -21,7 +21,12 @@ export const KWOK_NODE = {
   metadata: {
     name: KWOK_NODE_NAME,
     annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
-    labels: { 'kubernetes.io/hostname': KWOK_NODE_NAME, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+    labels: {
+      'kubernetes.io/hostname': KWOK_NODE_NAME,
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      type: 'kwok',
+    },
   },
   spec: {},
 };
@@ -30,14 +35,22 @@ export async function startKwok(binary: string, dir: string, kubeconfig: string)
   const config = path.join(dir, 'kwok-stages.yaml');
   await copyFile(STAGES, config);
   const port = await freePort();
-  const spawn = () => startProcess('kwok', binary, [
-    `--kubeconfig=${kubeconfig}`,
-    `--config=${config}`,
-    '--manage-all-nodes=true',
-    '--node-lease-duration-seconds=40',
-    '--cidr=10.244.0.0/16',
-    '--node-ip=10.1.0.1',
-    `--server-address=127.0.0.1:${port}`,
-  ], { logFile: path.join(dir, 'kwok.log'), env: { ...process.env, HOME: dir } });
-  return await supervise(spawn, (p) => waitUntil(p, 'serving', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok));
+  const spawn = () =>
+    startProcess(
+      'kwok',
+      binary,
+      [
+        `--kubeconfig=${kubeconfig}`,
+        `--config=${config}`,
+        '--manage-all-nodes=true',
+        '--node-lease-duration-seconds=40',
+        '--cidr=10.244.0.0/16',
+        '--node-ip=10.1.0.1',
+        `--server-address=127.0.0.1:${port}`,
+      ],
+      { logFile: path.join(dir, 'kwok.log'), env: { ...process.env, HOME: dir } },
+    );
+  return await supervise(spawn, (p) =>
+    waitUntil(p, 'serving', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok),
+  );
 }

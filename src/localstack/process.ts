@@ -36,13 +36,23 @@ export interface ManagedProcess {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-export function startProcess(name: string, command: string, args: string[], opts: { logFile: string; cwd?: string; env?: NodeJS.ProcessEnv }): ManagedProcess {
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  opts: { logFile: string; cwd?: string; env?: NodeJS.ProcessEnv },
+): ManagedProcess {
   const pidFile = `${opts.logFile.replace(/\.log$/, '')}.pid`;
   rmSync(pidFile, { force: true });
   const out = openSync(opts.logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('bash', ['-c', WATCHDOG, name, pidFile, command, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', out, out], detached: true });
+    child = spawn('bash', ['-c', WATCHDOG, name, pidFile, command, ...args], {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['pipe', out, out],
+      detached: true,
+    });
   } finally {
     closeSync(out);
   }
@@ -101,16 +111,27 @@ export function startProcess(name: string, command: string, args: string[], opts
 }
 
 /** Polls `check` until it returns true; fails early when the process died, with its log. */
-export async function waitUntil(proc: ManagedProcess, what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+export async function waitUntil(
+  proc: ManagedProcess,
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 90_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (proc.hasExited()) throw new Error(`${proc.name} exited before it was ${what}. Last log lines (${proc.logFile}):\n${proc.logTail()}`);
+    if (proc.hasExited())
+      throw new Error(
+        `${proc.name} exited before it was ${what}. Last log lines (${proc.logFile}):\n${proc.logTail()}`,
+      );
     try {
       if (await check()) return;
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`${proc.name} was not ${what} within ${timeoutMs / 1000}s. Last log lines (${proc.logFile}):\n${proc.logTail()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${proc.name} was not ${what} within ${timeoutMs / 1000}s. Last log lines (${proc.logFile}):\n${proc.logTail()}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -40,7 +40,11 @@ export interface TokenService {
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
-interface Access { type: string; name: string; actions: string[] }
+interface Access {
+  type: string;
+  name: string;
+  actions: string[];
+}
 
 /** The scopes of a request: `repository:name:pull,push` (a name may hold ':' only before a tag, never here). */
 function parseScopes(values: string[]): Access[] {
@@ -50,7 +54,14 @@ function parseScopes(values: string[]): Access[] {
       const first = scope.indexOf(':');
       const last = scope.lastIndexOf(':');
       if (first < 0 || last === first) continue;
-      out.push({ type: scope.slice(0, first), name: scope.slice(first + 1, last), actions: scope.slice(last + 1).split(',').filter(Boolean) });
+      out.push({
+        type: scope.slice(0, first),
+        name: scope.slice(first + 1, last),
+        actions: scope
+          .slice(last + 1)
+          .split(',')
+          .filter(Boolean),
+      });
     }
   }
   return out;
@@ -64,7 +75,10 @@ function same(a: string, b: string): boolean {
 
 export async function startTokenService(o: TokenServiceOptions): Promise<TokenService> {
   const [tlsCert, tlsKey, signingCertPem, signingKey] = await Promise.all([
-    readFile(o.tls.cert, 'utf8'), readFile(o.tls.key, 'utf8'), readFile(o.signing.cert, 'utf8'), readFile(o.signing.key, 'utf8'),
+    readFile(o.tls.cert, 'utf8'),
+    readFile(o.tls.key, 'utf8'),
+    readFile(o.signing.cert, 'utf8'),
+    readFile(o.signing.key, 'utf8'),
   ]);
   const x5c = [new X509Certificate(signingCertPem).raw.toString('base64')];
   const expiresIn = o.expiresIn ?? 300;
@@ -82,31 +96,60 @@ export async function startTokenService(o: TokenServiceOptions): Promise<TokenSe
       const m = /^Basic\s+(.+)$/i.exec(auth);
       const plain = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
       const colon = plain.indexOf(':');
-      if (colon < 0 || !same(plain.slice(0, colon), o.user.username) || !same(plain.slice(colon + 1), o.user.password)) {
+      if (
+        colon < 0 ||
+        !same(plain.slice(0, colon), o.user.username) ||
+        !same(plain.slice(colon + 1), o.user.password)
+      ) {
         counts.refused++;
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="klm-registry-token"' });
+        res.writeHead(401, {
+          'content-type': 'application/json',
+          'www-authenticate': 'Basic realm="klm-registry-token"',
+        });
         res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
         return;
       }
       subject = o.user.username;
     }
     if (url.searchParams.get('service') && url.searchParams.get('service') !== o.service) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'DENIED', message: 'unknown service' }] }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ errors: [{ code: 'DENIED', message: 'unknown service' }] }));
       return;
     }
     const access = parseScopes(url.searchParams.getAll('scope')).map((a) => ({
       ...a,
-      actions: subject ? a.actions.filter((x) => x === 'pull' || x === 'push') : o.anonymous === 'pull' ? a.actions.filter((x) => x === 'pull') : [],
+      actions: subject
+        ? a.actions.filter((x) => x === 'pull' || x === 'push')
+        : o.anonymous === 'pull'
+          ? a.actions.filter((x) => x === 'pull')
+          : [],
     }));
     const now = Math.floor(Date.now() / 1000);
     const header = { typ: 'JWT', alg: 'ES256', x5c };
-    const claims = { iss: o.issuer, sub: subject, aud: o.service, exp: now + expiresIn, nbf: now - 5, iat: now, jti: randomBytes(16).toString('hex'), access };
+    const claims = {
+      iss: o.issuer,
+      sub: subject,
+      aud: o.service,
+      exp: now + expiresIn,
+      nbf: now - 5,
+      iat: now,
+      jti: randomBytes(16).toString('hex'),
+      access,
+    };
     const signingInput = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
     const signature = sign('sha256', Buffer.from(signingInput), { key: signingKey, dsaEncoding: 'ieee-p1363' });
     const token = `${signingInput}.${b64url(signature)}`;
     counts.issued++;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ token, access_token: token, expires_in: expiresIn, issued_at: new Date(now * 1000).toISOString() }));
+    res.end(
+      JSON.stringify({
+        token,
+        access_token: token,
+        expires_in: expiresIn,
+        issued_at: new Date(now * 1000).toISOString(),
+      }),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -116,10 +159,11 @@ export async function startTokenService(o: TokenServiceOptions): Promise<TokenSe
   return {
     realm: `https://127.0.0.1:${port}/token`,
     counts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -135,15 +179,30 @@ export interface AuthRegistry {
  * A registry as users have them: HTTPS with a certificate from a CA of its own (in `dir`), token
  * auth through a token service that knows one user.
  */
-export async function startAuthRegistry(binary: string, dir: string, o: { user: { username: string; password: string }; anonymous?: 'pull' | 'none'; expiresIn?: number }): Promise<AuthRegistry> {
+export async function startAuthRegistry(
+  binary: string,
+  dir: string,
+  o: { user: { username: string; password: string }; anonymous?: 'pull' | 'none'; expiresIn?: number },
+): Promise<AuthRegistry> {
   const pkiDir = path.join(dir, 'registry-pki');
   await mkdir(pkiDir, { recursive: true });
   const { caCert } = await generateCa(pkiDir, 'klm-registry-ca');
-  const serving = await issueCert(pkiDir, 'registry', 'klm-registry', { serverAuth: true, sans: ['IP:127.0.0.1', 'DNS:localhost'] });
+  const serving = await issueCert(pkiDir, 'registry', 'klm-registry', {
+    serverAuth: true,
+    sans: ['IP:127.0.0.1', 'DNS:localhost'],
+  });
   const signing = await issueCert(pkiDir, 'token-signing', 'klm-registry-token-signing');
   const service = 'klm-registry';
   const issuer = 'klm-registry-token';
-  const tokens = await startTokenService({ tls: serving, signing, issuer, service, user: o.user, ...(o.anonymous ? { anonymous: o.anonymous } : {}), ...(o.expiresIn ? { expiresIn: o.expiresIn } : {}) });
+  const tokens = await startTokenService({
+    tls: serving,
+    signing,
+    issuer,
+    service,
+    user: o.user,
+    ...(o.anonymous ? { anonymous: o.anonymous } : {}),
+    ...(o.expiresIn ? { expiresIn: o.expiresIn } : {}),
+  });
   try {
     const registry = await startRegistry(binary, dir, {
       name: 'auth-registry',

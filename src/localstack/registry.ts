@@ -27,10 +27,12 @@ export interface RegistryOptions {
 /** GET /v2/ over HTTPS trusting `ca`: a status code, or an error. */
 async function httpsStatus(url: string, ca: string): Promise<number> {
   return await new Promise((resolve, reject) => {
-    https.get(url, { ca }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    https
+      .get(url, { ca }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -40,28 +42,33 @@ export async function startRegistry(binary: string, dir: string, opts: RegistryO
   const root = path.join(base, 'registry-data');
   await mkdir(root, { recursive: true });
   const config = path.join(base, 'registry.yml');
-  await writeFile(config, [
-    'version: 0.1',
-    'log:',
-    '  level: warn',
-    'storage:',
-    '  filesystem:',
-    `    rootdirectory: ${root}`,
-    '  delete:',
-    '    enabled: true',
-    'http:',
-    `  addr: 127.0.0.1:${port}`,
-    ...(opts.tls ? ['  tls:', `    certificate: ${opts.tls.cert}`, `    key: ${opts.tls.key}`] : []),
-    ...(opts.tokenAuth ? [
-      'auth:',
-      '  token:',
-      `    realm: ${opts.tokenAuth.realm}`,
-      `    service: ${opts.tokenAuth.service}`,
-      `    issuer: ${opts.tokenAuth.issuer}`,
-      `    rootcertbundle: ${opts.tokenAuth.rootCertBundle}`,
-    ] : []),
-    '',
-  ].join('\n'));
+  await writeFile(
+    config,
+    [
+      'version: 0.1',
+      'log:',
+      '  level: warn',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${root}`,
+      '  delete:',
+      '    enabled: true',
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      ...(opts.tls ? ['  tls:', `    certificate: ${opts.tls.cert}`, `    key: ${opts.tls.key}`] : []),
+      ...(opts.tokenAuth
+        ? [
+            'auth:',
+            '  token:',
+            `    realm: ${opts.tokenAuth.realm}`,
+            `    service: ${opts.tokenAuth.service}`,
+            `    issuer: ${opts.tokenAuth.issuer}`,
+            `    rootcertbundle: ${opts.tokenAuth.rootCertBundle}`,
+          ]
+        : []),
+      '',
+    ].join('\n'),
+  );
   const host = `127.0.0.1:${port}`;
   const url = `${opts.tls ? 'https' : 'http'}://${host}`;
   const ca = opts.tls ? await readFile(opts.tls.ca, 'utf8') : '';

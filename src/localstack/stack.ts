@@ -66,7 +66,15 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** What makes Deployments roll out: controller-manager, scheduler, and kwok with its node. */
-async function startWorkloads(tools: ToolPaths, dir: string, api: ApiServer, pki: Pki, kube: KubeClient, named: (label: string, p: ManagedProcess) => ManagedProcess, label = ''): Promise<ManagedProcess[]> {
+async function startWorkloads(
+  tools: ToolPaths,
+  dir: string,
+  api: ApiServer,
+  pki: Pki,
+  kube: KubeClient,
+  named: (label: string, p: ManagedProcess) => ManagedProcess,
+  label = '',
+): Promise<ManagedProcess[]> {
   const procs = await Promise.all([
     timed(`${label}kube-controller-manager`, () => startControllerManager(tools.kubeControllerManager, dir, api, pki)),
     timed(`${label}kube-scheduler`, () => startScheduler(tools.kubeScheduler, dir, api)),
@@ -114,9 +122,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const cdir = path.join(dir, name);
       await mkdir(cdir);
       // Its own API server on the shared etcd, under a key prefix of its own.
-      const capi = await timed(`${name} kube-apiserver`, () => startApiServer(tools.kubeApiserver, cdir, etcd.url, pki, `/${name}`));
+      const capi = await timed(`${name} kube-apiserver`, () =>
+        startApiServer(tools.kubeApiserver, cdir, etcd.url, pki, `/${name}`),
+      );
       tiers.splice(1, 0, [named(`${name} kube-apiserver`, capi.process)]);
-      tiers.push(await startWorkloads(tools, cdir, capi, pki, await KubeClient.fromKubeConfig(kubeConfigFromFile(capi.kubeconfig)), named, `${name} `));
+      tiers.push(
+        await startWorkloads(
+          tools,
+          cdir,
+          capi,
+          pki,
+          await KubeClient.fromKubeConfig(kubeConfigFromFile(capi.kubeconfig)),
+          named,
+          `${name} `,
+        ),
+      );
       targetClusters.push({ name, kubeconfig: capi.kubeconfig, kubeApiUrl: capi.url });
     }
     const info: StackInfo = {

@@ -11,7 +11,10 @@ import { nextRestart, RESTART_POLICY } from './restart-policy';
  * did not become ready in time). The returned process stands for the server across restarts:
  * it has exited only once it was stopped or given up on.
  */
-export async function supervise(spawn: () => ManagedProcess, ready: (proc: ManagedProcess) => Promise<void>): Promise<ManagedProcess> {
+export async function supervise(
+  spawn: () => ManagedProcess,
+  ready: (proc: ManagedProcess) => Promise<void>,
+): Promise<ManagedProcess> {
   let current = spawn();
   try {
     await ready(current);
@@ -39,11 +42,17 @@ export async function supervise(spawn: () => ManagedProcess, ready: (proc: Manag
     const within = `within ${RESTART_POLICY.windowMs / 60_000} min`;
     const tail = proc.logTail(5).replace(/^/gm, '  ');
     if (decision.giveUp) {
-      log('stack', `${name} ${what}, after ${restarts.length} restarts ${within}: GIVING UP, ${name} stays down and the stack is broken. Look at ${logFile} for the cause, then stop klm (Ctrl-C) and run \`npm start\` again. Last log lines:\n${tail}`);
+      log(
+        'stack',
+        `${name} ${what}, after ${restarts.length} restarts ${within}: GIVING UP, ${name} stays down and the stack is broken. Look at ${logFile} for the cause, then stop klm (Ctrl-C) and run \`npm start\` again. Last log lines:\n${tail}`,
+      );
       void proc.exited.then(finish);
       return;
     }
-    log('stack', `${name} ${what}; restarting it in ${decision.delayMs / 1000}s (restart ${restarts.length} of at most ${RESTART_POLICY.maxRestarts} ${within}). Last log lines (${logFile}):\n${tail}`);
+    log(
+      'stack',
+      `${name} ${what}; restarting it in ${decision.delayMs / 1000}s (restart ${restarts.length} of at most ${RESTART_POLICY.maxRestarts} ${within}). Last log lines (${logFile}):\n${tail}`,
+    );
     timer = setTimeout(() => void restart(), decision.delayMs);
     timer.unref();
   };

@@ -19,19 +19,29 @@ export async function startTemporal(binary: string, dir: string, opts: { ui: boo
   const [grpc, ui, http, metrics] = await freePorts(4);
   const namespace = 'default';
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(grpc),
-    '--http-port', String(http),
-    '--metrics-port', String(metrics),
-    '--db-filename', path.join(dir, 'temporal.sqlite'),
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(grpc),
+    '--http-port',
+    String(http),
+    '--metrics-port',
+    String(metrics),
+    '--db-filename',
+    path.join(dir, 'temporal.sqlite'),
     // A write-ahead log without an fsync per transaction: SQLite otherwise spends most of the
     // server's time waiting for the disk. Data survives any crash of the processes (the OS
     // holds the pages); only a crash of the machine itself could lose the last writes.
-    '--sqlite-pragma', 'journal_mode=wal',
-    '--sqlite-pragma', 'synchronous=off',
-    '--namespace', namespace,
-    '--log-level', 'warn',
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=off',
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, t]) => ['--search-attribute', `${k}=${t}`]),
     ...(opts.ui ? ['--ui-ip', '127.0.0.1', '--ui-port', String(ui), '--ui-disable-news-fetch'] : ['--headless']),
   ];

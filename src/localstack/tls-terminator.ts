@@ -30,21 +30,24 @@ export async function startTlsTerminator(o: TlsTerminatorOptions): Promise<TlsTe
   const [cert, key, ca] = await Promise.all([readFile(o.cert), readFile(o.key), readFile(o.clientCa)]);
   const counts = { accepted: 0, refused: 0 };
   const open = new Set<net.Socket>();
-  const server = tls.createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true, ALPNProtocols: ['h2'] }, (client) => {
-    counts.accepted++;
-    const upstream = net.connect(port, host);
-    for (const s of [client, upstream]) {
-      open.add(s);
-      s.on('close', () => open.delete(s));
-    }
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close).on('close', close);
-    upstream.on('error', close).on('close', close);
-    client.pipe(upstream).pipe(client);
-  });
+  const server = tls.createServer(
+    { cert, key, ca, requestCert: true, rejectUnauthorized: true, ALPNProtocols: ['h2'] },
+    (client) => {
+      counts.accepted++;
+      const upstream = net.connect(port, host);
+      for (const s of [client, upstream]) {
+        open.add(s);
+        s.on('close', () => open.delete(s));
+      }
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+      client.pipe(upstream).pipe(client);
+    },
+  );
   server.on('tlsClientError', () => counts.refused++);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
   const address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;

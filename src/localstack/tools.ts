@@ -33,7 +33,9 @@ export interface ToolPaths {
 }
 
 export function cacheRoot(): string {
-  return process.env.KLM_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
+  return (
+    process.env.KLM_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal')
+  );
 }
 
 function toolDir(name: string, version: string): string {
@@ -85,7 +87,9 @@ async function go(args: string[], cwd: string, label: string): Promise<string> {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('error', (err) => reject(new Error(`cannot run the Go toolchain (${err.message}); install Go 1.26 or later`)));
+      child.on('error', (err) =>
+        reject(new Error(`cannot run the Go toolchain (${err.message}); install Go 1.26 or later`)),
+      );
       child.on('close', (code) => {
         if (code === 0) resolve(out);
         else reject(new Error(`go ${args.join(' ')} failed (exit ${code}) in ${cwd}:\n${out.slice(-4000)}`));
@@ -133,12 +137,18 @@ const builds: Record<'temporal' | 'kubernetes' | 'etcd' | 'kwok', GoBuild> = {
       const v = TOOL_VERSIONS;
       await writeFile(
         path.join(dir, 'go.mod'),
-        goMod('klmtools/temporal', [`github.com/temporalio/cli ${v.temporal}`], [
-          `github.com/temporalio/cli/cliext => github.com/temporalio/cli/cliext ${v.temporalCliext}`,
-        ]),
+        goMod(
+          'klmtools/temporal',
+          [`github.com/temporalio/cli ${v.temporal}`],
+          [`github.com/temporalio/cli/cliext => github.com/temporalio/cli/cliext ${v.temporalCliext}`],
+        ),
       );
       await go(['get', `github.com/temporalio/cli/cmd/temporal@${v.temporal}`], dir, 'temporal: resolving modules');
-      await go(['build', '-ldflags', '-s -w', '-o', bin + '/', 'github.com/temporalio/cli/cmd/temporal'], dir, 'temporal: compiling');
+      await go(
+        ['build', '-ldflags', '-s -w', '-o', bin + '/', 'github.com/temporalio/cli/cmd/temporal'],
+        dir,
+        'temporal: compiling',
+      );
     },
   },
   kubernetes: {
@@ -153,13 +163,22 @@ const builds: Record<'temporal' | 'kubernetes' | 'etcd' | 'kwok', GoBuild> = {
       const staging = await kubernetesStagingModules(dir, version);
       await writeFile(
         path.join(dir, 'go.mod'),
-        goMod('klmtools/kubernetes', [`k8s.io/kubernetes ${version}`], staging.map((m) => `${m} => ${m} ${stagingVersion}`)),
+        goMod(
+          'klmtools/kubernetes',
+          [`k8s.io/kubernetes ${version}`],
+          staging.map((m) => `${m} => ${m} ${stagingVersion}`),
+        ),
       );
       const cmds = this.binaries.map((b) => `k8s.io/kubernetes/cmd/${b}`);
       await go(['get', ...cmds.map((c) => `${c}@${version}`)], dir, 'kubernetes: resolving modules');
       const ldflags = ['-s', '-w'];
       for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
-        ldflags.push(`-X ${pkg}.gitVersion=${version}`, `-X ${pkg}.gitMajor=1`, `-X ${pkg}.gitMinor=${minor}`, `-X ${pkg}.gitTreeState=clean`);
+        ldflags.push(
+          `-X ${pkg}.gitVersion=${version}`,
+          `-X ${pkg}.gitMajor=1`,
+          `-X ${pkg}.gitMinor=${minor}`,
+          `-X ${pkg}.gitTreeState=clean`,
+        );
       }
       await go(['build', '-ldflags', ldflags.join(' '), '-o', bin + '/', ...cmds], dir, 'kubernetes: compiling');
     },
@@ -171,13 +190,26 @@ const builds: Record<'temporal' | 'kubernetes' | 'etcd' | 'kwok', GoBuild> = {
     async build(dir, bin) {
       const v = TOOL_VERSIONS.etcd;
       // etcd's server module replaces its sibling modules with relative paths; pin them instead.
-      const siblings = ['go.etcd.io/etcd/api/v3', 'go.etcd.io/etcd/client/pkg/v3', 'go.etcd.io/etcd/client/v3', 'go.etcd.io/etcd/pkg/v3'];
+      const siblings = [
+        'go.etcd.io/etcd/api/v3',
+        'go.etcd.io/etcd/client/pkg/v3',
+        'go.etcd.io/etcd/client/v3',
+        'go.etcd.io/etcd/pkg/v3',
+      ];
       await writeFile(
         path.join(dir, 'go.mod'),
-        goMod('klmtools/etcd', [`go.etcd.io/etcd/server/v3 ${v}`], siblings.map((m) => `${m} => ${m} ${v}`)),
+        goMod(
+          'klmtools/etcd',
+          [`go.etcd.io/etcd/server/v3 ${v}`],
+          siblings.map((m) => `${m} => ${m} ${v}`),
+        ),
       );
       await go(['get', `go.etcd.io/etcd/server/v3@${v}`], dir, 'etcd: resolving modules');
-      await go(['build', '-ldflags', '-s -w', '-o', path.join(bin, 'etcd'), 'go.etcd.io/etcd/server/v3'], dir, 'etcd: compiling');
+      await go(
+        ['build', '-ldflags', '-s -w', '-o', path.join(bin, 'etcd'), 'go.etcd.io/etcd/server/v3'],
+        dir,
+        'etcd: compiling',
+      );
     },
   },
   kwok: {
@@ -215,9 +247,14 @@ async function ensureGoBuild(b: GoBuild): Promise<void> {
 
 async function run(cmd: string, args: string[]): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
@@ -237,7 +274,10 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** Makes every binary of the profile available, building what is missing; `browser`: Chromium too. */
 export async function ensureTools(profile: Profile, o: { browser?: boolean } = {}): Promise<ToolPaths> {
-  const wanted = profile === 'full' ? (['etcd', 'kubernetes', 'temporal', 'kwok'] as const) : (['etcd', 'kubernetes', 'temporal'] as const);
+  const wanted =
+    profile === 'full'
+      ? (['etcd', 'kubernetes', 'temporal', 'kwok'] as const)
+      : (['etcd', 'kubernetes', 'temporal'] as const);
   await ensureDebianPackage('docker-registry', toolPaths().registry);
   if (o.browser) await ensureDebianPackage('chromium', CHROMIUM);
   for (const name of wanted) await ensureGoBuild(builds[name]);

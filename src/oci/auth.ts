@@ -54,7 +54,10 @@ export interface Credentials {
 
 /** The registry part of a docker config key: `https://index.docker.io/v1/` → `index.docker.io`. */
 export function registryHostOf(key: string): string {
-  return key.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase();
+  return key
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/\/.*$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -62,15 +65,19 @@ export function registryHostOf(key: string): string {
  * `user:password`) or `username` and `password`; entries with neither are left out.
  */
 export function parseDockerConfig(json: string): Map<string, Credentials> {
-  const doc = JSON.parse(json) as { auths?: Record<string, { auth?: unknown; username?: unknown; password?: unknown }> };
-  if (!doc || typeof doc !== 'object' || !doc.auths || typeof doc.auths !== 'object') throw new Error('.dockerconfigjson has no "auths" object');
+  const doc = JSON.parse(json) as {
+    auths?: Record<string, { auth?: unknown; username?: unknown; password?: unknown }>;
+  };
+  if (!doc || typeof doc !== 'object' || !doc.auths || typeof doc.auths !== 'object')
+    throw new Error('.dockerconfigjson has no "auths" object');
   const out = new Map<string, Credentials>();
   for (const [key, entry] of Object.entries(doc.auths)) {
     if (!entry || typeof entry !== 'object') continue;
     if (typeof entry.auth === 'string' && entry.auth) {
       const plain = Buffer.from(entry.auth, 'base64').toString('utf8');
       const colon = plain.indexOf(':');
-      if (colon > 0) out.set(registryHostOf(key), { username: plain.slice(0, colon), password: plain.slice(colon + 1) });
+      if (colon > 0)
+        out.set(registryHostOf(key), { username: plain.slice(0, colon), password: plain.slice(colon + 1) });
     } else if (typeof entry.username === 'string' && typeof entry.password === 'string') {
       out.set(registryHostOf(key), { username: entry.username, password: entry.password });
     }
@@ -108,11 +115,13 @@ export class TokenCache {
     let p = this.pending.get(key);
     if (!p) {
       const started = this.now();
-      p = fetch().then(({ token, expiresIn }) => {
-        const lifeMs = (expiresIn && expiresIn > 0 ? expiresIn : DEFAULT_TOKEN_SECONDS) * 1000;
-        this.tokens.set(key, { token, until: started + Math.max(lifeMs / 2, lifeMs - TOKEN_MARGIN_MS) });
-        return token;
-      }).finally(() => this.pending.delete(key));
+      p = fetch()
+        .then(({ token, expiresIn }) => {
+          const lifeMs = (expiresIn && expiresIn > 0 ? expiresIn : DEFAULT_TOKEN_SECONDS) * 1000;
+          this.tokens.set(key, { token, until: started + Math.max(lifeMs / 2, lifeMs - TOKEN_MARGIN_MS) });
+          return token;
+        })
+        .finally(() => this.pending.delete(key));
       this.pending.set(key, p);
     }
     return await p;

@@ -13,7 +13,11 @@ export class OciError extends Error {
   /**
    * @param retryAfterMs how long the registry asked us to wait (`Retry-After` on 429 and 5xx).
    */
-  constructor(readonly reason: OciErrorReason, message: string, readonly retryAfterMs?: number) {
+  constructor(
+    readonly reason: OciErrorReason,
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = 'OciError';
   }

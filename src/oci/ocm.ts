@@ -22,7 +22,10 @@ import { extractSingleYaml } from './tar';
 
 export class DescriptorError extends Error {
   /** The reason the failure stands for; MalformedDescriptor when unset. */
-  constructor(message: string, readonly reason?: Reason) {
+  constructor(
+    message: string,
+    readonly reason?: Reason,
+  ) {
     super(message);
     this.name = 'DescriptorError';
   }
@@ -81,20 +84,31 @@ function asDescriptor(raw: unknown, where: string): Descriptor {
 
 /** host[:port] and the path below it, from a reference such as `http://host:5000/a/b/`. */
 function splitReference(reference: string): { registry: string; basePath: string } {
-  const trimmed = reference.trim().replace(/^(https?|oci):\/\//, '').replace(/\/+$/, '');
+  const trimmed = reference
+    .trim()
+    .replace(/^(https?|oci):\/\//, '')
+    .replace(/\/+$/, '');
   const slash = trimmed.indexOf('/');
-  return slash < 0 ? { registry: trimmed, basePath: '' } : { registry: trimmed.slice(0, slash), basePath: trimmed.slice(slash + 1) };
+  return slash < 0
+    ? { registry: trimmed, basePath: '' }
+    : { registry: trimmed.slice(0, slash), basePath: trimmed.slice(slash + 1) };
 }
 
 function joinPath(...parts: (string | undefined)[]): string {
-  return parts.map((p) => (p ?? '').replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/');
+  return parts
+    .map((p) => (p ?? '').replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/');
 }
 
 /** The repository of component C under a base path: `component-descriptors/C` (urlPath mapping) or sha256(C) (sha256-digest). */
 function componentRepository(basePath: string, component: string, mapping: string | undefined, where: string): string {
-  if (mapping === undefined || mapping === '' || mapping === 'urlPath') return joinPath(basePath, 'component-descriptors', component);
+  if (mapping === undefined || mapping === '' || mapping === 'urlPath')
+    return joinPath(basePath, 'component-descriptors', component);
   if (mapping === 'sha256-digest') return joinPath(basePath, createHash('sha256').update(component).digest('hex'));
-  throw new DescriptorError(`${where}: componentNameMapping "${mapping}" is not supported (use urlPath or sha256-digest)`);
+  throw new DescriptorError(
+    `${where}: componentNameMapping "${mapping}" is not supported (use urlPath or sha256-digest)`,
+  );
 }
 
 /** Where a repository context puts component C at version V. */
@@ -126,7 +140,9 @@ export function componentLocation(raw: unknown, where: string): ComponentLocatio
   const { name, version } = c;
   if (!name || !version) {
     const missing = [name ? '' : 'component.name', version ? '' : 'component.version'].filter(Boolean);
-    throw new DescriptorError(`${where}: its spec.descriptor lacks ${missing.join(' and ')}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`);
+    throw new DescriptorError(
+      `${where}: its spec.descriptor lacks ${missing.join(' and ')}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`,
+    );
   }
   const ctx = effectiveContext(c);
   if (!ctx) throw new DescriptorError(`${where}: component ${name}:${version} has no repositoryContexts[].baseUrl`);
@@ -137,8 +153,14 @@ export function componentLocation(raw: unknown, where: string): ComponentLocatio
  * Where the configured registry holds component C at version V, as upstream:
  * `<host>[/<subPath>]/component-descriptors/<C>:<V>`.
  */
-export function configuredComponentLocation(registry: OcmRegistry, component: string, version: string, where: string): ComponentLocation {
-  if (!registry.host.trim()) throw new DescriptorError(`${where}: no OCI registry is configured`, 'OciRegistryNotConfigured');
+export function configuredComponentLocation(
+  registry: OcmRegistry,
+  component: string,
+  version: string,
+  where: string,
+): ComponentLocation {
+  if (!registry.host.trim())
+    throw new DescriptorError(`${where}: no OCI registry is configured`, 'OciRegistryNotConfigured');
   return locationIn({ baseUrl: registry.host, subPath: registry.subPath ?? '' }, component, version, where);
 }
 
@@ -160,25 +182,40 @@ export function hasResources(raw: unknown): boolean {
 export function rawManifestResource(raw: unknown, loc: ComponentLocation, where: string): RawManifestResource {
   const resources = asDescriptor(raw, where).component!.resources ?? [];
   const res = resources.find((r) => r.name === 'raw-manifest');
-  if (!res) throw new DescriptorError(`${where}: component ${loc.component}:${loc.version} has no resource named raw-manifest`);
+  if (!res)
+    throw new DescriptorError(`${where}: component ${loc.component}:${loc.version} has no resource named raw-manifest`);
   const access = res.access ?? {};
   switch (access.type) {
     case 'localBlob':
     case 'localBlob/v1': {
       const digest = access.localReference;
-      if (typeof digest !== 'string') throw new DescriptorError(`${where}: raw-manifest localBlob access has no localReference`);
-      return { digest, mediaType: typeof access.mediaType === 'string' ? access.mediaType : '', repository: loc.repository, registry: loc.registry };
+      if (typeof digest !== 'string')
+        throw new DescriptorError(`${where}: raw-manifest localBlob access has no localReference`);
+      return {
+        digest,
+        mediaType: typeof access.mediaType === 'string' ? access.mediaType : '',
+        repository: loc.repository,
+        registry: loc.registry,
+      };
     }
     case 'ociBlob':
     case 'ociBlob/v1': {
       const digest = access.digest;
       const ref = access.ref;
-      if (typeof digest !== 'string' || typeof ref !== 'string') throw new DescriptorError(`${where}: raw-manifest ociBlob access needs ref and digest`);
+      if (typeof digest !== 'string' || typeof ref !== 'string')
+        throw new DescriptorError(`${where}: raw-manifest ociBlob access needs ref and digest`);
       const slash = ref.indexOf('/');
-      return { digest, mediaType: typeof access.mediaType === 'string' ? access.mediaType : '', registry: ref.slice(0, slash), repository: ref.slice(slash + 1) };
+      return {
+        digest,
+        mediaType: typeof access.mediaType === 'string' ? access.mediaType : '',
+        registry: ref.slice(0, slash),
+        repository: ref.slice(slash + 1),
+      };
     }
     default:
-      throw new DescriptorError(`${where}: raw-manifest access type "${String(access.type)}" is not supported (use localBlob or ociBlob)`);
+      throw new DescriptorError(
+        `${where}: raw-manifest access type "${String(access.type)}" is not supported (use localBlob or ociBlob)`,
+      );
   }
 }
 
@@ -191,12 +228,15 @@ interface OciManifest {
 export async function pullDescriptor(client: OciRegistryClient, loc: ComponentLocation): Promise<unknown> {
   const where = `${loc.registry}/${loc.repository}:${loc.version}`;
   const manifest = await client.getManifest<OciManifest>(loc.repository, loc.version).catch((err: unknown) => {
-    if (err instanceof OciError && err.reason === 'BlobNotFound') throw new DescriptorError(`component descriptor ${where} not found in the registry`, 'BlobNotFound');
+    if (err instanceof OciError && err.reason === 'BlobNotFound')
+      throw new DescriptorError(`component descriptor ${where} not found in the registry`, 'BlobNotFound');
     throw err;
   });
   let layerDigest: string | undefined;
   if (manifest.config?.digest) {
-    const config = JSON.parse((await client.pullBlob(loc.repository, manifest.config.digest)).toString('utf8')) as { componentDescriptorLayer?: { digest?: string } };
+    const config = JSON.parse((await client.pullBlob(loc.repository, manifest.config.digest)).toString('utf8')) as {
+      componentDescriptorLayer?: { digest?: string };
+    };
     layerDigest = config.componentDescriptorLayer?.digest;
   }
   layerDigest ??= manifest.layers?.[0]?.digest;

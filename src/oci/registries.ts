@@ -60,11 +60,20 @@ export function isLoopback(host: string): boolean {
 }
 
 /** TLS handshake errors that mean the other side speaks plain HTTP, not TLS. */
-const NOT_TLS = /wrong version number|packet length too long|http request|unknown protocol|disconnected before secure TLS connection/i;
+const NOT_TLS =
+  /wrong version number|packet length too long|http request|unknown protocol|disconnected before secure TLS connection/i;
 
 const CERT_ERRORS = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
 ]);
 
 function response(res: IncomingMessage, url: string): HttpResponse {
@@ -84,7 +93,12 @@ function response(res: IncomingMessage, url: string): HttpResponse {
     text: async () => (await buffer()).toString('utf8'),
     drain: async () => {
       res.resume();
-      if (!res.complete) await new Promise<void>((resolve) => { res.on('end', resolve); res.on('error', () => resolve()); res.on('close', resolve); });
+      if (!res.complete)
+        await new Promise<void>((resolve) => {
+          res.on('end', resolve);
+          res.on('error', () => resolve());
+          res.on('close', resolve);
+        });
     },
     url,
   };
@@ -171,7 +185,11 @@ export class Registries implements RegistryTransport {
     });
     const key = tokenKey(endpoint.host, scope, creds);
     let auth = this.tokens.get(key);
-    let authorization = auth ? `Bearer ${auth}` : creds && this.basicHosts.has(endpoint.host) ? basic(creds) : undefined;
+    let authorization = auth
+      ? `Bearer ${auth}`
+      : creds && this.basicHosts.has(endpoint.host)
+        ? basic(creds)
+        : undefined;
     let res = await this.exchange(endpoint, req, authorization);
     if (res.status === 401) {
       const challenges = parseChallenges(res.header('www-authenticate'));
@@ -188,7 +206,10 @@ export class Registries implements RegistryTransport {
         this.basicHosts.add(endpoint.host);
         authorization = basic(creds);
       } else {
-        throw new OciError('RegistryError', `registry ${endpoint.host} answered 401 without a challenge we know while ${req.what}`);
+        throw new OciError(
+          'RegistryError',
+          `registry ${endpoint.host} answered 401 without a challenge we know while ${req.what}`,
+        );
       }
       res = await this.exchange(endpoint, req, authorization);
     }
@@ -202,7 +223,11 @@ export class Registries implements RegistryTransport {
       const body = (await res.text()).trim().slice(0, 200);
       const retryAfterMs = parseRetryAfter(res.header('retry-after'));
       const wait = retryAfterMs !== undefined ? `; it asks to retry after ${Math.ceil(retryAfterMs / 1000)} s` : '';
-      throw new OciError('RegistryError', `registry ${endpoint.host} answered HTTP ${res.status} while ${req.what}${wait}${body ? `: ${body}` : ''}`, retryAfterMs);
+      throw new OciError(
+        'RegistryError',
+        `registry ${endpoint.host} answered HTTP ${res.status} while ${req.what}${wait}${body ? `: ${body}` : ''}`,
+        retryAfterMs,
+      );
     }
     return res;
   }
@@ -212,27 +237,48 @@ export class Registries implements RegistryTransport {
     try {
       return await this.credentials.credentialsFor(host);
     } catch (err) {
-      throw new OciError('RegistryCredentialsRefused', `registry credentials for ${host} (${this.credentials.describe}) cannot be used while ${what}: ${(err as Error).message}`);
+      throw new OciError(
+        'RegistryCredentialsRefused',
+        `registry credentials for ${host} (${this.credentials.describe}) cannot be used while ${what}: ${(err as Error).message}`,
+      );
     }
   }
 
   private refused(endpoint: Endpoint, req: RegistryRequest, status: number, creds: Credentials | undefined): OciError {
     const access = req.push ? 'push to' : 'pull from';
     if (creds) {
-      return new OciError('RegistryCredentialsRefused', `registry ${endpoint.host} refused the credentials from ${this.credentials?.describe ?? 'the configuration'} (HTTP ${status}) to ${access} ${req.repository} while ${req.what}`);
+      return new OciError(
+        'RegistryCredentialsRefused',
+        `registry ${endpoint.host} refused the credentials from ${this.credentials?.describe ?? 'the configuration'} (HTTP ${status}) to ${access} ${req.repository} while ${req.what}`,
+      );
     }
-    const where = this.credentials ? `${this.credentials.describe} has no entry for ${endpoint.host}` : 'no registry credentials are configured (KLM_OCI_REGISTRY_CRED_SECRET)';
-    return new OciError('RegistryCredentialsRefused', `registry ${endpoint.host} refused anonymous access (HTTP ${status}) to ${access} ${req.repository} while ${req.what}: ${where}`);
+    const where = this.credentials
+      ? `${this.credentials.describe} has no entry for ${endpoint.host}`
+      : 'no registry credentials are configured (KLM_OCI_REGISTRY_CRED_SECRET)';
+    return new OciError(
+      'RegistryCredentialsRefused',
+      `registry ${endpoint.host} refused anonymous access (HTTP ${status}) to ${access} ${req.repository} while ${req.what}: ${where}`,
+    );
   }
 
   /** Gets a token from the challenge's realm (RFC 6750 / distribution token spec). */
-  private async fetchToken(endpoint: Endpoint, challenge: Challenge, scope: string, creds: Credentials | undefined, what: string): Promise<{ token: string; expiresIn?: number }> {
+  private async fetchToken(
+    endpoint: Endpoint,
+    challenge: Challenge,
+    scope: string,
+    creds: Credentials | undefined,
+    what: string,
+  ): Promise<{ token: string; expiresIn?: number }> {
     const realm = challenge.params.realm;
-    if (!realm || !/^https?:\/\//i.test(realm)) throw new OciError('RegistryError', `registry ${endpoint.host} named no usable token realm while ${what}`);
+    if (!realm || !/^https?:\/\//i.test(realm))
+      throw new OciError('RegistryError', `registry ${endpoint.host} named no usable token realm while ${what}`);
     const url = new URL(realm);
     // The realm gets the Basic credentials: over plain HTTP only where the registry rule allows it.
     if (url.protocol === 'http:' && !this.mayUseHttp(url.host.toLowerCase())) {
-      throw new OciError('RegistryError', `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; credentials go over plain HTTP only to loopback hosts or hosts listed in KLM_INSECURE_REGISTRIES`);
+      throw new OciError(
+        'RegistryError',
+        `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; credentials go over plain HTTP only to loopback hosts or hosts listed in KLM_INSECURE_REGISTRIES`,
+      );
     }
     if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
     url.searchParams.set('scope', scope);
@@ -246,34 +292,72 @@ export class Registries implements RegistryTransport {
     }
     if (res.status === 401 || res.status === 403) {
       await res.drain();
-      throw this.refused(endpoint, { path: '', repository: scope.split(':')[1] ?? '', push: scope.endsWith('push'), what: `${what} (token service ${url.host})` }, res.status, creds);
+      throw this.refused(
+        endpoint,
+        {
+          path: '',
+          repository: scope.split(':')[1] ?? '',
+          push: scope.endsWith('push'),
+          what: `${what} (token service ${url.host})`,
+        },
+        res.status,
+        creds,
+      );
     }
     if (res.status === 429 || res.status >= 500) {
       await res.drain();
       const retryAfterMs = parseRetryAfter(res.header('retry-after'));
-      throw new OciError('RegistryError', `token service ${url.host} of registry ${endpoint.host} answered HTTP ${res.status} while ${what}`, retryAfterMs);
+      throw new OciError(
+        'RegistryError',
+        `token service ${url.host} of registry ${endpoint.host} answered HTTP ${res.status} while ${what}`,
+        retryAfterMs,
+      );
     }
     const text = await res.text();
-    if (res.status !== 200) throw new OciError('RegistryError', `token service ${url.host} of registry ${endpoint.host} answered HTTP ${res.status} while ${what}`);
+    if (res.status !== 200)
+      throw new OciError(
+        'RegistryError',
+        `token service ${url.host} of registry ${endpoint.host} answered HTTP ${res.status} while ${what}`,
+      );
     let body: { token?: unknown; access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
-      throw new OciError('RegistryError', `token service ${url.host} of registry ${endpoint.host} answered no JSON while ${what}`);
+      throw new OciError(
+        'RegistryError',
+        `token service ${url.host} of registry ${endpoint.host} answered no JSON while ${what}`,
+      );
     }
-    const token = typeof body.token === 'string' ? body.token : typeof body.access_token === 'string' ? body.access_token : undefined;
-    if (!token) throw new OciError('RegistryError', `token service ${url.host} of registry ${endpoint.host} answered no token while ${what}`);
+    const token =
+      typeof body.token === 'string'
+        ? body.token
+        : typeof body.access_token === 'string'
+          ? body.access_token
+          : undefined;
+    if (!token)
+      throw new OciError(
+        'RegistryError',
+        `token service ${url.host} of registry ${endpoint.host} answered no token while ${what}`,
+      );
     return { token, ...(typeof body.expires_in === 'number' ? { expiresIn: body.expires_in } : {}) };
   }
 
   /** One request on the endpoint's scheme; a host that may use HTTP and speaks no TLS is asked over HTTP. */
-  private async exchange(endpoint: Endpoint, req: RegistryRequest, authorization: string | undefined): Promise<HttpResponse> {
+  private async exchange(
+    endpoint: Endpoint,
+    req: RegistryRequest,
+    authorization: string | undefined,
+  ): Promise<HttpResponse> {
     const headers = { ...(req.headers ?? {}), ...(authorization ? { authorization } : {}) };
     const init = { method: req.method ?? 'GET', headers, body: req.body };
     const known = this.schemeOf(endpoint);
-    const target = (scheme: string) => /^https?:\/\//i.test(req.path) ? new URL(req.path) : new URL(`${scheme}://${endpoint.host}${endpoint.basePath}${req.path}`);
+    const target = (scheme: string) =>
+      /^https?:\/\//i.test(req.path)
+        ? new URL(req.path)
+        : new URL(`${scheme}://${endpoint.host}${endpoint.basePath}${req.path}`);
     try {
-      if (known || !this.mayUseHttp(endpoint.host)) return await this.raw(target(known ?? 'https'), init, endpoint.host);
+      if (known || !this.mayUseHttp(endpoint.host))
+        return await this.raw(target(known ?? 'https'), init, endpoint.host);
       try {
         const res = await this.raw(target('https'), init, endpoint.host);
         this.schemes.set(endpoint.host, 'https');
@@ -293,11 +377,17 @@ export class Registries implements RegistryTransport {
   private unreachable(host: string, what: string, err: unknown): OciError {
     const e = err as NodeJS.ErrnoException;
     if (e.code && CERT_ERRORS.has(e.code)) {
-      return new OciError('RegistryUnavailable', `registry ${host} unreachable while ${what}: its TLS certificate is not trusted (${e.code}: ${e.message}); if a private CA signs it, set ${this.caSetting} to that CA's PEM bundle`);
+      return new OciError(
+        'RegistryUnavailable',
+        `registry ${host} unreachable while ${what}: its TLS certificate is not trusted (${e.code}: ${e.message}); if a private CA signs it, set ${this.caSetting} to that CA's PEM bundle`,
+      );
     }
     if (NOT_TLS.test(e.message ?? '') || e.code === 'EPROTO' || e.code?.startsWith('ERR_SSL')) {
       const hint = this.mayUseHttp(host) ? '' : `; if it serves plain HTTP, list it in KLM_INSECURE_REGISTRIES`;
-      return new OciError('RegistryUnavailable', `registry ${host} unreachable while ${what}: TLS handshake failed (${e.message.split('\n')[0]})${hint}`);
+      return new OciError(
+        'RegistryUnavailable',
+        `registry ${host} unreachable while ${what}: TLS handshake failed (${e.message.split('\n')[0]})${hint}`,
+      );
     }
     return new OciError('RegistryUnavailable', `registry ${host} unreachable while ${what}: ${e.message}`);
   }
@@ -307,7 +397,11 @@ export class Registries implements RegistryTransport {
    * the Authorization header goes only to `authHost` on the scheme first asked: a redirect to
    * another host or scheme (https to http, say) drops it for good.
    */
-  private async raw(url: URL, init: { method: string; headers: Record<string, string>; body?: Uint8Array }, authHost: string): Promise<HttpResponse> {
+  private async raw(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body?: Uint8Array },
+    authHost: string,
+  ): Promise<HttpResponse> {
     let current = url;
     const authScheme = url.protocol;
     let headers = init.headers;
@@ -317,14 +411,21 @@ export class Registries implements RegistryTransport {
         const h = { ...headers, ...(init.body ? { 'content-length': String(init.body.byteLength) } : {}) };
         const asked = current;
         let answer: IncomingMessage | undefined;
-        const request = (secure ? https : http).request(current, { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent }, (res) => {
-          answer = res;
-          resolve(res);
-        });
+        const request = (secure ? https : http).request(
+          current,
+          { method: init.method, headers: h, agent: secure ? this.httpsAgent : this.httpAgent },
+          (res) => {
+            answer = res;
+            resolve(res);
+          },
+        );
         // Inactivity, not total time: the socket timer restarts with every chunk, before and after the answer.
         request.setTimeout(this.idleTimeoutMs, () => {
           const seconds = Math.round(this.idleTimeoutMs / 100) / 10;
-          const err = new OciError('RegistryUnavailable', `registry ${asked.host} did not answer in time (nothing received for ${seconds} s)`);
+          const err = new OciError(
+            'RegistryUnavailable',
+            `registry ${asked.host} did not answer in time (nothing received for ${seconds} s)`,
+          );
           answer?.destroy(err);
           request.destroy(err);
         });
@@ -333,7 +434,12 @@ export class Registries implements RegistryTransport {
       });
       const location = res.headers.location;
       const status = res.statusCode ?? 0;
-      if ([301, 302, 303, 307, 308].includes(status) && location && hop < 5 && (init.method === 'GET' || init.method === 'HEAD')) {
+      if (
+        [301, 302, 303, 307, 308].includes(status) &&
+        location &&
+        hop < 5 &&
+        (init.method === 'GET' || init.method === 'HEAD')
+      ) {
         res.resume();
         current = new URL(location, current);
         if (current.host.toLowerCase() !== authHost || current.protocol !== authScheme) {
@@ -355,6 +461,8 @@ function basic(c: Credentials): string {
 
 /** The token cache key: the credentials only as a hash, so that a changed password gets new tokens. */
 function tokenKey(host: string, scope: string, creds: Credentials | undefined): string {
-  const who = creds ? createHash('sha256').update(`${creds.username}\0${creds.password}`).digest('hex').slice(0, 16) : 'anonymous';
+  const who = creds
+    ? createHash('sha256').update(`${creds.username}\0${creds.password}`).digest('hex').slice(0, 16)
+    : 'anonymous';
   return `${host}|${scope}|${who}`;
 }

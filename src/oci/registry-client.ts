@@ -19,8 +19,12 @@ export class OciRegistryClient {
    * insecure hosts and credentials (required, so that missing wiring cannot go unnoticed; made by
    * `registries.client(registry)`).
    */
-  constructor(registry: string, private readonly registries: RegistryTransport) {
-    if (typeof registries?.send !== 'function') throw new Error(`OciRegistryClient for ${registry} needs the process's Registries (trust, credentials)`);
+  constructor(
+    registry: string,
+    private readonly registries: RegistryTransport,
+  ) {
+    if (typeof registries?.send !== 'function')
+      throw new Error(`OciRegistryClient for ${registry} needs the process's Registries (trust, credentials)`);
     this.endpoint = parseEndpoint(registry);
   }
 
@@ -36,10 +40,17 @@ export class OciRegistryClient {
   /** Uploads a blob (monolithic upload) and returns its digest. The registry checks the digest too. */
   async pushBlob(repository: string, data: Uint8Array, digest = sha256Digest(data)): Promise<string> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);
-    const start = await this.request({ method: 'POST', path: `/v2/${repository}/blobs/uploads/`, repository, push: true, what: `starting an upload to ${repository}` });
+    const start = await this.request({
+      method: 'POST',
+      path: `/v2/${repository}/blobs/uploads/`,
+      repository,
+      push: true,
+      what: `starting an upload to ${repository}`,
+    });
     await start.drain();
     const location = start.header('location');
-    if (start.status !== 202 || !location) throw new OciError('RegistryError', `upload to ${repository} refused: HTTP ${start.status}`);
+    if (start.status !== 202 || !location)
+      throw new OciError('RegistryError', `upload to ${repository} refused: HTTP ${start.status}`);
     const url = new URL(location, `${this.base}/`);
     url.searchParams.set('digest', digest);
     const put = await this.request({
@@ -54,29 +65,59 @@ export class OciRegistryClient {
     const body = await put.text();
     if (put.status !== 201) {
       const reason = body.includes('DIGEST_INVALID') ? 'DigestMismatch' : 'RegistryError';
-      throw new OciError(reason, `registry refused blob ${digest} for ${repository}: HTTP ${put.status} ${body.trim().slice(0, 300)}`);
+      throw new OciError(
+        reason,
+        `registry refused blob ${digest} for ${repository}: HTTP ${put.status} ${body.trim().slice(0, 300)}`,
+      );
     }
     return digest;
   }
 
   /** Uploads an image manifest under a tag; returns its digest. */
-  async pushManifest(repository: string, reference: string, manifest: unknown, mediaType = 'application/vnd.oci.image.manifest.v1+json'): Promise<string> {
+  async pushManifest(
+    repository: string,
+    reference: string,
+    manifest: unknown,
+    mediaType = 'application/vnd.oci.image.manifest.v1+json',
+  ): Promise<string> {
     const body = Buffer.from(JSON.stringify(manifest));
-    const res = await this.request({ method: 'PUT', path: `/v2/${repository}/manifests/${reference}`, headers: { 'content-type': mediaType }, body, repository, push: true, what: `uploading manifest ${repository}:${reference}` });
+    const res = await this.request({
+      method: 'PUT',
+      path: `/v2/${repository}/manifests/${reference}`,
+      headers: { 'content-type': mediaType },
+      body,
+      repository,
+      push: true,
+      what: `uploading manifest ${repository}:${reference}`,
+    });
     const text = await res.text();
-    if (res.status !== 201) throw new OciError('RegistryError', `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    if (res.status !== 201)
+      throw new OciError(
+        'RegistryError',
+        `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`,
+      );
     return sha256Digest(body);
   }
 
   /** Downloads an image manifest by tag or digest (a digest is verified). */
   async getManifest<T>(repository: string, reference: string): Promise<T> {
     const accept = 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json';
-    const res = await this.request({ path: `/v2/${repository}/manifests/${reference}`, headers: { accept }, repository, what: `fetching manifest ${repository}:${reference}` });
+    const res = await this.request({
+      path: `/v2/${repository}/manifests/${reference}`,
+      headers: { accept },
+      repository,
+      what: `fetching manifest ${repository}:${reference}`,
+    });
     const body = await res.buffer();
-    if (res.status === 404) throw new OciError('BlobNotFound', `manifest ${repository}:${reference} not found in ${this.base}`);
-    if (res.status < 200 || res.status > 299) throw new OciError('RegistryError', `fetching manifest ${repository}:${reference}: HTTP ${res.status}`);
+    if (res.status === 404)
+      throw new OciError('BlobNotFound', `manifest ${repository}:${reference} not found in ${this.base}`);
+    if (res.status < 200 || res.status > 299)
+      throw new OciError('RegistryError', `fetching manifest ${repository}:${reference}: HTTP ${res.status}`);
     if (DIGEST.test(reference) && sha256Digest(body) !== reference) {
-      throw new OciError('DigestMismatch', `manifest ${repository}@${reference} hashes to ${sha256Digest(body)}; refusing it`);
+      throw new OciError(
+        'DigestMismatch',
+        `manifest ${repository}@${reference} hashes to ${sha256Digest(body)}; refusing it`,
+      );
     }
     return JSON.parse(body.toString('utf8')) as T;
   }
@@ -84,7 +125,11 @@ export class OciRegistryClient {
   /** Downloads a blob and verifies its sha256 while it streams; throws DigestMismatch otherwise. */
   async pullBlob(repository: string, digest: string, onChunk?: () => void): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new OciError('InvalidDigest', `not a sha256 digest: ${digest}`);
-    const res = await this.request({ path: `/v2/${repository}/blobs/${digest}`, repository, what: `fetching ${digest} from ${repository}` });
+    const res = await this.request({
+      path: `/v2/${repository}/blobs/${digest}`,
+      repository,
+      what: `fetching ${digest} from ${repository}`,
+    });
     if (res.status === 404) {
       await res.drain();
       throw new OciError('BlobNotFound', `blob ${digest} not found in ${this.base}/${repository}`);
@@ -102,11 +147,17 @@ export class OciRegistryClient {
         onChunk?.();
       }
     } catch (err) {
-      throw new OciError('RegistryUnavailable', `registry ${this.base} broke off while sending ${digest} from ${repository}: ${(err as Error).message}`);
+      throw new OciError(
+        'RegistryUnavailable',
+        `registry ${this.base} broke off while sending ${digest} from ${repository}: ${(err as Error).message}`,
+      );
     }
     const actual = `sha256:${hash.digest('hex')}`;
     if (actual !== digest) {
-      throw new OciError('DigestMismatch', `blob from ${repository} should have digest ${digest} but its content hashes to ${actual}; refusing it`);
+      throw new OciError(
+        'DigestMismatch',
+        `blob from ${repository} should have digest ${digest} but its content hashes to ${actual}; refusing it`,
+      );
     }
     return Buffer.concat(chunks);
   }

@@ -13,7 +13,11 @@ export interface Endpoint {
 export function parseEndpoint(registry: string): Endpoint {
   if (/^https?:\/\//i.test(registry)) {
     const u = new URL(registry);
-    return { host: u.host.toLowerCase(), scheme: u.protocol === 'http:' ? 'http' : 'https', basePath: u.pathname.replace(/\/+$/, '') };
+    return {
+      host: u.host.toLowerCase(),
+      scheme: u.protocol === 'http:' ? 'http' : 'https',
+      basePath: u.pathname.replace(/\/+$/, ''),
+    };
   }
   return { host: registry.replace(/\/+$/, '').toLowerCase(), basePath: '' };
 }

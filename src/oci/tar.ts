@@ -38,7 +38,8 @@ function paxPath(data: Buffer): string | undefined {
 
 function checkPath(p: string, where: string): void {
   const parts = p.split('/');
-  if (p.startsWith('/') || parts.includes('..')) throw new LayerFormatError(`${where}: archive entry "${p}" escapes the archive; refusing the layer`);
+  if (p.startsWith('/') || parts.includes('..'))
+    throw new LayerFormatError(`${where}: archive entry "${p}" escapes the archive; refusing the layer`);
 }
 
 interface Entry {
@@ -79,7 +80,9 @@ function regularFiles(tar: Buffer, where: string): Entry[] {
         files.push({ path: name.replace(/^\.\//, ''), data: Buffer.from(data) });
         break;
       default:
-        throw new LayerFormatError(`${where}: archive entry "${name}" is not a regular file (type ${JSON.stringify(type)}); refusing the layer`);
+        throw new LayerFormatError(
+          `${where}: archive entry "${name}" is not a regular file (type ${JSON.stringify(type)}); refusing the layer`,
+        );
     }
   }
   return files;
@@ -93,7 +96,8 @@ export function readLayer(blob: Buffer, where: string, pattern = /\.ya?ml$/): { 
   const buf = blob.length > 2 && blob[0] === 0x1f && blob[1] === 0x8b ? gunzipSync(blob) : blob;
   if (!isTar(buf)) {
     const text = buf.toString('utf8');
-    if (text.includes('\uFFFD') || text.includes('\0')) throw new LayerFormatError(`${where}: the layer is neither YAML text nor a tar archive`);
+    if (text.includes('\uFFFD') || text.includes('\0'))
+      throw new LayerFormatError(`${where}: the layer is neither YAML text nor a tar archive`);
     return { text, format: 'yaml' };
   }
   const files = regularFiles(buf, where);

@@ -14,6 +14,8 @@ interface Crd {
 export function defaultCrIsClusterScoped(manifest: unknown[], defaultCR: Record<string, unknown> | undefined): boolean {
   if (!defaultCR) return false;
   const group = typeof defaultCR.apiVersion === 'string' ? defaultCR.apiVersion.split('/')[0] : undefined;
-  const crd = (manifest as (Crd | null)[]).find((o) => o?.kind === 'CustomResourceDefinition' && o.spec?.group === group && o.spec?.names?.kind === defaultCR.kind);
+  const crd = (manifest as (Crd | null)[]).find(
+    (o) => o?.kind === 'CustomResourceDefinition' && o.spec?.group === group && o.spec?.names?.kind === defaultCR.kind,
+  );
   return crd?.spec?.scope === 'Cluster';
 }

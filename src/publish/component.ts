@@ -35,7 +35,11 @@ export interface ComponentVersion {
 }
 
 /** The label modulectl gives every component it builds (its provider label kyma-project.io/built-by). */
-export const BUILT_BY_MODULECTL: ComponentLabel = { name: 'kyma-project.io/built-by', value: 'modulectl', version: 'v1' };
+export const BUILT_BY_MODULECTL: ComponentLabel = {
+  name: 'kyma-project.io/built-by',
+  value: 'modulectl',
+  version: 'v1',
+};
 
 const DESCRIPTOR_MEDIA_TYPE = 'application/vnd.ocm.software.component-descriptor.v2+yaml+tar';
 const CONFIG_MEDIA_TYPE = 'application/vnd.ocm.software.component.config.v1+json';
@@ -51,7 +55,12 @@ export function componentRepository(to: PushTarget, component: string): string {
 }
 
 /** Whether the registry holds the component at that version already. */
-export async function componentVersionExists(to: PushTarget, name: string, version: string, oci: OciRegistryClient): Promise<boolean> {
+export async function componentVersionExists(
+  to: PushTarget,
+  name: string,
+  version: string,
+  oci: OciRegistryClient,
+): Promise<boolean> {
   try {
     await oci.getManifest(componentRepository(to, name), version);
     return true;
@@ -62,7 +71,11 @@ export async function componentVersionExists(to: PushTarget, name: string, versi
 }
 
 /** Pushes the component version (replacing the tag if it exists); returns its full OCM descriptor. */
-export async function pushComponent(to: PushTarget, c: ComponentVersion, oci: OciRegistryClient): Promise<Record<string, unknown>> {
+export async function pushComponent(
+  to: PushTarget,
+  c: ComponentVersion,
+  oci: OciRegistryClient,
+): Promise<Record<string, unknown>> {
   const repository = componentRepository(to, c.name);
   const base = basePath(to);
   const layers = [];
@@ -74,26 +87,50 @@ export async function pushComponent(to: PushTarget, c: ComponentVersion, oci: Oc
       version: c.version,
       provider: 'kyma-project.io',
       labels: c.labels,
-      repositoryContexts: [{ type: 'OCIRegistry', baseUrl: to.host, ...(base ? { subPath: base } : {}), componentNameMapping: 'urlPath' }],
-      resources: layers.map(({ resource: r, digest }) => ({ name: r.name, type: r.type, version: c.version, relation: 'local', access: { type: 'localBlob', localReference: digest, mediaType: r.mediaType } })),
+      repositoryContexts: [
+        { type: 'OCIRegistry', baseUrl: to.host, ...(base ? { subPath: base } : {}), componentNameMapping: 'urlPath' },
+      ],
+      resources: layers.map(({ resource: r, digest }) => ({
+        name: r.name,
+        type: r.type,
+        version: c.version,
+        relation: 'local',
+        access: { type: 'localBlob', localReference: digest, mediaType: r.mediaType },
+      })),
       sources: [],
       componentReferences: [],
     },
   };
   const descriptorLayer = tarOneFile('component-descriptor.yaml', Buffer.from(stringify(descriptor)));
   const descriptorDigest = await oci.pushBlob(repository, descriptorLayer);
-  const config = Buffer.from(JSON.stringify({ componentDescriptorLayer: { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length } }));
+  const config = Buffer.from(
+    JSON.stringify({
+      componentDescriptorLayer: {
+        mediaType: DESCRIPTOR_MEDIA_TYPE,
+        digest: descriptorDigest,
+        size: descriptorLayer.length,
+      },
+    }),
+  );
   const configDigest = await oci.pushBlob(repository, config);
   await oci.pushManifest(repository, c.version, {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.manifest.v1+json',
     // The annotations the OCM library writes (genericocireg: software.ocm.componentversion,
     // software.ocm.creator; software.ocm.artifact on each local blob).
-    annotations: { 'software.ocm.componentversion': `${c.name}:${c.version}`, 'software.ocm.creator': 'klm-temporal publish' },
+    annotations: {
+      'software.ocm.componentversion': `${c.name}:${c.version}`,
+      'software.ocm.creator': 'klm-temporal publish',
+    },
     config: { mediaType: CONFIG_MEDIA_TYPE, digest: configDigest, size: config.length },
     layers: [
       { mediaType: DESCRIPTOR_MEDIA_TYPE, digest: descriptorDigest, size: descriptorLayer.length },
-      ...layers.map(({ resource: r, digest }) => ({ mediaType: r.mediaType, digest, size: r.blob.length, annotations: { 'software.ocm.artifact': JSON.stringify([{ kind: 'resource', identity: { name: r.name } }]) } })),
+      ...layers.map(({ resource: r, digest }) => ({
+        mediaType: r.mediaType,
+        digest,
+        size: r.blob.length,
+        annotations: { 'software.ocm.artifact': JSON.stringify([{ kind: 'resource', identity: { name: r.name } }]) },
+      })),
     ],
   });
   return descriptor;

@@ -27,10 +27,19 @@ function entryName(file: SourceFile, resource: string): string {
 }
 
 function directoryTree(name: string, file: SourceFile) {
-  return { name, type: 'directoryTree', mediaType: 'application/x-tar', blob: tarOneFile(entryName(file, name), Buffer.from(file.text)) };
+  return {
+    name,
+    type: 'directoryTree',
+    mediaType: 'application/x-tar',
+    blob: tarOneFile(entryName(file, name), Buffer.from(file.text)),
+  };
 }
 
-export function moduleComponentOf(config: ModuleConfig, files: { manifest: SourceFile; defaultCR?: SourceFile }, clusterScoped: boolean): ComponentVersion {
+export function moduleComponentOf(
+  config: ModuleConfig,
+  files: { manifest: SourceFile; defaultCR?: SourceFile },
+  clusterScoped: boolean,
+): ComponentVersion {
   const labels = [
     BUILT_BY_MODULECTL,
     v1(LABELS.beta, String(config.beta)),
@@ -39,12 +48,20 @@ export function moduleComponentOf(config: ModuleConfig, files: { manifest: Sourc
     v1(IS_CLUSTER_SCOPED, String(clusterScoped)),
   ];
   if (config.securityScanEnabled) {
-    labels.push(v1('security.kyma-project.io/scan', 'enabled'), v1('cloud.gardener.cnudie/responsibles', [{ github_hostname: 'github.tools.sap', teamname: config.team, type: 'githubTeam' }]));
+    labels.push(
+      v1('security.kyma-project.io/scan', 'enabled'),
+      v1('cloud.gardener.cnudie/responsibles', [
+        { github_hostname: 'github.tools.sap', teamname: config.team, type: 'githubTeam' },
+      ]),
+    );
   }
   return {
     name: config.name,
     version: config.version,
     labels,
-    resources: [directoryTree('raw-manifest', files.manifest), ...(files.defaultCR ? [directoryTree('default-cr', files.defaultCR)] : [])],
+    resources: [
+      directoryTree('raw-manifest', files.manifest),
+      ...(files.defaultCR ? [directoryTree('default-cr', files.defaultCR)] : []),
+    ],
   };
 }

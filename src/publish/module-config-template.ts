@@ -20,7 +20,9 @@ function sortedByKey(m: Record<string, string>): Record<string, string> {
 }
 
 function sortedByName(entries: NameLink[]): NameLink[] {
-  return Object.entries(Object.fromEntries(entries.map((e) => [e.name, e.link]))).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, link]) => ({ name, link }));
+  return Object.entries(Object.fromEntries(entries.map((e) => [e.name, e.link])))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, link]) => ({ name, link }));
 }
 
 export function moduleTemplateOf(config: ModuleConfig, o: TemplateInputs): KubeObject {
@@ -33,11 +35,19 @@ export function moduleTemplateOf(config: ModuleConfig, o: TemplateInputs): KubeO
   };
   const annotations = { ...config.annotations, [IS_CLUSTER_SCOPED]: String(o.clusterScoped) };
   // A manifest given as a URL is offered as the resource rawManifest; a resource of that name in the config wins.
-  const resources = sortedByName([...('url' in config.manifest ? [{ name: 'rawManifest', link: config.manifest.url }] : []), ...config.resources]);
+  const resources = sortedByName([
+    ...('url' in config.manifest ? [{ name: 'rawManifest', link: config.manifest.url }] : []),
+    ...config.resources,
+  ]);
   return {
     apiVersion: API_VERSION,
     kind: 'ModuleTemplate',
-    metadata: { name: `${module}-${config.version}`, namespace: o.namespace, labels: sortedByKey(labels), annotations: sortedByKey(annotations) },
+    metadata: {
+      name: `${module}-${config.version}`,
+      namespace: o.namespace,
+      labels: sortedByKey(labels),
+      annotations: sortedByKey(annotations),
+    },
     spec: {
       moduleName: module,
       version: config.version,

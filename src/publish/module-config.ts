@@ -14,11 +14,31 @@ const NAME_MAX = 255;
 const MODULE_NAME_PATTERN = /^[a-z]{3,}(-[a-z]{3,})*$/;
 const MODULE_NAME_MAX = 64;
 /** semver.org's pattern: what Masterminds' StrictNewVersion accepts (no leading v, three numbers). */
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 const NAMESPACE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const NAMESPACE_MAX = 253;
 
-const KEYS = ['name', 'version', 'manifest', 'repository', 'documentation', 'icons', 'team', 'defaultCR', 'security', 'securityScanEnabled', 'labels', 'annotations', 'manager', 'associatedResources', 'resources', 'requiresDowntime', 'internal', 'beta'];
+const KEYS = [
+  'name',
+  'version',
+  'manifest',
+  'repository',
+  'documentation',
+  'icons',
+  'team',
+  'defaultCR',
+  'security',
+  'securityScanEnabled',
+  'labels',
+  'annotations',
+  'manager',
+  'associatedResources',
+  'resources',
+  'requiresDowntime',
+  'internal',
+  'beta',
+];
 
 export interface NameLink {
   name: string;
@@ -129,7 +149,14 @@ function httpsUrl(raw: Record<string, unknown>, key: string, example: string, pr
 }
 
 /** A URL as modulectl tells one from a file path: a scheme (`xyz:`), then a host. */
-function fileRef(raw: Record<string, unknown>, key: string, what: string, required: boolean, checkFile: FileCheck, problems: Problems): FileRef | undefined {
+function fileRef(
+  raw: Record<string, unknown>,
+  key: string,
+  what: string,
+  required: boolean,
+  checkFile: FileCheck,
+  problems: Problems,
+): FileRef | undefined {
   const hint = `give the https URL of ${what}, or its file path relative to the config file`;
   const v = str(raw, key, problems, required ? hint : undefined);
   if (v === undefined) return undefined;
@@ -153,7 +180,11 @@ function nameLinks(raw: Record<string, unknown>, key: string, what: string, prob
   if (!present(v)) return [];
   let entries: { at: string; name: unknown; link: unknown }[];
   if (Array.isArray(v)) {
-    entries = v.map((e, i) => (isMap(e) ? { at: `${key}[${i}]`, name: e.name, link: e.link } : { at: `${key}[${i}]`, name: undefined, link: undefined }));
+    entries = v.map((e, i) =>
+      isMap(e)
+        ? { at: `${key}[${i}]`, name: e.name, link: e.link }
+        : { at: `${key}[${i}]`, name: undefined, link: undefined },
+    );
   } else if (isMap(v)) {
     entries = Object.entries(v).map(([name, link]) => ({ at: `${key}.${name}`, name, link }));
   } else {
@@ -167,7 +198,8 @@ function nameLinks(raw: Record<string, unknown>, key: string, what: string, prob
       problems.push(`${e.at}: needs a name`);
       continue;
     }
-    if (seen.has(e.name)) problems.push(`${e.at}: the name "${e.name}" appears twice; give each entry of ${key} a name of its own`);
+    if (seen.has(e.name))
+      problems.push(`${e.at}: the name "${e.name}" appears twice; give each entry of ${key} a name of its own`);
     seen.add(e.name);
     const bad = typeof e.link !== 'string' || !present(e.link) ? 'needs a link' : httpsProblem(e.link);
     if (bad) problems.push(`${e.at}: ${bad}; give an https link`);
@@ -190,7 +222,9 @@ function gvk(raw: Record<string, unknown>, at: string, problems: Problems): Grou
   const field = (k: keyof GroupVersionKind) => {
     const v = raw[k];
     if (typeof v === 'string' && present(v)) return v;
-    problems.push(`${at}.${k}: missing; give the ${k === 'group' ? 'API group' : k === 'version' ? 'API version' : 'kind'}`);
+    problems.push(
+      `${at}.${k}: missing; give the ${k === 'group' ? 'API group' : k === 'version' ? 'API version' : 'kind'}`,
+    );
     return '';
   };
   return { group: field('group'), version: field('version'), kind: field('kind') };
@@ -200,15 +234,20 @@ function manager(raw: Record<string, unknown>, problems: Problems): ModuleManage
   const v = raw.manager;
   if (!present(v)) return undefined;
   if (!isMap(v)) {
-    problems.push('manager: must be a map: name, namespace (optional), group, version, kind of the workload that tells the module is ready');
+    problems.push(
+      'manager: must be a map: name, namespace (optional), group, version, kind of the workload that tells the module is ready',
+    );
     return undefined;
   }
   const name = typeof v.name === 'string' && present(v.name) ? v.name : undefined;
-  if (!name) problems.push('manager.name: missing; name the workload (a Deployment, say) that tells the module is ready');
+  if (!name)
+    problems.push('manager.name: missing; name the workload (a Deployment, say) that tells the module is ready');
   const { group, version, kind } = gvk(v, 'manager', problems);
   const namespace = typeof v.namespace === 'string' && present(v.namespace) ? v.namespace : undefined;
   if (namespace !== undefined && (!NAMESPACE.test(namespace) || namespace.length > NAMESPACE_MAX)) {
-    problems.push(`manager.namespace: "${namespace}" is not a namespace name; use at most ${NAMESPACE_MAX} lower-case letters, digits and '-'`);
+    problems.push(
+      `manager.namespace: "${namespace}" is not a namespace name; use at most ${NAMESPACE_MAX} lower-case letters, digits and '-'`,
+    );
   }
   return { name: name ?? '', ...(namespace ? { namespace } : {}), group, version, kind };
 }
@@ -231,25 +270,52 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
   } catch (err) {
     return { problems: [`not valid YAML: ${(err as Error).message.split('\n')[0]}`], warnings: [] };
   }
-  if (!isMap(raw)) return { problems: ['must be a YAML map of modulectl\'s keys (name, version, manifest, repository, documentation, icons, …)'], warnings: [] };
+  if (!isMap(raw))
+    return {
+      problems: [
+        "must be a YAML map of modulectl's keys (name, version, manifest, repository, documentation, icons, …)",
+      ],
+      warnings: [],
+    };
   const problems: Problems = [];
-  const name = str(raw, 'name', problems, 'give the module\'s component name, e.g. kyma-project.io/module/template-operator') ?? '';
-  if (name && name.length > NAME_MAX) problems.push(`name: ${name.length} characters long; shorten it to at most ${NAME_MAX}`);
-  else if (name && !NAME_PATTERN.test(name)) problems.push(`name: "${name}" is not a component name; use a lower-case domain and path, e.g. kyma-project.io/module/template-operator`);
+  const name =
+    str(raw, 'name', problems, "give the module's component name, e.g. kyma-project.io/module/template-operator") ?? '';
+  if (name && name.length > NAME_MAX)
+    problems.push(`name: ${name.length} characters long; shorten it to at most ${NAME_MAX}`);
+  else if (name && !NAME_PATTERN.test(name))
+    problems.push(
+      `name: "${name}" is not a component name; use a lower-case domain and path, e.g. kyma-project.io/module/template-operator`,
+    );
   else if (name && (!MODULE_NAME_PATTERN.test(shortName(name)) || shortName(name).length > MODULE_NAME_MAX)) {
-    problems.push(`name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} characters, e.g. template-operator`);
+    problems.push(
+      `name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} characters, e.g. template-operator`,
+    );
   }
-  const version = str(raw, 'version', problems, 'give the module\'s semantic version, e.g. 1.0.0') ?? '';
-  if (version && !SEMVER.test(version)) problems.push(`version: "${version}" is not a semantic version; write MAJOR.MINOR.PATCH without a leading v, e.g. 1.0.0`);
-  const manifest = fileRef(raw, 'manifest', 'the module\'s manifest', true, checkFile, problems);
+  const version = str(raw, 'version', problems, "give the module's semantic version, e.g. 1.0.0") ?? '';
+  if (version && !SEMVER.test(version))
+    problems.push(
+      `version: "${version}" is not a semantic version; write MAJOR.MINOR.PATCH without a leading v, e.g. 1.0.0`,
+    );
+  const manifest = fileRef(raw, 'manifest', "the module's manifest", true, checkFile, problems);
   const repository = httpsUrl(raw, 'repository', 'https://github.com/kyma-project/template-operator', problems);
-  const documentation = httpsUrl(raw, 'documentation', 'https://help.sap.com/docs/btp/sap-business-technology-platform/kyma-modules', problems);
+  const documentation = httpsUrl(
+    raw,
+    'documentation',
+    'https://help.sap.com/docs/btp/sap-business-technology-platform/kyma-modules',
+    problems,
+  );
   const icons = nameLinks(raw, 'icons', 'the icons the UI shows', problems);
-  if (!present(raw.icons)) problems.push('icons: missing; give at least one icon, e.g. [{name: module-icon, link: https://…}]');
+  if (!present(raw.icons))
+    problems.push('icons: missing; give at least one icon, e.g. [{name: module-icon, link: https://…}]');
   else if (Object.keys(raw.icons as object).length === 0) problems.push('icons: empty; give at least one icon');
   const securityScanEnabled = bool(raw, 'securityScanEnabled', true, problems);
-  const team = str(raw, 'team', problems, securityScanEnabled ? 'give the module\'s team (e.g. kyma/jellyfish), or set securityScanEnabled: false' : undefined);
-  const defaultCR = fileRef(raw, 'defaultCR', 'the module\'s default CR', false, checkFile, problems);
+  const team = str(
+    raw,
+    'team',
+    problems,
+    securityScanEnabled ? "give the module's team (e.g. kyma/jellyfish), or set securityScanEnabled: false" : undefined,
+  );
+  const defaultCR = fileRef(raw, 'defaultCR', "the module's default CR", false, checkFile, problems);
   const labels = stringMap(raw, 'labels', problems);
   const annotations = stringMap(raw, 'annotations', problems);
   const theManager = manager(raw, problems);
@@ -258,7 +324,9 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
   const requiresDowntime = bool(raw, 'requiresDowntime', false, problems);
   const internal = bool(raw, 'internal', false, problems);
   const beta = bool(raw, 'beta', false, problems);
-  const warnings = Object.keys(raw).filter((k) => !KEYS.includes(k)).map((k) => `unknown key "${k}" ignored (modulectl ignores it too)`);
+  const warnings = Object.keys(raw)
+    .filter((k) => !KEYS.includes(k))
+    .map((k) => `unknown key "${k}" ignored (modulectl ignores it too)`);
   if (problems.length) return { problems, warnings };
   const config: ModuleConfig = {
     name,

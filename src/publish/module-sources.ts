@@ -9,8 +9,13 @@ import { parseModuleConfig, type FileRef, type ModuleConfig } from './module-con
 import type { SourceFile } from './module-config-component';
 
 export class ModuleConfigError extends Error {
-  constructor(readonly file: string, readonly problems: string[]) {
-    super(`${file} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix ${problems.length === 1 ? 'it' : 'them'} and run again:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `${file} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix ${problems.length === 1 ? 'it' : 'them'} and run again:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'ModuleConfigError';
   }
 }
@@ -39,12 +44,21 @@ function fileProblem(file: string): string | undefined {
   }
 }
 
-async function load(ref: FileRef, dir: string, what: string, download: Download): Promise<SourceFile & { where: string }> {
+async function load(
+  ref: FileRef,
+  dir: string,
+  what: string,
+  download: Download,
+): Promise<SourceFile & { where: string }> {
   if ('path' in ref) {
     const file = path.join(dir, ref.path);
     return { fileName: path.basename(file), text: await readFile(file, 'utf8'), where: file };
   }
-  return { fileName: path.posix.basename(new URL(ref.url).pathname), text: await download(ref.url, what), where: ref.url };
+  return {
+    fileName: path.posix.basename(new URL(ref.url).pathname),
+    text: await download(ref.url, what),
+    where: ref.url,
+  };
 }
 
 /** The objects of a YAML stream, or what is wrong with it. */
@@ -52,7 +66,11 @@ function yamlObjects(text: string): { objects: unknown[]; problem?: string } {
   const docs = parseAllDocuments(text);
   const bad = (Array.isArray(docs) ? docs : [docs]).find((d) => d.errors.length);
   if (bad) return { objects: [], problem: `not valid YAML: ${bad.errors[0]!.message.split('\n')[0]}` };
-  return { objects: (Array.isArray(docs) ? docs : [docs]).map((d) => d.toJS() as unknown).filter((o) => o !== null && o !== undefined) };
+  return {
+    objects: (Array.isArray(docs) ? docs : [docs])
+      .map((d) => d.toJS() as unknown)
+      .filter((o) => o !== null && o !== undefined),
+  };
 }
 
 /** Reads the config at `configFile` and the files it names; throws ModuleConfigError with every problem. */
@@ -61,7 +79,9 @@ export async function readModuleSources(configFile: string, download: Download):
   try {
     text = await readFile(configFile, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the module config ${configFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give its path with --config-file`);
+    throw new Error(
+      `cannot read the module config ${configFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give its path with --config-file`,
+    );
   }
   const dir = path.dirname(configFile);
   const parsed = parseModuleConfig(text, (rel) => fileProblem(path.join(dir, rel)));
@@ -79,7 +99,8 @@ export async function readModuleSources(configFile: string, download: Download):
     const { objects, problem: crProblem } = yamlObjects(file.text);
     const object = objects[0];
     if (crProblem) problems.push(`defaultCR: ${crWhere}: ${crProblem}`);
-    else if (objects.length !== 1 || typeof object !== 'object' || Array.isArray(object)) problems.push(`defaultCR: ${crWhere} must hold one object (apiVersion, kind, metadata, spec)`);
+    else if (objects.length !== 1 || typeof object !== 'object' || Array.isArray(object))
+      problems.push(`defaultCR: ${crWhere} must hold one object (apiVersion, kind, metadata, spec)`);
     else defaultCR = { ...file, object: object as Record<string, unknown> };
   }
   if (problems.length) throw new ModuleConfigError(configFile, problems);

@@ -37,16 +37,31 @@ export interface ModuleVersion {
  * the full OCM descriptor. `client`: a client for the host that carries trust and credentials
  * (push access); the default one otherwise.
  */
-export async function pushModuleVersion(to: string | PushTarget, m: ModuleVersion, client?: OciRegistryClient): Promise<Record<string, unknown>> {
+export async function pushModuleVersion(
+  to: string | PushTarget,
+  m: ModuleVersion,
+  client?: OciRegistryClient,
+): Promise<Record<string, unknown>> {
   const target = typeof to === 'string' ? { host: to } : to;
   const oci = client ?? Registries.unconfigured().client(target.host);
   const blob = m.layer === 'tar' ? tarOneFile('raw-manifest.yaml', Buffer.from(m.manifest)) : Buffer.from(m.manifest);
-  return await pushComponent(target, {
-    name: m.component,
-    version: m.version,
-    labels: [BUILT_BY_MODULECTL],
-    resources: [{ name: 'raw-manifest', type: 'directoryTree', mediaType: m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml', blob }],
-  }, oci);
+  return await pushComponent(
+    target,
+    {
+      name: m.component,
+      version: m.version,
+      labels: [BUILT_BY_MODULECTL],
+      resources: [
+        {
+          name: 'raw-manifest',
+          type: 'directoryTree',
+          mediaType: m.layer === 'tar' ? 'application/x-tar' : 'application/x-yaml',
+          blob,
+        },
+      ],
+    },
+    oci,
+  );
 }
 
 /** The ModuleTemplate of a version: named and labelled as modulectl names it (`<module>-<version>`). */
@@ -54,7 +69,9 @@ export function moduleTemplate(m: ModuleVersion, namespace: string, descriptor: 
   const component = descriptor.component as { repositoryContexts: unknown[] };
   const forms = {
     empty: {},
-    registry: { component: { name: m.component, version: m.version, repositoryContexts: component.repositoryContexts } },
+    registry: {
+      component: { name: m.component, version: m.version, repositoryContexts: component.repositoryContexts },
+    },
     inline: descriptor,
   };
   return {
@@ -72,11 +89,20 @@ export function moduleTemplate(m: ModuleVersion, namespace: string, descriptor: 
 }
 
 /** The ModuleReleaseMeta of a module: `ocmComponentName` is the full component name (`kyma-project.io/module/<name>`). */
-export function moduleReleaseMeta(name: string, component: string, namespace: string, channels: Record<string, string>): KubeObject {
+export function moduleReleaseMeta(
+  name: string,
+  component: string,
+  namespace: string,
+  channels: Record<string, string>,
+): KubeObject {
   return {
     apiVersion: API_VERSION,
     kind: 'ModuleReleaseMeta',
     metadata: { name, namespace },
-    spec: { moduleName: name, ocmComponentName: component, channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })) },
+    spec: {
+      moduleName: name,
+      ocmComponentName: component,
+      channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })),
+    },
   };
 }

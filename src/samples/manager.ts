@@ -55,9 +55,19 @@ export class SampleManager {
     const want = cr.spec?.simulateState ?? 'Ready';
     const message = cr.spec?.simulateMessage ?? (want === 'Ready' ? 'reconciled' : `simulated ${want}`);
     const health = cr.spec?.simulateHealth ?? null;
-    if (cr.status?.observedGeneration === generation && cr.status.state === want && cr.status.message === message && (cr.status.health ?? null) === health) return;
+    if (
+      cr.status?.observedGeneration === generation &&
+      cr.status.state === want &&
+      cr.status.message === message &&
+      (cr.status.health ?? null) === health
+    )
+      return;
     if (cr.status?.observedGeneration !== generation && cr.status?.state !== 'Processing') {
-      void this.setStatus(cr, { state: 'Processing', message: 'reconciling', observedGeneration: cr.status?.observedGeneration });
+      void this.setStatus(cr, {
+        state: 'Processing',
+        message: 'reconciling',
+        observedGeneration: cr.status?.observedGeneration,
+      });
     }
     const t = setTimeout(() => {
       this.timers.delete(t);
@@ -68,7 +78,14 @@ export class SampleManager {
 
   private async setStatus(cr: SampleCr, status: SampleCr['status']): Promise<void> {
     try {
-      await this.o.client.mergePatch(cr.apiVersion, cr.kind, cr.metadata.name, cr.metadata.namespace, { status }, 'status');
+      await this.o.client.mergePatch(
+        cr.apiVersion,
+        cr.kind,
+        cr.metadata.name,
+        cr.metadata.namespace,
+        { status },
+        'status',
+      );
     } catch {
       // Deleted meanwhile, or a conflict: the next event reconciles again.
     }

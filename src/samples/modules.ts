@@ -5,7 +5,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { KubeClient } from '../k8s/rest-client';
-import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type OciRegistryClient, type PushTarget } from '../publish/module';
+import {
+  moduleReleaseMeta,
+  moduleTemplate,
+  pushModuleVersion,
+  type ModuleVersion,
+  type OciRegistryClient,
+  type PushTarget,
+} from '../publish/module';
 
 export const MODULES_DIR = fileURLToPath(new URL('../../examples/modules/', import.meta.url));
 
@@ -26,7 +33,9 @@ interface ModuleFile {
 }
 
 /** The sample modules: every version, and each module's channels. */
-export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: ModuleVersion[]; channels: Record<string, Record<string, string>> }> {
+export async function loadSamples(
+  dir = MODULES_DIR,
+): Promise<{ versions: ModuleVersion[]; channels: Record<string, Record<string, string>> }> {
   const versions: ModuleVersion[] = [];
   const channels: Record<string, Record<string, string>> = {};
   for (const name of (await readdir(dir)).sort()) {
@@ -54,7 +63,12 @@ export async function loadSamples(dir = MODULES_DIR): Promise<{ versions: Module
  * ModuleReleaseMetas naming the component (`ocmComponentName`). `descriptor` overrides every
  * module's form; `client` pushes with trust and credentials.
  */
-export async function publishSamples(kcp: KubeClient, registry: string | PushTarget, namespace: string, opts: { descriptor?: ModuleVersion['descriptor']; client?: OciRegistryClient } = {}): Promise<string[]> {
+export async function publishSamples(
+  kcp: KubeClient,
+  registry: string | PushTarget,
+  namespace: string,
+  opts: { descriptor?: ModuleVersion['descriptor']; client?: OciRegistryClient } = {},
+): Promise<string[]> {
   const { versions, channels } = await loadSamples();
   const published: string[] = [];
   for (const sample of versions) {

@@ -15,13 +15,35 @@ import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
-import { kymaWorkflowId, moduleWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import {
+  kymaWorkflowId,
+  moduleWorkflowId,
+  OWNED_BY_ANNOTATION,
+  parseOwnedBy,
+  RESOURCE_KIND_ANNOTATION,
+  STATE_PATHS_ANNOTATION,
+} from '../api/names';
 import { SA } from '../api/search-attributes';
 import { API_VERSION, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import { WORKFLOW_TASK_TIMEOUT, type ReconcileSettings } from '../contract/settings';
-import { promoted, ROLLOUT_WORKFLOW, rolloutStart, rolloutWorkflowId, type ChannelRef, type Promotion, type RolloutWorkflowInput } from '../contract/rollout';
-import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded, type WorkflowEnded } from '../contract/signals';
+import {
+  promoted,
+  ROLLOUT_WORKFLOW,
+  rolloutStart,
+  rolloutWorkflowId,
+  type ChannelRef,
+  type Promotion,
+  type RolloutWorkflowInput,
+} from '../contract/rollout';
+import {
+  catalogChanged,
+  kymaChanged,
+  modulesChanged,
+  templatesChanged,
+  workflowEnded,
+  type WorkflowEnded,
+} from '../contract/signals';
 import type { ObservedObject } from '../contract/readiness';
 import type { CachedKind, SeenVersions } from '../contract/seen-versions';
 import { objectKey, readinessView } from '../decisions/readiness';
@@ -112,7 +134,13 @@ class TargetWatches {
    * `key`: its kubeconfig's; `namespace`: the one namespace its watches of managed objects and
    * module CRs see (a simulated runtime's, KLM_TARGET_WATCH_SCOPE), unset: the whole cluster.
    */
-  constructor(readonly client: KubeClient, readonly key: string, private readonly owned: boolean, private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void, private readonly o: { relistMs?: number; onError?: (e: unknown) => void; namespace?: string } = {}) {
+  constructor(
+    readonly client: KubeClient,
+    readonly key: string,
+    private readonly owned: boolean,
+    private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void,
+    private readonly o: { relistMs?: number; onError?: (e: unknown) => void; namespace?: string } = {},
+  ) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
   }
@@ -132,7 +160,16 @@ class TargetWatches {
       relistMs: this.o.relistMs,
       onEvent: (type, k) => {
         const meta = k.metadata;
-        const seen = type === 'DELETED' ? 'deleted' : JSON.stringify([meta.uid, meta.generation, meta.labels, meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION], meta.deletionTimestamp]);
+        const seen =
+          type === 'DELETED'
+            ? 'deleted'
+            : JSON.stringify([
+                meta.uid,
+                meta.generation,
+                meta.labels,
+                meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION],
+                meta.deletionTimestamp,
+              ]);
         if (seen === this.runtimeSeen) return;
         this.runtimeSeen = seen;
         onChange(type === 'DELETED' ? undefined : meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]);
@@ -163,7 +200,8 @@ class TargetWatches {
 
   /** Drops a Kyma's module workflows (its Secret now points elsewhere); whether any are left. */
   forgetKyma(prefix: string): boolean {
-    for (const set of [this.modules, ...this.subscribers.values()]) for (const id of set) if (id.startsWith(prefix)) set.delete(id);
+    for (const set of [this.modules, ...this.subscribers.values()])
+      for (const id of set) if (id.startsWith(prefix)) set.delete(id);
     return this.modules.size > 0;
   }
 
@@ -208,7 +246,15 @@ class TargetWatches {
   private watch(apiVersion: string, kind: string, labelSelector?: string): void {
     const key = `${apiVersion}/${kind}`;
     if (this.informers.has(key)) return;
-    const informer = new Informer(this.client, { apiVersion, kind, labelSelector, ...(this.o.namespace ? { namespace: this.o.namespace } : {}), relistMs: this.o.relistMs, onEvent: (type, o) => this.onEvent(type, o, this), onError: this.o.onError });
+    const informer = new Informer(this.client, {
+      apiVersion,
+      kind,
+      labelSelector,
+      ...(this.o.namespace ? { namespace: this.o.namespace } : {}),
+      relistMs: this.o.relistMs,
+      onEvent: (type, o) => this.onEvent(type, o, this),
+      onError: this.o.onError,
+    });
     this.informers.set(key, informer);
     void informer.start();
   }
@@ -285,7 +331,9 @@ export class Bridge {
 
   /** Target clusters watched per served shard (distinct kubeconfigs of its Kymas whose watches run), for the shard gauges. */
   private clustersByShard(): Map<number, number> {
-    const keys = new Map<number, Set<string>>(this.o.shards === undefined ? [[0, new Set<string>()]] : [...this.held].map((s) => [s, new Set<string>()]));
+    const keys = new Map<number, Set<string>>(
+      this.o.shards === undefined ? [[0, new Set<string>()]] : [...this.held].map((s) => [s, new Set<string>()]),
+    );
     for (const [who, key] of this.kymaTarget) {
       if (!this.watching.has(key)) continue;
       const [ns, name] = who.split('/') as [string, string];
@@ -304,12 +352,18 @@ export class Bridge {
     if (this.o.shards === undefined || this.held.has(shard) || this.stopped) return;
     this.held.add(shard);
     const count = this.o.shards;
-    const inShard = (namespace: string | undefined, kyma: string | undefined) => kyma !== undefined && shardOf(namespace ?? '', kyma, count) === shard;
+    const inShard = (namespace: string | undefined, kyma: string | undefined) =>
+      kyma !== undefined && shardOf(namespace ?? '', kyma, count) === shard;
     if (shard === 0) this.lead();
     // A template or release meta changed while nobody served the shard: their reads must reflect it.
-    const also: SeenVersions = { ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}), ...(this.releaseMetasSeen ? { ModuleReleaseMeta: this.releaseMetasSeen } : {}) };
-    for (const k of this.kymas.list()) if (inShard(k.metadata.namespace, k.metadata.name)) this.onKyma('ADDED', k, also);
-    for (const s of this.secrets.flatMap((i) => i.list())) if (inShard(s.metadata.namespace, s.metadata.labels?.[LABELS.kymaName])) this.onSecret('ADDED', s);
+    const also: SeenVersions = {
+      ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}),
+      ...(this.releaseMetasSeen ? { ModuleReleaseMeta: this.releaseMetasSeen } : {}),
+    };
+    for (const k of this.kymas.list())
+      if (inShard(k.metadata.namespace, k.metadata.name)) this.onKyma('ADDED', k, also);
+    for (const s of this.secrets.flatMap((i) => i.list()))
+      if (inShard(s.metadata.namespace, s.metadata.labels?.[LABELS.kymaName])) this.onSecret('ADDED', s);
     for (const m of this.manifests.list()) {
       const kyma = m.metadata.labels?.[LABELS.kymaName];
       const module = m.metadata.labels?.[LABELS.moduleName];
@@ -328,23 +382,34 @@ export class Bridge {
       const [ns, name] = who.split('/') as [string, string];
       if (shardOf(ns, name, count) === shard) this.dropTarget(ns, name);
     }
-    for (const k of this.kymas.list()) if (shardOf(k.metadata.namespace!, k.metadata.name, count) === shard) this.kymaSeen.delete(kymaWorkflowId(k.metadata.namespace!, k.metadata.name));
+    for (const k of this.kymas.list())
+      if (shardOf(k.metadata.namespace!, k.metadata.name, count) === shard)
+        this.kymaSeen.delete(kymaWorkflowId(k.metadata.namespace!, k.metadata.name));
   }
 
   /** Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each rollout hears its channel's version, each mandatory module is checked. */
   private lead(): void {
     bridgeLeader.set(1);
-    this.unexport = exportFleetStates(() => fleetStates(this.kymas.list(), this.manifests.list(), this.releaseMetas.list()));
+    this.unexport = exportFleetStates(() =>
+      fleetStates(this.kymas.list(), this.manifests.list(), this.releaseMetas.list()),
+    );
     const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
     if (every > 0) {
-      this.ended = new EndedWorkflows(this.o.temporal, this.o.taskQueue, every, (kyma, ended) => this.onWorkflowEnded(kyma, ended), this.o.log);
+      this.ended = new EndedWorkflows(
+        this.o.temporal,
+        this.o.taskQueue,
+        every,
+        (kyma, ended) => this.onWorkflowEnded(kyma, ended),
+        this.o.log,
+      );
       this.ended.start();
     }
     if (this.o.shards === undefined) return; // at start: the release-meta watch's first list does the rest
     for (const m of this.releaseMetas.list()) {
       const namespace = m.metadata.namespace ?? '';
       this.mandatory.check(namespace, m.metadata.name);
-      for (const { channel, version } of this.fleet.promotionsOf(namespace, m.metadata.name)) this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
+      for (const { channel, version } of this.fleet.promotionsOf(namespace, m.metadata.name))
+        this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
     }
   }
 
@@ -363,16 +428,56 @@ export class Bridge {
   async start(): Promise<void> {
     const { kcp } = this.o;
     const onError = (e: unknown) => this.o.log?.(`watch error: ${(e as Error).message}`);
-    this.secrets = (this.o.kymaNamespaces ?? [undefined]).map((namespace) => new Informer(kcp, { apiVersion: 'v1', kind: 'Secret', ...(namespace ? { namespace } : {}), labelSelector: LABELS.kymaName, relistMs: this.o.relistMs, onEvent: (t, s) => this.onSecret(t, s), onError }));
+    this.secrets = (this.o.kymaNamespaces ?? [undefined]).map(
+      (namespace) =>
+        new Informer(kcp, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          ...(namespace ? { namespace } : {}),
+          labelSelector: LABELS.kymaName,
+          relistMs: this.o.relistMs,
+          onEvent: (t, s) => this.onSecret(t, s),
+          onError,
+        }),
+    );
     this.informers.push(...this.secrets);
     await Promise.all(this.secrets.map((i) => i.start()));
-    this.kymas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Kyma', relistMs: this.o.relistMs, onEvent: (t, k) => this.onKyma(t, k), onError });
-    const manifests = (this.manifests = new Informer(kcp, { apiVersion: API_VERSION, kind: 'Manifest', relistMs: this.o.relistMs, onEvent: (t, m) => this.onManifest(t, m), onError }));
-    this.releaseMetas = new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', relistMs: this.o.relistMs, onEvent: (t, o) => this.onReleaseMeta(t, o), onError });
-    this.mandatory = new MandatoryFinalizer(kcp, () => this.releaseMetas.list(), () => this.manifests.list(), this.o.log);
+    this.kymas = new Informer(kcp, {
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      relistMs: this.o.relistMs,
+      onEvent: (t, k) => this.onKyma(t, k),
+      onError,
+    });
+    const manifests = (this.manifests = new Informer(kcp, {
+      apiVersion: API_VERSION,
+      kind: 'Manifest',
+      relistMs: this.o.relistMs,
+      onEvent: (t, m) => this.onManifest(t, m),
+      onError,
+    }));
+    this.releaseMetas = new Informer(kcp, {
+      apiVersion: API_VERSION,
+      kind: 'ModuleReleaseMeta',
+      relistMs: this.o.relistMs,
+      onEvent: (t, o) => this.onReleaseMeta(t, o),
+      onError,
+    });
+    this.mandatory = new MandatoryFinalizer(
+      kcp,
+      () => this.releaseMetas.list(),
+      () => this.manifests.list(),
+      this.o.log,
+    );
     this.informers.push(
       this.kymas,
-      new Informer(kcp, { apiVersion: API_VERSION, kind: 'ModuleTemplate', relistMs: this.o.relistMs, onEvent: (t, o) => this.onTemplate(t, o), onError }),
+      new Informer(kcp, {
+        apiVersion: API_VERSION,
+        kind: 'ModuleTemplate',
+        relistMs: this.o.relistMs,
+        onEvent: (t, o) => this.onTemplate(t, o),
+        onError,
+      }),
       this.releaseMetas,
       manifests,
     );
@@ -385,7 +490,11 @@ export class Bridge {
     this.unlead();
     this.unexportShards();
     for (const i of this.informers) i.stop();
-    for (const t of this.targets.values()) void t.then((w) => w.stop(), () => undefined);
+    for (const t of this.targets.values())
+      void t.then(
+        (w) => w.stop(),
+        () => undefined,
+      );
     await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
   }
 
@@ -395,7 +504,10 @@ export class Bridge {
     const name = k.metadata.name;
     if (this.o.kymaNamespaces && !this.o.kymaNamespaces.includes(ns)) {
       // Its kubeconfig Secret cannot be read here: reconciling it could install into the wrong cluster.
-      if (type !== 'DELETED' && !this.unserved.has(`${ns}/${name}`)) this.o.log?.(`Kyma ${ns}/${name} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.o.kymaNamespaces.join(', ')}): left alone`);
+      if (type !== 'DELETED' && !this.unserved.has(`${ns}/${name}`))
+        this.o.log?.(
+          `Kyma ${ns}/${name} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: ${this.o.kymaNamespaces.join(', ')}): left alone`,
+        );
       if (type === 'DELETED') this.unserved.delete(`${ns}/${name}`);
       else this.unserved.add(`${ns}/${name}`);
       return;
@@ -407,20 +519,32 @@ export class Bridge {
       this.fleet.deleteKyma(ns, name);
       this.kymaSeen.delete(workflowId);
       if (!this.owns(ns, name)) return;
-      this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.getHandle(workflowId).signal(kymaChanged));
+      this.signaller.submit(`${workflowId}#kymaChanged`, () =>
+        temporal.workflow.getHandle(workflowId).signal(kymaChanged),
+      );
       return;
     }
     // The workflow's own status writes come back as events too; only spec (generation),
     // labels, finalizers and deletion are news to it (its drift timer covers anything missed).
     const meta = k.metadata;
-    this.fleet.setKyma(ns, name, effectiveKymaSpec({ metadata: meta, spec: (k as unknown as Kyma).spec ?? { channel: '' } }));
+    this.fleet.setKyma(
+      ns,
+      name,
+      effectiveKymaSpec({ metadata: meta, spec: (k as unknown as Kyma).spec ?? { channel: '' } }),
+    );
     if (!this.owns(ns, name)) return;
     const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
     if (type === 'MODIFIED' && this.kymaSeen.get(workflowId) === seen) return;
     this.kymaSeen.set(workflowId, seen);
     const [kyma] = seenVersion('Kyma', k);
     const signalArgs: [SeenVersions] | [] = kyma || also ? [{ ...kyma, ...also }] : [];
-    this.signaller.submit(`${workflowId}#kymaChanged`, () => temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, { ...this.kymaStart(ns, name), signal: kymaChanged, signalArgs }));
+    this.signaller.submit(`${workflowId}#kymaChanged`, () =>
+      temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, {
+        ...this.kymaStart(ns, name),
+        signal: kymaChanged,
+        signalArgs,
+      }),
+    );
   }
 
   /** How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not run. */
@@ -443,7 +567,11 @@ export class Bridge {
     if (!this.leads) return; // a poll that was under way when shard 0 went to another bridge
     if (!this.kymas.get(kyma.namespace, kyma.name)) return; // the Kyma is gone: nothing to show it on
     this.signaller.submit(`${kymaWorkflowId(kyma.namespace, kyma.name)}#workflowEnded/${ended.runId}`, () =>
-      this.o.temporal.workflow.signalWithStart<KymaWorkflowFn, [WorkflowEnded]>(KYMA_WORKFLOW, { ...this.kymaStart(kyma.namespace, kyma.name), signal: workflowEnded, signalArgs: [ended] }),
+      this.o.temporal.workflow.signalWithStart<KymaWorkflowFn, [WorkflowEnded]>(KYMA_WORKFLOW, {
+        ...this.kymaStart(kyma.namespace, kyma.name),
+        signal: workflowEnded,
+        signalArgs: [ended],
+      }),
     );
   }
 
@@ -463,31 +591,39 @@ export class Bridge {
   private onReleaseMeta(type: InformerEventType, m: KubeObject): void {
     const namespace = m.metadata.namespace ?? '';
     const version = m.metadata.resourceVersion ?? '';
-    if (!this.releaseMetasSeen || resourceVersionReached(version, this.releaseMetasSeen)) this.releaseMetasSeen = version;
+    if (!this.releaseMetasSeen || resourceVersionReached(version, this.releaseMetasSeen))
+      this.releaseMetasSeen = version;
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
     if (now && this.leads) this.mandatory.check(namespace, m.metadata.name);
     this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
     this.signalCatalog(namespace);
     if (!this.leads) return;
-    for (const { channel, version } of promotions) this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
+    for (const { channel, version } of promotions)
+      this.promote({ namespace, module: m.metadata.name, channel }, this.promotion(version, m));
   }
 
   /** A promotion to `version` by release meta `m`, with the versions the rollout's reads must reflect. */
   private promotion(version: string, m: KubeObject): Promotion {
     const [seen] = seenVersion('ModuleReleaseMeta', m);
-    return { version, ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}) };
+    return {
+      version,
+      ...(seen ? { seen: { ...seen, ...(this.templatesSeen ? { ModuleTemplate: this.templatesSeen } : {}) } } : {}),
+    };
   }
 
   /** Starts the channel's rollout workflow, or tells the running one, of a promotion. */
   private promote(channel: ChannelRef, promotion: Promotion): void {
     const workflowId = rolloutWorkflowId(channel);
     this.signaller.submit(`${workflowId}#promoted`, () =>
-      this.o.temporal.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(ROLLOUT_WORKFLOW, {
-        ...rolloutStart(channel, this.o.taskQueue, this.o.settings.defaultNamespace),
-        signal: promoted,
-        signalArgs: [promotion],
-      }),
+      this.o.temporal.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(
+        ROLLOUT_WORKFLOW,
+        {
+          ...rolloutStart(channel, this.o.taskQueue, this.o.settings.defaultNamespace),
+          signal: promoted,
+          signalArgs: [promotion],
+        },
+      ),
     );
   }
 
@@ -495,7 +631,12 @@ export class Bridge {
    * Signals templatesChanged to the Kymas, carrying the event's kind and version. Keyed by
    * kind: a template event and a release-meta event that collapse for one Kyma keep both versions.
    */
-  private signalTemplates(namespace: string, concerned: string[], kind: 'ModuleTemplate' | 'ModuleReleaseMeta', o: KubeObject): void {
+  private signalTemplates(
+    namespace: string,
+    concerned: string[],
+    kind: 'ModuleTemplate' | 'ModuleReleaseMeta',
+    o: KubeObject,
+  ): void {
     // Each bridge counts the Kymas the index spared once: the one that leads.
     const skipped = this.leads ? Math.max(0, this.fleet.kymaCount(namespace) - concerned.length) : 0;
     const kymas = concerned.filter((k) => this.owns(namespace, k));
@@ -506,10 +647,17 @@ export class Bridge {
     // A promotion may resolve to a template changed a moment before (an event that signalled
     // nobody): the Kymas' reads must reflect every template this bridge has seen, too.
     const [seen] = seenVersion(kind, o);
-    const args = seen && kind === 'ModuleReleaseMeta' && this.templatesSeen ? [{ ...seen, ModuleTemplate: this.templatesSeen }] : seen ? [seen] : [];
+    const args =
+      seen && kind === 'ModuleReleaseMeta' && this.templatesSeen
+        ? [{ ...seen, ModuleTemplate: this.templatesSeen }]
+        : seen
+          ? [seen]
+          : [];
     for (const kyma of kymas) {
       const workflowId = kymaWorkflowId(namespace, kyma);
-      this.signaller.submit(`${workflowId}#templatesChanged/${kind}`, () => this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged, ...args));
+      this.signaller.submit(`${workflowId}#templatesChanged/${kind}`, () =>
+        this.o.temporal.workflow.getHandle(workflowId).signal(templatesChanged, ...args),
+      );
     }
   }
 
@@ -522,7 +670,8 @@ export class Bridge {
     if (!kyma || !module) return;
     const workflowId = moduleWorkflowId(m.metadata.namespace!, kyma, module);
     // The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for.
-    if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && this.leads) this.mandatory.check(m.metadata.namespace!, module);
+    if (type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && this.leads)
+      this.mandatory.check(m.metadata.namespace!, module);
     // The Manifest of a Kyma left alone (outside KLM_KYMA_NAMESPACES) is left alone too: no watches for it.
     if (this.o.kymaNamespaces && !this.o.kymaNamespaces.includes(m.metadata.namespace!)) return;
     if (!this.owns(m.metadata.namespace!, kyma)) {
@@ -543,10 +692,19 @@ export class Bridge {
         if (type === 'DELETED') t.modules.delete(workflowId);
         else t.modules.add(workflowId);
         const statePaths = meta.annotations?.[STATE_PATHS_ANNOTATION]?.split(',').filter(Boolean) ?? [];
-        if (resourceKind) t.subscribe(resourceKind.slice(0, slash), resourceKind.slice(slash + 1), workflowId, type !== 'DELETED', statePaths);
+        if (resourceKind)
+          t.subscribe(
+            resourceKind.slice(0, slash),
+            resourceKind.slice(slash + 1),
+            workflowId,
+            type !== 'DELETED',
+            statePaths,
+          );
       },
       (err: unknown) => {
-        this.o.log?.(`target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}; trying again in ${TARGET_RETRY_MS / 1000} s`);
+        this.o.log?.(
+          `target cluster of Kyma ${m.metadata.namespace}/${kyma}: ${(err as Error).message}; trying again in ${TARGET_RETRY_MS / 1000} s`,
+        );
         setTimeout(() => {
           const live = this.manifests.list().find((x) => x.metadata.uid === meta.uid);
           if (live && !this.stopped && this.owns(live.metadata.namespace!, kyma)) this.onManifest('MODIFIED', live);
@@ -567,7 +725,8 @@ export class Bridge {
     if (before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before)) {
       this.dropTarget(namespace, kyma);
       for (const m of this.manifests.list()) {
-        if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma) this.onManifest('ADDED', m);
+        if (m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.kymaName] === kyma)
+          this.onManifest('ADDED', m);
       }
     }
     // Its runtime Kyma is watched in the cluster the Secret names now.
@@ -581,14 +740,17 @@ export class Bridge {
     if (key === undefined) return;
     this.kymaTarget.delete(who);
     const old = this.targets.get(key);
-    void old?.then((t) => {
-      if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(key)) return;
-      t.stop();
-      this.runtimeOwners.delete(key);
-      if (this.targets.get(key) !== old) return;
-      this.targets.delete(key);
-      this.watching.delete(key);
-    }, () => undefined);
+    void old?.then(
+      (t) => {
+        if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(key)) return;
+        t.stop();
+        this.runtimeOwners.delete(key);
+        if (this.targets.get(key) !== old) return;
+        this.targets.delete(key);
+        this.watching.delete(key);
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -597,25 +759,29 @@ export class Bridge {
    */
   private watchRuntime(namespace: string, kyma: string): void {
     void this.targetFor(namespace, kyma).then(
-      (t) => t.watchRuntimeKyma((owner) => {
-        const before = this.runtimeOwners.get(t.key);
-        if (owner) this.runtimeOwners.set(t.key, owner);
-        else this.runtimeOwners.delete(t.key);
-        if (owner && owner === before) {
-          // Its users' edit: news to its owner only (if this bridge serves it).
-          const [ns, name] = owner.split('/') as [string, string];
-          if (this.owns(ns, name)) this.pokeKyma(owner);
-          return;
-        }
-        // Made, taken over or deleted: each Kyma on the cluster may own it now.
-        this.pokeKymasOn(t);
-        // A new owner may have missed catalog events while it had no runtime Kyma yet.
-        if (owner) this.signalCatalogTo(owner);
-      }),
+      (t) =>
+        t.watchRuntimeKyma((owner) => {
+          const before = this.runtimeOwners.get(t.key);
+          if (owner) this.runtimeOwners.set(t.key, owner);
+          else this.runtimeOwners.delete(t.key);
+          if (owner && owner === before) {
+            // Its users' edit: news to its owner only (if this bridge serves it).
+            const [ns, name] = owner.split('/') as [string, string];
+            if (this.owns(ns, name)) this.pokeKyma(owner);
+            return;
+          }
+          // Made, taken over or deleted: each Kyma on the cluster may own it now.
+          this.pokeKymasOn(t);
+          // A new owner may have missed catalog events while it had no runtime Kyma yet.
+          if (owner) this.signalCatalogTo(owner);
+        }),
       (err: unknown) => {
-        this.o.log?.(`target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; watching its runtime Kyma again in ${TARGET_RETRY_MS / 1000} s`);
+        this.o.log?.(
+          `target cluster of Kyma ${namespace}/${kyma}: ${(err as Error).message}; watching its runtime Kyma again in ${TARGET_RETRY_MS / 1000} s`,
+        );
         setTimeout(() => {
-          if (this.secretFor(namespace, kyma) && !this.stopped && this.owns(namespace, kyma)) this.watchRuntime(namespace, kyma);
+          if (this.secretFor(namespace, kyma) && !this.stopped && this.owns(namespace, kyma))
+            this.watchRuntime(namespace, kyma);
         }, TARGET_RETRY_MS).unref();
       },
     );
@@ -630,7 +796,9 @@ export class Bridge {
   private pokeKyma(who: string): void {
     const [ns, name] = who.split('/') as [string, string];
     const workflowId = kymaWorkflowId(ns, name);
-    this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () => this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged));
+    this.signaller.submit(`${workflowId}#kymaChanged/runtime`, () =>
+      this.o.temporal.workflow.getHandle(workflowId).signal(kymaChanged),
+    );
   }
 
   /**
@@ -663,7 +831,9 @@ export class Bridge {
   private signalCatalogTo(who: string): void {
     const [namespace, name] = who.split('/') as [string, string];
     const workflowId = kymaWorkflowId(namespace, name);
-    this.signaller.submit(`${workflowId}#catalogChanged`, () => this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged));
+    this.signaller.submit(`${workflowId}#catalogChanged`, () =>
+      this.o.temporal.workflow.getHandle(workflowId).signal(catalogChanged),
+    );
   }
 
   /**
@@ -672,15 +842,21 @@ export class Bridge {
    * one signal for all its modules, what piles up while it is in flight in the next.
    */
   private tellModules(kymaId: string): void {
-    this.signaller.submit(`${kymaId}#modulesChanged`, async () => {
-      const changes = this.news.take(kymaId);
-      if (changes.length) await this.o.temporal.workflow.getHandle(kymaId).signal(modulesChanged, changes);
-    }, this.o.newsWindowMs ?? NEWS_WINDOW_MS);
+    this.signaller.submit(
+      `${kymaId}#modulesChanged`,
+      async () => {
+        const changes = this.news.take(kymaId);
+        if (changes.length) await this.o.temporal.workflow.getHandle(kymaId).signal(modulesChanged, changes);
+      },
+      this.o.newsWindowMs ?? NEWS_WINDOW_MS,
+    );
   }
 
   /** Pokes every module workflow on a target cluster that stopped or started answering. */
   private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
-    this.o.log?.(`target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`);
+    this.o.log?.(
+      `target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`,
+    );
     for (const workflowId of t.modules) {
       // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
       this.tellModules(this.news.everything(workflowId));
@@ -691,7 +867,9 @@ export class Bridge {
 
   /** The kubeconfig Secret of Kyma `namespace/kyma`, as the watch holds it. */
   private secretFor(namespace: string, kyma: string): KubeObject | undefined {
-    return this.secrets.flatMap((i) => i.list()).find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
+    return this.secrets
+      .flatMap((i) => i.list())
+      .find((s) => s.metadata.namespace === namespace && s.metadata.labels?.[LABELS.kymaName] === kyma);
   }
 
   private targetFor(namespace: string, kyma: string): Promise<TargetWatches> {
@@ -702,10 +880,17 @@ export class Bridge {
     let t = this.targets.get(key);
     if (!t) {
       t = (async () => {
-        const options = { ...(this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}), ...(this.o.allowKubeconfigExec === false ? { allowExec: false } : {}) };
+        const options = {
+          ...(this.o.targetRequestTimeoutMs ? { requestTimeoutMs: this.o.targetRequestTimeoutMs } : {}),
+          ...(this.o.allowKubeconfigExec === false ? { allowExec: false } : {}),
+        };
         const client = secret ? await clientFromSecret(secret, options) : this.o.kcp;
-        const namespace = secret && this.o.targetWatchScope === 'context-namespace' ? client.contextNamespace() : undefined;
-        const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), { relistMs: this.o.relistMs, ...(namespace ? { namespace } : {}) });
+        const namespace =
+          secret && this.o.targetWatchScope === 'context-namespace' ? client.contextNamespace() : undefined;
+        const w = new TargetWatches(client, key, Boolean(secret), (type, o, tw) => this.onTargetObject(type, o, tw), {
+          relistMs: this.o.relistMs,
+          ...(namespace ? { namespace } : {}),
+        });
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.onHealth(w, healthy, err));
         this.watching.add(key);
         return w;
@@ -722,7 +907,9 @@ export class Bridge {
     if (!t.changed(type, o, owner !== undefined)) return;
     // Watches on a cluster that Kymas of other shards use too see their objects: those are their bridges' to tell.
     if (owner && !this.owns(owner.namespace, owner.kyma)) return;
-    const ids = owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
+    const ids = owner
+      ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)]
+      : [...(t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [])];
     // The object as seen, so that the readiness check need not read it again. Views that pile
     // up while a signal is in flight go out together in the next one, the newest of each object.
     const observed = t.observed(type, o);

@@ -38,7 +38,9 @@ export class EndedWorkflows {
 
   start(): void {
     const tick = async () => {
-      await this.poll().catch((err: unknown) => this.log?.(`listing ended workflows failed: ${(err as Error).message}`));
+      await this.poll().catch((err: unknown) =>
+        this.log?.(`listing ended workflows failed: ${(err as Error).message}`),
+      );
       if (this.timer !== undefined) this.timer = setTimeout(() => void tick(), this.intervalMs);
     };
     this.timer = setTimeout(() => void tick(), this.intervalMs);
@@ -73,8 +75,17 @@ export class EndedWorkflows {
       r.ends++;
       r.next = now + retellDelayMs(r.ends, this.intervalMs);
       this.repeats.set(info.workflowId, r);
-      const ended = { workflowId: info.workflowId, runId: info.runId, ...(owner.module ? { module: owner.module } : {}), status: statusName(info), at: (info.closeTime ?? new Date()).toISOString(), reason: await this.reasonOf(info) };
-      this.log?.(`workflow ${info.workflowId} (run ${info.runId}) ended ${ended.status}: ${ended.reason}; telling Kyma ${owner.namespace}/${owner.name}`);
+      const ended = {
+        workflowId: info.workflowId,
+        runId: info.runId,
+        ...(owner.module ? { module: owner.module } : {}),
+        status: statusName(info),
+        at: (info.closeTime ?? new Date()).toISOString(),
+        reason: await this.reasonOf(info),
+      };
+      this.log?.(
+        `workflow ${info.workflowId} (run ${info.runId}) ended ${ended.status}: ${ended.reason}; telling Kyma ${owner.namespace}/${owner.name}`,
+      );
       this.tell({ namespace: owner.namespace, name: owner.name }, ended);
     }
     this.since = held && held < newest ? held : newest;
@@ -84,9 +95,16 @@ export class EndedWorkflows {
   /** Why the run ended, from its last history event (the termination's reason, the failure's message). */
   private async reasonOf(info: WorkflowExecutionInfo): Promise<string> {
     try {
-      const { history } = await this.temporal.workflowService.getWorkflowExecutionHistoryReverse({ namespace: this.temporal.options.namespace, execution: { workflowId: info.workflowId, runId: info.runId }, maximumPageSize: 1 });
+      const { history } = await this.temporal.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace: this.temporal.options.namespace,
+        execution: { workflowId: info.workflowId, runId: info.runId },
+        maximumPageSize: 1,
+      });
       const last = history?.events?.[0];
-      const reason = last?.workflowExecutionTerminatedEventAttributes?.reason ?? last?.workflowExecutionFailedEventAttributes?.failure?.message ?? (last?.workflowExecutionTimedOutEventAttributes ? 'its run timed out' : undefined);
+      const reason =
+        last?.workflowExecutionTerminatedEventAttributes?.reason ??
+        last?.workflowExecutionFailedEventAttributes?.failure?.message ??
+        (last?.workflowExecutionTimedOutEventAttributes ? 'its run timed out' : undefined);
       return reason || 'no reason recorded';
     } catch (err) {
       return `its history could not be read (${(err as Error).message})`;

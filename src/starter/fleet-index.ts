@@ -15,7 +15,8 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { effectiveChannel, MANDATORY_CHANNEL } from '../api/shared';
 
 /** How a Kyma uses one module: on a channel, or pinned at a version. */
-export type ModuleUse = { module: string; channel: string; version?: undefined } | { module: string; version: string; channel?: undefined };
+export type ModuleUse =
+  { module: string; channel: string; version?: undefined } | { module: string; version: string; channel?: undefined };
 
 /** What of a ModuleReleaseMeta resolution reads. */
 interface MetaSnapshot {
@@ -41,14 +42,20 @@ interface NamespaceIndex {
 
 /** The module uses of a Kyma's spec. */
 export function moduleUses(spec: Pick<Kyma['spec'], 'channel' | 'modules'>): ModuleUse[] {
-  return (spec.modules ?? []).map((m) => (m.version ? { module: m.name, version: m.version } : { module: m.name, channel: effectiveChannel(m.channel, spec.channel) }));
+  return (spec.modules ?? []).map((m) =>
+    m.version
+      ? { module: m.name, version: m.version }
+      : { module: m.name, channel: effectiveChannel(m.channel, spec.channel) },
+  );
 }
 
 function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
   return {
     ...(meta.spec.ocmComponentName ? { ocmComponentName: meta.spec.ocmComponentName } : {}),
     // Being deleted, it is mandatory no more: the module leaves every Kyma.
-    ...(meta.spec.mandatory?.version && !meta.metadata.deletionTimestamp ? { mandatory: meta.spec.mandatory.version } : {}),
+    ...(meta.spec.mandatory?.version && !meta.metadata.deletionTimestamp
+      ? { mandatory: meta.spec.mandatory.version }
+      : {}),
     channels: new Map((meta.spec.channels ?? []).map((c) => [c.channel, c.version])),
   };
 }
@@ -156,7 +163,11 @@ export class FleetIndex {
    *   or no longer mandatory (its deletion begun), or seen for the first time, pokes every Kyma;
    *   a new mandatory version is a promotion on "mandatory" (also on first sight).
    */
-  releaseMetaChanged(namespace: string, name: string, now: ModuleReleaseMeta | undefined): { poke: string[]; promotions: { channel: string; version: string }[] } {
+  releaseMetaChanged(
+    namespace: string,
+    name: string,
+    now: ModuleReleaseMeta | undefined,
+  ): { poke: string[]; promotions: { channel: string; version: string }[] } {
     const n = this.ns(namespace);
     const before = n.metas.get(name);
     const after = now ? snapshot(now) : undefined;
@@ -165,7 +176,8 @@ export class FleetIndex {
     const poke = new Set<string>();
     const promotions: { channel: string; version: string }[] = [];
     if (before?.mandatory !== after?.mandatory) {
-      if (before?.mandatory === undefined || after?.mandatory === undefined) for (const k of n.kymas.keys()) poke.add(k);
+      if (before?.mandatory === undefined || after?.mandatory === undefined)
+        for (const k of n.kymas.keys()) poke.add(k);
       if (after?.mandatory !== undefined) promotions.push({ channel: MANDATORY_CHANNEL, version: after.mandatory });
     }
     const users = n.modules.get(name);
@@ -200,7 +212,10 @@ export class FleetIndex {
     const meta = this.ns(namespace).metas.get(name);
     if (!meta) return [];
     const users = this.ns(namespace).modules.get(name);
-    return [...(meta.mandatory !== undefined ? [{ channel: MANDATORY_CHANNEL, version: meta.mandatory }] : []), ...(users ? channelVersions(meta, users) : [])];
+    return [
+      ...(meta.mandatory !== undefined ? [{ channel: MANDATORY_CHANNEL, version: meta.mandatory }] : []),
+      ...(users ? channelVersions(meta, users) : []),
+    ];
   }
 
   templateChanged(namespace: string, name: string): string[] {
@@ -208,7 +223,8 @@ export class FleetIndex {
     if (!n) return [];
     const affected = new Set<string>();
     for (const [module, meta] of n.metas) {
-      if (meta.mandatory !== undefined && name === `${module}-${meta.mandatory}`) for (const k of n.kymas.keys()) affected.add(k);
+      if (meta.mandatory !== undefined && name === `${module}-${meta.mandatory}`)
+        for (const k of n.kymas.keys()) affected.add(k);
     }
     for (const [module, users] of n.modules) {
       if (!name.startsWith(`${module}-`)) continue;

@@ -22,7 +22,11 @@ function runtimeIds(k: KubeObject): RuntimeIds {
   return { ...(shoot ? { shoot } : {}), ...(instanceId ? { instanceId } : {}) };
 }
 
-export function fleetStates(kymas: readonly KubeObject[], manifests: readonly KubeObject[], releaseMetas: readonly KubeObject[]): FleetStates {
+export function fleetStates(
+  kymas: readonly KubeObject[],
+  manifests: readonly KubeObject[],
+  releaseMetas: readonly KubeObject[],
+): FleetStates {
   const out: FleetStates = { kymas: [], modules: [], mandatoryModules: [], mandatoryModuleCounts: [] };
   const counts = new Map<string, number>();
   for (const k of kymas as readonly (KubeObject & Pick<Kyma, 'status'>)[]) {
@@ -32,7 +36,8 @@ export function fleetStates(kymas: readonly KubeObject[], manifests: readonly Ku
     if (!state) continue;
     const ids = runtimeIds(k);
     out.kymas.push({ namespace, name: k.metadata.name, state, ...ids });
-    for (const m of k.status?.modules ?? []) if (m.state) out.modules.push({ namespace, kyma: k.metadata.name, module: m.name, state: m.state, ...ids });
+    for (const m of k.status?.modules ?? [])
+      if (m.state) out.modules.push({ namespace, kyma: k.metadata.name, module: m.name, state: m.state, ...ids });
   }
   for (const m of manifests as readonly WithState[]) {
     const state = m.status?.state;

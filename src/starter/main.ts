@@ -18,7 +18,10 @@ async function main(): Promise<void> {
   const log = (m: string) => console.error(`bridge: ${m}`);
   // Ready once its watches have listed the control plane (with shards: whether it holds any or not).
   let ready = false;
-  if (config.metricsPort) console.log(`bridge: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => ready)).port} (/metrics, /healthz, /readyz)`);
+  if (config.metricsPort)
+    console.log(
+      `bridge: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => ready)).port} (/metrics, /healthz, /readyz)`,
+    );
   const connection = await Connection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const kcp = await controlPlaneClient(config.kubeconfig);
@@ -40,21 +43,28 @@ async function main(): Promise<void> {
   });
   const stopping = new AbortController();
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => stopping.abort());
-  const leases = election ? new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log }) : undefined;
+  const leases = election
+    ? new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log })
+    : undefined;
   // Counted by the other replicas before its watches have listed, so that none takes its share meanwhile.
   await leases?.join();
   await bridge.start();
   ready = true;
-  console.log(`bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`);
+  console.log(
+    `bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`,
+  );
   if (leases && election) {
     if (stopping.signal.aborted) leases.stop();
     else stopping.signal.addEventListener('abort', () => leases.stop(), { once: true });
-    console.log(`bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`);
+    console.log(
+      `bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`,
+    );
     // Returns once stopped, having stopped serving and freed its shards.
     await leases.run();
   } else {
     console.log('bridge: no leader election (KLM_LEADER_ELECTION_LEASE unset): run only this one bridge');
-    if (!stopping.signal.aborted) await new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }));
+    if (!stopping.signal.aborted)
+      await new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }));
   }
   ready = false;
   await bridge.stop();
@@ -63,6 +73,8 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
-  console.error(`bridge: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`);
+  console.error(
+    `bridge: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+  );
   process.exit(1);
 });

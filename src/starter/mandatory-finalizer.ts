@@ -8,7 +8,10 @@ import { API_VERSION, LABELS, MANDATORY_FINALIZER, type KubeObject } from '../ap
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
 
 /** Whether the ModuleReleaseMeta needs the finalizer, given how many mandatory Manifests of its module are left. */
-export function wantsMandatoryFinalizer(meta: Pick<ModuleReleaseMeta, 'spec' | 'metadata'>, manifestsLeft: number): boolean {
+export function wantsMandatoryFinalizer(
+  meta: Pick<ModuleReleaseMeta, 'spec' | 'metadata'>,
+  manifestsLeft: number,
+): boolean {
   return (Boolean(meta.spec.mandatory?.version) && !meta.metadata.deletionTimestamp) || manifestsLeft > 0;
 }
 
@@ -27,10 +30,13 @@ export class MandatoryFinalizer {
   check(namespace: string, name: string): void {
     const key = `${namespace}/${name}`;
     const previous = this.running.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.settle(namespace, name)).catch((err: unknown) => {
-      // A conflict means a newer version is on its way: its event checks again.
-      if (!(err instanceof KubeApiError && err.status === 409)) this.log?.(`finalizer of ModuleReleaseMeta ${key}: ${(err as Error).message}`);
-    });
+    const next = previous
+      .then(() => this.settle(namespace, name))
+      .catch((err: unknown) => {
+        // A conflict means a newer version is on its way: its event checks again.
+        if (!(err instanceof KubeApiError && err.status === 409))
+          this.log?.(`finalizer of ModuleReleaseMeta ${key}: ${(err as Error).message}`);
+      });
     this.running.set(key, next);
     void next.finally(() => {
       if (this.running.get(key) === next) this.running.delete(key);
@@ -43,16 +49,26 @@ export class MandatoryFinalizer {
   }
 
   private async settle(namespace: string, name: string): Promise<void> {
-    const meta = this.metas().find((m) => m.metadata.namespace === namespace && m.metadata.name === name) as (ModuleReleaseMeta & KubeObject) | undefined;
+    const meta = this.metas().find((m) => m.metadata.namespace === namespace && m.metadata.name === name) as
+      (ModuleReleaseMeta & KubeObject) | undefined;
     if (!meta) return;
-    const left = this.manifests().filter((m) => m.metadata.namespace === namespace && m.metadata.labels?.[LABELS.moduleName] === name && m.metadata.labels[LABELS.mandatoryModule] === 'true').length;
+    const left = this.manifests().filter(
+      (m) =>
+        m.metadata.namespace === namespace &&
+        m.metadata.labels?.[LABELS.moduleName] === name &&
+        m.metadata.labels[LABELS.mandatoryModule] === 'true',
+    ).length;
     const finalizers = meta.metadata.finalizers ?? [];
     const wanted = wantsMandatoryFinalizer(meta, left);
     if (finalizers.includes(MANDATORY_FINALIZER) === wanted) return;
     // A finalizer is never added to an object being deleted (the API server refuses it anyway).
     if (wanted && meta.metadata.deletionTimestamp) return;
     const next = wanted ? [...finalizers, MANDATORY_FINALIZER] : finalizers.filter((f) => f !== MANDATORY_FINALIZER);
-    await this.kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', name, namespace, { metadata: { finalizers: next, resourceVersion: meta.metadata.resourceVersion } });
-    this.log?.(`ModuleReleaseMeta ${namespace}/${name}: ${wanted ? 'added' : 'dropped'} finalizer ${MANDATORY_FINALIZER}${wanted ? '' : ' (the module is removed from every Kyma)'}`);
+    await this.kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', name, namespace, {
+      metadata: { finalizers: next, resourceVersion: meta.metadata.resourceVersion },
+    });
+    this.log?.(
+      `ModuleReleaseMeta ${namespace}/${name}: ${wanted ? 'added' : 'dropped'} finalizer ${MANDATORY_FINALIZER}${wanted ? '' : ' (the module is removed from every Kyma)'}`,
+    );
   }
 }

@@ -39,7 +39,10 @@ export interface ShardLeaseOptions extends LeaseTimings {
 
 /** A name's characters as a Lease name may hold them. */
 function dnsName(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 200);
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]/g, '-')
+    .slice(0, 200);
 }
 
 /**
@@ -50,7 +53,9 @@ function dnsName(s: string): string {
  */
 async function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([p, late]);
   } finally {
@@ -98,7 +103,10 @@ export class ShardLeases {
   /** Writes this replica's presence, so that the others count it (and it them) before anyone takes shards. */
   async join(): Promise<void> {
     const name = this.memberLease();
-    const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.renewDeadlineMs).catch(() => undefined);
+    const lease = await within(
+      this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace),
+      this.o.renewDeadlineMs,
+    ).catch(() => undefined);
     await this.write(name, lease, 'member');
   }
 
@@ -139,14 +147,22 @@ export class ShardLeases {
    */
   private async round(): Promise<void> {
     const now = performance.now();
-    const renewals = Promise.all([...this.held.keys()].map(async (shard) => {
-      const lease = this.written.get(this.shardLease(shard));
-      if (lease) await this.renew(shard, lease);
-    }));
+    const renewals = Promise.all(
+      [...this.held.keys()].map(async (shard) => {
+        const lease = this.written.get(this.shardLease(shard));
+        if (lease) await this.renew(shard, lease);
+      }),
+    );
     const member = this.written.get(this.memberLease());
     const memberRenewal = member ? this.write(this.memberLease(), member, 'member') : Promise.resolve(false);
     const [{ items }, memberRenewed] = await Promise.all([
-      within(this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: this.o.namespace, labelSelector: this.selector() }), this.o.renewDeadlineMs),
+      within(
+        this.o.client.list<Lease>('coordination.k8s.io/v1', 'Lease', {
+          namespace: this.o.namespace,
+          labelSelector: this.selector(),
+        }),
+        this.o.renewDeadlineMs,
+      ),
       memberRenewal,
       renewals,
     ]);
@@ -156,25 +172,41 @@ export class ShardLeases {
       const spec = l.spec;
       const seen = this.observed.get(l.metadata.name);
       if (!seen || seen.holder !== (spec?.holderIdentity ?? '') || seen.renewTime !== (spec?.renewTime ?? '')) {
-        this.observed.set(l.metadata.name, { holder: spec?.holderIdentity ?? '', renewTime: spec?.renewTime ?? '', atMs: now });
+        this.observed.set(l.metadata.name, {
+          holder: spec?.holderIdentity ?? '',
+          renewTime: spec?.renewTime ?? '',
+          atMs: now,
+        });
       }
       return mayTake(spec, this.o.identity, this.observed.get(l.metadata.name), now, this.o.leaseDurationMs);
     };
     const members = items.filter((l) => l.metadata.labels?.[ROLE_LABEL] === 'member');
     const expiredMembers = members.filter((l) => l.metadata.name !== this.memberLease() && takeable(l));
-    if (memberRenewed || (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member'))) this.joinedMs ??= performance.now();
+    if (memberRenewed || (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member')))
+      this.joinedMs ??= performance.now();
 
     // A shard whose renewal failed is lost if someone else holds it now, else renewed from what was read.
-    await Promise.all([...this.held.keys()].map(async (shard) => {
-      if (this.written.has(this.shardLease(shard))) return;
-      const lease = byName.get(this.shardLease(shard));
-      if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
-      await this.renew(shard, lease);
-    }));
+    await Promise.all(
+      [...this.held.keys()].map(async (shard) => {
+        if (this.written.has(this.shardLease(shard))) return;
+        const lease = byName.get(this.shardLease(shard));
+        if (lease?.spec?.holderIdentity !== this.o.identity) return this.lose(shard, 'another replica holds its Lease');
+        await this.renew(shard, lease);
+      }),
+    );
 
-    const views = Array.from({ length: this.o.shards }, (_, shard) => ({ shard, takeable: takeable(byName.get(this.shardLease(shard))) }));
+    const views = Array.from({ length: this.o.shards }, (_, shard) => ({
+      shard,
+      takeable: takeable(byName.get(this.shardLease(shard))),
+    }));
     const replicas = members.length - expiredMembers.length + (byName.has(this.memberLease()) ? 0 : 1);
-    const plan = planShards({ count: this.o.shards, held: new Set(this.held.keys()), views, replicas, offset: this.offset });
+    const plan = planShards({
+      count: this.o.shards,
+      held: new Set(this.held.keys()),
+      views,
+      replicas,
+      offset: this.offset,
+    });
     for (const shard of plan.release) {
       this.lose(shard, 'handed back: more replicas share the shards');
       await this.free(this.shardLease(shard));
@@ -188,13 +220,21 @@ export class ShardLeases {
       const started = performance.now();
       if (!(await this.write(this.shardLease(shard), byName.get(this.shardLease(shard)), 'shard'))) continue;
       this.serveUntilDeadline(shard, started);
-      this.o.log?.(`serving shard ${shard} of ${this.o.shards} (Lease ${this.o.namespace}/${this.shardLease(shard)}, as ${this.o.identity})`);
+      this.o.log?.(
+        `serving shard ${shard} of ${this.o.shards} (Lease ${this.o.namespace}/${this.shardLease(shard)}, as ${this.o.identity})`,
+      );
       this.o.onGain(shard);
     }
     // A write that timed out here may still have landed: a Lease that names us for a shard we do
     // not serve is freed, not left to expire.
     for (let shard = 0; shard < this.o.shards; shard++) {
-      if (!this.held.has(shard) && !take.includes(shard) && !plan.release.includes(shard) && byName.get(this.shardLease(shard))?.spec?.holderIdentity === this.o.identity) await this.free(this.shardLease(shard));
+      if (
+        !this.held.has(shard) &&
+        !take.includes(shard) &&
+        !plan.release.includes(shard) &&
+        byName.get(this.shardLease(shard))?.spec?.holderIdentity === this.o.identity
+      )
+        await this.free(this.shardLease(shard));
     }
     // Members that went away leave their Lease behind: whoever sees it expired deletes it (if unchanged since).
     for (const l of expiredMembers) await this.remove(l);
@@ -208,14 +248,18 @@ export class ShardLeases {
    */
   private async renew(shard: number, lease: Lease): Promise<void> {
     const started = performance.now();
-    if ((await this.write(this.shardLease(shard), lease, 'shard')) && this.held.has(shard)) this.serveUntilDeadline(shard, started);
+    if ((await this.write(this.shardLease(shard), lease, 'shard')) && this.held.has(shard))
+      this.serveUntilDeadline(shard, started);
   }
 
   /** Serves the shard until the renew deadline from `startedMs`, when its write began. */
   private serveUntilDeadline(shard: number, startedMs: number): void {
     clearTimeout(this.held.get(shard));
     const left = this.o.renewDeadlineMs - (performance.now() - startedMs);
-    this.held.set(shard, setTimeout(() => this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`), Math.max(0, left)));
+    this.held.set(
+      shard,
+      setTimeout(() => this.lose(shard, `not renewed for ${this.o.renewDeadlineMs / 1000} s`), Math.max(0, left)),
+    );
   }
 
   private lose(shard: number, why: string): void {
@@ -239,11 +283,31 @@ export class ShardLeases {
       renewTime: microTime(now),
       leaseTransitions: (spec?.leaseTransitions ?? 0) + (ours || !lease || !spec?.holderIdentity ? 0 : 1),
     };
-    const metadata = { name, namespace: this.o.namespace, labels: { [SET_LABEL]: this.o.name, [COUNT_LABEL]: String(this.o.shards), [ROLE_LABEL]: role } };
+    const metadata = {
+      name,
+      namespace: this.o.namespace,
+      labels: { [SET_LABEL]: this.o.name, [COUNT_LABEL]: String(this.o.shards), [ROLE_LABEL]: role },
+    };
     try {
       const written = lease
-        ? await within(this.o.client.request<Lease>('PUT', this.path(name), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion }, spec: next }), this.o.renewDeadlineMs)
-        : await within(this.o.client.request<Lease>('POST', this.path(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: next }), this.o.renewDeadlineMs);
+        ? await within(
+            this.o.client.request<Lease>('PUT', this.path(name), {
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata: { ...metadata, resourceVersion: lease.metadata.resourceVersion },
+              spec: next,
+            }),
+            this.o.renewDeadlineMs,
+          )
+        : await within(
+            this.o.client.request<Lease>('POST', this.path(), {
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata,
+              spec: next,
+            }),
+            this.o.renewDeadlineMs,
+          );
       this.written.set(name, written);
       this.observed.set(name, { holder: this.o.identity, renewTime: next.renewTime!, atMs: performance.now() });
       return true;
@@ -251,7 +315,8 @@ export class ShardLeases {
       // What we last wrote is no longer what is there (another wrote since, or a timed-out write of ours landed): read it next round.
       this.written.delete(name);
       // Another replica wrote first: not worth a line.
-      if (!(err instanceof KubeApiError && err.status === 409)) this.o.log?.(`Lease ${this.o.namespace}/${name}: ${message(err)}`);
+      if (!(err instanceof KubeApiError && err.status === 409))
+        this.o.log?.(`Lease ${this.o.namespace}/${name}: ${message(err)}`);
       return false;
     }
   }
@@ -259,10 +324,19 @@ export class ShardLeases {
   /** Frees Lease `name` if this replica holds it, so that another need not wait out the lease duration. */
   private async free(name: string): Promise<void> {
     try {
-      const lease = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace), this.o.renewDeadlineMs);
+      const lease = await within(
+        this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', name, this.o.namespace),
+        this.o.renewDeadlineMs,
+      );
       this.written.delete(name);
       if (lease?.spec?.holderIdentity !== this.o.identity) return;
-      await within(this.o.client.request('PUT', this.path(name), { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } }), this.o.renewDeadlineMs);
+      await within(
+        this.o.client.request('PUT', this.path(name), {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(Date.now()) },
+        }),
+        this.o.renewDeadlineMs,
+      );
     } catch (err) {
       this.o.log?.(`could not free Lease ${this.o.namespace}/${name}: ${message(err)}`);
     }
@@ -270,13 +344,22 @@ export class ShardLeases {
 
   /** Deletes Lease `l` unless it changed since it was read. */
   private async remove(l: Lease): Promise<void> {
-    const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: l.metadata.resourceVersion } };
-    await within(this.o.client.request('DELETE', this.path(l.metadata.name), body), this.o.renewDeadlineMs).catch(() => undefined);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      preconditions: { resourceVersion: l.metadata.resourceVersion },
+    };
+    await within(this.o.client.request('DELETE', this.path(l.metadata.name), body), this.o.renewDeadlineMs).catch(
+      () => undefined,
+    );
   }
 
   /** On the way out: stops counting as a member, stops serving every shard and frees their Leases. */
   private async releaseAll(): Promise<void> {
-    const own = await within(this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace), this.o.renewDeadlineMs).catch(() => undefined);
+    const own = await within(
+      this.o.client.get<Lease>('coordination.k8s.io/v1', 'Lease', this.memberLease(), this.o.namespace),
+      this.o.renewDeadlineMs,
+    ).catch(() => undefined);
     if (own) await this.remove(own);
     const shards = this.shards;
     for (const shard of shards) this.lose(shard, 'stopping');

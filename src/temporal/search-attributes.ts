@@ -30,12 +30,21 @@ export async function ensureSearchAttributes(connection: OperatorConnection, nam
 
 /** The Temporal CLI command that registers `missing` in `namespace`. */
 export function registerCommand(namespace: string, missing: readonly Name[]): string {
-  return ['temporal operator search-attribute create', `--namespace ${namespace}`, ...missing.map((k) => `--name ${k} --type ${SEARCH_ATTRIBUTES[k]}`)].join(' ');
+  return [
+    'temporal operator search-attribute create',
+    `--namespace ${namespace}`,
+    ...missing.map((k) => `--name ${k} --type ${SEARCH_ATTRIBUTES[k]}`),
+  ].join(' ');
 }
 
 export class SearchAttributesMissingError extends Error {
-  constructor(readonly namespace: string, readonly missing: readonly Name[]) {
-    super(`the Temporal namespace "${namespace}" lacks the search attributes ${missing.join(', ')}, which the workflows set; register them (once per namespace), then start again:\n  ${registerCommand(namespace, missing)}`);
+  constructor(
+    readonly namespace: string,
+    readonly missing: readonly Name[],
+  ) {
+    super(
+      `the Temporal namespace "${namespace}" lacks the search attributes ${missing.join(', ')}, which the workflows set; register them (once per namespace), then start again:\n  ${registerCommand(namespace, missing)}`,
+    );
     this.name = 'SearchAttributesMissingError';
   }
 }

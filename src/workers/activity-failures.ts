@@ -28,11 +28,18 @@ function millis(d: unknown): number | undefined {
 export function retryOutlook(info: Pick<Info, 'attempt' | 'retryPolicy'>, err: unknown, afterLast: string): string {
   const policy = info.retryPolicy ?? {};
   const type = err instanceof ApplicationFailure ? err.type : undefined;
-  if ((err instanceof ApplicationFailure && err.nonRetryable) || (type && policy.nonRetryableErrorTypes?.includes(type))) return `not retried by Temporal (permanent); ${afterLast}`;
+  if (
+    (err instanceof ApplicationFailure && err.nonRetryable) ||
+    (type && policy.nonRetryableErrorTypes?.includes(type))
+  )
+    return `not retried by Temporal (permanent); ${afterLast}`;
   const max = policy.maximumAttempts ?? 0;
   if (max > 0 && info.attempt >= max) return `attempt ${info.attempt} of ${max}, the last; ${afterLast}`;
   const initial = millis(policy.initialInterval) ?? 1000;
-  const backoff = Math.min(initial * (policy.backoffCoefficient ?? 2) ** (info.attempt - 1), millis(policy.maximumInterval) ?? 100 * initial);
+  const backoff = Math.min(
+    initial * (policy.backoffCoefficient ?? 2) ** (info.attempt - 1),
+    millis(policy.maximumInterval) ?? 100 * initial,
+  );
   const delay = (err instanceof ApplicationFailure ? millis(err.nextRetryDelay) : undefined) ?? backoff;
   if (max === 0) return `attempt ${info.attempt}, next in ${span(delay)}, until it succeeds`;
   return `attempt ${info.attempt} of ${max}, next in ${span(delay)}; after the last, ${afterLast}`;
@@ -50,7 +57,11 @@ export function moduleOfInput(args: unknown[]): string | undefined {
  * The interceptor. `logger`: where the lines go (the Runtime's logger, at the time of writing).
  * Cancelled attempts (a timeout, the workflow moved on) are not failures of the activity.
  */
-export function activityFailureLog(schedule: RetrySchedule, logger: () => Logger = () => Runtime.instance().logger, failures = new FailureLog()): ActivityInterceptorsFactory {
+export function activityFailureLog(
+  schedule: RetrySchedule,
+  logger: () => Logger = () => Runtime.instance().logger,
+  failures = new FailureLog(),
+): ActivityInterceptorsFactory {
   const afterLast = `the workflow shows the failure and tries again after ${span(schedule.installRetryMs)}, doubling up to ${span(schedule.driftIntervalMs)}, or at the next change`;
   return (ctx: Context) => ({
     inbound: {
@@ -68,7 +79,13 @@ export function activityFailureLog(schedule: RetrySchedule, logger: () => Logger
           return result;
         } catch (err) {
           if (!(err instanceof CancelledFailure) && !ctx.cancellationSignal.aborted) {
-            const failure = { workflowId, activity: info.activityType, reason: activityFailureReason(err), message: err instanceof Error ? err.message : String(err), next: retryOutlook(info, err, afterLast) };
+            const failure = {
+              workflowId,
+              activity: info.activityType,
+              reason: activityFailureReason(err),
+              message: err instanceof Error ? err.message : String(err),
+              next: retryOutlook(info, err, afterLast),
+            };
             const line = failures.failed(failure, Date.now());
             if (line) logger().warn(line);
           }

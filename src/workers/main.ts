@@ -21,13 +21,18 @@ async function main(): Promise<void> {
     telemetryOptions: {
       logging: { filter: { core: level }, forward: {} },
       // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
-      ...(process.env.KLM_SDK_METRICS_ADDRESS ? { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } } : {}),
+      ...(process.env.KLM_SDK_METRICS_ADDRESS
+        ? { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } }
+        : {}),
     },
   });
   const log = runtime.logger;
   // The probes answer before the worker exists: not ready until it polls.
   const started: { worker?: KlmWorker } = {};
-  if (config.metricsPort) log.info(`worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`);
+  if (config.metricsPort)
+    log.info(
+      `worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`,
+    );
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const worker = (started.worker = await createKlmWorker({
@@ -47,7 +52,9 @@ async function main(): Promise<void> {
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
     ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
   }));
-  log.info(`worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`);
+  log.info(
+    `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`,
+  );
   // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
@@ -56,6 +63,8 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   runtime?.flushLogs();
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
-  console.error(`worker: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`);
+  console.error(
+    `worker: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+  );
   process.exit(1);
 });

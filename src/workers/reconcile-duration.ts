@@ -20,7 +20,11 @@ const REMOVALS = new Set(['deleteModuleObjects', 'releaseModuleObjects']);
  * seconds to show or none (its series goes); undefined when the activity is no install or
  * removal of a module.
  */
-export function reconcileDurationOf(activity: string, args: unknown[], seconds: number): { namespace: string; name: string; seconds?: number } | undefined {
+export function reconcileDurationOf(
+  activity: string,
+  args: unknown[],
+  seconds: number,
+): { namespace: string; name: string; seconds?: number } | undefined {
   if (activity !== INSTALL && !REMOVALS.has(activity)) return undefined;
   const kyma = (args[0] as { kyma?: { namespace?: unknown; name?: unknown } } | undefined)?.kyma;
   const module = moduleOfInput(args);

@@ -2,7 +2,14 @@
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
@@ -102,15 +109,34 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     const problem = await checkMaintenancePolicy(o.kcp, o.maintenancePolicy);
     if (problem) Runtime.instance().logger.warn(`worker: maintenance-window policy: ${problem}`);
   }
-  const workflowCode = o.workflowBundle ? { workflowBundle: o.workflowBundle } : existsSync(PREBUILT_BUNDLE) ? { workflowBundle: { codePath: PREBUILT_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH };
-  const workflows = 'workflowsPath' in workflowCode ? 'bundled at start' : 'codePath' in workflowCode.workflowBundle ? `bundle ${workflowCode.workflowBundle.codePath}` : 'a bundle built ahead of time';
+  const workflowCode = o.workflowBundle
+    ? { workflowBundle: o.workflowBundle }
+    : existsSync(PREBUILT_BUNDLE)
+      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
+      : { workflowsPath: WORKFLOWS_PATH };
+  const workflows =
+    'workflowsPath' in workflowCode
+      ? 'bundled at start'
+      : 'codePath' in workflowCode.workflowBundle
+        ? `bundle ${workflowCode.workflowBundle.codePath}`
+        : 'a bundle built ahead of time';
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...workflowCode,
-    activities: createActivities({ kcp: o.kcp, cache, cacheDir: o.blobCacheDir, targets, registries: reg.registries, ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}), ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}) }),
-    interceptors: { activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)] },
+    activities: createActivities({
+      kcp: o.kcp,
+      cache,
+      cacheDir: o.blobCacheDir,
+      targets,
+      registries: reg.registries,
+      ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}),
+      ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}),
+    }),
+    interceptors: {
+      activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)],
+    },
     maxConcurrentActivityTaskExecutions: 200,
     // A workflow task holds its slot while its local activities (API reads and writes) run:
     // slots are cheap, waiting on them is not.

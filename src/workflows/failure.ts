@@ -11,7 +11,12 @@ export function failureOf(err: unknown): Readiness {
   const what = err instanceof ActivityFailure ? `${err.activityType}: ` : '';
   if (cause instanceof CancelledFailure) throw err;
   if (cause instanceof ApplicationFailure) return { reason: reasonOf(cause.type), message: cause.message };
-  if (cause instanceof TimeoutFailure) return { reason: 'Failed', message: `${what}${(cause.timeoutType ?? 'TIMEOUT').toLowerCase().replaceAll('_', ' ')} timeout` };
-  if (err instanceof ActivityFailure) return { reason: 'Failed', message: `${what}${cause instanceof Error ? cause.message : err.message}` };
+  if (cause instanceof TimeoutFailure)
+    return {
+      reason: 'Failed',
+      message: `${what}${(cause.timeoutType ?? 'TIMEOUT').toLowerCase().replaceAll('_', ' ')} timeout`,
+    };
+  if (err instanceof ActivityFailure)
+    return { reason: 'Failed', message: `${what}${cause instanceof Error ? cause.message : err.message}` };
   throw err;
 }

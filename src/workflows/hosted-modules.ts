@@ -15,7 +15,6 @@ import { runModuleLoop } from './module-loop';
 import type { SharedDrift } from './shared-drift';
 import type { KymaOutbox } from './kyma-outbox';
 
-
 interface Running {
   st: ModuleState;
   idle: boolean;
@@ -39,7 +38,15 @@ export class HostedModules {
    * Manifests and Events are gathered, to be written with the Kyma's status (runs recorded
    * before write each alone).
    */
-  constructor(private readonly kyma: KymaRef, private readonly settings: ReconcileSettings, private readonly kymaSide: ModuleListener, private readonly lane: LocalLane, private readonly lean: boolean, private readonly drift?: SharedDrift, private readonly outbox?: KymaOutbox) {
+  constructor(
+    private readonly kyma: KymaRef,
+    private readonly settings: ReconcileSettings,
+    private readonly kymaSide: ModuleListener,
+    private readonly lane: LocalLane,
+    private readonly lean: boolean,
+    private readonly drift?: SharedDrift,
+    private readonly outbox?: KymaOutbox,
+  ) {
     this.kcp = lane.serial(controlPlaneActivities);
   }
 
@@ -49,13 +56,31 @@ export class HostedModules {
 
   /** Runs a module (from its start, or from the state a module workflow or a run before carried). */
   start(m: HostedModule): void {
-    const st = new ModuleState({ kyma: this.kyma, uid: m.uid, module: m.module, settings: this.settings, ...(m.after ? { after: m.after } : {}), ...(m.carried ? { carried: m.carried } : {}) }, this.settings, true);
+    const st = new ModuleState(
+      {
+        kyma: this.kyma,
+        uid: m.uid,
+        module: m.module,
+        settings: this.settings,
+        ...(m.after ? { after: m.after } : {}),
+        ...(m.carried ? { carried: m.carried } : {}),
+      },
+      this.settings,
+      true,
+    );
     const entry: Running = { st, idle: false };
     this.running.set(m.name, entry);
     const { kyma } = this;
     void runModuleLoop(st, this.settings, {
       publish: async ({ report, readiness, module: desired, rendered, resource, resourceKind }) => {
-        const manifest = { uid: st.uid, module: desired, readiness, ...(rendered ? { rendered } : {}), ...(resource ? { resource } : {}), ...(resourceKind ? { resourceKind } : {}) };
+        const manifest = {
+          uid: st.uid,
+          module: desired,
+          readiness,
+          ...(rendered ? { rendered } : {}),
+          ...(resource ? { resource } : {}),
+          ...(resourceKind ? { resourceKind } : {}),
+        };
         if (this.outbox) this.outbox.manifest(m.name, manifest);
         else await this.kcp.publishModuleReport({ kyma, report, hosted: true, ...manifest });
         this.kymaSide.reported(report);
@@ -102,6 +127,8 @@ export class HostedModules {
 
   /** What a continue-as-new carries. */
   carry(): Record<string, HostedModule> {
-    return Object.fromEntries([...this.running].map(([name, { st }]) => [name, { name, uid: st.uid, module: st.desired, carried: st.carry() }]));
+    return Object.fromEntries(
+      [...this.running].map(([name, { st }]) => [name, { name, uid: st.uid, module: st.desired, carried: st.carry() }]),
+    );
   }
 }

@@ -23,7 +23,11 @@ export class KymaOutbox {
   private readonly writes: typeof controlPlaneActivities;
 
   /** `uid`: the Kyma's uid now (its status and Events go to that Kyma only). */
-  constructor(private readonly kyma: KymaRef, private readonly uid: () => string, lane: LocalLane) {
+  constructor(
+    private readonly kyma: KymaRef,
+    private readonly uid: () => string,
+    lane: LocalLane,
+  ) {
     this.writes = lane.serial(controlPlaneActivities);
   }
 
@@ -60,7 +64,14 @@ export class KymaOutbox {
     this.inFlight++;
     try {
       // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
-      await this.writes.writeKymaChanges({ kyma: this.kyma, uid: this.uid(), ...(manifests.length ? { manifests } : {}), ...(status ? { status } : {}), ...(events.length ? { events } : {}), at: Date.now() });
+      await this.writes.writeKymaChanges({
+        kyma: this.kyma,
+        uid: this.uid(),
+        ...(manifests.length ? { manifests } : {}),
+        ...(status ? { status } : {}),
+        ...(events.length ? { events } : {}),
+        at: Date.now(),
+      });
     } finally {
       this.inFlight--;
     }

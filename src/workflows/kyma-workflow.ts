@@ -3,7 +3,19 @@
 // a wait, and feeds the result back. It runs the Kyma's modules itself, one coroutine of the
 // module loop each (./hosted-modules.ts); runs begun before that started a child workflow per
 // module, and hand them over (`handOver`) on their first step on a worker of this code.
-import { ParentClosePolicy, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { KymaEvent } from '../api/events';
@@ -11,7 +23,20 @@ import { moduleWorkflowId } from '../api/names';
 import { admitModule, rolloutEnded, rolloutReport, rolloutWaiting, rolloutWorkflowId } from '../contract/rollout';
 import { SA } from '../api/search-attributes';
 import { kymaStatusQuery } from '../contract/queries';
-import { catalogChanged, desiredModule, handOver, handedOver, kymaChanged, modulesChanged, moduleRemoved, moduleReport, removeModule, templatesChanged, unmanageModule, workflowEnded } from '../contract/signals';
+import {
+  catalogChanged,
+  desiredModule,
+  handOver,
+  handedOver,
+  kymaChanged,
+  modulesChanged,
+  moduleRemoved,
+  moduleReport,
+  removeModule,
+  templatesChanged,
+  unmanageModule,
+  workflowEnded,
+} from '../contract/signals';
 import { WORKFLOW_TASK_TIMEOUT } from '../contract/settings';
 import type { ResolvedModule } from '../contract/module';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -35,7 +60,10 @@ import { WakeTimer, type LoopTimer } from './wake-timer';
  * and the clean-up, which may write many objects, are activities of their own.
  */
 const RUNTIME_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } as const;
-const runtimeKymaActivities = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: RUNTIME_RETRY });
+const runtimeKymaActivities = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: RUNTIME_RETRY,
+});
 const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: RUNTIME_RETRY });
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
@@ -45,7 +73,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   // Runs recorded before held modules joined their rollout (and before a runtime's outage swayed the state) do neither.
   // A run the bridge began in shape 1 (contract/workflow-inputs.ts) has each of these on without asking.
   const shape1 = (input.shape ?? 0) >= 1;
-  const st = new KymaState(settings, input.carried, shape1 || patched('rollout-gate'), shape1 || patched('runtime-side'), shape1 || patched('truthful-status'));
+  const st = new KymaState(
+    settings,
+    input.carried,
+    shape1 || patched('rollout-gate'),
+    shape1 || patched('runtime-side'),
+    shape1 || patched('truthful-status'),
+  );
   setHandler(kymaChanged, (seen) => st.changed(seen));
   setHandler(catalogChanged, () => st.catalogChanged());
   setHandler(admitModule, (a) => st.admit(a));
@@ -68,7 +102,11 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const drift: LoopTimer = shared ? shared.user() : new WakeTimer();
   /** Hosting, local activities take turns (./local-lane.ts). */
   const lane = new LocalLane(hosting);
-  const [kcp, bestEffort, runtimeKyma] = [lane.serial(controlPlaneActivities), lane.serial(bestEffortActivities), lane.serial(runtimeKymaActivities)];
+  const [kcp, bestEffort, runtimeKyma] = [
+    lane.serial(controlPlaneActivities),
+    lane.serial(bestEffortActivities),
+    lane.serial(runtimeKymaActivities),
+  ];
   /** Lean, hosting: Manifests, status and Events go out together (./kyma-outbox.ts). */
   const outbox = lean ? new KymaOutbox(kyma, () => st.uid, lane) : undefined;
   const writing = () => (hosting ? outbox : undefined);
@@ -100,26 +138,37 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
 
   /** Asks each module workflow still running for this Kyma to hand its module over. */
   async function takeOver(names: string[]): Promise<void> {
-    await Promise.all(names.filter((n) => !hosted.has(n) && !handingOver.has(n)).map(async (n) => {
-      handingOver.add(n);
-      await moduleHandle(n).signal(handOver).catch(() => {
-        // It ended without a word (a module it removed said so already): run it from the
-        // start, going on with the removal or release it was in.
-        handingOver.delete(n);
-        const module = st.desired[n];
-        if (module && !hosted.has(n)) hosted.start({ name: n, uid: st.uid, module, ...(st.removing[n] ? { after: st.removing[n] } : {}) });
-      });
-    }));
+    await Promise.all(
+      names
+        .filter((n) => !hosted.has(n) && !handingOver.has(n))
+        .map(async (n) => {
+          handingOver.add(n);
+          await moduleHandle(n)
+            .signal(handOver)
+            .catch(() => {
+              // It ended without a word (a module it removed said so already): run it from the
+              // start, going on with the removal or release it was in.
+              handingOver.delete(n);
+              const module = st.desired[n];
+              if (module && !hosted.has(n))
+                hosted.start({ name: n, uid: st.uid, module, ...(st.removing[n] ? { after: st.removing[n] } : {}) });
+            });
+        }),
+    );
   }
 
   /** A continue-as-new goes on in the shape the run began in. */
   const shape = input.shape !== undefined ? { shape: input.shape } : {};
   /** What a continue-as-new carries: the Kyma's state and, once it hosts them, its modules'. */
-  const carried = (c: NonNullable<KymaWorkflowInput['carried']>): NonNullable<KymaWorkflowInput['carried']> => (hosting ? { ...c, hosted: hosted.carry() } : c);
+  const carried = (c: NonNullable<KymaWorkflowInput['carried']>): NonNullable<KymaWorkflowInput['carried']> =>
+    hosting ? { ...c, hosted: hosted.carry() } : c;
 
   /** Tells the module's rollout that this Kyma holds the module until it admits `version`. */
   const tellRollout = (module: string, channel: string, version: string) =>
-    getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel })).signal(rolloutWaiting, { kyma: kyma.name, version });
+    getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module, channel })).signal(
+      rolloutWaiting,
+      { kyma: kyma.name, version },
+    );
 
   const record = (event: KymaEvent): Promise<void> => {
     const o = writing();
@@ -154,11 +203,18 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         if (hosted.has(module.name)) hosted.want(module.name, { uid: st.uid, module });
         else if (runsHere(module.name)) hosted.start({ name: module.name, uid: st.uid, module });
         // Still running (for a Kyma of the same name before this one, say): it adopts this uid.
-        else if (!(await startModule(module))) await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
+        else if (!(await startModule(module)))
+          await tell(module.name, () => moduleHandle(module.name).signal(desiredModule, { uid: st.uid, module }));
       }),
-      ...d.update.map((u) => (runsHere(u.name) ? hosted.want(u.name, u.desired) : tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired)))),
+      ...d.update.map((u) =>
+        runsHere(u.name)
+          ? hosted.want(u.name, u.desired)
+          : tell(u.name, () => moduleHandle(u.name).signal(desiredModule, u.desired)),
+      ),
       ...d.remove.map((n) => (runsHere(n) ? hosted.remove(n) : tell(n, () => moduleHandle(n).signal(removeModule)))),
-      ...d.release.map((n) => (runsHere(n) ? hosted.release(n) : tell(n, () => moduleHandle(n).signal(unmanageModule)))),
+      ...d.release.map((n) =>
+        runsHere(n) ? hosted.release(n) : tell(n, () => moduleHandle(n).signal(unmanageModule)),
+      ),
       ...d.events.map((event) => record(event)),
     ]);
   }
@@ -183,11 +239,17 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         st.loaded(await kcp.loadKyma({ kyma, ...(step.seen ? { seen: step.seen } : {}) }));
         break;
       case 'resolve':
-        st.resolved(await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }), Date.now(), step.only);
+        st.resolved(
+          await kcp.resolveModules({ kyma, snapshot: step.snapshot, ...(step.seen ? { seen: step.seen } : {}) }),
+          Date.now(),
+          step.only,
+        );
         break;
       case 'rolloutReport':
         // Best effort: a rollout that is gone (or not started) has nobody to tell.
-        await getExternalWorkflowHandle(rolloutWorkflowId({ namespace: kyma.namespace, module: step.module, channel: step.channel }))
+        await getExternalWorkflowHandle(
+          rolloutWorkflowId({ namespace: kyma.namespace, module: step.module, channel: step.channel }),
+        )
           .signal(rolloutReport, { kyma: kyma.name, ...step.report })
           .catch(() => undefined);
         break;
@@ -195,7 +257,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         if (hosting) {
           // Its workflow ended (handing over, say): this workflow runs the module from here.
           handingOver.delete(step.module.name);
-          if (!hosted.has(step.module.name)) hosted.start({ name: step.module.name, uid: st.uid, module: step.module, ...(step.after ? { after: step.after } : {}) });
+          if (!hosted.has(step.module.name))
+            hosted.start({
+              name: step.module.name,
+              uid: st.uid,
+              module: step.module,
+              ...(step.after ? { after: step.after } : {}),
+            });
         }
         // Running again already (told twice): it is left as it is.
         else await startModule(step.module, step.after);
@@ -204,32 +272,63 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         const { module, channel, version } = step;
         await tellRollout(module, channel, version).catch((err: unknown) => {
           // No rollout workflow for the channel: none was ever started (or not yet).
-          if (err instanceof ApplicationFailure && /NotFound|NOT_FOUND/.test(err.type ?? '')) st.rolloutMissing(module, channel, version);
+          if (err instanceof ApplicationFailure && /NotFound|NOT_FOUND/.test(err.type ?? ''))
+            st.rolloutMissing(module, channel, version);
         });
         break;
       }
       case 'startRollout': {
         const { module, channel, version } = step;
         // Best effort: a rollout that still cannot be told is asked again on the next resolution.
-        await bestEffort.startRollout({ channel: { namespace: kyma.namespace, module, channel }, version, defaultNamespace: settings.defaultNamespace })
+        await bestEffort
+          .startRollout({
+            channel: { namespace: kyma.namespace, module, channel },
+            version,
+            defaultNamespace: settings.defaultNamespace,
+          })
           .then(() => tellRollout(module, channel, version))
           .catch(() => undefined);
         break;
       }
       case 'syncRuntime': {
         const { controlPlane, before, known } = step;
-        st.runtimeSynced(await runtimeKyma.syncRuntimeKyma({ kyma, uid: st.uid, controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) }).catch((err: unknown) => ({ failure: failureOf(err) })));
+        st.runtimeSynced(
+          await runtimeKyma
+            .syncRuntimeKyma({
+              kyma,
+              uid: st.uid,
+              controlPlane,
+              ...(before ? { before } : {}),
+              ...(known ? { known } : {}),
+            })
+            .catch((err: unknown) => ({ failure: failureOf(err) })),
+        );
         break;
       }
       case 'syncCatalog':
-        st.catalogSynced(await runtime.syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full, after: step.after }).catch((err: unknown) => ({ failure: failureOf(err) })), step.visibility);
+        st.catalogSynced(
+          await runtime
+            .syncRuntimeCatalog({ kyma, uid: st.uid, visibility: step.visibility, full: step.full, after: step.after })
+            .catch((err: unknown) => ({ failure: failureOf(err) })),
+          step.visibility,
+        );
         break;
       case 'writeRuntimeStatus':
-        await runtimeKyma.writeRuntimeStatus({ kyma, status: step.status }).catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));
+        await runtimeKyma
+          .writeRuntimeStatus({ kyma, status: step.status })
+          .catch((err: unknown) => st.runtimeStatusFailed(failureOf(err)));
         break;
       case 'cleanRuntime': {
-        const failure = await runtime.cleanRuntime({ kyma, uid: st.uid }).then(() => undefined, (err: unknown) => failureOf(err));
-        if (failure) await record({ type: 'Warning', reason: 'RuntimeCleanupFailed', message: `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; trying again on the next change or the drift timer` });
+        const failure = await runtime.cleanRuntime({ kyma, uid: st.uid }).then(
+          () => undefined,
+          (err: unknown) => failureOf(err),
+        );
+        if (failure)
+          await record({
+            type: 'Warning',
+            reason: 'RuntimeCleanupFailed',
+            message: `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; trying again on the next change or the drift timer`,
+          });
         st.runtimeCleaned(failure);
         break;
       }
@@ -250,7 +349,10 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       case 'cancelModules':
         for (const name of step.names) {
           // A hosted module ends with this workflow.
-          if (!hosted.has(name)) await moduleHandle(name).cancel().catch(() => undefined);
+          if (!hosted.has(name))
+            await moduleHandle(name)
+              .cancel()
+              .catch(() => undefined);
           writing()?.forget(name);
           await kcp.deleteManifest({ kyma, module: name });
         }
@@ -269,7 +371,12 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           { key: SA.Channel, value: step.searchAttributes.channel },
           { key: SA.Modules, value: step.searchAttributes.modules },
           // `ModulesInError = 'greeter'` finds the Kymas whose greeter is in Error.
-          ...(hosting ? [{ key: SA.ModulesInError, value: step.searchAttributes.inError }, { key: SA.ModuleVersions, value: step.searchAttributes.versions }] : []),
+          ...(hosting
+            ? [
+                { key: SA.ModulesInError, value: step.searchAttributes.inError },
+                { key: SA.ModuleVersions, value: step.searchAttributes.versions },
+              ]
+            : []),
         ]);
         break;
       }
@@ -286,7 +393,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         const drifted = withDrift && drift.take();
         st.woke(drifted || windowOpened);
         // Hosted modules all wait, none is handed over half-way, every write is done: nothing is lost.
-        if (shouldContinueAsNew(settings) && hosted.idle() && handingOver.size === 0 && (outbox?.empty() ?? true)) await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carry()), ...shape });
+        if (shouldContinueAsNew(settings) && hosted.idle() && handingOver.size === 0 && (outbox?.empty() ?? true))
+          await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: carried(st.carry()), ...shape });
         break;
       }
       case 'restart':

@@ -54,11 +54,23 @@ export interface ModuleHost {
 /** Runs the module until it is removed, released or its host stops it. */
 export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings, host: ModuleHost): Promise<void> {
   const { kyma } = st;
-  const [events, check, kcp] = [host.lane.serial(bestEffortActivities), host.lane.serial(checkActivities), host.lane.serial(controlPlaneActivities)];
+  const [events, check, kcp] = [
+    host.lane.serial(bestEffortActivities),
+    host.lane.serial(checkActivities),
+    host.lane.serial(controlPlaneActivities),
+  ];
   // The install heartbeats, so a lost worker is noticed within 30 s though the whole install
   // may take up to the CRD timeout.
-  const { installModule } = proxyActivities<Activities>({ startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000, heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
-  const timers: Record<'drift' | 'deadline' | 'retry', LoopTimer> = { drift: host.drift ?? new WakeTimer(), deadline: new WakeTimer(), retry: new WakeTimer() };
+  const { installModule } = proxyActivities<Activities>({
+    startToCloseTimeout: settings.crdEstablishedTimeoutMs + 5 * 60_000,
+    heartbeatTimeout: '30 seconds',
+    retry: STEP_RETRY,
+  });
+  const timers: Record<'drift' | 'deadline' | 'retry', LoopTimer> = {
+    drift: host.drift ?? new WakeTimer(),
+    deadline: new WakeTimer(),
+    retry: new WakeTimer(),
+  };
   /** The Kyma as target-cluster activities need it. */
   const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
   const module = () => st.desired.name;
@@ -75,16 +87,45 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
     try {
       switch (step.kind) {
         case 'install': {
-          const params = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: step.module.name, defaultNamespace };
+          const params = {
+            kymaNamespace: kyma.namespace,
+            kymaName: kyma.name,
+            module: step.module.name,
+            defaultNamespace,
+          };
           // Hosted, the install checks readiness itself: one activity, not two.
-          st.installedModule(step.module, await installModule({ kyma: target(), module: step.module, params, crdTimeoutMs: settings.crdEstablishedTimeoutMs, ...(step.previous ? { previous: step.previous } : {}), ...(host.hosted ? { check: true } : {}) }), Date.now());
+          st.installedModule(
+            step.module,
+            await installModule({
+              kyma: target(),
+              module: step.module,
+              params,
+              crdTimeoutMs: settings.crdEstablishedTimeoutMs,
+              ...(step.previous ? { previous: step.previous } : {}),
+              ...(host.hosted ? { check: true } : {}),
+            }),
+            Date.now(),
+          );
           break;
         }
         case 'checkReadiness':
-          st.observed(await (host.hosted && !viewCheck(step) ? remoteCheck : check).checkReadiness({ kyma: target(), module: module(), ...(step.manager ? { manager: step.manager } : {}), ...(step.cr ? { cr: step.cr } : {}), ...(step.seen ? { seen: step.seen } : {}), ...(step.observed ? { observed: step.observed } : {}), ...(step.inspectPods ? { inspectPods: true } : {}) }), Date.now());
+          st.observed(
+            await (host.hosted && !viewCheck(step) ? remoteCheck : check).checkReadiness({
+              kyma: target(),
+              module: module(),
+              ...(step.manager ? { manager: step.manager } : {}),
+              ...(step.cr ? { cr: step.cr } : {}),
+              ...(step.seen ? { seen: step.seen } : {}),
+              ...(step.observed ? { observed: step.observed } : {}),
+              ...(step.inspectPods ? { inspectPods: true } : {}),
+            }),
+            Date.now(),
+          );
           break;
         case 'checkPaused':
-          st.pausedIs(await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }));
+          st.pausedIs(
+            await check.manifestPaused({ kyma, module: module(), ...(step.seen ? { seen: step.seen } : {}) }),
+          );
           break;
         case 'publish':
           await host.publish(step);
@@ -94,16 +135,45 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           else await events.recordKymaEvent({ kyma, uid: st.uid, event: step.event }).catch(() => undefined);
           break;
         case 'findBlockers':
-          st.blockers(await cleanup.findBlockingResources({ kyma: target(), module: module(), cr: step.cr, exceptDefault: step.exceptDefault, rendered: step.rendered }));
+          st.blockers(
+            await cleanup.findBlockingResources({
+              kyma: target(),
+              module: module(),
+              cr: step.cr,
+              exceptDefault: step.exceptDefault,
+              rendered: step.rendered,
+            }),
+          );
           break;
         case 'deleteDefaultCr':
-          st.defaultCrDeleted(await cleanup.deleteDefaultCr({ kyma: target(), module: module(), cr: step.cr, keepClusterScoped: step.keepClusterScoped }));
+          st.defaultCrDeleted(
+            await cleanup.deleteDefaultCr({
+              kyma: target(),
+              module: module(),
+              cr: step.cr,
+              keepClusterScoped: step.keepClusterScoped,
+            }),
+          );
           break;
         case 'deleteObjects':
-          st.objectsDeleted((await cleanup.deleteModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) })).done);
+          st.objectsDeleted(
+            (
+              await cleanup.deleteModuleObjects({
+                kyma: target(),
+                module: module(),
+                rendered: step.rendered,
+                ...(step.cr ? { cr: step.cr } : {}),
+              })
+            ).done,
+          );
           break;
         case 'releaseObjects':
-          await cleanup.releaseModuleObjects({ kyma: target(), module: module(), rendered: step.rendered, ...(step.cr ? { cr: step.cr } : {}) });
+          await cleanup.releaseModuleObjects({
+            kyma: target(),
+            module: module(),
+            rendered: step.rendered,
+            ...(step.cr ? { cr: step.cr } : {}),
+          });
           st.objectsReleased();
           break;
         case 'deleteManifest':
@@ -120,13 +190,18 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
         case 'wait': {
           const { drift, deadline, retry } = timers;
           if (step.driftMs !== undefined) drift.arm(step.driftMs);
-          for (const [timer, ms] of [[deadline, step.deadlineMs], [retry, step.retryMs]] as const) {
+          for (const [timer, ms] of [
+            [deadline, step.deadlineMs],
+            [retry, step.retryMs],
+          ] as const) {
             if (ms === undefined) timer.cancel();
             else timer.arm(ms);
           }
           const withDrift = step.driftMs !== undefined;
           host.idle(true);
-          await condition(() => st.awake() || (withDrift && drift.fired()) || deadline.fired() || retry.fired() || host.interrupted());
+          await condition(
+            () => st.awake() || (withDrift && drift.fired()) || deadline.fired() || retry.fired() || host.interrupted(),
+          );
           host.idle(false);
           const due = deadline.take();
           retry.take();
@@ -141,7 +216,8 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
       if (step.kind === 'install') st.installFailed(failure);
       else if (step.kind === 'checkReadiness') st.checkFailed(failure);
       else if (step.kind === 'checkPaused') st.pauseCheckFailed(failure);
-      else if (step.kind === 'publish') throw err; // retried until it succeeds
+      else if (step.kind === 'publish')
+        throw err; // retried until it succeeds
       else st.cleanupFailed(failure);
     }
   }

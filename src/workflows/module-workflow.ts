@@ -3,11 +3,27 @@
 // (./module-loop.ts) until the module is removed, or until the Kyma's workflow asks for it
 // (`handOver`): it then sends the module's state to the Kyma's workflow and ends, and the
 // Kyma's workflow runs the module from there.
-import { continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  getExternalWorkflowHandle,
+  patched,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { kymaWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { desiredModule, handOver, handedOver, moduleRemoved, removeModule, resourceChanged, unmanageModule } from '../contract/signals';
+import {
+  desiredModule,
+  handOver,
+  handedOver,
+  moduleRemoved,
+  removeModule,
+  resourceChanged,
+  unmanageModule,
+} from '../contract/signals';
 import { moduleStatusQuery } from '../contract/queries';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
 import { ModuleState, type ModuleSearchAttributes } from '../decisions/module-state';
@@ -16,7 +32,10 @@ import { shouldContinueAsNew } from './continue-as-new';
 import { LocalLane } from './local-lane';
 import { runModuleLoop } from './module-loop';
 
-const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+const kcp = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
 
 export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
@@ -45,22 +64,45 @@ export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> 
   await runModuleLoop(st, settings, {
     async publish({ report, readiness, module: desired, rendered, resource, resourceKind, searchAttributes }) {
       // The activity tells the Kyma's workflow (moduleReport).
-      await kcp.publishModuleReport({ kyma, uid: st.uid, module: desired, readiness, report, ...(rendered ? { rendered } : {}), ...(resource ? { resource } : {}), ...(resourceKind ? { resourceKind } : {}) });
+      await kcp.publishModuleReport({
+        kyma,
+        uid: st.uid,
+        module: desired,
+        readiness,
+        report,
+        ...(rendered ? { rendered } : {}),
+        ...(resource ? { resource } : {}),
+        ...(resourceKind ? { resourceKind } : {}),
+      });
       setCurrentDetails(moduleDetails(report));
       // Runs recorded before module workflows had search attributes upsert none.
       if (searchAttributes && patched('module-search-attributes')) announce(searchAttributes);
     },
     async finish() {
       // The Kyma's workflow may have ended (the Kyma is gone): nobody is left to tell.
-      await kymaHandle().signal(moduleRemoved, st.desired.name).catch(() => undefined);
+      await kymaHandle()
+        .signal(moduleRemoved, st.desired.name)
+        .catch(() => undefined);
     },
     interrupted: () => handOverAsked,
     async afterWait() {
       if (handOverAsked) {
-        await kymaHandle().signal(handedOver, { name: st.desired.name, uid: st.uid, module: st.desired, carried: st.carry() });
+        await kymaHandle().signal(handedOver, {
+          name: st.desired.name,
+          uid: st.uid,
+          module: st.desired,
+          carried: st.carry(),
+        });
         return true;
       }
-      if (shouldContinueAsNew(settings)) await continueAsNew<typeof moduleWorkflow>({ kyma, uid: st.uid, module: st.desired, settings, carried: st.carry() });
+      if (shouldContinueAsNew(settings))
+        await continueAsNew<typeof moduleWorkflow>({
+          kyma,
+          uid: st.uid,
+          module: st.desired,
+          settings,
+          carried: st.carry(),
+        });
       return false;
     },
     idle: () => undefined,

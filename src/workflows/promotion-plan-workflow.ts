@@ -7,10 +7,19 @@ import type { PromotionPlanInput, RolloutPlanView } from '../contract/rollout';
 import { planView } from '../decisions/rollout-plan';
 import { promotionDiff } from './promotion-diff';
 
-const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 5 } });
+const kcp = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});
 
-export async function promotionPlanWorkflow({ channel, version, defaultNamespace }: PromotionPlanInput): Promise<RolloutPlanView> {
+export async function promotionPlanWorkflow({
+  channel,
+  version,
+  defaultNamespace,
+}: PromotionPlanInput): Promise<RolloutPlanView> {
   const plan = await kcp.planRollout({ channel, version });
-  const diff = plan.kymas.length ? await promotionDiff({ channel, version, kymas: plan.kymas, defaultNamespace }) : undefined;
+  const diff = plan.kymas.length
+    ? await promotionDiff({ channel, version, kymas: plan.kymas, defaultNamespace })
+    : undefined;
   return planView(channel, version, plan, diff);
 }

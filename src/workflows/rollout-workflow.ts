@@ -4,11 +4,37 @@
 // admits Kymas wave by wave with signals, waits for their reports and soak timers, and takes
 // pause, resume and abort as updates. It continues as new when its history grows long (the
 // rollout goes on in the new run where it was), and for a newer promotion.
-import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyLocalActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  patched,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { kymaWorkflowId } from '../api/names';
 import { SA } from '../api/search-attributes';
-import { abortRollout, admitModule, pauseRollout, promoted, resumeRollout, ROLLOUT_CONTINUE_AS_NEW_EVENTS, rolloutEnded, rolloutPlanQuery, rolloutProgress, rolloutReport, rolloutWaiting, rolloutWaves, type OperatorAction, type RolloutWorkflowInput } from '../contract/rollout';
+import {
+  abortRollout,
+  admitModule,
+  pauseRollout,
+  promoted,
+  resumeRollout,
+  ROLLOUT_CONTINUE_AS_NEW_EVENTS,
+  rolloutEnded,
+  rolloutPlanQuery,
+  rolloutProgress,
+  rolloutReport,
+  rolloutWaiting,
+  rolloutWaves,
+  type OperatorAction,
+  type RolloutWorkflowInput,
+} from '../contract/rollout';
 import { DEFAULT_SETTINGS } from '../contract/settings';
 import { rolloutDetails } from '../decisions/rollout-details';
 import { RolloutState } from '../decisions/rollout-state';
@@ -17,7 +43,10 @@ import { promotionDiff } from './promotion-diff';
 /** Signals to Kymas sent at once, at most (see `toEach`). */
 const SIGNAL_BATCH = 500;
 
-const kcp = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+const kcp = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
 
 export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void> {
   const { channel } = input;
@@ -25,7 +54,9 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   // their signals all at once.
   const truthful = patched('truthful-status');
   // Runs recorded before continue as new only for a newer promotion, whatever their length.
-  const continueAsNewAfterEvents = patched('rollout-continue-as-new') ? (input.continueAsNewAfterEvents ?? ROLLOUT_CONTINUE_AS_NEW_EVENTS) : undefined;
+  const continueAsNewAfterEvents = patched('rollout-continue-as-new')
+    ? (input.continueAsNewAfterEvents ?? ROLLOUT_CONTINUE_AS_NEW_EVENTS)
+    : undefined;
   const st = new RolloutState(channel, input.carried, { joins: truthful, continueAsNewAfterEvents });
   /**
    * Runs `send` for each Kyma, a batch at a time: a workflow may have at most 2,000 signals to
@@ -52,7 +83,11 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
   setHandler(rolloutProgress, () => st.progress());
   setHandler(rolloutWaves, () => st.waves);
   setHandler(rolloutPlanQuery, () => st.planView());
-  for (const [update, action] of [[pauseRollout, 'pause'], [resumeRollout, 'resume'], [abortRollout, 'abort']] as const) {
+  for (const [update, action] of [
+    [pauseRollout, 'pause'],
+    [resumeRollout, 'resume'],
+    [abortRollout, 'abort'],
+  ] as const) {
     const handler = (a: OperatorAction) => {
       st.act(action, a, new Date().toISOString());
       wake();
@@ -72,9 +107,21 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
     setCurrentDetails(rolloutDetails(st.progress()));
     switch (step.kind) {
       case 'plan': {
-        const plan = await kcp.planRollout({ channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) });
+        const plan = await kcp.planRollout({
+          channel,
+          version: step.version,
+          ...(step.seen ? { seen: step.seen } : {}),
+        });
         // Before the first wave moves (and while `start: manual` waits): what the version changes.
-        const diff = patched('promotion-diff') && !plan.policyProblem ? await promotionDiff({ channel, version: step.version, kymas: plan.kymas, defaultNamespace: input.defaultNamespace ?? DEFAULT_SETTINGS.defaultNamespace }) : undefined;
+        const diff =
+          patched('promotion-diff') && !plan.policyProblem
+            ? await promotionDiff({
+                channel,
+                version: step.version,
+                kymas: plan.kymas,
+                defaultNamespace: input.defaultNamespace ?? DEFAULT_SETTINGS.defaultNamespace,
+              })
+            : undefined;
         st.planned(plan, diff);
         break;
       }
@@ -82,7 +129,12 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
         const gone: string[] = [];
         await toEach(step.kymas, async (kyma) => {
           try {
-            await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, { module: channel.module, channel: channel.channel, version: step.version, ...(step.seen ? { seen: step.seen } : {}) });
+            await getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma)).signal(admitModule, {
+              module: channel.module,
+              channel: channel.channel,
+              version: step.version,
+              ...(step.seen ? { seen: step.seen } : {}),
+            });
           } catch {
             gone.push(kyma);
           }
@@ -92,9 +144,16 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
       }
       case 'notify':
         // Best effort: a Kyma whose workflow is gone has nothing to hold.
-        await toEach(step.kymas, (kyma) => getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma))
-          .signal(rolloutEnded, { module: channel.module, channel: channel.channel, version: step.version, message: step.message })
-          .catch(() => undefined));
+        await toEach(step.kymas, (kyma) =>
+          getExternalWorkflowHandle(kymaWorkflowId(channel.namespace, kyma))
+            .signal(rolloutEnded, {
+              module: channel.module,
+              channel: channel.channel,
+              version: step.version,
+              message: step.message,
+            })
+            .catch(() => undefined),
+        );
         break;
       case 'publish':
         upsertSearchAttributes([

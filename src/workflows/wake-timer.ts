@@ -20,16 +20,18 @@ export class WakeTimer implements LoopTimer {
     if (this.scope || this.due) return;
     const scope = new CancellationScope();
     this.scope = scope;
-    scope.run(() => sleep(ms)).then(
-      () => {
-        if (this.scope !== scope) return;
-        this.scope = undefined;
-        this.due = true;
-      },
-      (err: unknown) => {
-        if (!isCancellation(err)) throw err;
-      },
-    );
+    scope
+      .run(() => sleep(ms))
+      .then(
+        () => {
+          if (this.scope !== scope) return;
+          this.scope = undefined;
+          this.due = true;
+        },
+        (err: unknown) => {
+          if (!isCancellation(err)) throw err;
+        },
+      );
   }
 
   /** Stops a running timer (one history event), and forgets a firing not taken yet. */

@@ -25,7 +25,10 @@ function figures(r: BenchReport): [string, unknown][] {
     ['stagedPromotion.firstSeconds', r.stagedPromotion.firstSeconds],
     ['stagedPromotion.lastSeconds', r.stagedPromotion.lastSeconds],
     ['stagedPromotion.inClusterLastSeconds', r.stagedPromotion.inClusterLastSeconds],
-    ...r.stagedPromotion.waves.map((w, i): [string, unknown] => [`stagedPromotion.waves[${i}].lastSeconds`, w.lastSeconds]),
+    ...r.stagedPromotion.waves.map((w, i): [string, unknown] => [
+      `stagedPromotion.waves[${i}].lastSeconds`,
+      w.lastSeconds,
+    ]),
     ['idleCpuSecondsPerMinute', r.idleCpuSecondsPerMinute],
     ['historyEventsPerModuleInstall', r.historyEventsPerModuleInstall],
     ['workerPeakRssMB', r.workerPeakRssMB],
@@ -45,7 +48,10 @@ function figures(r: BenchReport): [string, unknown][] {
 describe('npm run bench (smoke mode, N = 5)', () => {
   it('writes a JSON and a Markdown report in which every figure is a number', async () => {
     const out = await mkdtemp(path.join(tmpdir(), 'klm-bench-'));
-    await exec(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { env: { ...process.env, KLM_QUIET: '1' }, maxBuffer: 16 * 1024 * 1024 });
+    await exec(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], {
+      env: { ...process.env, KLM_QUIET: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const files = (await readdir(out)).sort();
     expect(files.map((f) => path.extname(f))).toEqual(['.json', '.md']);
     const report = JSON.parse(await readFile(path.join(out, files[0]!), 'utf8')) as BenchReport;
@@ -58,7 +64,8 @@ describe('npm run bench (smoke mode, N = 5)', () => {
     expect(report.requests.loop.byVerb.APPLY, 'the loop applies').toBeGreaterThan(0);
     // CPU by pid: worker and bridge are processes of their own and worked; so did Temporal.
     const cpu = new Map(report.cpu.install.map((c) => [c.label, c]));
-    for (const p of ['worker', 'bridge', 'temporal', 'kube-apiserver']) expect(cpu.get(p)?.cpuSeconds, `${p} CPU-s`).toBeGreaterThan(0);
+    for (const p of ['worker', 'bridge', 'temporal', 'kube-apiserver'])
+      expect(cpu.get(p)?.cpuSeconds, `${p} CPU-s`).toBeGreaterThan(0);
     expect(cpu.get('worker')!.pid).not.toBe(cpu.get('bridge')!.pid);
     expect(report.workerPeakRssMB).toBeGreaterThan(50);
     expect(report.workflowTasks.count).toBeGreaterThan(0);

@@ -25,8 +25,14 @@ describe('klm module', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [] }));
     const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const greeter = (JSON.parse(json.stdout) as { name: string; versions: string[]; channels: Record<string, string> }[]).find((e) => e.name === 'greeter');
-    expect(greeter).toMatchObject({ versions: ['1.0.0', '1.1.0'], channels: { regular: '1.0.0', fast: '1.1.0' }, origin: 'kyma' });
+    const greeter = (
+      JSON.parse(json.stdout) as { name: string; versions: string[]; channels: Record<string, string> }[]
+    ).find((e) => e.name === 'greeter');
+    expect(greeter).toMatchObject({
+      versions: ['1.0.0', '1.1.0'],
+      channels: { regular: '1.0.0', fast: '1.1.0' },
+      origin: 'kyma',
+    });
     const text = await klmCli(['module', 'catalog', ...at()]);
     expect(text.stdout).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS\s+ORIGIN/);
     expect(text.stdout).toMatch(/greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.1\.0\s+-\s+kyma/);
@@ -35,21 +41,48 @@ describe('klm module', () => {
   it('offers the Kyma only what the worker would install for it: no beta module without its label; a channel without a template marked', async () => {
     const ns = klm().namespace;
     // A beta module, and a module whose channel names a version nobody published a template of.
-    await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleTemplate', metadata: { name: 'preview-0.1.0', namespace: ns, labels: { [LABELS.beta]: 'true' } }, spec: { moduleName: 'preview', version: '0.1.0', descriptor: {} } });
-    for (const [module, version] of [['preview', '0.1.0'], ['ghost', '1.0.0']] as const) {
-      await klm().kube.create({ apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name: module, namespace: ns }, spec: { moduleName: module, ocmComponentName: `kyma-project.io/module/${module}`, channels: [{ channel: 'regular', version }] } });
+    await klm().kube.create({
+      apiVersion: API_VERSION,
+      kind: 'ModuleTemplate',
+      metadata: { name: 'preview-0.1.0', namespace: ns, labels: { [LABELS.beta]: 'true' } },
+      spec: { moduleName: 'preview', version: '0.1.0', descriptor: {} },
+    });
+    for (const [module, version] of [
+      ['preview', '0.1.0'],
+      ['ghost', '1.0.0'],
+    ] as const) {
+      await klm().kube.create({
+        apiVersion: API_VERSION,
+        kind: 'ModuleReleaseMeta',
+        metadata: { name: module, namespace: ns },
+        spec: {
+          moduleName: module,
+          ocmComponentName: `kyma-project.io/module/${module}`,
+          channels: [{ channel: 'regular', version }],
+        },
+      });
     }
     const json = await klmCli(['module', 'catalog', ...at(), '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    const entries = JSON.parse(json.stdout) as { name: string; channelProblems?: Record<string, { reason: string; message: string }> }[];
+    const entries = JSON.parse(json.stdout) as {
+      name: string;
+      channelProblems?: Record<string, { reason: string; message: string }>;
+    }[];
     expect(entries.map((e) => e.name)).not.toContain('preview');
-    expect(entries.find((e) => e.name === 'ghost')?.channelProblems).toEqual({ regular: { reason: 'TemplateNotFound', message: `module "ghost": no ModuleTemplate "ghost-1.0.0" in namespace "${ns}" for version 1.0.0 of channel "regular"` } });
+    expect(entries.find((e) => e.name === 'ghost')?.channelProblems).toEqual({
+      regular: {
+        reason: 'TemplateNotFound',
+        message: `module "ghost": no ModuleTemplate "ghost-1.0.0" in namespace "${ns}" for version 1.0.0 of channel "regular"`,
+      },
+    });
     const text = await klmCli(['module', 'catalog', ...at()]);
     expect(text.stdout).toMatch(/ghost\s+-\s+regular: 1\.0\.0 \(no template\)\s+-\s+kyma/);
     // Added all the same, each is refused with what the worker would say, and why.
     const beta = await klmCli(['module', 'add', 'preview', ...at()]);
     expect(beta.code).toBe(1);
-    expect(beta.stderr).toContain(`module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label: label Kyma ${ns}/${name} so to use it`);
+    expect(beta.stderr).toContain(
+      `module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label: label Kyma ${ns}/${name} so to use it`,
+    );
     const ghost = await klmCli(['module', 'add', 'ghost', ...at()]);
     expect(ghost.code).toBe(1);
     expect(ghost.stderr).toContain('module "ghost": no ModuleTemplate "ghost-1.0.0"');
@@ -59,7 +92,9 @@ describe('klm module', () => {
   it('adds a module with its default CR (--default-config-cr) and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
     const add = await klmCli(['module', 'add', 'greeter', ...at(), '--default-config-cr', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toContain(`module greeter added to Kyma ${klm().namespace}/${name} with its default CR (CR policy CreateAndDelete)`);
+    expect(add.stdout).toContain(
+      `module greeter added to Kyma ${klm().namespace}/${name} with its default CR (CR policy CreateAndDelete)`,
+    );
     expect(add.stdout).toContain('module greeter is Ready');
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
     const again = await klmCli(['module', 'add', 'greeter', ...at()]);
@@ -69,7 +104,17 @@ describe('klm module', () => {
     const list = await klmCli(['module', 'list', ...at(), '-o', 'json']);
     expect(list.code, list.stderr).toBe(0);
     // The Kyma CLI's fields and types (version with its channel, crPolicy, managed a string), klm's beside them.
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'greeter', version: '1.0.0(regular)', crPolicy: 'CreateAndDelete', managed: 'true', moduleStatus: 'Ready', installationStatus: 'Ready', installedVersion: '1.0.0' })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        name: 'greeter',
+        version: '1.0.0(regular)',
+        crPolicy: 'CreateAndDelete',
+        managed: 'true',
+        moduleStatus: 'Ready',
+        installationStatus: 'Ready',
+        installedVersion: '1.0.0',
+      }),
+    ]);
     const yaml = await klmCli(['modules', 'list', ...at(), '-o', 'yaml']);
     expect(yaml.code, yaml.stderr).toBe(0);
     expect(parse(yaml.stdout)).toEqual(JSON.parse(list.stdout));
@@ -79,14 +124,27 @@ describe('klm module', () => {
     expect(table.stdout).toMatch(/greeter\s+1\.0\.0\(regular\)\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
   });
 
-  it("adds a module without its default CR unless asked, as the Kyma CLI does: the policy Ignore, no default CR; -c picks the channel; del removes it", async () => {
+  it('adds a module without its default CR unless asked, as the Kyma CLI does: the policy Ignore, no default CR; -c picks the channel; del removes it', async () => {
     const add = await klmCli(['modules', 'add', 'counter', ...at(), '-c', 'regular', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toContain(`module counter added to Kyma ${klm().namespace}/${name} without its default CR (CR policy Ignore; --default-config-cr creates it)`);
+    expect(add.stdout).toContain(
+      `module counter added to Kyma ${klm().namespace}/${name} without its default CR (CR policy Ignore; --default-config-cr creates it)`,
+    );
     expect(add.stdout).toContain('module counter is Ready');
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', channel: 'regular', customResourcePolicy: 'Ignore', managed: true });
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+      name: 'counter',
+      channel: 'regular',
+      customResourcePolicy: 'Ignore',
+      managed: true,
+    });
     const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { name: string }[];
-    expect(list.find((e) => e.name === 'counter')).toMatchObject({ version: '1.0.0(regular)', crPolicy: 'Ignore', managed: 'true', moduleStatus: '-', installationStatus: 'Ready' });
+    expect(list.find((e) => e.name === 'counter')).toMatchObject({
+      version: '1.0.0(regular)',
+      crPolicy: 'Ignore',
+      managed: 'true',
+      moduleStatus: '-',
+      installationStatus: 'Ready',
+    });
     const removed = await klmCli(['module', 'del', 'counter', ...at(), '--wait', '--timeout', '2m']);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toContain('module counter is gone');
@@ -96,7 +154,9 @@ describe('klm module', () => {
   it('refuses what the catalog does not offer and says what to do (exit 1); without the Kyma, lists only direct installs', async () => {
     const unknown = await klmCli(['module', 'add', 'nosuch', ...at()]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain(`module "nosuch" is not in the catalog of namespace ${klm().namespace}; \`klm module catalog\` lists what is`);
+    expect(unknown.stderr).toContain(
+      `module "nosuch" is not in the catalog of namespace ${klm().namespace}; \`klm module catalog\` lists what is`,
+    );
     const channel = await klmCli(['module', 'add', 'greeter', ...at(), '--channel', 'nightly']);
     expect(channel.code).toBe(1);
     expect(channel.stderr).toContain('module greeter has no channel "nightly"; it has: regular, fast');
@@ -104,15 +164,35 @@ describe('klm module', () => {
     expect(version.code).toBe(1);
     expect(version.stderr).toContain('module greeter has no version "9.9.9"; it has: 1.0.0, 1.1.0');
     // Without the Kyma, list shows what klm installed directly (nothing here), and says so.
-    const missing = await klmCli(['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/nokyma`, '--direct-namespace', `${name}-direct`]);
+    const missing = await klmCli([
+      'module',
+      'list',
+      '--kubeconfig',
+      stackInfo().kubeconfig,
+      '--kyma',
+      `${klm().namespace}/nokyma`,
+      '--direct-namespace',
+      `${name}-direct`,
+    ]);
     expect(missing.code, missing.stderr).toBe(0);
-    expect(missing.stderr).toContain(`there is no Kyma ${klm().namespace}/nokyma: these are the modules klm installed directly`);
+    expect(missing.stderr).toContain(
+      `there is no Kyma ${klm().namespace}/nokyma: these are the modules klm installed directly`,
+    );
     expect(missing.stdout.trim()).toBe('no modules');
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
   });
 
   it('says when the command line is wrong (exit 2)', async () => {
-    for (const args of [['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'], ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'], ['module', 'list', ...at(), '-o', 'xml'], ['module', 'frobnicate'], ['module', 'list', ...at(), '--context', 'nope'], ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--config-cr-path', 'cr.yaml'], ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--policy', 'Ignore'], ['module', 'manage', 'greeter', ...at(), '--policy', 'Sometimes']]) {
+    for (const args of [
+      ['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'],
+      ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'],
+      ['module', 'list', ...at(), '-o', 'xml'],
+      ['module', 'frobnicate'],
+      ['module', 'list', ...at(), '--context', 'nope'],
+      ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--config-cr-path', 'cr.yaml'],
+      ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--policy', 'Ignore'],
+      ['module', 'manage', 'greeter', ...at(), '--policy', 'Sometimes'],
+    ]) {
       const r = await klmCli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim(), args.join(' ')).not.toBe('');
@@ -123,10 +203,33 @@ describe('klm module', () => {
     const add = await klmCli(['module', 'add', 'greeter', ...at(), '--channel', 'fast', '--wait', '--timeout', '2m']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain('module greeter changed');
-    const why = await klmCli(['module', 'why', 'greeter', ...at(), '-o', 'json', '--temporal-ui', 'http://127.0.0.1:8233']);
+    const why = await klmCli([
+      'module',
+      'why',
+      'greeter',
+      ...at(),
+      '-o',
+      'json',
+      '--temporal-ui',
+      'http://127.0.0.1:8233',
+    ]);
     expect(why.code, why.stderr).toBe(0);
-    const w = JSON.parse(why.stdout) as { state: string; installedVersion: string; desiredVersion: string; channel: string; workflowId: string; temporalUi: string; events: { reason: string }[] };
-    expect(w).toMatchObject({ state: 'Ready', installedVersion: '1.1.0', desiredVersion: '1.1.0', channel: 'fast', workflowId: `kyma/${klm().namespace}/${name}` });
+    const w = JSON.parse(why.stdout) as {
+      state: string;
+      installedVersion: string;
+      desiredVersion: string;
+      channel: string;
+      workflowId: string;
+      temporalUi: string;
+      events: { reason: string }[];
+    };
+    expect(w).toMatchObject({
+      state: 'Ready',
+      installedVersion: '1.1.0',
+      desiredVersion: '1.1.0',
+      channel: 'fast',
+      workflowId: `kyma/${klm().namespace}/${name}`,
+    });
     expect(w.temporalUi).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(w.workflowId)}`);
     expect(w.events.map((e) => e.reason)).toContain('ModuleInstalling');
   });
@@ -134,14 +237,18 @@ describe('klm module', () => {
   it('unmanages and manages a module again', async () => {
     const off = await klmCli(['module', 'unmanage', 'greeter', ...at()]);
     expect(off.code, off.stderr).toBe(0);
-    expect(await spec()).toEqual([{ name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: false }]);
+    expect(await spec()).toEqual([
+      { name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: false },
+    ]);
     // The Kyma CLI's JSON: managed as a string.
     const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { managed: string }[];
     expect(list[0]!.managed).toBe('false');
     const on = await klmCli(['module', 'manage', 'greeter', ...at()]);
     expect(on.code, on.stderr).toBe(0);
     // The API server defaults managed to true again.
-    expect(await spec()).toEqual([{ name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: true }]);
+    expect(await spec()).toEqual([
+      { name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: true },
+    ]);
     const absent = await klmCli(['module', 'unmanage', 'counter', ...at()]);
     expect(absent.code).toBe(1);
     expect(absent.stderr).toContain('module counter is not in Kyma');
@@ -151,39 +258,70 @@ describe('klm module', () => {
     const missing = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
     expect(missing.code, missing.stderr).toBe(0);
     expect(missing.stdout).toContain(`module counter added to Kyma ${klm().namespace}/${name} without its default CR`);
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', customResourcePolicy: 'Ignore', managed: true });
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+      name: 'counter',
+      customResourcePolicy: 'Ignore',
+      managed: true,
+    });
     const again = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('module counter is already managed (CR policy Ignore)');
     const policy = await klmCli(['module', 'manage', 'counter', ...at()]);
     expect(policy.code, policy.stderr).toBe(0);
     expect(policy.stdout).toContain('module counter is now managed (CR policy CreateAndDelete)');
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({ name: 'counter', customResourcePolicy: 'CreateAndDelete', managed: true });
+    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+      name: 'counter',
+      customResourcePolicy: 'CreateAndDelete',
+      managed: true,
+    });
     const removed = await klmCli(['module', 'delete', 'counter', ...at(), '--wait', '--timeout', '2m']);
     expect(removed.code, removed.stderr).toBe(0);
     expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
   });
 
-  it("--show-errors says on stderr what list could not read; without it, the list alone", async () => {
+  it('--show-errors says on stderr what list could not read; without it, the list alone', async () => {
     const broken = uniqueName('broken');
     await klm().kube.create(kymaObject(klm().namespace, broken, { channel: 'regular', modules: [] }));
-    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${broken}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: broken } }, data: { config: Buffer.from('not: [a kubeconfig').toString('base64') } });
-    const args = ['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${broken}`, '--direct-namespace', `${broken}-direct`];
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${broken}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: broken } },
+      data: { config: Buffer.from('not: [a kubeconfig').toString('base64') },
+    });
+    const args = [
+      'module',
+      'list',
+      '--kubeconfig',
+      stackInfo().kubeconfig,
+      '--kyma',
+      `${klm().namespace}/${broken}`,
+      '--direct-namespace',
+      `${broken}-direct`,
+    ];
     const quiet = await klmCli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toContain('cannot be reached');
     const told = await klmCli([...args, '--show-errors']);
     expect(told.code, told.stderr).toBe(0);
-    expect(told.stderr).toContain(`klm: error: the cluster of Kyma ${klm().namespace}/${broken} cannot be reached, so its direct installs are not listed: Secret ${klm().namespace}/${broken}-kubeconfig does not hold a valid kubeconfig`);
+    expect(told.stderr).toContain(
+      `klm: error: the cluster of Kyma ${klm().namespace}/${broken} cannot be reached, so its direct installs are not listed: Secret ${klm().namespace}/${broken}-kubeconfig does not hold a valid kubeconfig`,
+    );
     expect(told.stdout).toBe(quiet.stdout);
   });
 
   it('deletes only once the resources people made of its kinds are gone: refused with the list, not without confirmation, then with --auto-approve', async () => {
     const ns = `${name}-system`;
-    await klm().kube.create({ apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter', metadata: { name: 'mine', namespace: ns }, spec: {} });
+    await klm().kube.create({
+      apiVersion: 'greeter.example.io/v1alpha1',
+      kind: 'Greeter',
+      metadata: { name: 'mine', namespace: ns },
+      spec: {},
+    });
     const refused = await klmCli(['module', 'delete', 'greeter', ...at()]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('module greeter still has resources of its kinds; delete them, or run again with --delete-resources:');
+    expect(refused.stderr).toContain(
+      'module greeter still has resources of its kinds; delete them, or run again with --delete-resources:',
+    );
     expect(refused.stderr).toContain(`Greeter ${ns}/mine`);
     // The module's own default CR is the lifecycle manager's to delete: not listed.
     expect(refused.stderr).not.toContain(`Greeter ${ns}/default`);
@@ -193,12 +331,26 @@ describe('klm module', () => {
     expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'mine', ns)).toBeDefined();
     expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
 
-    const done = await klmCli(['module', 'delete', 'greeter', ...at(), '--delete-resources', '--auto-approve', '--wait', '--timeout', '2m']);
+    const done = await klmCli([
+      'module',
+      'delete',
+      'greeter',
+      ...at(),
+      '--delete-resources',
+      '--auto-approve',
+      '--wait',
+      '--timeout',
+      '2m',
+    ]);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain('deleted 1 resources of module greeter');
     expect(done.stdout).toContain('module greeter is gone');
     expect(await spec()).toEqual([]);
-    await eventually('the manager to be gone', async () => (await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)) === undefined || undefined, 60_000);
+    await eventually(
+      'the manager to be gone',
+      async () => (await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)) === undefined || undefined,
+      60_000,
+    );
     const again = await klmCli(['module', 'delete', 'greeter', ...at()]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('nothing to do');
@@ -207,15 +359,30 @@ describe('klm module', () => {
   it('tells a module never installed from one installed, and deletes it from Error with --wait (exit 0)', async () => {
     // As someone editing the Kyma would add it: its channel's version has no template.
     await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'ghost' }] } });
-    await eventually('ghost to be in Error', async () => ((await getKyma(klm(), name))?.status?.modules ?? []).some((m) => m.name === 'ghost' && m.state === 'Error') || undefined, 60_000);
+    await eventually(
+      'ghost to be in Error',
+      async () =>
+        ((await getKyma(klm(), name))?.status?.modules ?? []).some((m) => m.name === 'ghost' && m.state === 'Error') ||
+        undefined,
+      60_000,
+    );
     const why = await klmCli(['module', 'why', 'ghost', ...at(), '-o', 'json']);
     expect(why.code, why.stderr).toBe(0);
     const w = JSON.parse(why.stdout) as Record<string, unknown>;
-    expect(w).toMatchObject({ state: 'Error', desiredVersion: '1.0.0', message: expect.stringContaining('no ModuleTemplate "ghost-1.0.0"') as string });
+    expect(w).toMatchObject({
+      state: 'Error',
+      desiredVersion: '1.0.0',
+      message: expect.stringContaining('no ModuleTemplate "ghost-1.0.0"') as string,
+    });
     expect(w).not.toHaveProperty('installedVersion');
     expect((await klmCli(['module', 'why', 'ghost', ...at()])).stdout).toContain('installed version: -; wanted: 1.0.0');
-    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<string, unknown>[];
-    expect(list).toEqual([expect.objectContaining({ name: 'ghost', desiredVersion: '1.0.0', installationStatus: 'Error' })]);
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<
+      string,
+      unknown
+    >[];
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'ghost', desiredVersion: '1.0.0', installationStatus: 'Error' }),
+    ]);
     // Never installed: no installed version beside the Kyma CLI's VERSION, which says "-".
     expect(list[0]).not.toHaveProperty('installedVersion');
     expect(list[0]).toHaveProperty('version', '-');
@@ -230,75 +397,170 @@ describe('klm module', () => {
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('timed out after 0 s waiting for module counter');
     expect((await spec()).map((m) => m.name)).toEqual(['counter']);
-    await eventually('counter to be Ready', async () => ((await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined, 120_000);
+    await eventually(
+      'counter to be Ready',
+      async () =>
+        (
+          (await klm().kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, klm().namespace))?.status?.modules ?? []
+        ).some((m) => m.name === 'counter' && m.state === 'Ready') || undefined,
+      120_000,
+    );
   });
 
   it('shows a Kyma as operators look at it, and says when its workflow does not run (exit 4)', async () => {
-    const temporal = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace };
-    const status = async (...more: string[]) => await klmCli(['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, ...more], temporal);
+    const temporal = {
+      TEMPORAL_ADDRESS: stackInfo().temporalAddress,
+      TEMPORAL_NAMESPACE: stackInfo().temporalNamespace,
+    };
+    const status = async (...more: string[]) =>
+      await klmCli(
+        ['kyma', 'status', `${klm().namespace}/${name}`, '--kubeconfig', stackInfo().kubeconfig, ...more],
+        temporal,
+      );
     const json = await status('-o', 'json');
     expect(json.code, json.stderr).toBe(0);
-    const v = JSON.parse(json.stdout) as { state: string; channel: string; modules: { name: string; state: string }[]; workflowId: string; workflow: { status: string } };
-    expect(v).toMatchObject({ state: 'Ready', channel: 'regular', workflowId: `kyma/${klm().namespace}/${name}`, workflow: { status: 'RUNNING' } });
+    const v = JSON.parse(json.stdout) as {
+      state: string;
+      channel: string;
+      modules: { name: string; state: string }[];
+      workflowId: string;
+      workflow: { status: string };
+    };
+    expect(v).toMatchObject({
+      state: 'Ready',
+      channel: 'regular',
+      workflowId: `kyma/${klm().namespace}/${name}`,
+      workflow: { status: 'RUNNING' },
+    });
     expect(v.modules).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0', state: 'Ready' })]);
     const text = await status();
-    expect(text.stdout).toContain(`Kyma ${klm().namespace}/${name}: Ready (channel regular)\nworkflow: kyma/${klm().namespace}/${name} (running)`);
+    expect(text.stdout).toContain(
+      `Kyma ${klm().namespace}/${name}: Ready (channel regular)\nworkflow: kyma/${klm().namespace}/${name} (running)`,
+    );
     expect(text.stdout).toMatch(/MODULE\s+VERSION\s+CHANNEL\s+STATE\s+MESSAGE\ncounter\s+1\.0\.0/);
 
     // Its workflow terminated: the status says so, and when, and exits 4.
-    await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).terminate('klm test: a Kyma whose workflow is gone');
+    await klm()
+      .client.workflow.getHandle(kymaWorkflowId(klm().namespace, name))
+      .terminate('klm test: a Kyma whose workflow is gone');
     const gone = await status('-o', 'json');
     expect(gone.code, gone.stderr).toBe(4);
     const g = JSON.parse(gone.stdout) as { workflow: { status: string; closedAt: string } };
     expect(g.workflow.status).toBe('TERMINATED');
     expect(Date.parse(g.workflow.closedAt)).toBeGreaterThan(Date.now() - 60_000);
-    expect(gone.stderr).toContain(`the workflow kyma/${klm().namespace}/${name} of Kyma ${klm().namespace}/${name} is not running (it ended TERMINATED at ${g.workflow.closedAt})`);
+    expect(gone.stderr).toContain(
+      `the workflow kyma/${klm().namespace}/${name} of Kyma ${klm().namespace}/${name} is not running (it ended TERMINATED at ${g.workflow.closedAt})`,
+    );
     expect((await status()).stdout).toContain(`(NOT RUNNING: TERMINATED at ${g.workflow.closedAt})`);
     // As the message says: a change to the Kyma's labels starts it again.
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { 'klm-test/poke': 'restart' } } });
-    await eventually('the Kyma workflow to run again', async () => (await status('-o', 'json')).code === 0 || undefined, 30_000);
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      metadata: { labels: { 'klm-test/poke': 'restart' } },
+    });
+    await eventually(
+      'the Kyma workflow to run again',
+      async () => (await status('-o', 'json')).code === 0 || undefined,
+      30_000,
+    );
     const bad = await klmCli(['kyma', 'status', name, '--kubeconfig', stackInfo().kubeconfig]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`the Kyma takes namespace/name, not "${name}"`);
   });
 
   it('promotes a channel after showing the plan of its rollout: not without confirmation, then with --auto-approve', async () => {
-    const env = { TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_TASK_QUEUE: klm().taskQueue, KLM_DEFAULT_NAMESPACE: '{kyma}-system' };
-    const args = ['module', 'promote', 'greeter', '1.1.0', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig];
-    const channels = async () => ((await klm().kube.get<KubeObject & { spec: { channels: { channel: string; version: string }[] } }>(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace))!.spec.channels);
-    const policy = async (regular: string) => await klm().kube.mergePatch('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, klm().namespace, { data: { regular } });
+    const env = {
+      TEMPORAL_ADDRESS: stackInfo().temporalAddress,
+      TEMPORAL_NAMESPACE: stackInfo().temporalNamespace,
+      KLM_TASK_QUEUE: klm().taskQueue,
+      KLM_DEFAULT_NAMESPACE: '{kyma}-system',
+    };
+    const args = [
+      'module',
+      'promote',
+      'greeter',
+      '1.1.0',
+      '--channel',
+      'regular',
+      '--namespace',
+      klm().namespace,
+      '--kubeconfig',
+      stackInfo().kubeconfig,
+    ];
+    const channels = async () =>
+      (await klm().kube.get<KubeObject & { spec: { channels: { channel: string; version: string }[] } }>(
+        API_VERSION,
+        'ModuleReleaseMeta',
+        'greeter',
+        klm().namespace,
+      ))!.spec.channels;
+    const policy = async (regular: string) =>
+      await klm().kube.mergePatch('v1', 'ConfigMap', ROLLOUT_POLICY_CONFIGMAP, klm().namespace, { data: { regular } });
     // Counts written quoted are counts.
     await policy('waves: ["1", "2"]\nmaxConcurrent: "5"\nfailureBudget: "1"\nsoak: 0s');
     const asked = await klmCli(args, env);
     expect(asked.code, asked.stderr).toBe(1);
-    expect(asked.stdout).toContain(`channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 at once, failure budget 1`);
+    expect(asked.stdout).toContain(
+      `channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 at once, failure budget 1`,
+    );
     expect(asked.stderr).toContain('not confirmed: nothing promoted');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
     // A policy that cannot be used: not moved, one line says which key, why, and what to do.
     await policy('waves: ["abc"]');
     const refused = await klmCli([...args, '--auto-approve'], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')).toEqual([`klm: channel regular of module greeter not moved: its rollout would halt at once, for its policy cannot be used: key regular of ConfigMap ${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`]);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `klm: channel regular of module greeter not moved: its rollout would halt at once, for its policy cannot be used: key regular of ConfigMap ${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`,
+    ]);
     expect(refused.stdout).toBe('');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
     const done = await klmCli([...args, '--auto-approve', '--force'], env);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toContain('warning: --force: moving the channel although its rollout policy cannot be used');
     expect(done.stdout).toContain('channel regular of module greeter now carries 1.1.0 (was 1.0.0)');
-    expect(await channels()).toEqual(expect.arrayContaining([{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }]));
+    expect(await channels()).toEqual(
+      expect.arrayContaining([
+        { channel: 'regular', version: '1.1.0' },
+        { channel: 'fast', version: '1.1.0' },
+      ]),
+    );
     const again = await klmCli([...args, '--auto-approve'], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('carries 1.1.0 already: nothing to do');
-    const unknown = await klmCli(['module', 'promote', 'greeter', '9.9.9', '--channel', 'regular', '--namespace', klm().namespace, '--kubeconfig', stackInfo().kubeconfig], env);
+    const unknown = await klmCli(
+      [
+        'module',
+        'promote',
+        'greeter',
+        '9.9.9',
+        '--channel',
+        'regular',
+        '--namespace',
+        klm().namespace,
+        '--kubeconfig',
+        stackInfo().kubeconfig,
+      ],
+      env,
+    );
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain(`module greeter has no ModuleTemplate for version 9.9.9 in namespace ${klm().namespace}; it has: 1.0.0, 1.1.0`);
+    expect(unknown.stderr).toContain(
+      `module greeter has no ModuleTemplate for version 9.9.9 in namespace ${klm().namespace}; it has: 1.0.0, 1.1.0`,
+    );
   });
 
   it('completes commands and options in bash', async () => {
     const script = (await klmCli(['completion', 'bash'])).stdout;
-    const complete = async (words: string[]) => (await exec('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _klm_complete; echo "\${COMPREPLY[@]}"`])).stdout.trim().split(' ');
+    const complete = async (words: string[]) =>
+      (
+        await exec('bash', [
+          '-c',
+          `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _klm_complete; echo "\${COMPREPLY[@]}"`,
+        ])
+      ).stdout
+        .trim()
+        .split(' ');
     expect(await complete(['klm', 'mo'])).toEqual(['module']);
-    expect(await complete(['klm', 'module', ''])).toEqual(expect.arrayContaining(['catalog', 'list', 'add', 'delete', 'manage', 'unmanage', 'why', 'pull']));
+    expect(await complete(['klm', 'module', ''])).toEqual(
+      expect.arrayContaining(['catalog', 'list', 'add', 'delete', 'manage', 'unmanage', 'why', 'pull']),
+    );
     expect(await complete(['klm', 'module', 'add', 'greeter', '--ch'])).toEqual(['--channel']);
     expect(await complete(['klm', 'module', 'delete', 'x', '--auto'])).toEqual(['--auto-approve']);
   });

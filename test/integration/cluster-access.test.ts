@@ -17,10 +17,19 @@ import { stackInfo, uniqueName } from '../support/stack';
 import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
 
 /** The greeter without its Deployment: the cluster runs no controllers, the sample manager makes its CR Ready. */
-const withoutWorkload = (manifest: string) => manifest.split(/^---$/m).filter((doc) => !/^kind: Deployment/m.test(doc)).join('---');
+const withoutWorkload = (manifest: string) =>
+  manifest
+    .split(/^---$/m)
+    .filter((doc) => !/^kind: Deployment/m.test(doc))
+    .join('---');
 
 async function installation(klm: Klm, kyma: string, module: string) {
-  const manifest = await klm.kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(kyma, module), klm.namespace);
+  const manifest = await klm.kube.get<Manifest & KubeObject>(
+    API_VERSION,
+    'Manifest',
+    manifestName(kyma, module),
+    klm.namespace,
+  );
   const condition = manifest?.status?.conditions?.find((c) => c.type === 'Installation');
   const entry = (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
   return { state: manifest?.status?.state, reason: condition?.reason, message: condition?.message, entry };
@@ -66,10 +75,16 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
     const name = await kymaWith(await own.execKubeconfig(4000, countFile));
     // The server really refuses an expired token of the plugin's kind.
     const status = await new Promise<number>((resolve, reject) => {
-      https.get(`${own.url}/version`, { headers: { authorization: `Bearer ${own.expiredToken()}` }, rejectUnauthorized: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject);
+      https
+        .get(
+          `${own.url}/version`,
+          { headers: { authorization: `Bearer ${own.expiredToken()}` }, rejectUnauthorized: false },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
+        .on('error', reject);
     });
     expect(status).toBe(401);
     // Reconciliation every 5 s (drift) for 100 s, with tokens valid for 4 s.
@@ -83,7 +98,9 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
     }
     expect([...states]).toEqual(['Ready/Ready']);
     expect((await readFile(countFile, 'utf8')).length, 'tokens the plugin issued').toBeGreaterThanOrEqual(15);
-    expect(own.tokens.accepted - before, 'requests the API server accepted with a plugin token').toBeGreaterThanOrEqual(15);
+    expect(own.tokens.accepted - before, 'requests the API server accepted with a plugin token').toBeGreaterThanOrEqual(
+      15,
+    );
     // Removal works with the plugin too; and the next test's Kyma is then the only one putting the module's objects back.
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined, 90_000);
@@ -94,47 +111,80 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
     const group = uniqueName('old-credentials');
     const old = await issueCert(pkiDir, group, group, { clientAuth: true, group });
     // The old identity gets its rights from a binding that the rotation revokes.
-    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: group }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }] };
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: group },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }],
+    };
     await own.client.create(binding);
     const name = await kymaWith(await own.certKubeconfig(old.cert, old.key));
     const rotatedName = uniqueName('rotated');
     const rotated = await issueCert(pkiDir, rotatedName, rotatedName, { clientAuth: true, group: 'system:masters' });
-    await klm().kube.apply(kubeconfigSecret(klm().namespace, name, await own.certKubeconfig(rotated.cert, rotated.key)));
+    await klm().kube.apply(
+      kubeconfigSecret(klm().namespace, name, await own.certKubeconfig(rotated.cert, rotated.key)),
+    );
     await own.client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', group);
     // Something of the module goes missing: only the rotated credentials can put it back.
-    const sa = (await own.client.list('v1', 'ServiceAccount')).items.find((s) => s.metadata.name.startsWith(mod().name));
+    const sa = (await own.client.list('v1', 'ServiceAccount')).items.find((s) =>
+      s.metadata.name.startsWith(mod().name),
+    );
     expect(sa, 'the module ServiceAccount').toBeDefined();
     const { name: saName, namespace: saNamespace } = sa!.metadata;
     await own.client.delete('v1', 'ServiceAccount', saName, saNamespace);
-    await eventually('the ServiceAccount to be applied again', async () => (await own.client.get('v1', 'ServiceAccount', saName, saNamespace)) !== undefined, 60_000);
+    await eventually(
+      'the ServiceAccount to be applied again',
+      async () => (await own.client.get('v1', 'ServiceAccount', saName, saNamespace)) !== undefined,
+      60_000,
+    );
     expect((await installation(klm(), name, mod().name)).state).toBe('Ready');
   }, 180_000);
 
-  it("names the Secret, the field and what to do when its client key cannot be used or the cluster refuses its token, on the module and in the Runtime condition alike", async () => {
+  it('names the Secret, the field and what to do when its client key cannot be used or the cluster refuses its token, on the module and in the Runtime condition alike', async () => {
     const ns = klm().namespace;
     const token = own.expiredToken();
     const cert = (await readFile(pkiIn(stackInfo().pkiDir).adminCert)).toString('base64');
     const configs = [
-      own.userKubeconfig({ 'client-certificate-data': cert, 'client-key-data': Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString('base64') }),
+      own.userKubeconfig({
+        'client-certificate-data': cert,
+        'client-key-data': Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString(
+          'base64',
+        ),
+      }),
       own.userKubeconfig({ token }),
     ];
-    const [keyKyma, tokenKyma] = await Promise.all(configs.map(async (config) => {
-      const name = uniqueName('kyma');
-      await klm().kube.create(kubeconfigSecret(ns, name, config));
-      await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: mod().name }] }));
-      return name;
-    }));
-    const failed = (name: string, reason: string) => eventually(`${reason} on the module and in the Runtime condition of ${name}`, async () => {
-      const i = await installation(klm(), name, mod().name);
-      const runtime = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
-      return i.state === 'Error' && i.reason === reason && i.entry?.message === i.message && runtime?.reason === reason ? { ...i, runtime } : undefined;
-    });
+    const [keyKyma, tokenKyma] = await Promise.all(
+      configs.map(async (config) => {
+        const name = uniqueName('kyma');
+        await klm().kube.create(kubeconfigSecret(ns, name, config));
+        await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: mod().name }] }));
+        return name;
+      }),
+    );
+    const failed = (name: string, reason: string) =>
+      eventually(`${reason} on the module and in the Runtime condition of ${name}`, async () => {
+        const i = await installation(klm(), name, mod().name);
+        const runtime = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
+        return i.state === 'Error' &&
+          i.reason === reason &&
+          i.entry?.message === i.message &&
+          runtime?.reason === reason
+          ? { ...i, runtime }
+          : undefined;
+      });
     const key = await failed(keyKyma!, 'InvalidKubeconfig');
-    expect(key.message).toBe(`Secret ${ns}/kubeconfig-${keyKyma} (data key "config"): in its kubeconfig, user "user" has a client-key-data that is not a private key that can be read (damaged, truncated or of an unsupported type); put the user's private key there (PEM, unencrypted, then base64-encoded), and update the Secret`);
+    expect(key.message).toBe(
+      `Secret ${ns}/kubeconfig-${keyKyma} (data key "config"): in its kubeconfig, user "user" has a client-key-data that is not a private key that can be read (damaged, truncated or of an unsupported type); put the user's private key there (PEM, unencrypted, then base64-encoded), and update the Secret`,
+    );
     const refused = await failed(tokenKyma!, 'TargetCredentialsRefused');
-    expect(refused.message).toContain(`the target cluster of Kyma ${ns}/${tokenKyma} (kubeconfig Secret ${ns}/kubeconfig-${tokenKyma}) refused the credentials of its kubeconfig (HTTP 401`);
+    expect(refused.message).toContain(
+      `the target cluster of Kyma ${ns}/${tokenKyma} (kubeconfig Secret ${ns}/kubeconfig-${tokenKyma}) refused the credentials of its kubeconfig (HTTP 401`,
+    );
     for (const m of [refused.message, refused.runtime.message]) {
-      expect(m).toContain(`renew the credentials (a new token, or a new client certificate and key) in Secret ${ns}/kubeconfig-${tokenKyma}, data key "config"`);
+      expect(m).toContain(
+        `renew the credentials (a new token, or a new client certificate and key) in Secret ${ns}/kubeconfig-${tokenKyma}, data key "config"`,
+      );
       expect(m).not.toContain(token);
     }
   }, 120_000);
@@ -146,10 +196,16 @@ describe('API servers that hang or die, with default timers', () => {
 
   /** The Manifest and the Kyma's entry both show the module unreachable, within `ms` of `since`. */
   async function unreachableWithin(name: string, ms: number, since: number) {
-    const i = await eventually('TargetClusterUnreachable on the Manifest and the Kyma', async () => {
-      const s = await installation(klm(), name, mod().name);
-      return s.state === 'Error' && s.reason === 'TargetClusterUnreachable' && s.entry?.state === 'Error' ? s : undefined;
-    }, ms + 30_000);
+    const i = await eventually(
+      'TargetClusterUnreachable on the Manifest and the Kyma',
+      async () => {
+        const s = await installation(klm(), name, mod().name);
+        return s.state === 'Error' && s.reason === 'TargetClusterUnreachable' && s.entry?.state === 'Error'
+          ? s
+          : undefined;
+      },
+      ms + 30_000,
+    );
     const took = Date.now() - since;
     expect(took, `ms until TargetClusterUnreachable (message: ${i.message})`).toBeLessThanOrEqual(ms);
     expect(i.message).toContain(`Kyma ${klm().namespace}/${name}`);
@@ -162,22 +218,36 @@ describe('API servers that hang or die, with default timers', () => {
   async function watchedAgain(name: string) {
     const ns = `${name}-system`;
     await own.client.delete(mod().apiVersion, mod().kind, 'default', ns);
-    await eventually('the default CR to be put back', async () => (await own.client.get(mod().apiVersion, mod().kind, 'default', ns)) !== undefined, 60_000);
+    await eventually(
+      'the default CR to be put back',
+      async () => (await own.client.get(mod().apiVersion, mod().kind, 'default', ns)) !== undefined,
+      60_000,
+    );
   }
 
   it('shows a hung API server (SIGSTOP) as TargetClusterUnreachable within 60 s and recovers when it answers again', async () => {
-    const name = await kymaWith(await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey));
+    const name = await kymaWith(
+      await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey),
+    );
     const stopped = Date.now();
     process.kill(own.pid(), 'SIGSTOP');
     try {
       // The Kyma's state turns with its Runtime condition, in the same status write, within a minute.
-      const outage = await eventually('the Runtime condition to tell the outage', async () => {
-        const k = await getKyma(klm(), name);
-        return k?.status?.conditions?.some((c) => c.type === 'Runtime' && c.reason === 'TargetClusterUnreachable') ? k : undefined;
-      }, 90_000);
+      const outage = await eventually(
+        'the Runtime condition to tell the outage',
+        async () => {
+          const k = await getKyma(klm(), name);
+          return k?.status?.conditions?.some((c) => c.type === 'Runtime' && c.reason === 'TargetClusterUnreachable')
+            ? k
+            : undefined;
+        },
+        90_000,
+      );
       expect(Date.now() - stopped).toBeLessThanOrEqual(60_000);
       expect(outage.status?.state).toBe('Error');
-      expect(outage.status?.lastOperation?.operation).toMatch(/^the runtime Kyma kyma-system\/default could not be synced: .*did not answer in time/);
+      expect(outage.status?.lastOperation?.operation).toMatch(
+        /^the runtime Kyma kyma-system\/default could not be synced: .*did not answer in time/,
+      );
       const i = await unreachableWithin(name, 60_000, stopped);
       expect(i.message).toContain('did not answer in time');
     } finally {
@@ -188,23 +258,34 @@ describe('API servers that hang or die, with default timers', () => {
   }, 240_000);
 
   it('shows a killed API server as TargetClusterUnreachable within 60 s and recovers once it is back', async () => {
-    const name = await kymaWith(await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey));
+    const name = await kymaWith(
+      await own.certKubeconfig(pkiIn(stackInfo().pkiDir).adminCert, pkiIn(stackInfo().pkiDir).adminKey),
+    );
     const killed = Date.now();
     process.kill(own.pid(), 'SIGKILL');
     const i = await unreachableWithin(name, 60_000, killed);
     expect(i.message).toMatch(/refused the connection|closed the connection/);
     // The Kyma's runtime side tells the outage too, and recovers with it (the runtime Kyma is this
     // Kyma's, or an earlier test's Kyma on this cluster holds it).
-    const runtimeCondition = async () => (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
-    await eventually('the Runtime condition to tell the outage', async () => (await runtimeCondition())?.reason === 'TargetClusterUnreachable' || undefined, 60_000);
+    const runtimeCondition = async () =>
+      (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
+    await eventually(
+      'the Runtime condition to tell the outage',
+      async () => (await runtimeCondition())?.reason === 'TargetClusterUnreachable' || undefined,
+      60_000,
+    );
     await own.restart();
     await kymaInState(klm(), name, 'Ready', 90_000);
     let seen: unknown;
-    await eventually('the Runtime condition to recover', async () => {
-      const c = await runtimeCondition();
-      seen = c;
-      return (c?.reason === 'Synced' || c?.reason === 'RuntimeKymaTaken') || undefined;
-    }, 60_000).catch((err: Error) => {
+    await eventually(
+      'the Runtime condition to recover',
+      async () => {
+        const c = await runtimeCondition();
+        seen = c;
+        return c?.reason === 'Synced' || c?.reason === 'RuntimeKymaTaken' || undefined;
+      },
+      60_000,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}; the condition: ${JSON.stringify(seen)}`);
     });
     await watchedAgain(name);

@@ -20,13 +20,20 @@ describe('the full-profile local cluster', () => {
       spec: {
         replicas: 2,
         selector: { matchLabels: { app: name } },
-        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'example.invalid/web:1' }] } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'web', image: 'example.invalid/web:1' }] },
+        },
       },
     });
     const deadline = Date.now() + 90_000;
     let dep: V1Deployment;
     for (;;) {
-      dep = await api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' } });
+      dep = await api.read<V1Deployment>({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: 'default' },
+      });
       const available = dep.status?.conditions?.find((c) => c.type === 'Available');
       if (available?.status === 'True' && dep.status?.availableReplicas === 2) break;
       if (Date.now() > deadline) throw new Error(`Deployment ${name} not Available: ${JSON.stringify(dep.status)}`);

@@ -15,10 +15,10 @@ const gets = new Map<string, number>();
 async function countingClient(): Promise<KubeClient> {
   const client = await KubeClient.fromKubeConfig(kubeConfigFromFile(stackInfo().kubeconfig));
   const get = client.get.bind(client);
-  client.get = (async (apiVersion: string, kind: string, name: string, namespace?: string) => {
+  client.get = async (apiVersion: string, kind: string, name: string, namespace?: string) => {
     gets.set(kind, (gets.get(kind) ?? 0) + 1);
     return await get(apiVersion, kind, name, namespace);
-  });
+  };
   return client;
 }
 
@@ -29,12 +29,23 @@ describe('control-plane reads', async () => {
   it('installs two modules and follows a promotion without reading templates, release metas or Manifests, and reads each manager and CR once per install', async () => {
     const name = uniqueName('kyma');
     gets.clear();
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
     await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace, { spec: { channels: [{ channel: 'regular', version: '1.1.0' }, { channel: 'fast', version: '1.1.0' }] } });
+    await klm().kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace, {
+      spec: {
+        channels: [
+          { channel: 'regular', version: '1.1.0' },
+          { channel: 'fast', version: '1.1.0' },
+        ],
+      },
+    });
     await eventually('greeter 1.1.0 Ready', async () => {
       const kyma = await getKyma(klm(), name);
-      return kyma?.status?.state === 'Ready' && kyma.status.modules?.find((m) => m.name === 'greeter')?.version === '1.1.0';
+      return (
+        kyma?.status?.state === 'Ready' && kyma.status.modules?.find((m) => m.name === 'greeter')?.version === '1.1.0'
+      );
     });
     expect(gets.get('ModuleTemplate') ?? 0).toBe(0);
     expect(gets.get('ModuleReleaseMeta') ?? 0).toBe(0);

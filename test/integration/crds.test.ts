@@ -19,13 +19,23 @@ function template(name: string, version: string): ModuleTemplate {
       moduleName: 'sample',
       version,
       descriptor: { component: { name: 'kyma-project.io/module/sample', version } },
-      data: { apiVersion: 'operator.kyma-project.io/v1alpha1', kind: 'Sample', metadata: { name: 'default' }, spec: {} },
+      data: {
+        apiVersion: 'operator.kyma-project.io/v1alpha1',
+        kind: 'Sample',
+        metadata: { name: 'default' },
+        spec: {},
+      },
     },
   };
 }
 
 function releaseMeta(name: string, spec: Record<string, unknown>): ModuleReleaseMeta {
-  return { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name, namespace: ns }, spec } as unknown as ModuleReleaseMeta;
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ModuleReleaseMeta',
+    metadata: { name, namespace: ns },
+    spec,
+  } as unknown as ModuleReleaseMeta;
 }
 
 describe('the v1beta2 CRDs', () => {
@@ -36,7 +46,13 @@ describe('the v1beta2 CRDs', () => {
 
   it('accepts a valid Kyma and fills in the upstream defaults', async () => {
     const name = uniqueName('kyma');
-    const created = await createObject(api, kyma(name, { channel: 'regular', modules: [{ name: 'sample' }, { name: 'other', channel: 'fast', version: '1.2.3-rc.1' }] }));
+    const created = await createObject(
+      api,
+      kyma(name, {
+        channel: 'regular',
+        modules: [{ name: 'sample' }, { name: 'other', channel: 'fast', version: '1.2.3-rc.1' }],
+      }),
+    );
     expect(created.spec.modules).toEqual([
       { name: 'sample', managed: true, customResourcePolicy: 'CreateAndDelete' },
       { name: 'other', channel: 'fast', version: '1.2.3-rc.1', managed: true, customResourcePolicy: 'CreateAndDelete' },
@@ -46,7 +62,10 @@ describe('the v1beta2 CRDs', () => {
   it('accepts a valid ModuleTemplate and a ModuleReleaseMeta with channels', async () => {
     const t = await createObject(api, template(uniqueName('sample'), '1.0.0'));
     expect(t.spec.version).toBe('1.0.0');
-    const m = await createObject(api, releaseMeta(uniqueName('sample'), { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }] }));
+    const m = await createObject(
+      api,
+      releaseMeta(uniqueName('sample'), { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }] }),
+    );
     expect(m.spec.channels).toEqual([{ channel: 'regular', version: '1.0.0' }]);
   });
 
@@ -62,18 +81,33 @@ describe('the v1beta2 CRDs', () => {
   });
 
   it('rejects a module channel override that is not lower-case letters', async () => {
-    const msg = await rejection(createObject(api, kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', channel: 'FAST' }] })));
+    const msg = await rejection(
+      createObject(
+        api,
+        kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', channel: 'FAST' }] }),
+      ),
+    );
     expect(msg).toContain('spec.modules[0].channel');
   });
 
   it('rejects a module version pin that is not a semantic version', async () => {
-    const msg = await rejection(createObject(api, kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', version: 'latest' }] })));
+    const msg = await rejection(
+      createObject(
+        api,
+        kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', version: 'latest' }] }),
+      ),
+    );
     expect(msg).toContain('spec.modules[0].version');
     expect(msg).toContain('Invalid value: "latest"');
   });
 
   it('rejects an unknown customResourcePolicy', async () => {
-    const msg = await rejection(createObject(api, kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', customResourcePolicy: 'Keep' }] })));
+    const msg = await rejection(
+      createObject(
+        api,
+        kyma(uniqueName('kyma'), { channel: 'regular', modules: [{ name: 'sample', customResourcePolicy: 'Keep' }] }),
+      ),
+    );
     expect(msg).toContain('spec.modules[0].customResourcePolicy');
     expect(msg).toContain('supported values: "CreateAndDelete", "Ignore"');
   });
@@ -85,12 +119,26 @@ describe('the v1beta2 CRDs', () => {
   });
 
   it('rejects a ModuleReleaseMeta channel assignment to a non-semver version', async () => {
-    const msg = await rejection(createObject(api, releaseMeta(uniqueName('sample'), { moduleName: 'sample', channels: [{ channel: 'regular', version: 'v1' }] })));
+    const msg = await rejection(
+      createObject(
+        api,
+        releaseMeta(uniqueName('sample'), { moduleName: 'sample', channels: [{ channel: 'regular', version: 'v1' }] }),
+      ),
+    );
     expect(msg).toContain('spec.channels[0].version');
   });
 
   it('rejects a ModuleReleaseMeta with both channels and mandatory', async () => {
-    const msg = await rejection(createObject(api, releaseMeta(uniqueName('sample'), { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }], mandatory: { version: '1.0.0' } })));
+    const msg = await rejection(
+      createObject(
+        api,
+        releaseMeta(uniqueName('sample'), {
+          moduleName: 'sample',
+          channels: [{ channel: 'regular', version: '1.0.0' }],
+          mandatory: { version: '1.0.0' },
+        }),
+      ),
+    );
     expect(msg).toContain("exactly one of 'mandatory' or 'channels' must be specified");
   });
 
@@ -103,22 +151,34 @@ describe('the v1beta2 CRDs', () => {
     const name = uniqueName('kyma');
     const created = await createObject(api, kyma(name, { channel: 'regular' }));
     // A status sent with the main resource is dropped ...
-    const updated = (await api.replace({ ...created, status: { state: 'Ready' } } as unknown as KubernetesObject)) as unknown as Kyma;
+    const updated = (await api.replace({
+      ...created,
+      status: { state: 'Ready' },
+    } as unknown as KubernetesObject)) as unknown as Kyma;
     expect(updated.status).toBeUndefined();
     // ... it is written through /status, where a state name upstream does not know is refused.
     const custom = kube().kc.makeApiClient(CustomObjectsApi);
     const target = { group: 'operator.kyma-project.io', version: 'v1beta2', namespace: ns, plural: 'kymas', name };
-    const ready = (await custom.replaceNamespacedCustomObjectStatus({ ...target, body: { ...updated, status: { state: 'Ready' } } })) as Kyma;
+    const ready = (await custom.replaceNamespacedCustomObjectStatus({
+      ...target,
+      body: { ...updated, status: { state: 'Ready' } },
+    })) as Kyma;
     expect(ready.status?.state).toBe('Ready');
-    const msg = await rejection(custom.replaceNamespacedCustomObjectStatus({ ...target, body: { ...ready, status: { state: 'Done' } } }));
+    const msg = await rejection(
+      custom.replaceNamespacedCustomObjectStatus({ ...target, body: { ...ready, status: { state: 'Done' } } }),
+    );
     expect(msg).toContain('status.state');
   });
 
   it('prints state, channel and age columns for Kymas', () => {
     const { tools, kubeconfig } = stackInfo();
-    const out = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'kymas', '-n', ns], { encoding: 'utf8' });
+    const out = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'kymas', '-n', ns], {
+      encoding: 'utf8',
+    });
     expect(out.split('\n')[0]).toMatch(/^NAME\s+STATE\s+CHANNEL\s+AGE/);
-    const mt = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'moduletemplates', '-n', ns], { encoding: 'utf8' });
+    const mt = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'moduletemplates', '-n', ns], {
+      encoding: 'utf8',
+    });
     expect(mt.split('\n')[0]).toMatch(/^NAME\s+MODULE\s+VERSION\s+AGE/);
   });
 
@@ -126,10 +186,19 @@ describe('the v1beta2 CRDs', () => {
     const { tools, kubeconfig } = stackInfo();
     const name = uniqueName('sample');
     await createObject(api, template(`${name}-1.0.0`, '1.0.0'));
-    await createObject(api, releaseMeta(name, { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }] }));
-    const mt = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'mt', `${name}-1.0.0`, '-n', ns, '-o', 'name'], { encoding: 'utf8' });
+    await createObject(
+      api,
+      releaseMeta(name, { moduleName: 'sample', channels: [{ channel: 'regular', version: '1.0.0' }] }),
+    );
+    const mt = execFileSync(
+      tools.kubectl,
+      ['--kubeconfig', kubeconfig, 'get', 'mt', `${name}-1.0.0`, '-n', ns, '-o', 'name'],
+      { encoding: 'utf8' },
+    );
     expect(mt.trim()).toBe(`moduletemplate.operator.kyma-project.io/${name}-1.0.0`);
-    const mrm = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'mrm', name, '-n', ns, '-o', 'name'], { encoding: 'utf8' });
+    const mrm = execFileSync(tools.kubectl, ['--kubeconfig', kubeconfig, 'get', 'mrm', name, '-n', ns, '-o', 'name'], {
+      encoding: 'utf8',
+    });
     expect(mrm.trim()).toBe(`modulereleasemeta.operator.kyma-project.io/${name}`);
   });
 });

@@ -13,7 +13,12 @@ async function moduleStatus(klm: Klm, kyma: string, module: string) {
   return (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
 }
 
-async function published(klm: Klm, versions: string[], channels: Record<string, string>, edit?: (m: string) => string): Promise<TestModule> {
+async function published(
+  klm: Klm,
+  versions: string[],
+  channels: Record<string, string>,
+  edit?: (m: string) => string,
+): Promise<TestModule> {
   const mod = await testModule(klm);
   for (const v of versions) await mod.publish(v, undefined, edit);
   await mod.channels(channels);
@@ -53,10 +58,20 @@ describe('re-enabling a module whose removal is blocked', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     await kymaInState(klm(), name, 'Ready');
     const defaultCr = await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns);
-    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'blocker', namespace: klm().namespace }, spec: {} });
+    await klm().kube.create({
+      apiVersion: mod.apiVersion,
+      kind: mod.kind,
+      metadata: { name: 'blocker', namespace: klm().namespace },
+      spec: {},
+    });
     await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [] } });
-    await eventually('the blocked removal', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes('deletion blocked') || undefined);
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: mod.name, channel: 'fast' }] } });
+    await eventually(
+      'the blocked removal',
+      async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes('deletion blocked') || undefined,
+    );
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      spec: { modules: [{ name: mod.name, channel: 'fast' }] },
+    });
     await eventually('1.1.0 to be Ready', async () => {
       const m = await moduleStatus(klm(), name, mod.name);
       return m?.state === 'Ready' && m.version === '1.1.0' ? m : undefined;
@@ -86,9 +101,18 @@ describe('names', () => {
   it('refuses a module whose name cannot label its objects, and installs the others', async () => {
     const name = uniqueName('kyma');
     const long = 'm'.repeat(64);
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: long }, { name: 'counter' }] }));
-    await eventually('the refusal', async () => (await moduleStatus(klm(), name, long))?.message?.includes(`module name "${long}" cannot be used`) || undefined);
-    await eventually('counter to be Ready', async () => (await moduleStatus(klm(), name, 'counter'))?.state === 'Ready' || undefined);
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: long }, { name: 'counter' }] }),
+    );
+    await eventually(
+      'the refusal',
+      async () =>
+        (await moduleStatus(klm(), name, long))?.message?.includes(`module name "${long}" cannot be used`) || undefined,
+    );
+    await eventually(
+      'counter to be Ready',
+      async () => (await moduleStatus(klm(), name, 'counter'))?.state === 'Ready' || undefined,
+    );
   });
 });
 
@@ -99,8 +123,14 @@ describe('what a module installs', () => {
     const mod = await published(klm(), ['1.0.0'], { regular: '1.0.0' });
     const name = await readyKyma(klm(), mod);
     const ns = await klm().kube.get('v1', 'Namespace', `${name}-system`);
-    expect(ns?.metadata.labels).toMatchObject({ [LABELS.managedBy]: 'klm-temporal', [LABELS.kymaName]: name, [LABELS.moduleName]: mod.name });
-    expect(ns?.metadata.annotations?.['operator.kyma-project.io/owned-by']).toBe(`${klm().namespace}/${name}/${mod.name}`);
+    expect(ns?.metadata.labels).toMatchObject({
+      [LABELS.managedBy]: 'klm-temporal',
+      [LABELS.kymaName]: name,
+      [LABELS.moduleName]: mod.name,
+    });
+    expect(ns?.metadata.annotations?.['operator.kyma-project.io/owned-by']).toBe(
+      `${klm().namespace}/${name}/${mod.name}`,
+    );
     const cr = await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`);
     const managers = (cr?.metadata.managedFields ?? []).map((f) => f.manager);
     expect(managers).toContain('klm-temporal');
@@ -109,11 +139,15 @@ describe('what a module installs', () => {
 
   it('says what is wrong with a default CR of a kind the module does not define', async () => {
     // The module's manifest without its CustomResourceDefinition.
-    const mod = await published(klm(), ['1.0.0'], { regular: '1.0.0' }, (m) => m.replace(/apiVersion: apiextensions\.k8s\.io\/v1[\s\S]*?\n---\n/, ''));
+    const mod = await published(klm(), ['1.0.0'], { regular: '1.0.0' }, (m) =>
+      m.replace(/apiVersion: apiextensions\.k8s\.io\/v1[\s\S]*?\n---\n/, ''),
+    );
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     const { entry } = await agreeing(klm(), name, mod.name, 'Error', 'DefaultCrKindNotServed');
-    expect(entry.message).toContain(`its default CR (spec.data) is a ${mod.kind} of ${mod.apiVersion}, which the target cluster does not serve`);
+    expect(entry.message).toContain(
+      `its default CR (spec.data) is a ${mod.kind} of ${mod.apiVersion}, which the target cluster does not serve`,
+    );
   });
 
   it('refuses an empty layer with a typed reason and applies nothing', async () => {
@@ -163,7 +197,10 @@ describe('a Kyma deleted without our finalizer', () => {
     const name = await readyKyma(klm(), mod);
     await deleteWithoutFinalizer(name);
     const id = kymaWorkflowId(klm().namespace, name);
-    await eventually('the Kyma\'s workflow to end', async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined);
+    await eventually(
+      "the Kyma's workflow to end",
+      async () => (await klm().client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' || undefined,
+    );
     const d = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`);
     expect(d).toBeDefined();
     expect(d?.metadata.labels?.[LABELS.managedBy]).toBeUndefined();
@@ -182,7 +219,12 @@ describe('a Kyma deleted without our finalizer', () => {
     expect(again.metadata.uid).not.toBe(first.metadata.uid);
     const ready = await kymaInState(klm(), name, 'Ready');
     expect(ready.metadata.finalizers).toContain(KYMA_FINALIZER);
-    await eventually('the Manifest to be owned by the new Kyma', async () => (await manifestOf(klm(), name, mod.name))?.metadata.ownerReferences?.[0]?.uid === again.metadata.uid || undefined);
+    await eventually(
+      'the Manifest to be owned by the new Kyma',
+      async () =>
+        (await manifestOf(klm(), name, mod.name))?.metadata.ownerReferences?.[0]?.uid === again.metadata.uid ||
+        undefined,
+    );
     // Still there a while later: the garbage collector has no dangling owner to act on.
     await new Promise((r) => setTimeout(r, 3000));
     expect((await manifestOf(klm(), name, mod.name))?.metadata.ownerReferences?.[0]?.uid).toBe(again.metadata.uid);

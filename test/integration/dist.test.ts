@@ -37,16 +37,28 @@ describe('the compiled processes', () => {
   }
 
   it('writes the worker, the bridge, klm and the workflow bundle', () => {
-    for (const f of ['dist/workers/main.js', 'dist/starter/main.js', 'dist/cli/klm.js', 'dist/workflow-bundle.js']) expect(existsSync(f), f).toBe(true);
+    for (const f of ['dist/workers/main.js', 'dist/starter/main.js', 'dist/cli/klm.js', 'dist/workflow-bundle.js'])
+      expect(existsSync(f), f).toBe(true);
   });
 
   it('runs worker and bridge with plain node and the prebuilt bundle: a module installs end to end', async () => {
-    const env = processEnv(klm().taskQueue, { NODE_OPTIONS: '', KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')) });
+    const env = processEnv(klm().taskQueue, {
+      NODE_OPTIONS: '',
+      KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+    });
     const [workerPort, bridgePort] = [await freePort(), await freePort()];
     const worker = start('dist/workers/main.js', { ...env, KLM_METRICS_PORT: String(workerPort) });
     const bridge = start('dist/starter/main.js', { ...env, KLM_METRICS_PORT: String(bridgePort) });
-    await eventually('the worker to poll', () => Promise.resolve(worker.out().includes('worker: task queue') || undefined), 60_000);
-    await eventually('the bridge to route', () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined), 60_000);
+    await eventually(
+      'the worker to poll',
+      () => Promise.resolve(worker.out().includes('worker: task queue') || undefined),
+      60_000,
+    );
+    await eventually(
+      'the bridge to route',
+      () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined),
+      60_000,
+    );
     expect(worker.out()).toContain(`workflows: bundle ${path.resolve('dist/workflow-bundle.js')}`);
     // The probes a Deployment points at, on the metrics port of each.
     for (const port of [workerPort, bridgePort]) {
@@ -55,7 +67,9 @@ describe('the compiled processes', () => {
     }
 
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
     // Only the compiled worker polls this task queue.
     const kyma = await kymaInState(klm(), name, 'Ready', 120_000);
     expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`).sort()).toEqual(['counter=Ready', 'greeter=Ready']);
@@ -69,18 +83,35 @@ describe('the compiled processes', () => {
     const at = ['--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/${name}`];
     const offered = await klmCli(['module', 'catalog', ...at, '-o', 'json'], {}, 'dist');
     expect(offered.code, offered.stderr).toBe(0);
-    expect((JSON.parse(offered.stdout) as { name: string }[]).map((e) => e.name)).toEqual(expect.arrayContaining(['counter', 'greeter']));
-    const add = await klmCli(['module', 'add', 'counter', ...at, '--default-config-cr', '--wait', '--timeout', '2m'], {}, 'dist');
+    expect((JSON.parse(offered.stdout) as { name: string }[]).map((e) => e.name)).toEqual(
+      expect.arrayContaining(['counter', 'greeter']),
+    );
+    const add = await klmCli(
+      ['module', 'add', 'counter', ...at, '--default-config-cr', '--wait', '--timeout', '2m'],
+      {},
+      'dist',
+    );
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain('module counter is Ready');
     const list = await klmCli(['module', 'list', ...at, '-o', 'json'], {}, 'dist');
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'counter', version: '1.0.0(regular)', installedVersion: '1.0.0', installationStatus: 'Ready', moduleStatus: 'Ready' })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        name: 'counter',
+        version: '1.0.0(regular)',
+        installedVersion: '1.0.0',
+        installationStatus: 'Ready',
+        moduleStatus: 'Ready',
+      }),
+    ]);
   });
 
   it('runs klm with plain node', async () => {
-    const { stdout } = await exec(process.execPath, ['dist/cli/klm.js', '--help'], { env: { ...process.env, NODE_OPTIONS: '' } });
+    const { stdout } = await exec(process.execPath, ['dist/cli/klm.js', '--help'], {
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     expect(stdout).toContain('Usage: klm');
     // A command with an alias is listed as `module|modules`.
-    for (const command of ['up', 'rollout', 'module', 'completion']) expect(stdout).toMatch(new RegExp(`\\n  ${command}[ |]`));
+    for (const command of ['up', 'rollout', 'module', 'completion'])
+      expect(stdout).toMatch(new RegExp(`\\n  ${command}[ |]`));
   });
 });

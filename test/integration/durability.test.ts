@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { moduleReleaseMeta, moduleTemplate, pushModuleVersion } from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import { LABELS } from '../../src/api/shared';
-import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
+import {
+  createKymaWithBrokenSecret,
+  eventually,
+  fixKubeconfigSecret,
+  getKyma,
+  kymaInState,
+  kymaObject,
+  kymaWorkflowId,
+  useKlm,
+} from '../support/klm';
 import { activitiesFor } from '../support/history';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -18,11 +27,14 @@ describe('with a fast drift timer', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await kymaInState(klm(), name, 'Ready');
     const ns = `${name}-system`;
-    const read = async () => (await Promise.all([
-      klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns),
-      klm().kube.get('v1', 'ServiceAccount', 'greeter-manager', ns),
-      klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'greeters.greeter.example.io'),
-    ])).map((o) => o?.metadata.resourceVersion);
+    const read = async () =>
+      (
+        await Promise.all([
+          klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns),
+          klm().kube.get('v1', 'ServiceAccount', 'greeter-manager', ns),
+          klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'greeters.greeter.example.io'),
+        ])
+      ).map((o) => o?.metadata.resourceVersion);
     const before = await read();
     expect(before.every(Boolean)).toBe(true);
     // Several drift cycles re-apply the same objects ...
@@ -32,7 +44,6 @@ describe('with a fast drift timer', () => {
     // ... and the API server kept every object as it was.
     expect(await read()).toEqual(before);
   });
-
 });
 
 describe('with a low history limit', () => {
@@ -44,11 +55,18 @@ describe('with a low history limit', () => {
     await kymaInState(klm(), name, 'Ready');
     // The Kyma's workflow, which runs its module too.
     const id = kymaWorkflowId(klm().namespace, name);
-    const continued = await eventually('a continued-as-new run', async () => {
-      const runs: string[] = [];
-      for await (const wf of klm().client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'` })) runs.push(wf.runId);
-      return runs.length ? runs : undefined;
-    }, 60_000);
+    const continued = await eventually(
+      'a continued-as-new run',
+      async () => {
+        const runs: string[] = [];
+        for await (const wf of klm().client.workflow.list({
+          query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'`,
+        }))
+          runs.push(wf.runId);
+        return runs.length ? runs : undefined;
+      },
+      60_000,
+    );
     expect(continued.length).toBeGreaterThan(0);
     const desc = await klm().client.workflow.getHandle(id).describe();
     expect(desc.status.name).toBe('RUNNING');
@@ -80,7 +98,12 @@ describe('a Kyma with a kubeconfig Secret', () => {
     const name = uniqueName('kyma');
     const secret = `${name}-kubeconfig`;
     const kubeconfig = await readFile(stackInfo().kubeconfig);
-    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: secret, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } }, data: { config: kubeconfig.toString('base64') } });
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } },
+      data: { config: kubeconfig.toString('base64') },
+    });
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await kymaInState(klm(), name, 'Ready');
     await klm().kube.delete('v1', 'Secret', secret, klm().namespace);
@@ -89,18 +112,32 @@ describe('a Kyma with a kubeconfig Secret', () => {
     await new Promise((r) => setTimeout(r, TargetClusters.SECRET_TTL_MS + 500));
     await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
     const kyma = await kymaInState(klm(), name, 'Error');
-    expect(kyma.status?.modules?.[0]?.message).toContain(`the kubeconfig Secret of Kyma ${klm().namespace}/${name} is gone; refusing to fall back to the control-plane cluster`);
+    expect(kyma.status?.modules?.[0]?.message).toContain(
+      `the kubeconfig Secret of Kyma ${klm().namespace}/${name} is gone; refusing to fall back to the control-plane cluster`,
+    );
   });
 
   it('goes Error with a clear message when the Secret holds no kubeconfig', async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } }, data: { other: 'eA==' } });
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-kubeconfig`, namespace: klm().namespace, labels: { [LABELS.kymaName]: name } },
+      data: { other: 'eA==' },
+    });
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     // The Kyma turns Error at once (its runtime cannot be read); the module says why once its install tried.
     const kyma = await kymaInState(klm(), name, 'Error');
-    expect(kyma.status?.conditions?.find((c) => c.type === 'Runtime')).toMatchObject({ status: 'False', reason: 'InvalidKubeconfig' });
-    const entry = await eventually('the module to say why', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.state === 'Error'));
-    expect(entry.message).toContain(`Secret ${klm().namespace}/${name}-kubeconfig holds no kubeconfig under the key "config"`);
+    expect(kyma.status?.conditions?.find((c) => c.type === 'Runtime')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidKubeconfig',
+    });
+    const entry = await eventually('the module to say why', async () =>
+      (await getKyma(klm(), name))?.status?.modules?.find((m) => m.state === 'Error'),
+    );
+    expect(entry.message).toContain(
+      `Secret ${klm().namespace}/${name}-kubeconfig holds no kubeconfig under the key "config"`,
+    );
   });
 });
 
@@ -122,7 +159,13 @@ describe('a module whose CRD never becomes Established', () => {
       '  scope: Namespaced',
       '  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]',
     ].join('\n');
-    const m = { ...greeter, name: 'clash', component: `kyma-project.io/module/clash-${klm().namespace}`, manifest: `${greeter.manifest}\n---\n${clash}\n`, defaultCR: undefined };
+    const m = {
+      ...greeter,
+      name: 'clash',
+      component: `kyma-project.io/module/clash-${klm().namespace}`,
+      manifest: `${greeter.manifest}\n---\n${clash}\n`,
+      defaultCR: undefined,
+    };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, m);
     await klm().kube.apply(moduleTemplate(m, klm().namespace, descriptor));
     await klm().kube.apply(moduleReleaseMeta('clash', m.component, klm().namespace, { regular: '1.0.0' }));
@@ -130,7 +173,13 @@ describe('a module whose CRD never becomes Established', () => {
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'clash' }] }));
     const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain('CRD not established within 3s: clashes.greeter.example.io');
-    await eventually('a DependencyTimeout Event', async () => (await klm().kube.list('v1', 'Event', { namespace: klm().namespace })).items.find((e) => (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'DependencyTimeout' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === name));
+    await eventually('a DependencyTimeout Event', async () =>
+      (await klm().kube.list('v1', 'Event', { namespace: klm().namespace })).items.find(
+        (e) =>
+          (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'DependencyTimeout' &&
+          (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+      ),
+    );
   });
 });
 
@@ -141,13 +190,24 @@ describe('a module whose manager cannot become available', () => {
     const mod = await testModule(klm());
     const label = `pool-${mod.name}`;
     // The manager only fits on a node that does not exist yet.
-    await mod.publish('1.0.0', '', (manifest) => manifest.replace('      serviceAccountName:', `      nodeSelector: {pool: ${label}}\n      serviceAccountName:`));
+    await mod.publish('1.0.0', '', (manifest) =>
+      manifest.replace('      serviceAccountName:', `      nodeSelector: {pool: ${label}}\n      serviceAccountName:`),
+    );
     await mod.channels({ regular: '1.0.0' });
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     const failed = await kymaInState(klm(), name, 'Error', 30_000);
-    expect(failed.status?.modules?.[0]?.message).toMatch(/^manager Deployment \S+ cannot roll out \(0 of 1 updated replicas available\): pod \S+ cannot be scheduled: 0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/);
-    await klm().kube.create({ ...KWOK_NODE, metadata: { ...KWOK_NODE.metadata, name: `node-${mod.name}`, labels: { ...KWOK_NODE.metadata.labels, pool: label, 'kubernetes.io/hostname': `node-${mod.name}` } } });
+    expect(failed.status?.modules?.[0]?.message).toMatch(
+      /^manager Deployment \S+ cannot roll out \(0 of 1 updated replicas available\): pod \S+ cannot be scheduled: 0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/,
+    );
+    await klm().kube.create({
+      ...KWOK_NODE,
+      metadata: {
+        ...KWOK_NODE.metadata,
+        name: `node-${mod.name}`,
+        labels: { ...KWOK_NODE.metadata.labels, pool: label, 'kubernetes.io/hostname': `node-${mod.name}` },
+      },
+    });
     await kymaInState(klm(), name, 'Ready', 60_000);
   });
 });
@@ -158,7 +218,9 @@ describe('with a short install retry and the default drift timer', () => {
   it('retries a failed install on its own: a fixed kubeconfig Secret brings the module up without any other change', async () => {
     const name = uniqueName('kyma');
     await createKymaWithBrokenSecret(klm(), name, [{ name: 'greeter' }]);
-    const failed = await eventually('the module to say why', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.state === 'Error'));
+    const failed = await eventually('the module to say why', async () =>
+      (await getKyma(klm(), name))?.status?.modules?.find((m) => m.state === 'Error'),
+    );
     expect(failed.message).toContain('holds no kubeconfig');
     // Nothing pokes the module workflow when a Secret changes; only its retry timer can notice
     // (the drift timer is ten minutes away).

@@ -16,7 +16,19 @@ import { stackInfo, uniqueName } from '../support/stack';
 const ns = 'default';
 
 function status(state: 'Ready' | 'Processing', operation: string): KymaStatusInput {
-  return { state, modules: [], conditions: [{ type: 'Modules', status: state === 'Ready' ? 'True' : 'False', reason: state === 'Ready' ? 'Ready' : 'Processing', message: operation }], lastOperation: { operation } };
+  return {
+    state,
+    modules: [],
+    conditions: [
+      {
+        type: 'Modules',
+        status: state === 'Ready' ? 'True' : 'False',
+        reason: state === 'Ready' ? 'Ready' : 'Processing',
+        message: operation,
+      },
+    ],
+    lastOperation: { operation },
+  };
 }
 
 describe("the Kyma's status writer", () => {
@@ -34,7 +46,12 @@ describe("the Kyma's status writer", () => {
 
   async function freshKyma(): Promise<{ name: string; uid: string }> {
     const name = uniqueName('kyma');
-    const created = await kcp.create({ apiVersion: API_VERSION, kind: 'Kyma', metadata: { name, namespace: ns }, spec: { channel: 'regular', modules: [] } } as unknown as Kyma & KubeObject);
+    const created = await kcp.create({
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      metadata: { name, namespace: ns },
+      spec: { channel: 'regular', modules: [] },
+    } as unknown as Kyma & KubeObject);
     return { name, uid: created.metadata.uid! };
   }
   const read = async (name: string) => (await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, ns))!;
@@ -43,15 +60,38 @@ describe("the Kyma's status writer", () => {
     const acts = kymaActivities(kcp, cache, new TargetClusters(kcp));
     const { name, uid } = await freshKyma();
     const retry = Date.now();
-    await acts.writeKymaStatus({ kyma: { namespace: ns, name }, uid, status: status('Ready', 'all modules are ready'), at: retry });
+    await acts.writeKymaStatus({
+      kyma: { namespace: ns, name },
+      uid,
+      status: status('Ready', 'all modules are ready'),
+      at: retry,
+    });
     // The timed-out task's write, decided a task timeout (10 s) before its retry, lands now.
-    await acts.writeKymaStatus({ kyma: { namespace: ns, name }, uid, status: status('Processing', 'waiting for the manager'), at: retry - 10_000 });
-    expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'all modules are ready', lastUpdateTime: new Date(retry).toISOString() } });
+    await acts.writeKymaStatus({
+      kyma: { namespace: ns, name },
+      uid,
+      status: status('Processing', 'waiting for the manager'),
+      at: retry - 10_000,
+    });
+    expect((await read(name)).status).toMatchObject({
+      state: 'Ready',
+      lastOperation: { operation: 'all modules are ready', lastUpdateTime: new Date(retry).toISOString() },
+    });
 
     // Within the margin (clocks of workers and Temporal differ a little) and later writes are made.
-    await acts.writeKymaStatus({ kyma: { namespace: ns, name }, uid, status: status('Processing', 'a module added'), at: retry - STALE_WRITE_MS + 1_000 });
+    await acts.writeKymaStatus({
+      kyma: { namespace: ns, name },
+      uid,
+      status: status('Processing', 'a module added'),
+      at: retry - STALE_WRITE_MS + 1_000,
+    });
     expect((await read(name)).status?.lastOperation?.operation).toBe('a module added');
-    await acts.writeKymaStatus({ kyma: { namespace: ns, name }, uid, status: status('Ready', 'ready again'), at: retry + 1_000 });
+    await acts.writeKymaStatus({
+      kyma: { namespace: ns, name },
+      uid,
+      status: status('Ready', 'ready again'),
+      at: retry + 1_000,
+    });
     expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'ready again' } });
   });
 
@@ -60,15 +100,42 @@ describe("the Kyma's status writer", () => {
     const before = await read(name);
     // Another writer's newer status, which this worker's cache has not seen yet.
     const at = Date.now();
-    await kcp.mergePatch(API_VERSION, 'Kyma', name, ns, { status: { ...status('Ready', 'newer'), conditions: [], lastOperation: { operation: 'newer', lastUpdateTime: new Date(at).toISOString() } } }, 'status');
-    const refused = await kcp.mergePatch(API_VERSION, 'Kyma', name, ns, { metadata: { resourceVersion: before.metadata.resourceVersion }, status: { state: 'Processing' } }, 'status').catch((e: unknown) => e);
+    await kcp.mergePatch(
+      API_VERSION,
+      'Kyma',
+      name,
+      ns,
+      {
+        status: {
+          ...status('Ready', 'newer'),
+          conditions: [],
+          lastOperation: { operation: 'newer', lastUpdateTime: new Date(at).toISOString() },
+        },
+      },
+      'status',
+    );
+    const refused = await kcp
+      .mergePatch(
+        API_VERSION,
+        'Kyma',
+        name,
+        ns,
+        { metadata: { resourceVersion: before.metadata.resourceVersion }, status: { state: 'Processing' } },
+        'status',
+      )
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(KubeApiError);
     expect((refused as KubeApiError).status).toBe(409);
 
     // A cache that still shows the Kyma as it was before: the activity's guarded patch meets the conflict, reads afresh, and sees it is late.
     const stale = { get: () => Promise.resolve(before), list: () => Promise.resolve([]) } as unknown as ObjectCache;
     const acts = kymaActivities(kcp, stale, new TargetClusters(kcp));
-    await acts.writeKymaStatus({ kyma: { namespace: ns, name }, uid, status: status('Processing', 'late'), at: at - 10_000 });
+    await acts.writeKymaStatus({
+      kyma: { namespace: ns, name },
+      uid,
+      status: status('Processing', 'late'),
+      at: at - 10_000,
+    });
     expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'newer' } });
   });
 });

@@ -37,7 +37,12 @@ describe('upgrades', () => {
     const m = await moduleInState(klm(), name, mod.name, 'Ready', '1.1.0');
     expect(m.template?.metadata?.name).toBe(`${mod.name}-1.1.0`);
     expect(await klm().kube.get('v1', 'ConfigMap', 'added-in-110', `${name}-system`)).toBeDefined();
-    const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace);
+    const manifest = await klm().kube.get<Manifest & KubeObject>(
+      API_VERSION,
+      'Manifest',
+      manifestName(name, mod.name),
+      klm().namespace,
+    );
     expect(manifest?.spec.version).toBe('1.1.0');
   });
 
@@ -52,7 +57,9 @@ describe('upgrades', () => {
     await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { channel: 'regular' } });
     const m = await moduleInState(klm(), name, mod.name, 'Warning');
     expect(m.version).toBe('1.1.0');
-    expect(m.message).toBe('version 1.0.0 is lower than the installed 1.1.0; keeping 1.1.0 (modules are never downgraded)');
+    expect(m.message).toBe(
+      'version 1.0.0 is lower than the installed 1.1.0; keeping 1.1.0 (modules are never downgraded)',
+    );
     expect(await klm().kube.get('v1', 'ConfigMap', 'only-in-110', `${name}-system`)).toBeDefined();
   });
 
@@ -68,7 +75,11 @@ describe('upgrades', () => {
     expect(await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)).toBeDefined();
     await mod.channels({ regular: '2.0.0' });
     await moduleInState(klm(), name, mod.name, 'Ready', '2.0.0');
-    await eventually('the dropped ConfigMap to be pruned', async () => (await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)) === undefined || undefined);
+    await eventually(
+      'the dropped ConfigMap to be pruned',
+      async () =>
+        (await klm().kube.get('v1', 'ConfigMap', 'dropped-in-200', `${name}-system`)) === undefined || undefined,
+    );
     // The default CR was not re-created or re-applied.
     const after = await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`);
     expect(after?.metadata.uid).toBe(defaultCr?.metadata.uid);
@@ -84,13 +95,20 @@ describe('module removal', () => {
     await mod.publish('1.0.0');
     await mod.channels({ regular: '1.0.0' });
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }, { name: mod.name, customResourcePolicy: policy }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, {
+        channel: 'regular',
+        modules: [{ name: 'counter' }, { name: mod.name, customResourcePolicy: policy }],
+      }),
+    );
     await kymaInState(klm(), name, 'Ready');
     return { mod, name, ns: `${name}-system` };
   }
 
   async function removeFromSpec(name: string) {
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      spec: { modules: [{ name: 'counter' }] },
+    });
   }
 
   async function gone(name: string, mod: { name: string }) {
@@ -98,7 +116,9 @@ describe('module removal', () => {
       const k = await getKyma(klm(), name);
       return k?.status?.state === 'Ready' && !k.status.modules?.some((m) => m.name === mod.name) ? true : undefined;
     });
-    expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeUndefined();
+    expect(
+      await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace),
+    ).toBeUndefined();
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeUndefined();
   }
 
@@ -108,7 +128,13 @@ describe('module removal', () => {
     await removeFromSpec(name);
     await gone(name, mod);
     expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', ns)).toBeUndefined();
-    expect(await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`)).toBeUndefined();
+    expect(
+      await klm().kube.get(
+        'apiextensions.k8s.io/v1',
+        'CustomResourceDefinition',
+        `${mod.name}s.${mod.name}.example.io`,
+      ),
+    ).toBeUndefined();
   });
 
   it('removes a module under Ignore, where no default CR was created', async () => {
@@ -120,10 +146,21 @@ describe('module removal', () => {
 
   it('is blocked by a CR in another namespace until the user deletes it', async () => {
     const { mod, name } = await installed();
-    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'users-own', namespace: klm().namespace }, spec: {} });
+    await klm().kube.create({
+      apiVersion: mod.apiVersion,
+      kind: mod.kind,
+      metadata: { name: 'users-own', namespace: klm().namespace },
+      spec: {},
+    });
     await removeFromSpec(name);
     const m = await moduleInState(klm(), name, mod.name, 'Deleting');
-    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${klm().namespace}/users-own`) || undefined);
+    await eventually(
+      'the blocking message',
+      async () =>
+        (await moduleStatus(klm(), name, mod.name))?.message?.includes(
+          `deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${klm().namespace}/users-own`,
+        ) || undefined,
+    );
     expect(m.state).toBe('Deleting');
     // The Kyma says why it is not Ready: the blocked removal.
     const modules = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Modules');
@@ -136,27 +173,53 @@ describe('module removal', () => {
 
   it('is blocked by a cluster-scoped CR until the user deletes it', async () => {
     const { mod, name } = await installed('CreateAndDelete', 'Cluster');
-    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: `${name}-extra` }, spec: {} });
+    await klm().kube.create({
+      apiVersion: mod.apiVersion,
+      kind: mod.kind,
+      metadata: { name: `${name}-extra` },
+      spec: {},
+    });
     await removeFromSpec(name);
-    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${name}-extra`) || undefined);
+    await eventually(
+      'the blocking message',
+      async () =>
+        (await moduleStatus(klm(), name, mod.name))?.message?.includes(
+          `deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${name}-extra`,
+        ) || undefined,
+    );
     await klm().kube.delete(mod.apiVersion, mod.kind, `${name}-extra`);
     await gone(name, mod);
   });
 
   it('under Ignore, is blocked by every CR of the kind, the default one too', async () => {
     const { mod, name, ns } = await installed('Ignore');
-    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'default', namespace: ns }, spec: {} });
+    await klm().kube.create({
+      apiVersion: mod.apiVersion,
+      kind: mod.kind,
+      metadata: { name: 'default', namespace: ns },
+      spec: {},
+    });
     await removeFromSpec(name);
-    await eventually('the blocking message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes(`${mod.kind} ${ns}/default`) || undefined);
+    await eventually(
+      'the blocking message',
+      async () =>
+        (await moduleStatus(klm(), name, mod.name))?.message?.includes(`${mod.kind} ${ns}/default`) || undefined,
+    );
     await klm().kube.delete(mod.apiVersion, mod.kind, 'default', ns);
     await gone(name, mod);
   });
 
   it('waits for a default CR with a finalizer of its own until it is really gone', async () => {
     const { mod, name, ns } = await installed();
-    await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, { metadata: { finalizers: ['example.io/cleanup'] } });
+    await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, {
+      metadata: { finalizers: ['example.io/cleanup'] },
+    });
     await removeFromSpec(name);
-    await eventually('the wait message', async () => (await moduleStatus(klm(), name, mod.name))?.message?.includes('finalizers: example.io/cleanup') || undefined);
+    await eventually(
+      'the wait message',
+      async () =>
+        (await moduleStatus(klm(), name, mod.name))?.message?.includes('finalizers: example.io/cleanup') || undefined,
+    );
     // The manager must still be running while its CR is finalized.
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns)).toBeDefined();
     await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, { metadata: { finalizers: null } });
@@ -176,7 +239,9 @@ describe('Kyma deletion', () => {
       await m.channels({ regular: '1.0.0' });
     }
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }),
+    );
     const kyma = await kymaInState(klm(), name, 'Ready');
     expect(kyma.metadata.finalizers).toContain(KYMA_FINALIZER);
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
@@ -184,9 +249,12 @@ describe('Kyma deletion', () => {
     expect(await klm().kube.get(mod.apiVersion, mod.kind, 'default', `${name}-system`)).toBeUndefined();
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeUndefined();
     expect(await klm().kube.get('apps/v1', 'Deployment', `${other.name}-manager`, `${name}-system`)).toBeUndefined();
-    for (const m of [mod.name, other.name]) expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, m), klm().namespace)).toBeUndefined();
+    for (const m of [mod.name, other.name])
+      expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, m), klm().namespace)).toBeUndefined();
     const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
-    const reasons = events.items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { reason?: string }).reason);
+    const reasons = events.items
+      .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
+      .map((e) => (e as { reason?: string }).reason);
     expect(reasons).toEqual(expect.arrayContaining(['ModuleInstalling', 'Deleting', 'ModuleRemoving', 'Deleted']));
   });
 });
@@ -209,7 +277,12 @@ describe('unmanaged and paused', () => {
     const before = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
     await setModules(name, [{ name: mod.name, managed: false }]);
     await moduleInState(klm(), name, mod.name, 'Unmanaged');
-    await eventually('the Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)) === undefined || undefined);
+    await eventually(
+      'the Manifest to go',
+      async () =>
+        (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)) === undefined ||
+        undefined,
+    );
     await eventually('the label to go', async () => {
       const d = await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, ns);
       return d && !d.metadata.labels?.[LABELS.managedBy] ? d : undefined;
@@ -235,19 +308,28 @@ describe('unmanaged and paused', () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: first.name }] }));
     await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      metadata: { labels: { [LABELS.skipReconciliation]: 'true' } },
+    });
     await new Promise((r) => setTimeout(r, 500));
     await setModules(name, [{ name: first.name }, { name: second.name }]);
     // Paused: the new module is not picked up.
     await new Promise((r) => setTimeout(r, 3000));
     expect((await getKyma(klm(), name))?.status?.modules?.map((m) => m.name)).toEqual([first.name]);
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: null } } });
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      metadata: { labels: { [LABELS.skipReconciliation]: null } },
+    });
     await moduleInState(klm(), name, second.name, 'Ready');
 
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+      metadata: { labels: { [LABELS.skipReconciliation]: 'true' } },
+    });
     await new Promise((r) => setTimeout(r, 500));
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
-    await eventually('the paused Kyma to be deleted', async () => (await getKyma(klm(), name)) === undefined || undefined);
+    await eventually(
+      'the paused Kyma to be deleted',
+      async () => (await getKyma(klm(), name)) === undefined || undefined,
+    );
     expect(await klm().kube.get('apps/v1', 'Deployment', `${second.name}-manager`, `${name}-system`)).toBeUndefined();
   });
 });
@@ -273,9 +355,17 @@ describe('Kyma deletion after its target Secret is gone', () => {
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
     const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
-    const gone = events.items.find((e) => (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'TargetClusterGone' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === name);
-    expect((gone as { type?: string; message?: string } | undefined)?.message).toContain('the kubeconfig Secret of this Kyma is gone');
-    expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeUndefined();
+    const gone = events.items.find(
+      (e) =>
+        (e as { reason?: string; involvedObject?: { name?: string } }).reason === 'TargetClusterGone' &&
+        (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+    );
+    expect((gone as { type?: string; message?: string } | undefined)?.message).toContain(
+      'the kubeconfig Secret of this Kyma is gone',
+    );
+    expect(
+      await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace),
+    ).toBeUndefined();
   });
 });
 
@@ -287,13 +377,21 @@ describe('a paused Manifest', () => {
     const ns = `${name}-system`;
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: 'true' } } });
+    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, {
+      metadata: { labels: { [LABELS.skipReconciliation]: 'true' } },
+    });
     await new Promise((r) => setTimeout(r, 1000));
     // Paused: a manager deleted by hand stays gone.
     await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', ns);
     await new Promise((r) => setTimeout(r, 3000));
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)).toBeUndefined();
-    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, { metadata: { labels: { [LABELS.skipReconciliation]: null } } });
-    await eventually('the manager to come back', async () => klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns), 30_000);
+    await klm().kube.mergePatch(API_VERSION, 'Manifest', manifestName(name, 'greeter'), klm().namespace, {
+      metadata: { labels: { [LABELS.skipReconciliation]: null } },
+    });
+    await eventually(
+      'the manager to come back',
+      async () => klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns),
+      30_000,
+    );
   });
 });

@@ -26,13 +26,29 @@ describe('mandatory modules', () => {
   });
   /** The module's Manifests in the namespace, by Kyma. */
   const manifests = async () => {
-    const { items } = await klm().kube.list<KubeObject & { spec: { version: string }; status?: { state?: string } }>(API_VERSION, 'Manifest', { namespace: klm().namespace, labelSelector: `${LABELS.moduleName}=${mod.name}` });
+    const { items } = await klm().kube.list<KubeObject & { spec: { version: string }; status?: { state?: string } }>(
+      API_VERSION,
+      'Manifest',
+      { namespace: klm().namespace, labelSelector: `${LABELS.moduleName}=${mod.name}` },
+    );
     return new Map(items.map((m) => [m.metadata.labels![LABELS.kymaName]!, m]));
   };
-  const allAt = async (version: string) => await eventually(`${FLEET} mandatory Manifests at ${version}, Ready`, async () => {
-    const all = await manifests();
-    return fleet.every((k) => all.get(k)?.spec.version === version && all.get(k)?.status?.state === 'Ready' && all.get(k)?.metadata.labels?.[LABELS.mandatoryModule] === 'true') ? all : undefined;
-  }, 240_000);
+  const allAt = async (version: string) =>
+    await eventually(
+      `${FLEET} mandatory Manifests at ${version}, Ready`,
+      async () => {
+        const all = await manifests();
+        return fleet.every(
+          (k) =>
+            all.get(k)?.spec.version === version &&
+            all.get(k)?.status?.state === 'Ready' &&
+            all.get(k)?.metadata.labels?.[LABELS.mandatoryModule] === 'true',
+        )
+          ? all
+          : undefined;
+      },
+      240_000,
+    );
 
   beforeAll(async () => {
     mod = await testModule(klm());
@@ -52,7 +68,11 @@ describe('mandatory modules', () => {
     expect(all.has(paused)).toBe(false);
     expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${fleet[0]}-system`)).toBeDefined();
     // A Kyma that lists the module has it as its own: in its status, its Manifest not mandatory.
-    await eventually('the listing Kyma shows the mandatory version', async () => (await getKyma(klm(), listsIt))?.status?.modules?.find((m) => m.name === mod.name && m.version === '1.0.0' && m.state === 'Ready'));
+    await eventually('the listing Kyma shows the mandatory version', async () =>
+      (await getKyma(klm(), listsIt))?.status?.modules?.find(
+        (m) => m.name === mod.name && m.version === '1.0.0' && m.state === 'Ready',
+      ),
+    );
     expect((await manifests()).get(listsIt)?.metadata.labels?.[LABELS.mandatoryModule]).toBeUndefined();
     for (const k of fleet.slice(0, 5)) {
       const kyma = await getKyma(klm(), k);
@@ -66,29 +86,52 @@ describe('mandatory modules', () => {
   it('moves every Kyma to a new mandatory version through the rollout of the channel "mandatory"', async () => {
     await klm().kube.apply(releaseMeta('1.1.0'));
     await allAt('1.1.0');
-    const progress = await eventually('the mandatory rollout completed', async () => {
-      const p = await klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'mandatory' })).query(rolloutProgress).catch(() => undefined);
-      return p?.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
-    }, 120_000);
+    const progress = await eventually(
+      'the mandatory rollout completed',
+      async () => {
+        const p = await klm()
+          .client.workflow.getHandle(
+            rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'mandatory' }),
+          )
+          .query(rolloutProgress)
+          .catch(() => undefined);
+        return p?.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
+      },
+      120_000,
+    );
     expect(progress.waves.reduce((n, w) => n + w.done, 0)).toBe(FLEET);
   });
 
   it('removes the module from every Kyma when the ModuleReleaseMeta is deleted, which goes once the last one is gone', async () => {
     await klm().kube.delete(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace);
     // Held by its finalizer while 50 removals are under way.
-    expect((await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace))?.metadata.deletionTimestamp).toBeDefined();
-    await eventually('every mandatory Manifest gone', async () => {
-      const all = await manifests();
-      return fleet.every((k) => !all.has(k)) || undefined;
-    }, 240_000);
-    await eventually('the ModuleReleaseMeta gone', async () => (await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace)) === undefined || undefined);
+    expect(
+      (await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace))?.metadata.deletionTimestamp,
+    ).toBeDefined();
+    await eventually(
+      'every mandatory Manifest gone',
+      async () => {
+        const all = await manifests();
+        return fleet.every((k) => !all.has(k)) || undefined;
+      },
+      240_000,
+    );
+    await eventually(
+      'the ModuleReleaseMeta gone',
+      async () =>
+        (await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace)) === undefined || undefined,
+    );
     // Its manager is gone from the clusters of the Kymas that had it as mandatory.
     for (const k of fleet.slice(0, 5)) {
       expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${k}-system`)).toBeUndefined();
       expect((await getKyma(klm(), k))?.status?.state).toBe('Ready');
     }
     // The Kyma that lists the module keeps it, and says why it cannot be resolved any more.
-    await eventually('the listing Kyma says the module is unknown', async () => (await getKyma(klm(), listsIt))?.status?.modules?.find((m) => m.name === mod.name && /unknown/.test(m.message ?? '')));
+    await eventually('the listing Kyma says the module is unknown', async () =>
+      (await getKyma(klm(), listsIt))?.status?.modules?.find(
+        (m) => m.name === mod.name && /unknown/.test(m.message ?? ''),
+      ),
+    );
     expect((await manifests()).has(listsIt)).toBe(true);
   });
 });

@@ -20,7 +20,8 @@ async function scrape(port: number): Promise<string> {
 function onesByState(text: string, metric: string, namespace: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
-    if (!line.startsWith(`${metric}{`) || !line.includes(`kyma_namespace="${namespace}"`) || !line.endsWith(' 1')) continue;
+    if (!line.startsWith(`${metric}{`) || !line.includes(`kyma_namespace="${namespace}"`) || !line.endsWith(' 1'))
+      continue;
     const state = /state="([^"]+)"/.exec(line)![1]!;
     out[state] = (out[state] ?? 0) + 1;
   }
@@ -29,7 +30,11 @@ function onesByState(text: string, metric: string, namespace: string): Record<st
 
 /** The `state` values a gauge has series for, for one Kyma, sorted. */
 function statesOf(text: string, metric: string, kyma: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith(`${metric}{kyma_name="${kyma}",`)).map((l) => /state="([^"]+)"/.exec(l)![1]!).sort();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${metric}{kyma_name="${kyma}",`))
+    .map((l) => /state="([^"]+)"/.exec(l)![1]!)
+    .sort();
 }
 
 describe('Prometheus metrics', () => {
@@ -48,13 +53,20 @@ describe('Prometheus metrics', () => {
       await kymaInState(klm(), broken, 'Error');
 
       // The broken Kyma may turn Error on its runtime side before its module's install has failed.
-      const installFailed = /lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="intended",activity="installModule"\} [1-9]/;
+      const installFailed =
+        /lifecycle_mgr_requeue_reason_total\{requeue_reason="InvalidKubeconfig",requeue_type="intended",activity="installModule"\} [1-9]/;
       const text = await eventually('the module state and the failed install to be exported', async () => {
         const t = await scrape(server.port);
-        return t.includes(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`) && installFailed.test(t) ? t : undefined;
+        return t.includes(
+          `lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`,
+        ) && installFailed.test(t)
+          ? t
+          : undefined;
       });
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Ready"} 1`);
-      expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Processing"} 0`);
+      expect(text).toContain(
+        `lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",state="Processing"} 0`,
+      );
       expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${broken}",kyma_namespace="${ns}",state="Error"} 1`);
       expect(text).toMatch(/klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/);
       expect(text).toMatch(/klm_bridge_signals_total\{signal="kymaChanged",outcome="ok"\} [1-9]/);
@@ -76,12 +88,31 @@ describe('Prometheus metrics', () => {
       await kymaInState(klm(), name, 'Ready');
       const text = await eventually('the labelled series', async () => {
         const t = await scrape(server.port);
-        return t.includes(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`) ? t : undefined;
+        return t.includes(
+          `lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`,
+        )
+          ? t
+          : undefined;
       });
-      expect(text).toContain(`lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`);
+      expect(text).toContain(
+        `lifecycle_mgr_kyma_state{kyma_name="${name}",kyma_namespace="${ns}",shoot="shoot-7",instance_id="inst-7",state="Ready"} 1`,
+      );
       // Upstream's state values: a Kyma's five, a module's six (Unmanaged too).
-      expect(statesOf(text, 'lifecycle_mgr_kyma_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Warning']);
-      expect(statesOf(text, 'lifecycle_mgr_module_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Unmanaged', 'Warning']);
+      expect(statesOf(text, 'lifecycle_mgr_kyma_state', name)).toEqual([
+        'Deleting',
+        'Error',
+        'Processing',
+        'Ready',
+        'Warning',
+      ]);
+      expect(statesOf(text, 'lifecycle_mgr_module_state', name)).toEqual([
+        'Deleting',
+        'Error',
+        'Processing',
+        'Ready',
+        'Unmanaged',
+        'Warning',
+      ]);
     } finally {
       await server.close();
     }
@@ -101,21 +132,53 @@ describe('mandatory module metrics', () => {
       const name = uniqueName('kyma');
       await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
       await kymaInState(klm(), name, 'Ready');
-      await eventually('no mandatory module yet', async () => (await scrape(server.port)).includes(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 0`) || undefined);
+      await eventually(
+        'no mandatory module yet',
+        async () =>
+          (await scrape(server.port)).includes(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 0`) ||
+          undefined,
+      );
 
-      const releaseMeta: KubeObject = { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', metadata: { name: mod.name, namespace: ns }, spec: { moduleName: mod.name, ocmComponentName: mod.component, mandatory: { version: '1.0.0' } } };
+      const releaseMeta: KubeObject = {
+        apiVersion: API_VERSION,
+        kind: 'ModuleReleaseMeta',
+        metadata: { name: mod.name, namespace: ns },
+        spec: { moduleName: mod.name, ocmComponentName: mod.component, mandatory: { version: '1.0.0' } },
+      };
       await klm().kube.apply(releaseMeta);
-      const text = await eventually('the mandatory module Ready', async () => {
-        const t = await scrape(server.port);
-        return t.includes(`lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Ready"} 1`) ? t : undefined;
-      }, 120_000);
+      const text = await eventually(
+        'the mandatory module Ready',
+        async () => {
+          const t = await scrape(server.port);
+          return t.includes(
+            `lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Ready"} 1`,
+          )
+            ? t
+            : undefined;
+        },
+        120_000,
+      );
       expect(text).toContain(`lifecycle_mgr_mandatory_modules{kyma_namespace="${ns}"} 1`);
-      expect(text).toContain(`lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Processing"} 0`);
+      expect(text).toContain(
+        `lifecycle_mgr_mandatory_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="${mod.name}",state="Processing"} 0`,
+      );
       // Upstream's states of a mandatory module: five, no Unmanaged.
-      expect(statesOf(text, 'lifecycle_mgr_mandatory_module_state', name)).toEqual(['Deleting', 'Error', 'Processing', 'Ready', 'Warning']);
+      expect(statesOf(text, 'lifecycle_mgr_mandatory_module_state', name)).toEqual([
+        'Deleting',
+        'Error',
+        'Processing',
+        'Ready',
+        'Warning',
+      ]);
       // It has no entry in the Kyma's status, so no lifecycle_mgr_module_state series (as upstream).
-      expect(text.split('\n').filter((l) => l.startsWith('lifecycle_mgr_module_state{') && l.includes(`module_name="${mod.name}"`))).toEqual([]);
-      expect(text).toContain(`lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`);
+      expect(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('lifecycle_mgr_module_state{') && l.includes(`module_name="${mod.name}"`)),
+      ).toEqual([]);
+      expect(text).toContain(
+        `lifecycle_mgr_module_state{kyma_name="${name}",kyma_namespace="${ns}",module_name="greeter",state="Ready"} 1`,
+      );
     } finally {
       await server.close();
     }
@@ -133,17 +196,31 @@ describe('state gauges with two worker processes', () => {
     const ns = klm().namespace;
     // The first worker's maintenance-window policy can be used; the second's ConfigMap does not exist.
     const window = { begin: '2026-01-01T00:00:00Z', end: '2026-01-01T04:00:00Z' };
-    await klm().kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'maintenance-policy', namespace: ns }, data: { 'policy.json': JSON.stringify({ rules: [], default: window }) } });
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'maintenance-policy', namespace: ns },
+      data: { 'policy.json': JSON.stringify({ rules: [], default: window }) },
+    });
     const policies = [`${ns}/maintenance-policy`, `${ns}/no-such-policy`];
     const ports = [await freePort(), await freePort()];
     for (const [i, port] of ports.entries()) {
-      workers.push(spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-        env: processEnv(klm().taskQueue, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port), KLM_MAINTENANCE_POLICY: policies[i] }),
-        stdio: ['ignore', 'ignore', 'inherit'],
-      }));
+      workers.push(
+        spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
+          env: processEnv(klm().taskQueue, {
+            KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+            KLM_METRICS_PORT: String(port),
+            KLM_MAINTENANCE_POLICY: policies[i],
+          }),
+          stdio: ['ignore', 'ignore', 'inherit'],
+        }),
+      );
     }
     const ready = [uniqueName('kyma'), uniqueName('kyma'), uniqueName('kyma')];
-    for (const name of ready) await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    for (const name of ready)
+      await klm().kube.create(
+        kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+      );
     const broken = uniqueName('kyma');
     await createKymaWithBrokenSecret(klm(), broken, [{ name: 'greeter' }]);
     for (const name of ready) await kymaInState(klm(), name, 'Ready', 120_000);
@@ -156,13 +233,19 @@ describe('state gauges with two worker processes', () => {
       const ran = /klm_activity_duration_seconds_count\{activity="installModule",outcome="ok"\} [1-9]/;
       const texts = await Promise.all(ports.map(scrape));
       expect(texts.some((t) => ran.test(t))).toBe(true);
-      const fleetGauges = ['lifecycle_mgr_kyma_state{', 'lifecycle_mgr_module_state{', 'lifecycle_mgr_mandatory_module_state{', 'lifecycle_mgr_mandatory_modules{'];
+      const fleetGauges = [
+        'lifecycle_mgr_kyma_state{',
+        'lifecycle_mgr_module_state{',
+        'lifecycle_mgr_mandatory_module_state{',
+        'lifecycle_mgr_mandatory_modules{',
+      ];
       for (const port of ports) {
         const text = await scrape(port);
         expect(text.split('\n').filter((l) => fleetGauges.some((g) => l.startsWith(g)))).toEqual([]);
         // Upstream's reconcile_duration_seconds: a series only for a Manifest whose install took a minute or more.
         expect(text).toContain('# TYPE reconcile_duration_seconds gauge');
-        for (const line of text.split('\n').filter((l) => l.startsWith('reconcile_duration_seconds{'))) expect(Number(line.split(' ')[1]), line).toBeGreaterThanOrEqual(60);
+        for (const line of text.split('\n').filter((l) => l.startsWith('reconcile_duration_seconds{')))
+          expect(Number(line.split(' ')[1]), line).toBeGreaterThanOrEqual(60);
       }
       // Each worker read its maintenance-window policy as it started, as upstream reads its file.
       expect(await scrape(ports[0]!)).toContain('\nlifecycle_mgr_maintenance_window_config_read_success 1\n');
@@ -173,7 +256,11 @@ describe('state gauges with two worker processes', () => {
       expect(onesByState(all, 'lifecycle_mgr_module_state', ns)).toEqual({ Ready: 6, Error: 1 });
 
       await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', ready[0]!, ns);
-      await eventually('the Kyma to be gone', async () => (await getKyma(klm(), ready[0]!)) === undefined || undefined, 120_000);
+      await eventually(
+        'the Kyma to be gone',
+        async () => (await getKyma(klm(), ready[0]!)) === undefined || undefined,
+        120_000,
+      );
       const after = await eventually('its series to be gone', async () => {
         const t = await scrape(bridge.port);
         return t.includes(`kyma_name="${ready[0]}"`) ? undefined : t;
@@ -202,14 +289,26 @@ describe("the worker's log with a failing Kyma", () => {
     const port = await freePort();
     // The modules' registry does not answer (retried by Temporal, 5 attempts a round), and the
     // Kyma's kubeconfig names an API server that refuses connections (permanent: retried by the workflow).
-    worker = startNode(['--import', 'tsx', 'src/workers/main.ts'], processEnv(klm().taskQueue, {
-      KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')), KLM_METRICS_PORT: String(port), KLM_OCI_REGISTRY_HOST: `127.0.0.1:${await freePort()}`,
-      KLM_INSTALL_RETRY: '5s', KLM_DRIFT_INTERVAL: '5m',
-    }));
-    await eventually('the worker to poll', () => Promise.resolve(worker!.out().includes('worker: task queue') || undefined), 60_000);
+    worker = startNode(
+      ['--import', 'tsx', 'src/workers/main.ts'],
+      processEnv(klm().taskQueue, {
+        KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+        KLM_METRICS_PORT: String(port),
+        KLM_OCI_REGISTRY_HOST: `127.0.0.1:${await freePort()}`,
+        KLM_INSTALL_RETRY: '5s',
+        KLM_DRIFT_INTERVAL: '5m',
+      }),
+    );
+    await eventually(
+      'the worker to poll',
+      () => Promise.resolve(worker!.out().includes('worker: task queue') || undefined),
+      60_000,
+    );
     const from = worker.out().length;
     const name = uniqueName('kyma');
-    const kubeconfig = parse(await readFile(stackInfo().kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    const kubeconfig = parse(await readFile(stackInfo().kubeconfig, 'utf8')) as {
+      clusters: { cluster: { server: string } }[];
+    };
     kubeconfig.clusters[0]!.cluster.server = 'https://127.0.0.1:1';
     await klm().kube.create(kubeconfigSecret(klm().namespace, name, stringify(kubeconfig)));
     const created = Date.now();
@@ -218,15 +317,23 @@ describe("the worker's log with a failing Kyma", () => {
     await new Promise((r) => setTimeout(r, created + 60_000 - Date.now()));
 
     // It was tried again and again meanwhile: the worker's metrics count the failed attempts.
-    const installs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="RegistryUnavailable",requeue_type="unexpected",activity="installModule"}');
-    const syncs = await count(port, 'lifecycle_mgr_requeue_reason_total{requeue_reason="TargetClusterUnreachable",requeue_type="intended",activity="syncRuntimeKyma"}');
+    const installs = await count(
+      port,
+      'lifecycle_mgr_requeue_reason_total{requeue_reason="RegistryUnavailable",requeue_type="unexpected",activity="installModule"}',
+    );
+    const syncs = await count(
+      port,
+      'lifecycle_mgr_requeue_reason_total{requeue_reason="TargetClusterUnreachable",requeue_type="intended",activity="syncRuntimeKyma"}',
+    );
     expect(installs, 'failed install attempts').toBeGreaterThanOrEqual(10);
     expect(syncs, 'failed runtime syncs').toBeGreaterThanOrEqual(3);
 
     const printed = worker.out().slice(from).split('\n').filter(Boolean);
     const about = printed.filter((l) => l.includes(name));
     // Few lines, one entry each: a minute of retries is a handful of lines, not hundreds.
-    expect(printed.length, `${printed.length} lines, the first: ${printed.slice(0, 8).join('\n')}`).toBeLessThanOrEqual(5);
+    expect(printed.length, `${printed.length} lines, the first: ${printed.slice(0, 8).join('\n')}`).toBeLessThanOrEqual(
+      5,
+    );
     for (const line of printed) expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z (TRACE|DEBUG|INFO|WARN|ERROR) /);
     const install = about.filter((l) => l.includes(': installModule failed'));
     const sync = about.filter((l) => l.includes(': syncRuntimeKyma failed'));
@@ -234,9 +341,17 @@ describe("the worker's log with a failing Kyma", () => {
     expect(sync, about.join('\n')).toHaveLength(1);
     expect(about.length, about.join('\n')).toBeLessThanOrEqual(3);
     // Which Kyma and module, why, and when it is tried again.
-    expect(install[0]).toContain(`WARN kyma/${klm().namespace}/${name} (module greeter): installModule failed (RegistryUnavailable): `);
-    expect(install[0]).toContain('attempt 1 of 5, next in 1s; after the last, the workflow shows the failure and tries again after 5s, doubling up to 5m, or at the next change');
-    expect(sync[0]).toContain(`WARN kyma/${klm().namespace}/${name}: syncRuntimeKyma failed (TargetClusterUnreachable): the target cluster of Kyma ${klm().namespace}/${name} `);
-    expect(sync[0]).toContain('not retried by Temporal (permanent); the workflow shows the failure and tries again after 5s');
+    expect(install[0]).toContain(
+      `WARN kyma/${klm().namespace}/${name} (module greeter): installModule failed (RegistryUnavailable): `,
+    );
+    expect(install[0]).toContain(
+      'attempt 1 of 5, next in 1s; after the last, the workflow shows the failure and tries again after 5s, doubling up to 5m, or at the next change',
+    );
+    expect(sync[0]).toContain(
+      `WARN kyma/${klm().namespace}/${name}: syncRuntimeKyma failed (TargetClusterUnreachable): the target cluster of Kyma ${klm().namespace}/${name} `,
+    );
+    expect(sync[0]).toContain(
+      'not retried by Temporal (permanent); the workflow shows the failure and tries again after 5s',
+    );
   }, 150_000);
 });

@@ -40,11 +40,51 @@ function moduleFiles(module: string, version: string) {
   const namespace = `${module}-system`;
   const manifest = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
-    { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `widgets.${group}` }, spec: { group, names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' }, scope: 'Namespaced', versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `${module}-manager`, namespace } },
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `${module}-manager`, namespace }, spec: { replicas: 1, selector: { matchLabels: { app: `${module}-manager` } }, template: { metadata: { labels: { app: `${module}-manager` } }, spec: { serviceAccountName: `${module}-manager`, containers: [{ name: 'manager', image: `example.invalid/${module}-manager:${version}` }] } } } },
-  ].map((o) => stringify(o)).join('---\n');
-  const defaultCR = { apiVersion: `${group}/v1alpha1`, kind: 'Widget', metadata: { name: 'default' }, spec: { size: 3 } };
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: `${module}-manager`, namespace },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: `${module}-manager` } },
+        template: {
+          metadata: { labels: { app: `${module}-manager` } },
+          spec: {
+            serviceAccountName: `${module}-manager`,
+            containers: [{ name: 'manager', image: `example.invalid/${module}-manager:${version}` }],
+          },
+        },
+      },
+    },
+  ]
+    .map((o) => stringify(o))
+    .join('---\n');
+  const defaultCR = {
+    apiVersion: `${group}/v1alpha1`,
+    kind: 'Widget',
+    metadata: { name: 'default' },
+    spec: { size: 3 },
+  };
   const config = {
     name: `kyma-project.io/module/${module}`,
     version,
@@ -60,7 +100,11 @@ function moduleFiles(module: string, version: string) {
   return { group, namespace, manifest, defaultCR, config };
 }
 
-async function authorDir(module: string, version: string, changes: Record<string, unknown> = {}): Promise<{ dir: string; group: string; namespace: string }> {
+async function authorDir(
+  module: string,
+  version: string,
+  changes: Record<string, unknown> = {},
+): Promise<{ dir: string; group: string; namespace: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'klm-module-create-'));
   const f = moduleFiles(module, version);
   await writeFile(path.join(dir, 'manifest.yaml'), f.manifest);
@@ -85,12 +129,25 @@ describe('klm module create', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const create = (...more: string[]) => klmCli(['module', 'create', '-c', path.join(dir, 'module-config.yaml'), '-o', path.join(dir, 'template.yaml'), '--registry', stackInfo().registryHost, ...more]);
+  const create = (...more: string[]) =>
+    klmCli([
+      'module',
+      'create',
+      '-c',
+      path.join(dir, 'module-config.yaml'),
+      '-o',
+      path.join(dir, 'template.yaml'),
+      '--registry',
+      stackInfo().registryHost,
+      ...more,
+    ]);
 
   it('pushes the component and writes the template; applied with a ModuleReleaseMeta, the module installs until Ready', async () => {
     const ran = await create('--namespace', klm().namespace);
     expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stderr).toContain(`pushing component ${component}:1.0.0 to ${stackInfo().registryHost}/component-descriptors/${component}`);
+    expect(ran.stderr).toContain(
+      `pushing component ${component}:1.0.0 to ${stackInfo().registryHost}/component-descriptors/${component}`,
+    );
     expect(ran.stdout).toContain(`ModuleTemplate ${module}-1.0.0 written to ${path.join(dir, 'template.yaml')}`);
     expect(ran.stdout).toContain(`spec.ocmComponentName is ${component}`);
     expect(ran.stdout).toContain(`KLM_OCI_REGISTRY_HOST=${stackInfo().registryHost}`);
@@ -102,13 +159,25 @@ describe('klm module create', () => {
       labels: { 'example.io/purpose': 'test', 'operator.kyma-project.io/module-name': module },
       annotations: { 'operator.kyma-project.io/is-cluster-scoped': 'false' },
     });
-    expect(template.spec).toMatchObject({ moduleName: module, version: '1.0.0', descriptor: {}, data: { kind: 'Widget', metadata: { name: 'default' } }, manager: { name: `${module}-manager`, namespace, kind: 'Deployment' } });
+    expect(template.spec).toMatchObject({
+      moduleName: module,
+      version: '1.0.0',
+      descriptor: {},
+      data: { kind: 'Widget', metadata: { name: 'default' } },
+      manager: { name: `${module}-manager`, namespace, kind: 'Deployment' },
+    });
 
     // What the worker reads: the component in the registry it is configured with (useKlm: the stack's).
     const loc = configuredComponentLocation({ host: stackInfo().registryHost }, component, '1.0.0', 'test');
-    const descriptor = (await pullDescriptor(Registries.unconfigured().client(loc.registry), loc)) as { component: { labels: { name: string; value: unknown }[]; resources: { name: string }[] } };
+    const descriptor = (await pullDescriptor(Registries.unconfigured().client(loc.registry), loc)) as {
+      component: { labels: { name: string; value: unknown }[]; resources: { name: string }[] };
+    };
     expect(descriptor.component.resources.map((r) => r.name)).toEqual(['raw-manifest', 'default-cr']);
-    expect(descriptor.component.labels).toContainEqual({ name: 'security.kyma-project.io/scan', value: 'enabled', version: 'v1' });
+    expect(descriptor.component.labels).toContainEqual({
+      name: 'security.kyma-project.io/scan',
+      value: 'enabled',
+      version: 'v1',
+    });
 
     await klm().kube.apply(template);
     await klm().kube.apply(moduleReleaseMeta(module, component, klm().namespace, { regular: '1.0.0' }));
@@ -117,14 +186,21 @@ describe('klm module create', () => {
     await klm().kube.create(kymaObject(klm().namespace, kyma, { channel: 'regular', modules: [{ name: module }] }));
     const ready = await kymaInState(klm(), kyma, 'Ready', 60_000);
     expect(ready.status?.modules?.find((m) => m.name === module)).toMatchObject({ state: 'Ready', version: '1.0.0' });
-    expect(await klm().kube.get(`${group}/v1alpha1`, 'Widget', 'default', `${kyma}-system`)).toMatchObject({ spec: { size: 3 }, status: { state: 'Ready' } });
-    expect(await klm().kube.get('apps/v1', 'Deployment', `${module}-manager`, namespace)).toMatchObject({ spec: { template: { spec: { containers: [{ image: `example.invalid/${module}-manager:1.0.0` }] } } } });
+    expect(await klm().kube.get(`${group}/v1alpha1`, 'Widget', 'default', `${kyma}-system`)).toMatchObject({
+      spec: { size: 3 },
+      status: { state: 'Ready' },
+    });
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${module}-manager`, namespace)).toMatchObject({
+      spec: { template: { spec: { containers: [{ image: `example.invalid/${module}-manager:1.0.0` }] } } },
+    });
   });
 
   it('refuses a version the registry has, unless --overwrite', async () => {
     const again = await create();
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`component ${component}:1.0.0 is in ${stackInfo().registryHost}/component-descriptors/${component} already: raise the version`);
+    expect(again.stderr).toContain(
+      `component ${component}:1.0.0 is in ${stackInfo().registryHost}/component-descriptors/${component} already: raise the version`,
+    );
     expect(again.stderr).toContain('give --overwrite to replace it');
     const replaced = await create('--overwrite');
     expect(replaced.code, replaced.stderr).toBe(0);
@@ -132,12 +208,29 @@ describe('klm module create', () => {
   });
 
   it('refuses an invalid config with every problem listed, and writes no template', async () => {
-    const bad = await authorDir(moduleName('bad'), 'v1', { repository: 'http://github.com/x', icons: [], manifest: 'nowhere.yaml', manager: { name: 'm', group: 'apps', version: 'v1' } });
+    const bad = await authorDir(moduleName('bad'), 'v1', {
+      repository: 'http://github.com/x',
+      icons: [],
+      manifest: 'nowhere.yaml',
+      manager: { name: 'm', group: 'apps', version: 'v1' },
+    });
     try {
-      const ran = await klmCli(['module', 'create', '-c', path.join(bad.dir, 'module-config.yaml'), '-o', path.join(bad.dir, 'template.yaml'), '--registry', stackInfo().registryHost]);
+      const ran = await klmCli([
+        'module',
+        'create',
+        '-c',
+        path.join(bad.dir, 'module-config.yaml'),
+        '-o',
+        path.join(bad.dir, 'template.yaml'),
+        '--registry',
+        stackInfo().registryHost,
+      ]);
       expect(ran.code).toBe(1);
-      expect(ran.stderr).toContain(`${path.join(bad.dir, 'module-config.yaml')} has 5 problems; fix them and run again:`);
-      for (const key of ['version', 'manifest', 'repository', 'icons', 'manager.kind']) expect(ran.stderr).toMatch(new RegExp(`\\n {2}- ${key.replace('.', '\\.')}: `));
+      expect(ran.stderr).toContain(
+        `${path.join(bad.dir, 'module-config.yaml')} has 5 problems; fix them and run again:`,
+      );
+      for (const key of ['version', 'manifest', 'repository', 'icons', 'manager.kind'])
+        expect(ran.stderr).toMatch(new RegExp(`\\n {2}- ${key.replace('.', '\\.')}: `));
       expect(existsSync(path.join(bad.dir, 'template.yaml'))).toBe(false);
     } finally {
       await rm(bad.dir, { recursive: true, force: true });
@@ -145,7 +238,14 @@ describe('klm module create', () => {
   });
 
   it('says when the command line is wrong (exit 2)', async () => {
-    const noRegistry = await klmCli(['module', 'create', '-c', path.join(dir, 'module-config.yaml'), '-o', path.join(dir, 'template.yaml')]);
+    const noRegistry = await klmCli([
+      'module',
+      'create',
+      '-c',
+      path.join(dir, 'module-config.yaml'),
+      '-o',
+      path.join(dir, 'template.yaml'),
+    ]);
     expect(noRegistry.code).toBe(2);
     expect(noRegistry.stderr).toContain('--registry is required');
     const scheme = await create('--registry', `http://${stackInfo().registryHost}`);
@@ -174,17 +274,41 @@ describe('klm module create to a registry with TLS and token auth', () => {
     for (const d of [regDir, dir]) if (d) await rm(d, { recursive: true, force: true });
   });
 
-  const create = (env: NodeJS.ProcessEnv, ...more: string[]) => klmCli(['module', 'create', '-c', path.join(dir, 'module-config.yaml'), '-o', path.join(dir, 'template.yaml'), '--registry', `${reg.registry.host}/kyma/modules`, '--registry-ca-file', reg.caCert, ...more], env);
+  const create = (env: NodeJS.ProcessEnv, ...more: string[]) =>
+    klmCli(
+      [
+        'module',
+        'create',
+        '-c',
+        path.join(dir, 'module-config.yaml'),
+        '-o',
+        path.join(dir, 'template.yaml'),
+        '--registry',
+        `${reg.registry.host}/kyma/modules`,
+        '--registry-ca-file',
+        reg.caCert,
+        ...more,
+      ],
+      env,
+    );
 
   function expectNoSecret(ran: Ran): void {
     const shown = ran.stdout + ran.stderr;
-    for (const secret of [PASSWORD, WRONG, Buffer.from(`${USER}:${PASSWORD}`).toString('base64'), Buffer.from(`${USER}:${WRONG}`).toString('base64')]) expect(shown).not.toContain(secret);
+    for (const secret of [
+      PASSWORD,
+      WRONG,
+      Buffer.from(`${USER}:${PASSWORD}`).toString('base64'),
+      Buffer.from(`${USER}:${WRONG}`).toString('base64'),
+    ])
+      expect(shown).not.toContain(secret);
   }
 
   it('is refused without credentials, and with a wrong password, which no output shows', async () => {
     const anonymous = await create({});
     expect(anonymous.code).toBe(1);
-    expect(anonymous.stderr).toContain(`registry ${reg.registry.host} refused anonymous access to ${reg.registry.host}/kyma/modules/component-descriptors/${component}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`);
+    expect(anonymous.stderr).toContain(
+      `registry ${reg.registry.host} refused anonymous access to ${reg.registry.host}/kyma/modules/component-descriptors/${component}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`,
+    );
     const wrong = await create({}, '--registry-credentials', `${USER}:${WRONG}`);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('refused the credentials from --registry-credentials');
@@ -194,11 +318,26 @@ describe('klm module create to a registry with TLS and token auth', () => {
   it('pushes with credentials from KLM_REGISTRY_CREDENTIALS, under the subpath; no output shows the password', async () => {
     const ran = await create({ KLM_REGISTRY_CREDENTIALS: `${USER}:${PASSWORD}` });
     expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stdout).toContain(`KLM_OCI_REGISTRY_HOST=${reg.registry.host} with KLM_MODULES_REPOSITORY_SUBPATH=kyma/modules`);
+    expect(ran.stdout).toContain(
+      `KLM_OCI_REGISTRY_HOST=${reg.registry.host} with KLM_MODULES_REPOSITORY_SUBPATH=kyma/modules`,
+    );
     expectNoSecret(ran);
-    const reader = new Registries({ caFile: reg.caCert, credentials: { describe: 'the test', credentialsFor: () => Promise.resolve({ username: USER, password: PASSWORD }) } });
-    const loc = configuredComponentLocation({ host: reg.registry.host, subPath: 'kyma/modules' }, component, '0.1.0', 'test');
-    const descriptor = (await pullDescriptor(reader.client(loc.registry), loc)) as { component: { name: string; version: string } };
+    const reader = new Registries({
+      caFile: reg.caCert,
+      credentials: {
+        describe: 'the test',
+        credentialsFor: () => Promise.resolve({ username: USER, password: PASSWORD }),
+      },
+    });
+    const loc = configuredComponentLocation(
+      { host: reg.registry.host, subPath: 'kyma/modules' },
+      component,
+      '0.1.0',
+      'test',
+    );
+    const descriptor = (await pullDescriptor(reader.client(loc.registry), loc)) as {
+      component: { name: string; version: string };
+    };
     expect(descriptor.component).toMatchObject({ name: component, version: '0.1.0' });
   });
 });

@@ -19,18 +19,38 @@ describe('core reconcile', () => {
 
   it('installs a Kyma with two modules until it is Ready', async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
     const kyma = await kymaInState(klm(), name, 'Ready');
 
     expect(kyma.status?.activeChannel).toBe('regular');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
-    expect(modules.greeter).toMatchObject({ state: 'Ready', channel: 'regular', version: '1.0.0', template: { metadata: { name: 'greeter-1.0.0' } } });
-    expect(modules.counter).toMatchObject({ state: 'Ready', channel: 'regular', version: '1.0.0', template: { metadata: { name: 'counter-1.0.0' } } });
-    expect(modules.greeter?.resource).toMatchObject({ kind: 'Greeter', metadata: { name: 'default', namespace: `${name}-system` } });
+    expect(modules.greeter).toMatchObject({
+      state: 'Ready',
+      channel: 'regular',
+      version: '1.0.0',
+      template: { metadata: { name: 'greeter-1.0.0' } },
+    });
+    expect(modules.counter).toMatchObject({
+      state: 'Ready',
+      channel: 'regular',
+      version: '1.0.0',
+      template: { metadata: { name: 'counter-1.0.0' } },
+    });
+    expect(modules.greeter?.resource).toMatchObject({
+      kind: 'Greeter',
+      metadata: { name: 'default', namespace: `${name}-system` },
+    });
     expect(kyma.status?.conditions?.find((c) => c.type === 'Modules')).toMatchObject({ status: 'True' });
 
     for (const module of ['greeter', 'counter']) {
-      const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, module), klm().namespace);
+      const manifest = await klm().kube.get<Manifest & KubeObject>(
+        API_VERSION,
+        'Manifest',
+        manifestName(name, module),
+        klm().namespace,
+      );
       expect(manifest?.status?.state).toBe('Ready');
       expect(manifest?.status?.synced?.map((s) => s.kind)).toContain('Deployment');
       const deployment = await klm().kube.get('apps/v1', 'Deployment', `${module}-manager`, `${name}-system`);
@@ -41,28 +61,53 @@ describe('core reconcile', () => {
     expect((await handle.describe()).status.name).toBe('RUNNING');
     const found = await eventually('the workflow to be listed as Ready', async () => {
       const ids: string[] = [];
-      for await (const wf of klm().client.workflow.list({ query: `KymaName = '${name}' AND KymaState = 'Ready'` })) ids.push(wf.workflowId);
+      for await (const wf of klm().client.workflow.list({ query: `KymaName = '${name}' AND KymaState = 'Ready'` }))
+        ids.push(wf.workflowId);
       return ids.length ? ids : undefined;
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
   });
   it('finds Kymas by a module in Error and by module version in Temporal, one workflow per Kyma, and answers the status query per module', async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
     await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, { spec: { simulateState: 'Error' } });
+    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, {
+      spec: { simulateState: 'Error' },
+    });
     await kymaInState(klm(), name, 'Error');
 
     // As an operator asks it, with the Temporal CLI.
     const { tools, temporalAddress, temporalNamespace } = stackInfo();
     const list = async (query: string): Promise<string[]> => {
-      const { stdout } = await promisify(execFile)(tools.temporal, ['workflow', 'list', '--address', temporalAddress, '--namespace', temporalNamespace, '--query', query, '--output', 'json']);
-      return ((JSON.parse(stdout || '[]') ?? []) as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId).sort();
+      const { stdout } = await promisify(execFile)(tools.temporal, [
+        'workflow',
+        'list',
+        '--address',
+        temporalAddress,
+        '--namespace',
+        temporalNamespace,
+        '--query',
+        query,
+        '--output',
+        'json',
+      ]);
+      return ((JSON.parse(stdout || '[]') ?? []) as { execution: { workflowId: string } }[])
+        .map((w) => w.execution.workflowId)
+        .sort();
     };
     const id = kymaWorkflowId(klm().namespace, name);
-    await eventually('the Kyma to be listed with greeter in Error', async () => (await list(`ModulesInError='greeter' AND KymaName='${name}'`)).includes(id) || undefined);
+    await eventually(
+      'the Kyma to be listed with greeter in Error',
+      async () => (await list(`ModulesInError='greeter' AND KymaName='${name}'`)).includes(id) || undefined,
+    );
     expect(await list(`ModulesInError='counter' AND KymaName='${name}'`)).toEqual([]);
-    expect(await list(`ModuleVersions='counter@1.0.0' AND ModuleVersions='greeter@1.0.0' AND KymaNamespace='${klm().namespace}' AND KymaName='${name}'`)).toEqual([id]);
+    expect(
+      await list(
+        `ModuleVersions='counter@1.0.0' AND ModuleVersions='greeter@1.0.0' AND KymaNamespace='${klm().namespace}' AND KymaName='${name}'`,
+      ),
+    ).toEqual([id]);
     // Its modules run inside the Kyma's workflow: no workflow of their own.
     expect(await list(`WorkflowId STARTS_WITH '${id}/'`)).toEqual([]);
 
@@ -71,13 +116,20 @@ describe('core reconcile', () => {
     expect(kyma.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Error', version: '1.0.0' });
     expect(kyma.modules?.find((m) => m.name === 'counter')).toMatchObject({ state: 'Ready', version: '1.0.0' });
     // The Temporal UI shows each module's state in the workflow's current details.
-    const details = async () => (await klm().client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+    const details = async () =>
+      (await klm().client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata'))
+        .currentDetails;
     expect(await details()).toMatch(/\| greeter \| 1\.0\.0 \| regular \| Error \|/);
     expect(await details()).toMatch(/\| counter \| 1\.0\.0 \| regular \| Ready \|/);
 
-    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, { spec: { simulateState: null } });
+    await klm().kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`, {
+      spec: { simulateState: null },
+    });
     // The Kyma turns Ready (maybe through Processing) with its greeter out of the list.
-    await eventually('the Kyma to be listed Ready again', async () => ((await list(`KymaState='Ready' AND KymaName='${name}'`)).includes(id) || undefined));
+    await eventually(
+      'the Kyma to be listed Ready again',
+      async () => (await list(`KymaState='Ready' AND KymaName='${name}'`)).includes(id) || undefined,
+    );
     expect(await list(`ModulesInError='greeter' AND KymaName='${name}'`)).toEqual([]);
   });
 });
@@ -87,10 +139,19 @@ describe('module resolution', () => {
 
   it("uses a module's own channel over the Kyma's", async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter', channel: 'fast' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, {
+        channel: 'regular',
+        modules: [{ name: 'greeter', channel: 'fast' }, { name: 'counter' }],
+      }),
+    );
     const kyma = await kymaInState(klm(), name, 'Ready');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
-    expect(modules.greeter).toMatchObject({ channel: 'fast', version: '1.1.0', template: { metadata: { name: 'greeter-1.1.0' } } });
+    expect(modules.greeter).toMatchObject({
+      channel: 'fast',
+      version: '1.1.0',
+      template: { metadata: { name: 'greeter-1.1.0' } },
+    });
     expect(modules.counter).toMatchObject({ channel: 'regular', version: '1.0.0' });
     // 1.1.0 ships a ConfigMap that 1.0.0 does not.
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
@@ -98,28 +159,48 @@ describe('module resolution', () => {
 
   it('honours a version pin regardless of channels', async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'fast', modules: [{ name: 'greeter', version: '1.0.0' }] }),
+    );
     const kyma = await kymaInState(klm(), name, 'Ready');
-    expect(kyma.status?.modules?.[0]).toMatchObject({ name: 'greeter', version: '1.0.0', template: { metadata: { name: 'greeter-1.0.0' } } });
+    expect(kyma.status?.modules?.[0]).toMatchObject({
+      name: 'greeter',
+      version: '1.0.0',
+      template: { metadata: { name: 'greeter-1.0.0' } },
+    });
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeUndefined();
   });
 
   it('reports an unknown module, an unknown channel and a missing template precisely, and keeps the other modules Ready', async () => {
-    await klm().kube.apply(moduleReleaseMeta('ghost', 'kyma-project.io/module/ghost', klm().namespace, { regular: '9.9.9' }));
+    await klm().kube.apply(
+      moduleReleaseMeta('ghost', 'kyma-project.io/module/ghost', klm().namespace, { regular: '9.9.9' }),
+    );
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, {
-      channel: 'regular',
-      modules: [{ name: 'nosuch' }, { name: 'greeter', channel: 'nightly' }, { name: 'ghost' }, { name: 'counter' }],
-    }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, {
+        channel: 'regular',
+        modules: [{ name: 'nosuch' }, { name: 'greeter', channel: 'nightly' }, { name: 'ghost' }, { name: 'counter' }],
+      }),
+    );
     const kyma = await kymaInState(klm(), name, 'Error');
     const modules = Object.fromEntries((kyma.status?.modules ?? []).map((m) => [m.name, m]));
-    expect(modules.nosuch).toMatchObject({ state: 'Error', message: `module "nosuch" is unknown: no ModuleReleaseMeta "nosuch" in namespace "${klm().namespace}"` });
+    expect(modules.nosuch).toMatchObject({
+      state: 'Error',
+      message: `module "nosuch" is unknown: no ModuleReleaseMeta "nosuch" in namespace "${klm().namespace}"`,
+    });
     expect(modules.greeter).toMatchObject({
       state: 'Error',
       message: `module "greeter" has no version for channel "nightly" in ModuleReleaseMeta ${klm().namespace}/greeter (channels: regular, fast)`,
     });
-    expect(modules.ghost).toMatchObject({ state: 'Error', message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm().namespace}" for version 9.9.9 of channel "regular"` });
-    await eventually('counter to be Ready', async () => ((await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === 'counter')?.state === 'Ready' ? true : undefined));
+    expect(modules.ghost).toMatchObject({
+      state: 'Error',
+      message: `module "ghost": no ModuleTemplate "ghost-9.9.9" in namespace "${klm().namespace}" for version 9.9.9 of channel "regular"`,
+    });
+    await eventually('counter to be Ready', async () =>
+      (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === 'counter')?.state === 'Ready'
+        ? true
+        : undefined,
+    );
   });
 });
 
@@ -129,21 +210,42 @@ describe('a tampered registry blob', () => {
   it('puts the module in Error with a digest reason and applies nothing', async () => {
     const { versions } = await loadSamples();
     const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
-    const broken = { ...greeter, name: 'broken', component: `kyma-project.io/module/broken-${klm().namespace}`, manifest: greeter.manifest.replaceAll('greeter-manager', 'broken-manager') };
+    const broken = {
+      ...greeter,
+      name: 'broken',
+      component: `kyma-project.io/module/broken-${klm().namespace}`,
+      manifest: greeter.manifest.replaceAll('greeter-manager', 'broken-manager'),
+    };
     const descriptor = await pushModuleVersion(stackInfo().registryHost, broken);
     await klm().kube.apply(moduleTemplate(broken, klm().namespace, descriptor));
     await klm().kube.apply(moduleReleaseMeta('broken', broken.component, klm().namespace, { regular: '1.0.0' }));
     // Swap the layer's content in the registry's storage.
-    const access = (descriptor.component as { resources: { access: { localReference: string } }[] }).resources[0]!.access;
+    const access = (descriptor.component as { resources: { access: { localReference: string } }[] }).resources[0]!
+      .access;
     const hex = access.localReference.slice('sha256:'.length);
-    const file = path.join(stackInfo().dir, 'registry-data', 'docker/registry/v2/blobs/sha256', hex.slice(0, 2), hex, 'data');
-    await writeFile(file, tarOneFile('raw-manifest.yaml', Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: injected\n')));
+    const file = path.join(
+      stackInfo().dir,
+      'registry-data',
+      'docker/registry/v2/blobs/sha256',
+      hex.slice(0, 2),
+      hex,
+      'data',
+    );
+    await writeFile(
+      file,
+      tarOneFile('raw-manifest.yaml', Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: injected\n')),
+    );
 
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'broken' }] }));
     const kyma = await kymaInState(klm(), name, 'Error');
     expect(kyma.status?.modules?.[0]?.message).toContain(`should have digest ${access.localReference}`);
-    const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, 'broken'), klm().namespace);
+    const manifest = await klm().kube.get<Manifest & KubeObject>(
+      API_VERSION,
+      'Manifest',
+      manifestName(name, 'broken'),
+      klm().namespace,
+    );
     expect(manifest?.status?.conditions?.[0]).toMatchObject({ reason: 'DigestMismatch', status: 'False' });
     expect(await klm().kube.get('v1', 'ConfigMap', 'injected', `${name}-system`)).toBeUndefined();
     expect(await klm().kube.get('apps/v1', 'Deployment', 'broken-manager', `${name}-system`)).toBeUndefined();
@@ -155,13 +257,18 @@ describe('following the module', () => {
 
   it("follows the module CR's state to Error and back, long before the drift timer", async () => {
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
     await kymaInState(klm(), name, 'Ready');
     const cr = ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${name}-system`] as const;
     const started = Date.now();
     await klm().kube.mergePatch(...cr, { spec: { simulateState: 'Error', simulateMessage: 'backend unreachable' } });
     const failed = await kymaInState(klm(), name, 'Error', 30_000);
-    expect(failed.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Error', message: `Greeter ${name}-system/default is Error: backend unreachable` });
+    expect(failed.status?.modules?.find((m) => m.name === 'greeter')).toMatchObject({
+      state: 'Error',
+      message: `Greeter ${name}-system/default is Error: backend unreachable`,
+    });
     await klm().kube.mergePatch(...cr, { spec: { simulateState: null, simulateMessage: null } });
     await kymaInState(klm(), name, 'Ready', 30_000);
     // The drift timer is 5 minutes here: only watch events can explain this.
@@ -174,10 +281,14 @@ describe('following the module', () => {
     await kymaInState(klm(), name, 'Ready');
     const before = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
     await klm().kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
-    const after = await eventually('the Deployment to come back', async () => {
-      const d = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
-      return d && d.metadata.uid !== before?.metadata.uid ? d : undefined;
-    }, 30_000);
+    const after = await eventually(
+      'the Deployment to come back',
+      async () => {
+        const d = await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`);
+        return d && d.metadata.uid !== before?.metadata.uid ? d : undefined;
+      },
+      30_000,
+    );
     expect(after.metadata.name).toBe('greeter-manager');
     await kymaInState(klm(), name, 'Ready', 30_000);
   });

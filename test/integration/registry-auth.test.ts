@@ -42,7 +42,13 @@ describe('a private registry with TLS and token auth', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'klm-registry-auth-'));
     reg = await startAuthRegistry(toolPaths().registry, dir, { user: { username: USER, password: PASSWORD } });
-    publisher = new Registries({ caFile: reg.caCert, credentials: { describe: 'the test publisher', credentialsFor: () => Promise.resolve({ username: USER, password: PASSWORD }) } });
+    publisher = new Registries({
+      caFile: reg.caCert,
+      credentials: {
+        describe: 'the test publisher',
+        credentialsFor: () => Promise.resolve({ username: USER, password: PASSWORD }),
+      },
+    });
   });
 
   const klm = useKlm(() => ({
@@ -66,12 +72,24 @@ describe('a private registry with TLS and token auth', () => {
   }
 
   it('refuses anonymous pulls (the registry really requires credentials)', async () => {
-    const err = await new Registries({ caFile: reg.caCert }).client(reg.registry.host).getManifest('component-descriptors/kyma-project.io/module/greeter', '1.0.0').then(() => undefined, (e: Error & { reason?: string }) => e);
+    const err = await new Registries({ caFile: reg.caCert })
+      .client(reg.registry.host)
+      .getManifest('component-descriptors/kyma-project.io/module/greeter', '1.0.0')
+      .then(
+        () => undefined,
+        (e: Error & { reason?: string }) => e,
+      );
     expect(err?.reason).toBe('RegistryCredentialsRefused');
   });
 
   it('does not trust its certificate without the CA, and says what to configure', async () => {
-    const err = await new Registries().client(reg.registry.host).getManifest('component-descriptors/kyma-project.io/module/greeter', '1.0.0').then(() => undefined, (e: Error & { reason?: string }) => e);
+    const err = await new Registries()
+      .client(reg.registry.host)
+      .getManifest('component-descriptors/kyma-project.io/module/greeter', '1.0.0')
+      .then(
+        () => undefined,
+        (e: Error & { reason?: string }) => e,
+      );
     expect(err?.reason).toBe('RegistryUnavailable');
     expect(err?.message).toContain('KLM_REGISTRY_CA_FILE');
   });
@@ -89,7 +107,11 @@ describe('a private registry with TLS and token auth', () => {
     await klm().kube.apply(dockerConfigSecret(secretNamespace, secretName, reg.registry.host, WRONG));
     // The worker learns of the change by its watch: wait until it has, so the install below
     // cannot race it. counter's layer has not been fetched yet: its install needs the registry.
-    await eventually('the worker to see the changed Secret', async () => (await klm().worker!.registryCredentials!.credentialsFor(reg.registry.host))?.password === WRONG, 30_000);
+    await eventually(
+      'the worker to see the changed Secret',
+      async () => (await klm().worker!.registryCredentials!.credentialsFor(reg.registry.host))?.password === WRONG,
+      30_000,
+    );
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
     const kyma = await kymaInState(klm(), name, 'Error', 90_000);
@@ -97,16 +119,30 @@ describe('a private registry with TLS and token auth', () => {
     expect(m?.state).toBe('Error');
     expect(m?.message).toContain('refused the credentials');
     expect(m?.message).toContain(`Secret ${secretNamespace}/${secretName}`);
-    const manifest = await klm().kube.get<Manifest & KubeObject>(API_VERSION, 'Manifest', manifestName(name, 'counter'), klm().namespace);
+    const manifest = await klm().kube.get<Manifest & KubeObject>(
+      API_VERSION,
+      'Manifest',
+      manifestName(name, 'counter'),
+      klm().namespace,
+    );
     expect(manifest?.status?.conditions?.[0]).toMatchObject({ reason: 'RegistryCredentialsRefused', status: 'False' });
     expect(reg.tokens.counts.refused).toBeGreaterThan(refusedBefore);
     const shown = JSON.stringify([kyma, manifest]);
-    for (const secret of [WRONG, PASSWORD, Buffer.from(`${USER}:${WRONG}`).toString('base64'), Buffer.from(`${USER}:${PASSWORD}`).toString('base64')]) {
+    for (const secret of [
+      WRONG,
+      PASSWORD,
+      Buffer.from(`${USER}:${WRONG}`).toString('base64'),
+      Buffer.from(`${USER}:${PASSWORD}`).toString('base64'),
+    ]) {
       expect(shown).not.toContain(secret);
     }
 
     // The worker watches the Secret: the right password is used at the next attempt.
     await klm().kube.apply(dockerConfigSecret(secretNamespace, secretName, reg.registry.host, PASSWORD));
-    await eventually('counter to be Ready', async () => (await moduleStatus(klm(), name, 'counter'))?.state === 'Ready', 90_000);
+    await eventually(
+      'counter to be Ready',
+      async () => (await moduleStatus(klm(), name, 'counter'))?.state === 'Ready',
+      90_000,
+    );
   });
 });

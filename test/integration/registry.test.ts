@@ -10,7 +10,10 @@ function client(): OciRegistryClient {
 }
 
 async function failure(p: Promise<unknown>): Promise<OciError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(OciError);
   return err as OciError;
 }
@@ -38,7 +41,14 @@ describe('the OCI registry client against the local registry', () => {
     const digest = await client().pushBlob(repo, data);
     // Tamper with the registry's storage behind its back.
     const hex = digest.slice('sha256:'.length);
-    const file = path.join(stackInfo().dir, 'registry-data', 'docker/registry/v2/blobs/sha256', hex.slice(0, 2), hex, 'data');
+    const file = path.join(
+      stackInfo().dir,
+      'registry-data',
+      'docker/registry/v2/blobs/sha256',
+      hex.slice(0, 2),
+      hex,
+      'data',
+    );
     expect((await readFile(file)).equals(data)).toBe(true);
     await writeFile(file, 'kind: Tampered\n');
     const err = await failure(client().pullBlob(repo, digest));

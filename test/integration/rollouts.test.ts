@@ -9,7 +9,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { LABELS } from '../../src/api/shared';
 import { SA } from '../../src/api/search-attributes';
-import { abortRollout, pauseRollout, promoted, resumeRollout, ROLLOUT_WORKFLOW, rolloutPlanQuery, rolloutProgress, rolloutStart, rolloutWaves, rolloutWorkflowId, type RolloutPlanView, type RolloutProgress, type RolloutWorkflowInput } from '../../src/contract/rollout';
+import {
+  abortRollout,
+  pauseRollout,
+  promoted,
+  resumeRollout,
+  ROLLOUT_WORKFLOW,
+  rolloutPlanQuery,
+  rolloutProgress,
+  rolloutStart,
+  rolloutWaves,
+  rolloutWorkflowId,
+  type RolloutPlanView,
+  type RolloutProgress,
+  type RolloutWorkflowInput,
+} from '../../src/contract/rollout';
 import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
@@ -22,9 +36,16 @@ const PLAN_NOTES = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plan-not
 
 interface HistoryEvent {
   eventType?: unknown;
-  workflowExecutionSignaledEventAttributes?: { signalName?: string | null; input?: { payloads?: { data?: Uint8Array | null }[] | null } | null } | null;
-  signalExternalWorkflowExecutionInitiatedEventAttributes?: { workflowExecution?: { workflowId?: string | null } | null } | null;
-  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null;
+  workflowExecutionSignaledEventAttributes?: {
+    signalName?: string | null;
+    input?: { payloads?: { data?: Uint8Array | null }[] | null } | null;
+  } | null;
+  signalExternalWorkflowExecutionInitiatedEventAttributes?: {
+    workflowExecution?: { workflowId?: string | null } | null;
+  } | null;
+  markerRecordedEventAttributes?: {
+    details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null;
+  } | null;
   timerFiredEventAttributes?: unknown;
 }
 
@@ -32,11 +53,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Runs `klm` as users do (its task queue and default namespace those of the test's worker and bridge); resolves with its exit code and output. */
 async function klmCli(args: string[], taskQueue?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporalAddress, TEMPORAL_NAMESPACE: stackInfo().temporalNamespace, KLM_DEFAULT_NAMESPACE: '{kyma}-system', ...(taskQueue ? { KLM_TASK_QUEUE: taskQueue } : {}) };
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: stackInfo().temporalAddress,
+    TEMPORAL_NAMESPACE: stackInfo().temporalNamespace,
+    KLM_DEFAULT_NAMESPACE: '{kyma}-system',
+    ...(taskQueue ? { KLM_TASK_QUEUE: taskQueue } : {}),
+  };
   return await new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/klm.ts', ...args],
+      { cwd: ROOT, env },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,7 +84,7 @@ async function refused(p: Promise<unknown>): Promise<string> {
 }
 
 async function historyOf(klm: Klm, workflowId: string): Promise<HistoryEvent[]> {
-  return ((await klm.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
+  return (await klm.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 }
 
 function payload(e: HistoryEvent): unknown {
@@ -64,7 +96,9 @@ function payload(e: HistoryEvent): unknown {
 function isActivityMarker(e: HistoryEvent, type: string): boolean {
   const details = e.markerRecordedEventAttributes?.details;
   if (!details) return false;
-  return Object.values(details).some((d) => (d.payloads ?? []).some((p) => p.data && Buffer.from(p.data).toString('utf8').includes(`"${type}"`)));
+  return Object.values(details).some((d) =>
+    (d.payloads ?? []).some((p) => p.data && Buffer.from(p.data).toString('utf8').includes(`"${type}"`)),
+  );
 }
 
 describe('staged rollouts', () => {
@@ -80,20 +114,35 @@ describe('staged rollouts', () => {
   /** Five Kymas go first: they carry a lower rollout priority. */
   const canaries = fleet.slice(FLEET - 5);
   const [pinned, onFast, without] = [uniqueName('pinned'), uniqueName('fast'), uniqueName('without')];
-  const rollout = () => klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }));
+  const rollout = () =>
+    klm().client.workflow.getHandle(
+      rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }),
+    );
 
   /** Inline descriptors: a version published again (fixed) changes its ModuleTemplate, which pokes its Kymas. */
-  const publish = async (version: string, broken = false) => await mod.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
-  const versionOf = async (kyma: string, module = mod.name) => (await getKyma(klm(), kyma))?.status?.modules?.find((m) => m.name === module);
+  const publish = async (version: string, broken = false) =>
+    await mod.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
+  const versionOf = async (kyma: string, module = mod.name) =>
+    (await getKyma(klm(), kyma))?.status?.modules?.find((m) => m.name === module);
   const progress = async (h: WorkflowHandle = rollout()) => await h.query(rolloutProgress);
-  const phase = async (want: RolloutProgress['phase'], version: string) => await eventually(`the rollout of ${version} to be ${want}`, async () => {
-    const p = await progress().catch(() => undefined);
-    return p?.phase === want && p.version === version ? p : undefined;
-  }, 240_000);
-  const allAt = async (kymas: string[], version: string, module = mod.name) => await eventually(`${kymas.length} Kymas at ${version}, Ready`, async () => {
-    const states = await Promise.all(kymas.map(async (k) => await versionOf(k, module)));
-    return states.every((m) => m?.version === version && m.state === 'Ready');
-  }, 240_000);
+  const phase = async (want: RolloutProgress['phase'], version: string) =>
+    await eventually(
+      `the rollout of ${version} to be ${want}`,
+      async () => {
+        const p = await progress().catch(() => undefined);
+        return p?.phase === want && p.version === version ? p : undefined;
+      },
+      240_000,
+    );
+  const allAt = async (kymas: string[], version: string, module = mod.name) =>
+    await eventually(
+      `${kymas.length} Kymas at ${version}, Ready`,
+      async () => {
+        const states = await Promise.all(kymas.map(async (k) => await versionOf(k, module)));
+        return states.every((m) => m?.version === version && m.state === 'Ready');
+      },
+      240_000,
+    );
 
   beforeAll(async () => {
     mod = await testModule(klm());
@@ -106,7 +155,9 @@ describe('staged rollouts', () => {
       if (canaries.includes(k)) obj.metadata.labels = { [LABELS.rolloutPriority]: '1' };
       await klm().kube.create(obj);
     }
-    await klm().kube.create(kymaObject(ns, pinned, { channel: 'regular', modules: [{ name: mod.name, version: '1.0.0' }] }));
+    await klm().kube.create(
+      kymaObject(ns, pinned, { channel: 'regular', modules: [{ name: mod.name, version: '1.0.0' }] }),
+    );
     await klm().kube.create(kymaObject(ns, onFast, { channel: 'fast', modules: [{ name: mod.name }] }));
     await klm().kube.create(kymaObject(ns, without, { channel: 'regular', modules: [{ name: 'counter' }] }));
     await allAt([...fleet, pinned, onFast], '1.0.0');
@@ -115,7 +166,13 @@ describe('staged rollouts', () => {
   it('moves exactly the Kymas on the channel, in waves, each with one admission and one resolution of that module alone', async () => {
     const ns = klm().namespace;
     const bystanders = [pinned, onFast, without];
-    const lengths = Object.fromEntries(await Promise.all([...fleet, ...bystanders].map(async (k) => [k, (await historyOf(klm(), kymaWorkflowId(ns, k))).length] as const)));
+    const lengths = Object.fromEntries(
+      await Promise.all(
+        [...fleet, ...bystanders].map(
+          async (k) => [k, (await historyOf(klm(), kymaWorkflowId(ns, k))).length] as const,
+        ),
+      ),
+    );
 
     await mod.channels({ regular: '1.1.0', fast: '1.0.0' });
     const done = await phase('Completed', '1.1.0');
@@ -125,7 +182,11 @@ describe('staged rollouts', () => {
     const waves = await rollout().query(rolloutWaves);
     expect(waves.map((w) => w.length)).toEqual([5, 15, 30]);
     expect([...waves[0]!].sort()).toEqual([...canaries].sort());
-    expect(done.waves.map((w) => [w.done, w.failed])).toEqual([[5, 0], [15, 0], [30, 0]]);
+    expect(done.waves.map((w) => [w.done, w.failed])).toEqual([
+      [5, 0],
+      [15, 0],
+      [30, 0],
+    ]);
 
     // Order, from the rollout's own history: every admission of a wave after every Ready of the
     // wave before it and a soak timer after that.
@@ -143,7 +204,9 @@ describe('staged rollouts', () => {
       }
     });
     for (const w of [1, 2]) {
-      expect(firstAdmission[w], `wave ${w + 1} admitted after wave ${w}'s last Ready`).toBeGreaterThan(lastReady[w - 1]!);
+      expect(firstAdmission[w], `wave ${w + 1} admitted after wave ${w}'s last Ready`).toBeGreaterThan(
+        lastReady[w - 1]!,
+      );
       const soak = history.slice(lastReady[w - 1], firstAdmission[w]).some((e) => e.timerFiredEventAttributes);
       expect(soak, `a soak timer fired between wave ${w} and wave ${w + 1}`).toBe(true);
     }
@@ -151,7 +214,9 @@ describe('staged rollouts', () => {
     // Each Kyma of the channel: one admission, no templatesChanged, one resolution; the others nothing.
     for (const k of [...fleet, ...bystanders]) {
       const since = (await historyOf(klm(), kymaWorkflowId(ns, k))).slice(lengths[k]);
-      const signals = since.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter((s) => s === 'admitModule' || s === 'templatesChanged');
+      const signals = since
+        .map((e) => e.workflowExecutionSignaledEventAttributes?.signalName)
+        .filter((s) => s === 'admitModule' || s === 'templatesChanged');
       const resolutions = since.filter((e) => isActivityMarker(e, 'resolveModules')).length;
       if (bystanders.includes(k)) expect({ k, signals, resolutions }).toEqual({ k, signals: [], resolutions: 0 });
       else expect({ k, signals, resolutions }).toEqual({ k, signals: ['admitModule'], resolutions: 1 });
@@ -161,18 +226,43 @@ describe('staged rollouts', () => {
   }, 600_000);
 
   it('shows the plan of a promotion before it is made, object by object, and applies nothing', async () => {
-    const plan = async (version: string, output: string[] = ['-o', 'json']) => await klmCli(['rollout', 'plan', mod.name, '--version', version, '--namespace', klm().namespace, ...output], klm().taskQueue);
+    const plan = async (version: string, output: string[] = ['-o', 'json']) =>
+      await klmCli(
+        ['rollout', 'plan', mod.name, '--version', version, '--namespace', klm().namespace, ...output],
+        klm().taskQueue,
+      );
     const json = await plan('1.2.0');
     expect(json.code, json.stderr).toBe(0);
     const view = JSON.parse(json.stdout) as RolloutPlanView;
-    expect({ from: view.from, sizes: view.waves.map((w) => w.length), soakMs: view.policy.soakMs }).toEqual({ from: '1.1.0', sizes: [5, 15, 30], soakMs: 3000 });
+    expect({ from: view.from, sizes: view.waves.map((w) => w.length), soakMs: view.policy.soakMs }).toEqual({
+      from: '1.1.0',
+      sizes: [5, 15, 30],
+      soakMs: 3000,
+    });
     expect([...view.waves[0]!].sort()).toEqual([...canaries].sort());
     // Per Kyma (each has its own default namespace here): 1.2.0 adds the ConfigMap, nothing else.
     expect(view.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
-    for (const g of view.diff!.groups) expect(g).toEqual({ from: '1.1.0', kymas: [g.kymas[0]], added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`], changed: [], removed: [] });
+    for (const g of view.diff!.groups)
+      expect(g).toEqual({
+        from: '1.1.0',
+        kymas: [g.kymas[0]],
+        added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`],
+        changed: [],
+        removed: [],
+      });
 
     // 1.9.0 (never promoted): one ConfigMap more, the manager Deployment changed, the ClusterRoleBinding gone.
-    await mod.publish('1.9.0', PLAN_NOTES, (m) => m.replace('replicas: 1', 'replicas: 2').split(/^---$/m).filter((d) => !d.includes('kind: ClusterRoleBinding')).join('---'), { descriptor: 'inline' });
+    await mod.publish(
+      '1.9.0',
+      PLAN_NOTES,
+      (m) =>
+        m
+          .replace('replicas: 1', 'replicas: 2')
+          .split(/^---$/m)
+          .filter((d) => !d.includes('kind: ClusterRoleBinding'))
+          .join('---'),
+      { descriptor: 'inline' },
+    );
     const next = JSON.parse((await plan('1.9.0')).stdout) as RolloutPlanView;
     expect(next.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
     for (const g of next.diff!.groups) {
@@ -185,11 +275,18 @@ describe('staged rollouts', () => {
       });
     }
     const table = await plan('1.9.0', []);
-    expect(table.stdout).toMatch(/→ 1\.9\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /);
-    expect(table.stdout).toContain(`what 1.9.0 changes, object by object:\n1 Kyma on 1.1.0 (${next.diff!.groups[0]!.kymas[0]}): 1 added, 1 changed, 1 removed\n  + ConfigMap`);
+    expect(table.stdout).toMatch(
+      /→ 1\.9\.0 \(from 1\.1\.0\): 50 Kymas in 3 waves, soak 3 s, at most 10 at once, failure budget 2\nwave 1 \(5\): /,
+    );
+    expect(table.stdout).toContain(
+      `what 1.9.0 changes, object by object:\n1 Kyma on 1.1.0 (${next.diff!.groups[0]!.kymas[0]}): 1 added, 1 changed, 1 removed\n  + ConfigMap`,
+    );
     const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace], klm().taskQueue);
     // A command line without what it needs is a usage error (exit 2), said before any help.
-    expect({ code: missing.code, said: missing.stderr.split('\n')[0] }).toEqual({ code: 2, said: "error: required option '--version <version>' not specified" });
+    expect({ code: missing.code, said: missing.stderr.split('\n')[0] }).toEqual({
+      code: 2,
+      said: "error: required option '--version <version>' not specified",
+    });
     // Nothing moved: the rollout still stands at 1.1.0, every Kyma too.
     expect((await progress()).version).toBe('1.1.0');
     for (const k of fleet) expect((await versionOf(k))?.version, k).toBe('1.1.0');
@@ -202,7 +299,13 @@ describe('staged rollouts', () => {
     // The rollout's own plan, by query: what 1.2.0 changes for each Kyma it planned.
     const planned = await rollout().query(rolloutPlanQuery);
     expect(planned?.diff?.groups.flatMap((g) => g.kymas).sort()).toEqual([...fleet].sort());
-    for (const g of planned!.diff!.groups) expect(g).toMatchObject({ from: '1.1.0', added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`], changed: [], removed: [] });
+    for (const g of planned!.diff!.groups)
+      expect(g).toMatchObject({
+        from: '1.1.0',
+        added: [`ConfigMap ${g.kymas[0]}-system/Not_A_Valid_Name`],
+        changed: [],
+        removed: [],
+      });
     expect(halted.failed.length).toBeGreaterThan(2);
     const waves = await rollout().query(rolloutWaves);
     const unreached = [...waves[1]!, ...waves[2]!];
@@ -210,9 +313,15 @@ describe('staged rollouts', () => {
     for (const k of unreached) expect(await versionOf(k), k).toMatchObject({ version: '1.1.0', state: 'Ready' });
 
     // The validators refuse what makes no sense, without touching the rollout.
-    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: '' }] }))).toMatch(/non-empty reason/);
-    expect(await refused(rollout().executeUpdate(pauseRollout, { args: [{ reason: 'look first' }] }))).toMatch(/is Halted: only a rollout that is rolling/);
-    expect(await refused(rollout().executeUpdate(abortRollout, { args: [undefined as never] }))).toMatch(/non-empty reason/);
+    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: '' }] }))).toMatch(
+      /non-empty reason/,
+    );
+    expect(await refused(rollout().executeUpdate(pauseRollout, { args: [{ reason: 'look first' }] }))).toMatch(
+      /is Halted: only a rollout that is rolling/,
+    );
+    expect(await refused(rollout().executeUpdate(abortRollout, { args: [undefined as never] }))).toMatch(
+      /non-empty reason/,
+    );
     expect((await progress()).phase).toBe('Halted');
 
     // The author fixes 1.2.0 in place, which pokes every Kyma on the channel: the admitted ones
@@ -221,7 +330,12 @@ describe('staged rollouts', () => {
     await allAt(waves[0]!, '1.2.0');
     await eventually('the unreached Kymas to say they wait', async () => {
       const ms = await Promise.all(unreached.map(async (k) => await versionOf(k)));
-      return ms.every((m) => m?.version === '1.1.0' && m.state === 'Ready' && m.message?.includes('version 1.2.0 of channel regular waits for its rollout'));
+      return ms.every(
+        (m) =>
+          m?.version === '1.1.0' &&
+          m.state === 'Ready' &&
+          m.message?.includes('version 1.2.0 of channel regular waits for its rollout'),
+      );
     });
     // Operators steer from the command line: a refusal is one line and a non-zero exit.
     const cli = ['--namespace', klm().namespace, '--channel', 'regular'];
@@ -229,13 +343,20 @@ describe('staged rollouts', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'Halted', version: '1.2.0', from: '1.1.0' });
     const noReason = await klmCli(['rollout', 'resume', mod.name, ...cli]);
-    expect({ code: noReason.code, said: noReason.stderr.split('\n')[0] }).toEqual({ code: 2, said: "error: required option '--reason <why>' not specified" });
+    expect({ code: noReason.code, said: noReason.stderr.split('\n')[0] }).toEqual({
+      code: 2,
+      said: "error: required option '--reason <why>' not specified",
+    });
     const resumed = await klmCli(['rollout', 'resume', mod.name, ...cli, '--reason', 'fixed the manifest']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/^.* on regular: 1\.2\.0 \(from 1\.1\.0\) {2}Rolling\nresumed: fixed the manifest\n\nWAVE {2}KYMAS {2}DONE {2}FAILED/);
+    expect(resumed.stdout).toMatch(
+      /^.* on regular: 1\.2\.0 \(from 1\.1\.0\) {2}Rolling\nresumed: fixed the manifest\n\nWAVE {2}KYMAS {2}DONE {2}FAILED/,
+    );
     await phase('Completed', '1.2.0');
     await allAt(fleet, '1.2.0');
-    expect((await progress()).actions).toEqual([expect.objectContaining({ action: 'resume', reason: 'fixed the manifest' })]);
+    expect((await progress()).actions).toEqual([
+      expect.objectContaining({ action: 'resume', reason: 'fixed the manifest' }),
+    ]);
   }, 600_000);
 
   it('abort leaves the Kymas it has not reached at their version, also when their resolution runs again', async () => {
@@ -252,23 +373,46 @@ describe('staged rollouts', () => {
     const unreached = [...waves[1]!, ...waves[2]!];
     await eventually('the unreached Kymas to stay at 1.2.0 and say the rollout was aborted', async () => {
       const ms = await Promise.all(unreached.map(async (k) => await versionOf(k)));
-      return ms.every((m) => m?.version === '1.2.0' && m.state === 'Ready' && m.message?.endsWith('the rollout of 1.3.0 on channel regular was aborted: bad release; it stays at 1.2.0 until the next promotion'));
+      return ms.every(
+        (m) =>
+          m?.version === '1.2.0' &&
+          m.state === 'Ready' &&
+          m.message?.endsWith(
+            'the rollout of 1.3.0 on channel regular was aborted: bad release; it stays at 1.2.0 until the next promotion',
+          ),
+      );
     });
     expect((await progress()).phase).toBe('Aborted');
-    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(/is Aborted/);
-    const again = await klmCli(['rollout', 'resume', mod.name, '--namespace', klm().namespace, '--reason', 'try again']);
-    expect({ code: again.code, stderr: again.stderr.trim() }).toEqual({ code: 1, stderr: 'klm: resume refused: the rollout of 1.3.0 is Aborted: only a paused, halted or waiting rollout can be resumed' });
+    expect(await refused(rollout().executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(
+      /is Aborted/,
+    );
+    const again = await klmCli([
+      'rollout',
+      'resume',
+      mod.name,
+      '--namespace',
+      klm().namespace,
+      '--reason',
+      'try again',
+    ]);
+    expect({ code: again.code, stderr: again.stderr.trim() }).toEqual({
+      code: 1,
+      stderr:
+        'klm: resume refused: the rollout of 1.3.0 is Aborted: only a paused, halted or waiting rollout can be resumed',
+    });
   }, 600_000);
 
   it('continues as new on its way past a small history threshold and goes on where it was: every Kyma moves once; plan, pause, resume, halt and abort answer across runs', async () => {
     const ns = klm().namespace;
     const steady = await testModule(klm());
-    const publishSteady = async (version: string, broken = false) => await steady.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
+    const publishSteady = async (version: string, broken = false) =>
+      await steady.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
     for (const v of ['1.0.0', '1.1.0']) await publishSteady(v);
     await publishSteady('1.2.0', true);
     await steady.channels({ steady: '1.0.0' });
     const kymas = Array.from({ length: 6 }, (_, i) => uniqueName(`s${i}`));
-    for (const k of kymas) await klm().kube.create(kymaObject(ns, k, { channel: 'steady', modules: [{ name: steady.name }] }));
+    for (const k of kymas)
+      await klm().kube.create(kymaObject(ns, k, { channel: 'steady', modules: [{ name: steady.name }] }));
     await allAt(kymas, '1.0.0', steady.name);
 
     // The channel's rollout, started as the bridge starts it, but continuing as new past 60 events.
@@ -289,55 +433,97 @@ describe('staged rollouts', () => {
     };
 
     await steady.channels({ steady: '1.1.0' });
-    const plan = await eventually('the plan of 1.1.0', async () => (await latest.query(rolloutPlanQuery).catch(() => null)) ?? undefined);
+    const plan = await eventually(
+      'the plan of 1.1.0',
+      async () => (await latest.query(rolloutPlanQuery).catch(() => null)) ?? undefined,
+    );
     expect(plan.waves.map((w) => w.length)).toEqual([2, 2, 2]);
     // Paused while it rolls, and still paused, by the same operator for the same reason, in the next run.
     const paused = await latest.executeUpdate(pauseRollout, { args: [{ reason: 'hold across runs' }] });
     expect(paused.phase).toBe('Paused');
     await nextRun('1.1.0');
-    expect(await state()).toMatchObject({ version: '1.1.0', phase: 'Paused', message: 'paused: hold across runs', actions: [{ action: 'pause', reason: 'hold across runs' }] });
+    expect(await state()).toMatchObject({
+      version: '1.1.0',
+      phase: 'Paused',
+      message: 'paused: hold across runs',
+      actions: [{ action: 'pause', reason: 'hold across runs' }],
+    });
     expect(await latest.query(rolloutPlanQuery)).toEqual(plan);
     expect(await latest.query(rolloutWaves)).toEqual(plan.waves);
     expect(await refused(latest.executeUpdate(pauseRollout, { args: [{ reason: 'again' }] }))).toMatch(/is Paused/);
     expect((await latest.executeUpdate(resumeRollout, { args: [{ reason: 'carry on' }] })).phase).not.toBe('Paused');
-    const done = await eventually('the rollout of 1.1.0 to complete', async () => {
-      const p = await state();
-      return p.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
-    }, 240_000);
+    const done = await eventually(
+      'the rollout of 1.1.0 to complete',
+      async () => {
+        const p = await state();
+        return p.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
+      },
+      240_000,
+    );
     await allAt(kymas, '1.1.0', steady.name);
-    expect(done.waves.map((w) => [w.size, w.done, w.failed])).toEqual([[2, 2, 0], [2, 2, 0], [2, 2, 0]]);
-    expect(done.actions.map((a) => `${a.action}: ${a.reason}`)).toEqual(['pause: hold across runs', 'resume: carry on']);
+    expect(done.waves.map((w) => [w.size, w.done, w.failed])).toEqual([
+      [2, 2, 0],
+      [2, 2, 0],
+      [2, 2, 0],
+    ]);
+    expect(done.actions.map((a) => `${a.action}: ${a.reason}`)).toEqual([
+      'pause: hold across runs',
+      'resume: carry on',
+    ]);
     // Each Kyma was admitted once: no run admitted again what a run before it had admitted.
     for (const k of kymas) {
-      const admissions = (await historyOf(klm(), kymaWorkflowId(ns, k))).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'admitModule');
+      const admissions = (await historyOf(klm(), kymaWorkflowId(ns, k))).filter(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'admitModule',
+      );
       expect({ k, admissions: admissions.length }).toEqual({ k, admissions: 1 });
     }
 
     // A version that fails halts the rollout; the halt, the plan and then an abort hold across runs.
     await steady.channels({ steady: '1.2.0' });
-    const halted = await eventually('the rollout of 1.2.0 to halt with both Kymas of its first wave failed', async () => {
-      const p = await state();
-      return p.phase === 'Halted' && p.version === '1.2.0' && p.failed.length === 2 ? p : undefined;
-    }, 240_000);
+    const halted = await eventually(
+      'the rollout of 1.2.0 to halt with both Kymas of its first wave failed',
+      async () => {
+        const p = await state();
+        return p.phase === 'Halted' && p.version === '1.2.0' && p.failed.length === 2 ? p : undefined;
+      },
+      240_000,
+    );
     const waves = await latest.query(rolloutWaves);
     await nextRun('1.2.0');
-    expect(await state()).toMatchObject({ phase: 'Halted', version: '1.2.0', message: halted.message, failed: halted.failed });
+    expect(await state()).toMatchObject({
+      phase: 'Halted',
+      version: '1.2.0',
+      message: halted.message,
+      failed: halted.failed,
+    });
     expect(await latest.query(rolloutWaves)).toEqual(waves);
     expect((await latest.executeUpdate(abortRollout, { args: [{ reason: 'bad release' }] })).phase).toBe('Aborted');
     await nextRun('1.2.0');
-    expect(await refused(latest.executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(/the rollout of 1\.2\.0 is Aborted/);
+    expect(await refused(latest.executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(
+      /the rollout of 1\.2\.0 is Aborted/,
+    );
     // 1.2.0 fixed pokes the Kymas: the admitted ones recover, the others stay at 1.1.0 and say why.
     await publishSteady('1.2.0');
     await allAt(waves[0]!, '1.2.0', steady.name);
     const unreached = [...waves[1]!, ...waves[2]!];
     await eventually('the unreached Kymas to stay at 1.1.0 and say the rollout was aborted', async () => {
       const ms = await Promise.all(unreached.map(async (k) => await versionOf(k, steady.name)));
-      return ms.every((m) => m?.version === '1.1.0' && m.state === 'Ready' && m.message?.endsWith('the rollout of 1.2.0 on channel steady was aborted: bad release; it stays at 1.1.0 until the next promotion'));
+      return ms.every(
+        (m) =>
+          m?.version === '1.1.0' &&
+          m.state === 'Ready' &&
+          m.message?.endsWith(
+            'the rollout of 1.2.0 on channel steady was aborted: bad release; it stays at 1.1.0 until the next promotion',
+          ),
+      );
     });
     // The runs it continued as new from (at least the three asked for here); the last keeps the search attributes it was started with.
     await eventually('three runs or more continued as new', async () => {
       let runs = 0;
-      for await (const _ of klm().client.workflow.list({ query: `WorkflowId = '${first.workflowId}' AND ExecutionStatus = 'ContinuedAsNew'` })) runs++;
+      for await (const _ of klm().client.workflow.list({
+        query: `WorkflowId = '${first.workflowId}' AND ExecutionStatus = 'ContinuedAsNew'`,
+      }))
+        runs++;
       return runs >= 3;
     });
     expect((await latest.describe()).typedSearchAttributes.get(SA.KymaNamespace)).toBe(ns);

@@ -26,7 +26,10 @@ async function twoKymas(klm: Klm) {
   await mod.publish('1.0.0');
   await mod.channels({ regular: '1.0.0' });
   const [a, b] = [uniqueName('kyma'), uniqueName('kyma')];
-  for (const k of [a, b]) await klm.kube.create(kymaObject(klm.namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }));
+  for (const k of [a, b])
+    await klm.kube.create(
+      kymaObject(klm.namespace, k, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }),
+    );
   await kymaInState(klm, a, 'Ready');
   await kymaInState(klm, b, 'Ready');
   return { mod, a, b, crd: `${mod.name}s.${mod.name}.example.io` };
@@ -37,15 +40,23 @@ describe('Kymas sharing a cluster and a module', () => {
 
   it('write the shared cluster-scoped objects once: drift cycles of both leave them untouched', async () => {
     const { mod, a, b } = await twoKymas(klm());
-    const shared = async () => (await Promise.all([
-      klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`),
-      klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`),
-      klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-manager`),
-    ])).map((o) => o?.metadata.resourceVersion);
+    const shared = async () =>
+      (
+        await Promise.all([
+          klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`),
+          klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`),
+          klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-manager`),
+        ])
+      ).map((o) => o?.metadata.resourceVersion);
     const before = await shared();
     expect(before.every(Boolean)).toBe(true);
     const [na, nb] = [await installs(klm(), a, mod.name), await installs(klm(), b, mod.name)];
-    await eventually('two more drift applies of each Kyma', async () => (await installs(klm(), a, mod.name)) >= na + 2 && (await installs(klm(), b, mod.name)) >= nb + 2 || undefined, 30_000);
+    await eventually(
+      'two more drift applies of each Kyma',
+      async () =>
+        ((await installs(klm(), a, mod.name)) >= na + 2 && (await installs(klm(), b, mod.name)) >= nb + 2) || undefined,
+      30_000,
+    );
     expect(await shared()).toEqual(before);
   });
 
@@ -61,7 +72,11 @@ describe('Kymas sharing a cluster and a module', () => {
     expect((await getKyma(klm(), b))?.status?.state).toBe('Ready');
     await klm().kube.mergePatch(API_VERSION, 'Kyma', b, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
     await gone(klm(), b, mod.name);
-    await eventually('the shared CRD to go with the last installation', async () => (await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined);
+    await eventually(
+      'the shared CRD to go with the last installation',
+      async () =>
+        (await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined,
+    );
   });
 });
 
@@ -70,18 +85,34 @@ describe('Kymas sharing a cluster, removing together or releasing', () => {
 
   it('lets both remove the module at once without leaving the shared objects behind', async () => {
     const { mod, a, b, crd } = await twoKymas(klm());
-    await Promise.all([a, b].map((k) => klm().kube.mergePatch(API_VERSION, 'Kyma', k, klm().namespace, { spec: { modules: [{ name: 'counter' }] } })));
+    await Promise.all(
+      [a, b].map((k) =>
+        klm().kube.mergePatch(API_VERSION, 'Kyma', k, klm().namespace, { spec: { modules: [{ name: 'counter' }] } }),
+      ),
+    );
     await gone(klm(), a, mod.name);
     await gone(klm(), b, mod.name);
-    await eventually('the shared CRD to go', async () => (await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined);
+    await eventually(
+      'the shared CRD to go',
+      async () =>
+        (await klm().kube.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd)) === undefined || undefined,
+    );
     expect(await klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`)).toBeUndefined();
   });
 
   it('keeps the shared objects for an installation that was released (managed: false)', async () => {
     const { mod, a, b, crd } = await twoKymas(klm());
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', a, klm().namespace, { spec: { modules: [{ name: mod.name, managed: false }, { name: 'counter' }] } });
-    await eventually('the module to be Unmanaged', async () => (await getKyma(klm(), a))?.status?.modules?.find((m) => m.name === mod.name && m.state === 'Unmanaged'));
-    await eventually('its Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', `${a}-${mod.name}`, klm().namespace)) === undefined || undefined);
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', a, klm().namespace, {
+      spec: { modules: [{ name: mod.name, managed: false }, { name: 'counter' }] },
+    });
+    await eventually('the module to be Unmanaged', async () =>
+      (await getKyma(klm(), a))?.status?.modules?.find((m) => m.name === mod.name && m.state === 'Unmanaged'),
+    );
+    await eventually(
+      'its Manifest to go',
+      async () =>
+        (await klm().kube.get(API_VERSION, 'Manifest', `${a}-${mod.name}`, klm().namespace)) === undefined || undefined,
+    );
     await klm().kube.mergePatch(API_VERSION, 'Kyma', b, klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
     await gone(klm(), b, mod.name);
     // The released module still runs on the shared kind, with its CR.
@@ -100,10 +131,16 @@ describe("the quick start's sample fleet", () => {
     for (const k of [one!, two!]) await klm().kube.create(k);
     await kymaInState(klm(), 'sample-1', 'Ready');
     await kymaInState(klm(), 'sample-2', 'Ready');
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', 'sample-1', klm().namespace, { spec: { modules: [{ name: 'counter' }] } });
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', 'sample-1', klm().namespace, {
+      spec: { modules: [{ name: 'counter' }] },
+    });
     await gone(klm(), 'sample-1', 'greeter');
     expect((await getKyma(klm(), 'sample-2'))?.status?.modules?.find((m) => m.name === 'greeter')?.state).toBe('Ready');
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', 'sample-1', klm().namespace, { spec: { modules: [{ name: 'counter' }, { name: 'greeter' }] } });
-    await eventually('greeter back on sample-1', async () => (await getKyma(klm(), 'sample-1'))?.status?.modules?.find((m) => m.name === 'greeter' && m.state === 'Ready'));
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', 'sample-1', klm().namespace, {
+      spec: { modules: [{ name: 'counter' }, { name: 'greeter' }] },
+    });
+    await eventually('greeter back on sample-1', async () =>
+      (await getKyma(klm(), 'sample-1'))?.status?.modules?.find((m) => m.name === 'greeter' && m.state === 'Ready'),
+    );
   });
 });

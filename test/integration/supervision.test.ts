@@ -15,7 +15,11 @@ import { stackInfo, uniqueName } from '../support/stack';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/roundtrip-workflows.ts', import.meta.url));
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -61,7 +65,13 @@ describe('a supervised Temporal dev server', () => {
     connection = await Connection.connect({ address: temporal.address });
     native = await NativeConnection.connect({ address: temporal.address });
     const taskQueue = uniqueName('supervision');
-    worker = await Worker.create({ connection: native, namespace: temporal.namespace, taskQueue, workflowsPath, activities });
+    worker = await Worker.create({
+      connection: native,
+      namespace: temporal.namespace,
+      taskQueue,
+      workflowsPath,
+      activities,
+    });
     running = worker.run();
     const client = new Client({ connection, namespace: temporal.namespace });
     handle = await client.workflow.start('roundTrip', { taskQueue, workflowId: uniqueName('wf'), args: ['kyma'] });
@@ -79,14 +89,22 @@ describe('a supervised Temporal dev server', () => {
 
   it('is restarted after SIGKILL on the same address, and a workflow started before the kill completes', async () => {
     // The workflow ran its activity and waits for the signal: its state is in the SQLite file.
-    await until('the activity to complete', async () => (await handle.fetchHistory()).events?.some((e) => e.activityTaskCompletedEventAttributes));
+    await until('the activity to complete', async () =>
+      (await handle.fetchHistory()).events?.some((e) => e.activityTaskCompletedEventAttributes),
+    );
     const pid = temporal.process.pid();
     expect(pid).toBeGreaterThan(0);
 
     process.kill(pid!, 'SIGKILL');
-    const line = await until('the restart line', () => logged.find((l) => l.includes('[stack] temporal exited unexpectedly (code 137); restarting it in 1s')));
+    const line = await until('the restart line', () =>
+      logged.find((l) => l.includes('[stack] temporal exited unexpectedly (code 137); restarting it in 1s')),
+    );
     expect(line).toContain(path.join(dir, 'temporal.log'));
-    await until('temporal to be up again', () => logged.some((l) => l.includes('[stack] temporal is up again after restart 1')), 90_000);
+    await until(
+      'temporal to be up again',
+      () => logged.some((l) => l.includes('[stack] temporal is up again after restart 1')),
+      90_000,
+    );
     expect(alive(pid!)).toBe(false);
     const newPid = temporal.process.pid();
     expect(newPid).not.toBe(pid);

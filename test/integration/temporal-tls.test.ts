@@ -23,10 +23,18 @@ describe('Temporal over mTLS', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'klm-temporal-tls-'));
     const { caCert } = await generateCa(dir, 'temporal-ca');
-    const server = await issueCert(dir, 'server', 'temporal', { serverAuth: true, sans: ['IP:127.0.0.1', 'DNS:localhost'] });
+    const server = await issueCert(dir, 'server', 'temporal', {
+      serverAuth: true,
+      sans: ['IP:127.0.0.1', 'DNS:localhost'],
+    });
     const client = await issueCert(dir, 'client', 'klm', { clientAuth: true });
     files = { ca: caCert, cert: client.cert, key: client.key };
-    terminator = await startTlsTerminator({ backend: stackInfo().temporalAddress, cert: server.cert, key: server.key, clientCa: caCert });
+    terminator = await startTlsTerminator({
+      backend: stackInfo().temporalAddress,
+      cert: server.cert,
+      key: server.key,
+      clientCa: caCert,
+    });
   });
 
   // The test's own bridge and client talk to the dev server directly; the worker under test does not.
@@ -58,15 +66,21 @@ describe('Temporal over mTLS', () => {
 
   it('refuses a client without a certificate', async () => {
     const refused = terminator.refused;
-    const err = await Connection.connect({ address: terminator.address, tls: { serverRootCACertificate: await readFile(files.ca) }, connectTimeout: 5000 }).then(
-      async (c) => {
-        // Some TLS 1.3 stacks fail only at the first call, once the server has read the (missing) certificate.
-        await c.workflowService.getSystemInfo({});
-        await c.close();
-        return undefined;
-      },
-      (e: Error) => e,
-    ).catch((e: Error) => e);
+    const err = await Connection.connect({
+      address: terminator.address,
+      tls: { serverRootCACertificate: await readFile(files.ca) },
+      connectTimeout: 5000,
+    })
+      .then(
+        async (c) => {
+          // Some TLS 1.3 stacks fail only at the first call, once the server has read the (missing) certificate.
+          await c.workflowService.getSystemInfo({});
+          await c.close();
+          return undefined;
+        },
+        (e: Error) => e,
+      )
+      .catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect(terminator.refused).toBeGreaterThan(refused);
   });
@@ -75,8 +89,16 @@ describe('Temporal over mTLS', () => {
     const env = { ...tlsEnv(), KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(dir, 'blobs-')) };
     const worker = start('src/workers/main.ts', env);
     const bridge = start('src/starter/main.ts', env);
-    await eventually('the worker to poll through TLS', () => Promise.resolve(worker.out().includes('worker: task queue') || undefined), 90_000);
-    await eventually('the bridge to route through TLS', () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined), 90_000);
+    await eventually(
+      'the worker to poll through TLS',
+      () => Promise.resolve(worker.out().includes('worker: task queue') || undefined),
+      90_000,
+    );
+    await eventually(
+      'the bridge to route through TLS',
+      () => Promise.resolve(bridge.out().includes('bridge: routing events') || undefined),
+      90_000,
+    );
     expect(worker.out()).toContain(`on Temporal ${terminator.address} (TLS with a client certificate)`);
     expect(bridge.out()).toContain(`on Temporal ${terminator.address} (TLS with a client certificate)`);
     // Nothing of the client's key in what the processes print.

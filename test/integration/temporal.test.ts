@@ -17,7 +17,11 @@ async function roundTrip(client: Client, connection: NativeConnection, namespace
   const taskQueue = uniqueName('roundtrip');
   const worker = await Worker.create({ connection, namespace, taskQueue, workflowsPath, activities });
   return await worker.runUntil(async () => {
-    const handle = await client.workflow.start('roundTrip', { taskQueue, workflowId: uniqueName('wf'), args: ['kyma'] });
+    const handle = await client.workflow.start('roundTrip', {
+      taskQueue,
+      workflowId: uniqueName('wf'),
+      args: ['kyma'],
+    });
     await handle.signal('release', '!');
     return (await handle.result()) as string;
   });
@@ -70,27 +74,54 @@ describe('Temporal', () => {
       const connection = await Connection.connect({ address: temporalAddress });
       try {
         const namespace = uniqueName('bare');
-        await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'create', '--namespace', namespace, '--address', temporalAddress]);
-        const missing = await eventually('the new namespace to answer', async () => await missingSearchAttributes(connection, namespace).catch(() => undefined));
+        await promisify(execFile)(tools.temporal, [
+          'operator',
+          'namespace',
+          'create',
+          '--namespace',
+          namespace,
+          '--address',
+          temporalAddress,
+        ]);
+        const missing = await eventually(
+          'the new namespace to answer',
+          async () => await missingSearchAttributes(connection, namespace).catch(() => undefined),
+        );
         expect(missing).toEqual(Object.keys(SEARCH_ATTRIBUTES));
 
         const run = (entry: string) =>
-          promisify(execFile)(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, KLM_METRICS_PORT: '' }, timeout: 60_000 }).then(
+          promisify(execFile)(process.execPath, ['--import', 'tsx', entry], {
+            env: {
+              ...process.env,
+              TEMPORAL_ADDRESS: temporalAddress,
+              TEMPORAL_NAMESPACE: namespace,
+              KLM_METRICS_PORT: '',
+            },
+            timeout: 60_000,
+          }).then(
             () => ({ code: 0, stderr: '' }),
             (e: { code?: number; stderr?: string }) => ({ code: e.code, stderr: e.stderr ?? '' }),
           );
         const command = `temporal operator search-attribute create --namespace ${namespace} --name KymaName --type Keyword`;
-        for (const [entry, who] of [['src/workers/main.ts', 'worker'], ['src/starter/main.ts', 'bridge']] as const) {
+        for (const [entry, who] of [
+          ['src/workers/main.ts', 'worker'],
+          ['src/starter/main.ts', 'bridge'],
+        ] as const) {
           const { code, stderr } = await run(entry);
           expect(code, `${who} exit code`).toBe(1);
-          expect(stderr).toContain(`${who}: the Temporal namespace "${namespace}" lacks the search attributes KymaName, KymaNamespace`);
+          expect(stderr).toContain(
+            `${who}: the Temporal namespace "${namespace}" lacks the search attributes KymaName, KymaNamespace`,
+          );
           expect(stderr).toContain(command);
           // One message to act on, not a stack trace.
           expect(stderr).not.toMatch(/\n\s+at /);
         }
 
         // The command it names is the one that fixes it.
-        const printed = (await run('src/workers/main.ts')).stderr.split('\n').find((l) => l.trim().startsWith('temporal operator'))!.trim();
+        const printed = (await run('src/workers/main.ts')).stderr
+          .split('\n')
+          .find((l) => l.trim().startsWith('temporal operator'))!
+          .trim();
         const [, ...args] = printed.split(/\s+/);
         await promisify(execFile)(tools.temporal, [...args, '--address', temporalAddress]);
         expect(await missingSearchAttributes(connection, namespace)).toEqual([]);

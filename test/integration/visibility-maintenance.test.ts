@@ -20,7 +20,9 @@ async function moduleStatus(klm: Klm, kyma: string, module: string): Promise<Mod
 /** The Kyma workflow's signals from the bridge (Kyma and template changes) in its current run. */
 async function bridgeSignals(klm: Klm, kyma: string): Promise<number> {
   const history = await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, kyma)).fetchHistory();
-  return (history.events ?? []).filter((e) => ['kymaChanged', 'templatesChanged'].includes(e.workflowExecutionSignaledEventAttributes?.signalName ?? '')).length;
+  return (history.events ?? []).filter((e) =>
+    ['kymaChanged', 'templatesChanged'].includes(e.workflowExecutionSignaledEventAttributes?.signalName ?? ''),
+  ).length;
 }
 
 describe('visibility and maintenance windows', () => {
@@ -30,13 +32,17 @@ describe('visibility and maintenance windows', () => {
   it('serves a beta template only to a Kyma labelled beta, and removes a module whose template turns internal', async () => {
     const ns = klm().namespace;
     const name = uniqueName('vis');
-    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'counter-1.0.0', ns, { metadata: { labels: { [LABELS.beta]: 'true' } } });
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'counter-1.0.0', ns, {
+      metadata: { labels: { [LABELS.beta]: 'true' } },
+    });
     await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'counter' }] }));
     const hidden = await eventually('counter to be refused', async () => {
       const s = await moduleStatus(klm(), name, 'counter');
       return s?.state === 'Error' ? s : undefined;
     });
-    expect(hidden.message).toBe(`module "counter": ModuleTemplate ${ns}/counter-1.0.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label`);
+    expect(hidden.message).toBe(
+      `module "counter": ModuleTemplate ${ns}/counter-1.0.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label`,
+    );
     expect((await getKyma(klm(), name))?.status?.conditions?.[0]).toMatchObject({ reason: 'ModuleNotVisible' });
     expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, 'counter'), ns)).toBeUndefined();
 
@@ -46,25 +52,56 @@ describe('visibility and maintenance windows', () => {
     expect(await moduleStatus(klm(), name, 'counter')).toMatchObject({ version: '1.0.0', state: 'Ready' });
 
     // Internal now: the Kyma is not internal, so the installed module goes, and says why.
-    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'counter-1.0.0', ns, { metadata: { labels: { [LABELS.internal]: 'true' } } });
-    await eventually('the counter Manifest to go', async () => (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, 'counter'), ns)) === undefined);
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'counter-1.0.0', ns, {
+      metadata: { labels: { [LABELS.internal]: 'true' } },
+    });
+    await eventually(
+      'the counter Manifest to go',
+      async () => (await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, 'counter'), ns)) === undefined,
+    );
     const kyma = await kymaInState(klm(), name, 'Error');
-    expect(kyma.status?.modules).toEqual([expect.objectContaining({ name: 'counter', state: 'Error', message: expect.stringContaining('is internal (operator.kyma-project.io/internal: "true"): not available to this Kyma') as string })]);
+    expect(kyma.status?.modules).toEqual([
+      expect.objectContaining({
+        name: 'counter',
+        state: 'Error',
+        message: expect.stringContaining(
+          'is internal (operator.kyma-project.io/internal: "true"): not available to this Kyma',
+        ) as string,
+      }),
+    ]);
   }, 120_000);
 
   it('upgrades a module whose template requires downtime only when the maintenance window opens, by its timer; at once when the Kyma skips windows', async () => {
     const ns = klm().namespace;
     const [held, skipping] = [uniqueName('held'), uniqueName('skip')];
-    await klm().kube.create(kymaObject(ns, held, { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] }));
-    await klm().kube.create(kymaObject(ns, skipping, { channel: 'regular', skipMaintenanceWindows: true, modules: [{ name: 'greeter', version: '1.0.0' }] }));
+    await klm().kube.create(
+      kymaObject(ns, held, { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] }),
+    );
+    await klm().kube.create(
+      kymaObject(ns, skipping, {
+        channel: 'regular',
+        skipMaintenanceWindows: true,
+        modules: [{ name: 'greeter', version: '1.0.0' }],
+      }),
+    );
     for (const k of [held, skipping]) await kymaInState(klm(), k, 'Ready');
 
     // A window that opens in 40 s and lasts well beyond upstream's 20-minute minimum.
     const begin = Date.now() + 40_000;
     const window = { begin: new Date(begin).toISOString(), end: new Date(begin + 2 * 3_600_000).toISOString() };
-    await klm().kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: POLICY, data: { 'policy.json': JSON.stringify({ rules: [], default: window }) } });
-    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'greeter-1.1.0', ns, { spec: { requiresDowntime: true } });
-    for (const k of [held, skipping]) await klm().kube.mergePatch(API_VERSION, 'Kyma', k, ns, { spec: { modules: [{ name: 'greeter', version: '1.1.0' }] } });
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: POLICY,
+      data: { 'policy.json': JSON.stringify({ rules: [], default: window }) },
+    });
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'greeter-1.1.0', ns, {
+      spec: { requiresDowntime: true },
+    });
+    for (const k of [held, skipping])
+      await klm().kube.mergePatch(API_VERSION, 'Kyma', k, ns, {
+        spec: { modules: [{ name: 'greeter', version: '1.1.0' }] },
+      });
 
     await eventually('the skipping Kyma to run greeter 1.1.0', async () => {
       const s = await moduleStatus(klm(), skipping, 'greeter');
@@ -75,13 +112,21 @@ describe('visibility and maintenance windows', () => {
       return s?.maintenance ? s : undefined;
     });
     expect(Date.now()).toBeLessThan(begin);
-    expect(waiting).toMatchObject({ version: '1.0.0', state: 'Ready', message: `upgrading greeter from 1.0.0 to 1.1.0 requires downtime: waiting for the maintenance window ${window.begin} – ${window.end}` });
+    expect(waiting).toMatchObject({
+      version: '1.0.0',
+      state: 'Ready',
+      message: `upgrading greeter from 1.0.0 to 1.1.0 requires downtime: waiting for the maintenance window ${window.begin} – ${window.end}`,
+    });
     const signals = await bridgeSignals(klm(), held);
 
-    const moved = await eventually('the held Kyma to run greeter 1.1.0', async () => {
-      const s = await moduleStatus(klm(), held, 'greeter');
-      return s?.version === '1.1.0' && s.state === 'Ready' ? s : undefined;
-    }, 90_000);
+    const moved = await eventually(
+      'the held Kyma to run greeter 1.1.0',
+      async () => {
+        const s = await moduleStatus(klm(), held, 'greeter');
+        return s?.version === '1.1.0' && s.state === 'Ready' ? s : undefined;
+      },
+      90_000,
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(begin);
     expect(moved.maintenance).toBeFalsy();
     // Nothing but the workflow's timer woke it.

@@ -23,9 +23,28 @@ import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId } from '../../src/api/names';
 import { SA } from '../../src/api/search-attributes';
 import { KYMA_WORKFLOW } from '../../src/contract/workflow-inputs';
-import { abortRollout, pauseRollout, promoted, resumeRollout, ROLLOUT_WORKFLOW, rolloutPlanQuery, rolloutProgress, rolloutStart, rolloutWorkflowId, type RolloutWorkflowInput } from '../../src/contract/rollout';
+import {
+  abortRollout,
+  pauseRollout,
+  promoted,
+  resumeRollout,
+  ROLLOUT_WORKFLOW,
+  rolloutPlanQuery,
+  rolloutProgress,
+  rolloutStart,
+  rolloutWorkflowId,
+  type RolloutWorkflowInput,
+} from '../../src/contract/rollout';
 import { moduleReleaseMeta } from '../../src/publish/module';
-import { createKymaWithBrokenSecret, eventually, fixKubeconfigSecret, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
+import {
+  createKymaWithBrokenSecret,
+  eventually,
+  fixKubeconfigSecret,
+  getKyma,
+  kymaInState,
+  kymaObject,
+  useKlm,
+} from '../support/klm';
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
@@ -35,7 +54,23 @@ const DIR = fileURLToPath(new URL('./histories/', import.meta.url));
 /** The history as the Temporal CLI exports it (the JSON form historyFromJSON reads): of the workflow's latest run, or of `runId`. */
 async function saveHistory(workflowId: string, file: string, runId?: string): Promise<void> {
   const { tools, temporalAddress, temporalNamespace } = stackInfo();
-  const json = execFileSync(tools.temporal, ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', temporalAddress, '--namespace', temporalNamespace, '--output', 'json'], { encoding: 'utf8' });
+  const json = execFileSync(
+    tools.temporal,
+    [
+      'workflow',
+      'show',
+      '--workflow-id',
+      workflowId,
+      ...(runId ? ['--run-id', runId] : []),
+      '--address',
+      temporalAddress,
+      '--namespace',
+      temporalNamespace,
+      '--output',
+      'json',
+    ],
+    { encoding: 'utf8' },
+  );
   await writeFile(`${DIR}${file}.json`, json);
 }
 
@@ -48,7 +83,10 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
    * A Kyma with these modules installed, its greeter CR put in Error and back to Ready;
    * `before` runs first (to start the Kyma's workflow a way of its own, say).
    */
-  async function installWithCrErrorAndRecovery(modules: { name: string }[], before?: (name: string) => Promise<unknown>): Promise<string> {
+  async function installWithCrErrorAndRecovery(
+    modules: { name: string }[],
+    before?: (name: string) => Promise<unknown>,
+  ): Promise<string> {
     const name = uniqueName('kyma');
     await before?.(name);
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules }));
@@ -63,21 +101,30 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
 
   it('install, CR error and recovery, channel switch, resolution failure', async () => {
     const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }]);
-    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { channel: 'fast' } });
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, {
+      spec: { channel: 'fast' },
+    });
     await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] } });
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, {
+      spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] },
+    });
     await kymaInState(klm(), name, 'Error');
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1');
   });
 
   it('a run begun before shape 1, which asks each patch: install, CR error and recovery', async () => {
     // Started as the bridge did before it gave runs a shape; the bridge then signals it.
-    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }], (kymaName) => klm().client.workflow.start(KYMA_WORKFLOW, {
-      workflowId: kymaWorkflowId(klm().namespace, kymaName),
-      taskQueue: klm().taskQueue,
-      args: [{ kyma: { namespace: klm().namespace, name: kymaName }, settings: klm().settings }],
-      typedSearchAttributes: [{ key: SA.KymaName, value: kymaName }, { key: SA.KymaNamespace, value: klm().namespace }],
-    }));
+    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }], (kymaName) =>
+      klm().client.workflow.start(KYMA_WORKFLOW, {
+        workflowId: kymaWorkflowId(klm().namespace, kymaName),
+        taskQueue: klm().taskQueue,
+        args: [{ kyma: { namespace: klm().namespace, name: kymaName }, settings: klm().settings }],
+        typedSearchAttributes: [
+          { key: SA.KymaName, value: kymaName },
+          { key: SA.KymaNamespace, value: klm().namespace },
+        ],
+      }),
+    );
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-patched');
   });
 
@@ -89,15 +136,35 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await other.publish('1.0.0');
     await other.channels({ regular: '1.0.0' });
     const name = uniqueName('kyma');
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }));
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }, { name: other.name }] }),
+    );
     await kymaInState(klm(), name, 'Ready');
     await mod.channels({ regular: '2.0.0' });
-    await eventually('the upgrade', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.version === '2.0.0' && m.state === 'Ready'));
-    await klm().kube.create({ apiVersion: other.apiVersion, kind: other.kind, metadata: { name: 'blocker', namespace: klm().namespace }, spec: {} });
-    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, { spec: { modules: [{ name: mod.name }] } });
-    await eventually('the removal to be blocked', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === other.name && m.state === 'Deleting' && m.message?.includes('blocker')));
+    await eventually('the upgrade', async () =>
+      (await getKyma(klm(), name))?.status?.modules?.find(
+        (m) => m.name === mod.name && m.version === '2.0.0' && m.state === 'Ready',
+      ),
+    );
+    await klm().kube.create({
+      apiVersion: other.apiVersion,
+      kind: other.kind,
+      metadata: { name: 'blocker', namespace: klm().namespace },
+      spec: {},
+    });
+    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, {
+      spec: { modules: [{ name: mod.name }] },
+    });
+    await eventually('the removal to be blocked', async () =>
+      (await getKyma(klm(), name))?.status?.modules?.find(
+        (m) => m.name === other.name && m.state === 'Deleting' && m.message?.includes('blocker'),
+      ),
+    );
     await klm().kube.delete(other.apiVersion, other.kind, 'blocker', klm().namespace);
-    await eventually('the removal', async () => !(await getKyma(klm(), name))?.status?.modules?.some((m) => m.name === other.name) || undefined);
+    await eventually(
+      'the removal',
+      async () => !(await getKyma(klm(), name))?.status?.modules?.some((m) => m.name === other.name) || undefined,
+    );
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-deletion');
@@ -108,17 +175,33 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await mod.publish('1.0.0');
     await mod.channels({ regular: '1.0.0' });
     const name = uniqueName('kyma');
-    const kymaPatch = (patch: unknown) => klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
-    const moduleState = async (state: string) => eventually(`${mod.name} ${state}`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.state === state));
+    const kymaPatch = (patch: unknown) =>
+      klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
+    const moduleState = async (state: string) =>
+      eventually(`${mod.name} ${state}`, async () =>
+        (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.state === state),
+      );
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     await kymaInState(klm(), name, 'Ready');
     await kymaPatch({ spec: { modules: [{ name: mod.name, managed: false }] } });
     await moduleState('Unmanaged');
     await kymaPatch({ spec: { modules: [{ name: mod.name, managed: true }] } });
     await moduleState('Ready');
-    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Manifest', `${name}-${mod.name}`, klm().namespace, { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } });
+    await klm().kube.mergePatch(
+      'operator.kyma-project.io/v1beta2',
+      'Manifest',
+      `${name}-${mod.name}`,
+      klm().namespace,
+      { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } },
+    );
     await new Promise((r) => setTimeout(r, 1500));
-    await klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Manifest', `${name}-${mod.name}`, klm().namespace, { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
+    await klm().kube.mergePatch(
+      'operator.kyma-project.io/v1beta2',
+      'Manifest',
+      `${name}-${mod.name}`,
+      klm().namespace,
+      { metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } },
+    );
     await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': 'true' } } });
     await new Promise((r) => setTimeout(r, 1500));
     await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
@@ -127,29 +210,49 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
   });
 });
 
-describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of removals stopped and Kymas gone', () => {
-  const klm = useKlm();
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')(
+  'recording histories of removals stopped and Kymas gone',
+  () => {
+    const klm = useKlm();
 
-  it('a blocked removal stopped by wanting the module again, then the Kyma deleted without its finalizer', async () => {
-    const mod = await testModule(klm());
-    await mod.publish('1.0.0');
-    await mod.publish('1.1.0');
-    await mod.channels({ regular: '1.0.0', fast: '1.1.0' });
-    const name = uniqueName('kyma');
-    const kymaPatch = (patch: unknown) => klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
-    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
-    await kymaInState(klm(), name, 'Ready');
-    await klm().kube.create({ apiVersion: mod.apiVersion, kind: mod.kind, metadata: { name: 'blocker', namespace: klm().namespace }, spec: {} });
-    await kymaPatch({ spec: { modules: [] } });
-    await eventually('the removal to be blocked', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.name === mod.name && m.message?.includes('blocker')));
-    await kymaPatch({ spec: { modules: [{ name: mod.name, channel: 'fast' }] } });
-    await eventually('1.1.0 to be Ready', async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
-    await kymaPatch({ metadata: { finalizers: null } });
-    await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
-    await eventually('the Kyma workflow to end', async () => (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name === 'COMPLETED' || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-gone');
-  });
-});
+    it('a blocked removal stopped by wanting the module again, then the Kyma deleted without its finalizer', async () => {
+      const mod = await testModule(klm());
+      await mod.publish('1.0.0');
+      await mod.publish('1.1.0');
+      await mod.channels({ regular: '1.0.0', fast: '1.1.0' });
+      const name = uniqueName('kyma');
+      const kymaPatch = (patch: unknown) =>
+        klm().kube.mergePatch('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace, patch);
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+      await kymaInState(klm(), name, 'Ready');
+      await klm().kube.create({
+        apiVersion: mod.apiVersion,
+        kind: mod.kind,
+        metadata: { name: 'blocker', namespace: klm().namespace },
+        spec: {},
+      });
+      await kymaPatch({ spec: { modules: [] } });
+      await eventually('the removal to be blocked', async () =>
+        (await getKyma(klm(), name))?.status?.modules?.find(
+          (m) => m.name === mod.name && m.message?.includes('blocker'),
+        ),
+      );
+      await kymaPatch({ spec: { modules: [{ name: mod.name, channel: 'fast' }] } });
+      await eventually('1.1.0 to be Ready', async () =>
+        (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'),
+      );
+      await kymaPatch({ metadata: { finalizers: null } });
+      await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
+      await eventually(
+        'the Kyma workflow to end',
+        async () =>
+          (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name ===
+            'COMPLETED' || undefined,
+      );
+      await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-gone');
+    });
+  },
+);
 
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories with a short install retry', () => {
   const klm = useKlm({ settings: { installRetryMs: 1000 } });
@@ -174,15 +277,28 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await mod.publish('1.1.0');
     await mod.channels({ regular: '1.0.0' });
     const [first, second] = [uniqueName('kyma-a'), uniqueName('kyma-b')];
-    for (const name of [first, second]) await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    for (const name of [first, second])
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     for (const name of [first, second]) await kymaInState(klm(), name, 'Ready');
     await mod.channels({ regular: '1.1.0' });
-    const rollout = klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }));
-    await eventually('the first wave to soak', async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Soaking' || undefined);
+    const rollout = klm().client.workflow.getHandle(
+      rolloutWorkflowId({ namespace: klm().namespace, module: mod.name, channel: 'regular' }),
+    );
+    await eventually(
+      'the first wave to soak',
+      async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Soaking' || undefined,
+    );
     await rollout.executeUpdate(pauseRollout, { args: [{ reason: 'recording' }] });
     await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
-    await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
-    for (const name of [first, second]) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
+    await eventually(
+      'the rollout to complete',
+      async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined,
+      120_000,
+    );
+    for (const name of [first, second])
+      await eventually(`${name} at 1.1.0`, async () =>
+        (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'),
+      );
     await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-shape1-rollout');
   });
 
@@ -192,9 +308,14 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     await mod.publish('1.1.0');
     await mod.channels({ regular: '1.0.0' });
     const kymas = [uniqueName('kyma-a'), uniqueName('kyma-b'), uniqueName('kyma-c')];
-    for (const name of kymas) await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    for (const name of kymas)
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
     for (const name of kymas) await kymaInState(klm(), name, 'Ready');
-    const start = rolloutStart({ namespace: klm().namespace, module: mod.name, channel: 'regular' }, klm().taskQueue, klm().settings.defaultNamespace);
+    const start = rolloutStart(
+      { namespace: klm().namespace, module: mod.name, channel: 'regular' },
+      klm().taskQueue,
+      klm().settings.defaultNamespace,
+    );
     const input: RolloutWorkflowInput = { ...start.args[0], continueAsNewAfterEvents: 40 };
     const first = await klm().client.workflow.start(ROLLOUT_WORKFLOW, { ...start, args: [input] });
     const rollout = klm().client.workflow.getHandle(first.workflowId);
@@ -208,8 +329,15 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     });
     const second = (await rollout.describe()).runId;
     await rollout.executeUpdate(resumeRollout, { args: [{ reason: 'recorded' }] });
-    await eventually('the rollout to complete', async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined, 120_000);
-    for (const name of kymas) await eventually(`${name} at 1.1.0`, async () => (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'));
+    await eventually(
+      'the rollout to complete',
+      async () => (await rollout.query(rolloutProgress)).phase === 'Completed' || undefined,
+      120_000,
+    );
+    for (const name of kymas)
+      await eventually(`${name} at 1.1.0`, async () =>
+        (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'),
+      );
     await save(first.workflowId, 'rollout-workflow-continued', first.firstExecutionRunId);
     await save(first.workflowId, 'rollout-workflow-carried', second);
   });
@@ -226,7 +354,11 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
   });
 
   it('a runtime Kyma created, edited by its users, its catalog changed, then the Kyma deleted with its runtime side', async () => {
-    const withoutWorkload = (manifest: string) => manifest.split(/^---$/m).filter((doc) => !/^kind: Deployment/m.test(doc)).join('---');
+    const withoutWorkload = (manifest: string) =>
+      manifest
+        .split(/^---$/m)
+        .filter((doc) => !/^kind: Deployment/m.test(doc))
+        .join('---');
     const [a, b] = [await testModule(klm()), await testModule(klm())];
     for (const m of [a, b]) {
       cluster.manager.watch(m.apiVersion, m.kind);
@@ -235,35 +367,82 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
     }
     const name = uniqueName('kyma');
     const pki = pkiIn(stackInfo().pkiDir);
-    await klm().kube.create(kubeconfigSecret(klm().namespace, name, await cluster.certKubeconfig(pki.adminCert, pki.adminKey)));
+    await klm().kube.create(
+      kubeconfigSecret(klm().namespace, name, await cluster.certKubeconfig(pki.adminCert, pki.adminKey)),
+    );
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: a.name }] }));
     const runtime = () => cluster.client.get<Kyma & KubeObject>(API_VERSION, 'Kyma', 'default', 'kyma-system');
-    await eventually('the runtime Kyma Ready', async () => (await runtime())?.status?.state === 'Ready' || undefined, 90_000);
-    await cluster.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', { spec: { modules: [{ name: a.name }, { name: b.name }] } });
-    await eventually('the added module Ready', async () => (await runtime())?.status?.modules?.find((m) => m.name === b.name && m.state === 'Ready'));
+    await eventually(
+      'the runtime Kyma Ready',
+      async () => (await runtime())?.status?.state === 'Ready' || undefined,
+      90_000,
+    );
+    await cluster.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', {
+      spec: { modules: [{ name: a.name }, { name: b.name }] },
+    });
+    await eventually('the added module Ready', async () =>
+      (await runtime())?.status?.modules?.find((m) => m.name === b.name && m.state === 'Ready'),
+    );
     await a.publish('1.1.0', undefined, withoutWorkload);
-    await eventually('the new template in the runtime', async () => (await cluster.client.get(API_VERSION, 'ModuleTemplate', `${a.name}-1.1.0`, 'kyma-system')) !== undefined || undefined);
+    await eventually(
+      'the new template in the runtime',
+      async () =>
+        (await cluster.client.get(API_VERSION, 'ModuleTemplate', `${a.name}-1.1.0`, 'kyma-system')) !== undefined ||
+        undefined,
+    );
     await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
-    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined, 90_000);
+    await eventually(
+      'the Kyma to be gone',
+      async () => (await getKyma(klm(), name)) === undefined || undefined,
+      90_000,
+    );
     await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-runtime');
   }, 240_000);
 });
 
 describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of truthful status', () => {
-  const klm = useKlm({ settings: { managerAvailableTimeoutMs: 12_000 }, rolloutPolicy: { default: 'waves: [1]\nsoak: 0s\nfailureBudget: 0' }, endedWorkflowsPollMs: 1_000 });
+  const klm = useKlm({
+    settings: { managerAvailableTimeoutMs: 12_000 },
+    rolloutPolicy: { default: 'waves: [1]\nsoak: 0s\nfailureBudget: 0' },
+    endedWorkflowsPollMs: 1_000,
+  });
 
   it('a canary whose new manager cannot be scheduled halts its rollout; a held Kyma joins it and hears of the abort', async () => {
     const [canary, other] = [uniqueName('canary'), uniqueName('other')];
-    await klm().kube.create({ ...kymaObject(klm().namespace, canary, { channel: 'regular', modules: [{ name: 'faulty' }] }), metadata: { name: canary, namespace: klm().namespace, labels: { 'operator.kyma-project.io/rollout-priority': '1' } } });
+    await klm().kube.create({
+      ...kymaObject(klm().namespace, canary, { channel: 'regular', modules: [{ name: 'faulty' }] }),
+      metadata: {
+        name: canary,
+        namespace: klm().namespace,
+        labels: { 'operator.kyma-project.io/rollout-priority': '1' },
+      },
+    });
     await klm().kube.create(kymaObject(klm().namespace, other, { channel: 'regular', modules: [{ name: 'faulty' }] }));
     for (const name of [canary, other]) await kymaInState(klm(), name, 'Ready');
-    await klm().kube.apply(moduleReleaseMeta('faulty', 'kyma-project.io/module/faulty', klm().namespace, { regular: '2.0.0' }));
-    const rollout = klm().client.workflow.getHandle(rolloutWorkflowId({ namespace: klm().namespace, module: 'faulty', channel: 'regular' }));
-    await eventually('the rollout to halt', async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Halted' || undefined, 90_000);
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', other, klm().namespace, { metadata: { labels: { touched: 'yes' } } });
-    await eventually('the other Kyma to wait for the rollout', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('waits for its rollout') || undefined);
+    await klm().kube.apply(
+      moduleReleaseMeta('faulty', 'kyma-project.io/module/faulty', klm().namespace, { regular: '2.0.0' }),
+    );
+    const rollout = klm().client.workflow.getHandle(
+      rolloutWorkflowId({ namespace: klm().namespace, module: 'faulty', channel: 'regular' }),
+    );
+    await eventually(
+      'the rollout to halt',
+      async () => (await rollout.query(rolloutProgress).catch(() => undefined))?.phase === 'Halted' || undefined,
+      90_000,
+    );
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', other, klm().namespace, {
+      metadata: { labels: { touched: 'yes' } },
+    });
+    await eventually(
+      'the other Kyma to wait for the rollout',
+      async () =>
+        (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('waits for its rollout') || undefined,
+    );
     await rollout.executeUpdate(abortRollout, { args: [{ reason: 'recording' }] });
-    await eventually('the other Kyma to hear of the abort', async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined);
+    await eventually(
+      'the other Kyma to hear of the abort',
+      async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined,
+    );
     await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-shape1-rollout-joined');
     await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-shape1-manager-rollout');
   }, 240_000);

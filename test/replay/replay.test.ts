@@ -34,16 +34,24 @@ describe('replaying committed histories', async () => {
   it('has at least one history of each workflow type', async () => {
     const types = new Set<string>();
     for (const f of files) {
-      const h = JSON.parse(await readFile(DIR + f, 'utf8')) as { events?: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
+      const h = JSON.parse(await readFile(DIR + f, 'utf8')) as {
+        events?: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[];
+      };
       types.add(h.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '');
     }
     expect([...types].sort()).toEqual(['kymaWorkflow', 'moduleWorkflow', 'rolloutWorkflow']);
   });
 
   it('has, for every patched() id in the workflows, a history recorded with it and one from before it', async () => {
-    const source = (await Promise.all((await readdir(WORKFLOWS_DIR)).filter((f) => f.endsWith('.ts')).map((f) => readFile(WORKFLOWS_DIR + f, 'utf8')))).join('\n');
+    const source = (
+      await Promise.all(
+        (await readdir(WORKFLOWS_DIR)).filter((f) => f.endsWith('.ts')).map((f) => readFile(WORKFLOWS_DIR + f, 'utf8')),
+      )
+    ).join('\n');
     const ids = [...new Set([...source.matchAll(/patched\('([\w-]+)'\)/g)].map((m) => m[1]!))].sort();
-    const histories = await Promise.all(files.map(async (f) => patchesOf(JSON.parse(await readFile(DIR + f, 'utf8')) as History)));
+    const histories = await Promise.all(
+      files.map(async (f) => patchesOf(JSON.parse(await readFile(DIR + f, 'utf8')) as History)),
+    );
     const marked = (id: string) => histories.filter((h) => h.has(id));
     for (const id of ids) {
       expect(marked(id).length, `histories recorded with patch ${id}`).toBeGreaterThan(0);

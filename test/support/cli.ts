@@ -24,7 +24,16 @@ function sourceEntry(): Promise<string> {
     const dir = path.resolve('node_modules/.cache/klm-tests');
     mkdirSync(dir, { recursive: true });
     const outfile = path.join(dir, `klm-${process.pid}.mjs`);
-    await build({ entryPoints: ['src/cli/klm.ts'], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    await build({
+      entryPoints: ['src/cli/klm.ts'],
+      outfile,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     process.once('exit', () => rmSync(outfile, { force: true }));
     return outfile;
   })());
@@ -37,7 +46,10 @@ function sourceEntry(): Promise<string> {
 export async function klmCli(args: string[], env: NodeJS.ProcessEnv = {}, entry: KlmEntry = 'source'): Promise<Ran> {
   const script = entry === 'dist' ? 'dist/cli/klm.js' : await sourceEntry();
   return await new Promise((resolve) => {
-    const p = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DOCKER_CONFIG: '/nonexistent/klm-tests-docker-config', NODE_OPTIONS: '', ...env } });
+    const p = spawn(process.execPath, [script, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, DOCKER_CONFIG: '/nonexistent/klm-tests-docker-config', NODE_OPTIONS: '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -16,7 +16,23 @@ function echoManifest(group: string, version: string): string {
         group,
         names: { kind: 'Echo', listKind: 'EchoList', plural: 'echoes', singular: 'echo' },
         scope: 'Namespaced',
-        versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+        versions: [
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
+              },
+            },
+          },
+        ],
       },
     },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'echo-manager' } },
@@ -24,15 +40,31 @@ function echoManifest(group: string, version: string): string {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'echo-manager' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'echo-manager' } }, template: { metadata: { labels: { app: 'echo-manager' } }, spec: { serviceAccountName: 'echo-manager', containers: [{ name: 'manager', image: `example.invalid/echo-manager:${version}` }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'echo-manager' } },
+        template: {
+          metadata: { labels: { app: 'echo-manager' } },
+          spec: {
+            serviceAccountName: 'echo-manager',
+            containers: [{ name: 'manager', image: `example.invalid/echo-manager:${version}` }],
+          },
+        },
+      },
     },
-    ...(version === '1.0.0' ? [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'echo-legacy' }, data: { since: '1.0.0' } }] : []),
+    ...(version === '1.0.0'
+      ? [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'echo-legacy' }, data: { since: '1.0.0' } }]
+      : []),
   ];
   return docs.map((d) => stringify(d)).join('---\n');
 }
 
 /** The ModuleTemplates of echo 1.0.0 and 1.1.0 as a community catalog holds them; the manifests pushed to `registryHost`. */
-export async function echoTemplates(registryHost: string, group: string, managerNamespace: string): Promise<KubeObject[]> {
+export async function echoTemplates(
+  registryHost: string,
+  group: string,
+  managerNamespace: string,
+): Promise<KubeObject[]> {
   const oci = Registries.unconfigured().client(registryHost);
   const templates: KubeObject[] = [];
   for (const version of ['1.0.0', '1.1.0']) {
@@ -40,13 +72,28 @@ export async function echoTemplates(registryHost: string, group: string, manager
     templates.push({
       apiVersion: API_VERSION,
       kind: 'ModuleTemplate',
-      metadata: { name: `echo-${version}`, labels: { 'operator.kyma-project.io/module-name': 'echo' }, annotations: { source: 'test' } },
+      metadata: {
+        name: `echo-${version}`,
+        labels: { 'operator.kyma-project.io/module-name': 'echo' },
+        annotations: { source: 'test' },
+      },
       spec: {
         moduleName: 'echo',
         version,
         descriptor: {},
-        data: { apiVersion: `${group}/v1alpha1`, kind: 'Echo', metadata: { name: 'default' }, spec: { greeting: 'hello' } },
-        manager: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'echo-manager', namespace: managerNamespace },
+        data: {
+          apiVersion: `${group}/v1alpha1`,
+          kind: 'Echo',
+          metadata: { name: 'default' },
+          spec: { greeting: 'hello' },
+        },
+        manager: {
+          group: 'apps',
+          version: 'v1',
+          kind: 'Deployment',
+          name: 'echo-manager',
+          namespace: managerNamespace,
+        },
         associatedResources: [{ group, version: 'v1alpha1', kind: 'Echo' }],
         resources: [{ name: 'rawManifest', link: `http://${registryHost}/v2/community/${group}/blobs/${digest}` }],
       },

@@ -15,7 +15,6 @@ function firstArgument(payloads: Payload[] | null | undefined): Record<string, u
   return JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>;
 }
 
-
 /** How often the Kyma's workflow (this run) scheduled activity `type` for `module`. */
 export async function activitiesFor(klm: Klm, kyma: string, module: string, type: string): Promise<number> {
   const history = await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, kyma)).fetchHistory();

@@ -26,7 +26,6 @@ import { stackInfo, uniqueName } from './stack';
 let bundle: Promise<{ code: string }> | undefined;
 let runtimeQuiet = false;
 
-
 export interface Klm {
   namespace: string;
   taskQueue: string;
@@ -75,33 +74,64 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     Runtime.install({ logger: new LineLog('WARN') });
     runtimeQuiet = true;
   }
-  if (opts.worker !== false) bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  if (opts.worker !== false)
+    bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
   const kube = await KubeClient.fromKubeConfig(kubeConfigFromFile(info.kubeconfig));
   const namespace = uniqueName('t');
   await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace }, data: opts.rolloutPolicy ?? { default: 'waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"' } });
-  await publishSamples(kube, opts.samples?.registryHost ?? info.registryHost, namespace, opts.samples ? { client: opts.samples.client } : {});
+  await kube.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace },
+    data: opts.rolloutPolicy ?? { default: 'waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"' },
+  });
+  await publishSamples(
+    kube,
+    opts.samples?.registryHost ?? info.registryHost,
+    namespace,
+    opts.samples ? { client: opts.samples.client } : {},
+  );
   const taskQueue = uniqueName('klm');
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
-  const settings: ReconcileSettings = { ...DEFAULT_SETTINGS, defaultNamespace: '{kyma}-system', driftIntervalMs: 5 * 60_000, crdEstablishedTimeoutMs: 20_000, ...opts.settings };
+  const settings: ReconcileSettings = {
+    ...DEFAULT_SETTINGS,
+    defaultNamespace: '{kyma}-system',
+    driftIntervalMs: 5 * 60_000,
+    crdEstablishedTimeoutMs: 20_000,
+    ...opts.settings,
+  };
   const connection = await Connection.connect({ address: info.temporalAddress });
   const client = new Client({ connection, namespace: info.temporalNamespace });
   const native = await NativeConnection.connect({ address: info.temporalAddress });
-  const worker = opts.worker === false ? undefined : await createKlmWorker({
-    connection: native,
-    namespace: info.temporalNamespace,
-    taskQueue,
-    kcp: opts.workerKcp ?? kube,
-    blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
-    workflowBundle: await bundle!,
-    registry: opts.registry ?? { insecureHosts: [] },
-    retrySchedule: settings,
-    // The registry that holds the sample components (the shared stack's plain one unless given).
-    ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
-    ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
-  });
+  const worker =
+    opts.worker === false
+      ? undefined
+      : await createKlmWorker({
+          connection: native,
+          namespace: info.temporalNamespace,
+          taskQueue,
+          kcp: opts.workerKcp ?? kube,
+          blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+          workflowBundle: await bundle!,
+          registry: opts.registry ?? { insecureHosts: [] },
+          retrySchedule: settings,
+          // The registry that holds the sample components (the shared stack's plain one unless given).
+          ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
+          ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
+        });
   const running = worker?.run();
-  const bridge = opts.bridge === false ? undefined : new Bridge({ kcp: kube, temporal: client, taskQueue, settings, relistMs: 60_000, endedWorkflowsPollMs: opts.endedWorkflowsPollMs ?? 5_000, ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}) });
+  const bridge =
+    opts.bridge === false
+      ? undefined
+      : new Bridge({
+          kcp: kube,
+          temporal: client,
+          taskQueue,
+          settings,
+          relistMs: 60_000,
+          endedWorkflowsPollMs: opts.endedWorkflowsPollMs ?? 5_000,
+          ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}),
+        });
   await bridge?.start();
   const manager = new SampleManager({ client: kube, kinds: SAMPLE_KINDS });
   manager.start();
@@ -134,7 +164,11 @@ export function useKlm(opts: KlmOptions | (() => KlmOptions) = {}): () => Klm {
   afterAll(async () => {
     // No workflow of the file may have crashed: failures are statuses, never failed workflows.
     const failed: string[] = [];
-    if (klm) for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}' AND ExecutionStatus = 'Failed'` })) failed.push(wf.workflowId);
+    if (klm)
+      for await (const wf of klm.client.workflow.list({
+        query: `TaskQueue = '${klm.taskQueue}' AND ExecutionStatus = 'Failed'`,
+      }))
+        failed.push(wf.workflowId);
     await klm?.stop();
     expect(failed, 'workflows that failed').toEqual([]);
   });
@@ -150,7 +184,11 @@ export async function getKyma(klm: Klm, name: string): Promise<Kyma | undefined>
 }
 
 /** Polls until `check` returns a value (the Kyma's status converging, say); fails with the last state seen. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -161,7 +199,10 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs / 1000}s waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -169,10 +210,14 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 export async function kymaInState(klm: Klm, name: string, state: string, timeoutMs?: number): Promise<Kyma> {
   let seen: Kyma | undefined;
   try {
-    return await eventually(`Kyma ${name} to be ${state}`, async () => {
-      seen = await getKyma(klm, name);
-      return seen?.status?.state === state ? seen : undefined;
-    }, timeoutMs);
+    return await eventually(
+      `Kyma ${name} to be ${state}`,
+      async () => {
+        seen = await getKyma(klm, name);
+        return seen?.status?.state === state ? seen : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\nlast status: ${JSON.stringify(seen?.status, null, 1)}`);
   }
@@ -181,7 +226,11 @@ export async function kymaInState(klm: Klm, name: string, state: string, timeout
 export { kymaWorkflowId };
 
 /** A Kyma whose kubeconfig Secret holds no kubeconfig: its installs fail with InvalidKubeconfig. */
-export async function createKymaWithBrokenSecret(klm: Klm, name: string, modules: Kyma['spec']['modules']): Promise<void> {
+export async function createKymaWithBrokenSecret(
+  klm: Klm,
+  name: string,
+  modules: Kyma['spec']['modules'],
+): Promise<void> {
   await klm.kube.create({ ...kubeconfigSecret(klm.namespace, name, ''), data: { other: 'eA==' } });
   await klm.kube.create(kymaObject(klm.namespace, name, { channel: 'regular', modules }));
 }

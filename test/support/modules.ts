@@ -1,6 +1,12 @@
 // Modules of a test's own: the greeter sample under a fresh name, kind and API group, so that
 // removing or upgrading it touches nothing another test (or Kyma) on the shared cluster uses.
-import { moduleReleaseMeta, moduleTemplate, pushModuleVersion, type ModuleVersion, type PushTarget } from '../../src/publish/module';
+import {
+  moduleReleaseMeta,
+  moduleTemplate,
+  pushModuleVersion,
+  type ModuleVersion,
+  type PushTarget,
+} from '../../src/publish/module';
 import { loadSamples } from '../../src/samples/modules';
 import type { Klm } from './klm';
 import { stackInfo } from './stack';
@@ -34,7 +40,10 @@ export async function testModule(klm: Klm, opts: { scope?: 'Namespaced' | 'Clust
   const group = `${name}.example.io`;
   const { versions } = await loadSamples();
   const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
-  let manifest = greeter.manifest.replaceAll('greeter.example.io', group).replaceAll('Greeter', kind).replaceAll('greeter', name);
+  let manifest = greeter.manifest
+    .replaceAll('greeter.example.io', group)
+    .replaceAll('Greeter', kind)
+    .replaceAll('greeter', name);
   if (opts.scope === 'Cluster') manifest = manifest.replace('scope: Namespaced', 'scope: Cluster');
   const component = `kyma-project.io/module/${name}`;
   klm.manager.watch(`${group}/v1alpha1`, kind);

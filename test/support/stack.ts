@@ -47,7 +47,10 @@ export async function rejection(p: Promise<unknown>): Promise<string> {
  * Creates a custom resource typed with our API types, which carry timestamps as the JSON
  * strings the API server sends where client-node's models expect Date.
  */
-export async function createObject<T extends { apiVersion: string; kind: string }>(api: KubernetesObjectApi, obj: T): Promise<T> {
+export async function createObject<T extends { apiVersion: string; kind: string }>(
+  api: KubernetesObjectApi,
+  obj: T,
+): Promise<T> {
   const created: KubernetesObject = await api.create(obj);
   return created as unknown as T;
 }

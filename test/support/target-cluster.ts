@@ -66,25 +66,43 @@ export async function startOwnCluster(): Promise<OwnCluster> {
       if (ok) tokens.accepted++;
       else tokens.refused++;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenReview',
-        status: ok ? { authenticated: true, user: { username: 'klm-exec', groups: ['system:masters'] } } : { authenticated: false },
-      }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenReview',
+          status: ok
+            ? { authenticated: true, user: { username: 'klm-exec', groups: ['system:masters'] } }
+            : { authenticated: false },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   const webhookConfig = path.join(dir, 'token-webhook.yaml');
-  await writeFile(webhookConfig, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'webhook', cluster: { server: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/` } }],
-    users: [{ name: 'apiserver', user: {} }],
-    contexts: [{ name: 'webhook', context: { cluster: 'webhook', user: 'apiserver' } }],
-    'current-context': 'webhook',
-  }));
-  const flags = [`--authentication-token-webhook-config-file=${webhookConfig}`, '--authentication-token-webhook-cache-ttl=1s', '--authentication-token-webhook-version=v1'];
-  const start = (port?: number) => startApiServer(info.tools.kubeApiserver, dir, info.etcdUrl, pki, `/${name}`, { supervised: false, extraArgs: flags, ...(port ? { port } : {}) });
+  await writeFile(
+    webhookConfig,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'webhook', cluster: { server: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/` } },
+      ],
+      users: [{ name: 'apiserver', user: {} }],
+      contexts: [{ name: 'webhook', context: { cluster: 'webhook', user: 'apiserver' } }],
+      'current-context': 'webhook',
+    }),
+  );
+  const flags = [
+    `--authentication-token-webhook-config-file=${webhookConfig}`,
+    '--authentication-token-webhook-cache-ttl=1s',
+    '--authentication-token-webhook-version=v1',
+  ];
+  const start = (port?: number) =>
+    startApiServer(info.tools.kubeApiserver, dir, info.etcdUrl, pki, `/${name}`, {
+      supervised: false,
+      extraArgs: flags,
+      ...(port ? { port } : {}),
+    });
   let api: ApiServer = await start();
   const port = Number(new URL(api.url).port);
   const client = await KubeClient.fromKubeConfig(kubeConfigFromFile(api.kubeconfig));
@@ -92,14 +110,15 @@ export async function startOwnCluster(): Promise<OwnCluster> {
   manager.start();
   const ca = (await readFile(pki.caCert)).toString('base64');
   const cluster = { name, cluster: { server: api.url, 'certificate-authority-data': ca } };
-  const kubeconfig = (user: Record<string, unknown>) => stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [cluster],
-    users: [{ name: 'user', user }],
-    contexts: [{ name, context: { cluster: name, user: 'user' } }],
-    'current-context': name,
-  });
+  const kubeconfig = (user: Record<string, unknown>) =>
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [cluster],
+      users: [{ name: 'user', user }],
+      contexts: [{ name, context: { cluster: name, user: 'user' } }],
+      'current-context': name,
+    });
   const plugin = path.join(dir, 'exec-plugin.mjs');
   await writeFile(plugin, PLUGIN);
   return {
@@ -113,23 +132,28 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     },
     expiredToken: () => token(key, Date.now() - 1000),
     async certKubeconfig(cert, certKey) {
-      return kubeconfig({ 'client-certificate-data': (await readFile(cert)).toString('base64'), 'client-key-data': (await readFile(certKey)).toString('base64') });
+      return kubeconfig({
+        'client-certificate-data': (await readFile(cert)).toString('base64'),
+        'client-key-data': (await readFile(certKey)).toString('base64'),
+      });
     },
     userKubeconfig: kubeconfig,
     execKubeconfig(ttlMs, countFile) {
-      return Promise.resolve(kubeconfig({
-        exec: {
-          apiVersion: 'client.authentication.k8s.io/v1',
-          command: process.execPath,
-          args: [plugin],
-          env: [
-            { name: 'KLM_TEST_TTL_MS', value: String(ttlMs) },
-            { name: 'KLM_TEST_KEY', value: key },
-            { name: 'KLM_TEST_COUNT_FILE', value: countFile },
-          ],
-          interactiveMode: 'Never',
-        },
-      }));
+      return Promise.resolve(
+        kubeconfig({
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: process.execPath,
+            args: [plugin],
+            env: [
+              { name: 'KLM_TEST_TTL_MS', value: String(ttlMs) },
+              { name: 'KLM_TEST_KEY', value: key },
+              { name: 'KLM_TEST_COUNT_FILE', value: countFile },
+            ],
+            interactiveMode: 'Never',
+          },
+        }),
+      );
     },
     async stop() {
       manager.stop();

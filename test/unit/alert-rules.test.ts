@@ -13,9 +13,19 @@ interface Rule {
 
 describe('the alert rules', () => {
   it('name only metrics and labels the processes export, and tell what to do', async () => {
-    const doc = parse(await readFile('deploy/kustomize/components/alerts/prometheusrule.yaml', 'utf8')) as { spec: { groups: { rules: Rule[] }[] } };
+    const doc = parse(await readFile('deploy/kustomize/components/alerts/prometheusrule.yaml', 'utf8')) as {
+      spec: { groups: { rules: Rule[] }[] };
+    };
     const rules = doc.spec.groups.flatMap((g) => g.rules);
-    expect(rules.map((r) => r.alert)).toEqual(['KymaInError', 'ModuleInstallsFailing', 'UnexpectedActivityFailures', 'BridgeSignalsFailing', 'NoBridgeLeader', 'BridgeShardUnserved', 'BridgeShardServedTwice']);
+    expect(rules.map((r) => r.alert)).toEqual([
+      'KymaInError',
+      'ModuleInstallsFailing',
+      'UnexpectedActivityFailures',
+      'BridgeSignalsFailing',
+      'NoBridgeLeader',
+      'BridgeShardUnserved',
+      'BridgeShardServedTwice',
+    ]);
     const exported = (await registry.getMetricsAsJSON()) as unknown as { name: string }[];
     for (const r of rules) {
       const names = [...r.expr.matchAll(/\b((?:lifecycle_mgr|klm)_\w+)/g)].map((m) => m[1]!);
@@ -25,7 +35,10 @@ describe('the alert rules', () => {
         expect(metric, `${r.alert}: ${name}`).toBeDefined();
         expect(exported.map((m) => m.name)).toContain(name);
         // Labels in selectors and in `by (...)` are the metric's own.
-        const labels = [...r.expr.matchAll(/(\w+)=~?"/g), ...[...r.expr.matchAll(/by \(([^)]*)\)/g)].flatMap((m) => m[1]!.split(',').map((l) => [l, l.trim()]))].map((m) => m[1]!.trim());
+        const labels = [
+          ...r.expr.matchAll(/(\w+)=~?"/g),
+          ...[...r.expr.matchAll(/by \(([^)]*)\)/g)].flatMap((m) => m[1]!.split(',').map((l) => [l, l.trim()])),
+        ].map((m) => m[1]!.trim());
         for (const l of labels) expect(metric?.labelNames ?? [], `${r.alert}: ${name} has no label ${l}`).toContain(l);
       }
       expect(r.annotations.summary.length, r.alert).toBeGreaterThan(10);

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { renderReport, type BenchReport } from '../../bench/report';
 import { taskCounts } from '../../bench/sdk-metrics';
 
-const before = JSON.parse(readFileSync(new URL('../../bench/results/2026-11-26T05-22-31-663Z.json', import.meta.url), 'utf8')) as BenchReport;
+const before = JSON.parse(
+  readFileSync(new URL('../../bench/results/2026-11-26T05-22-31-663Z.json', import.meta.url), 'utf8'),
+) as BenchReport;
 
 describe('the bench with several workers', () => {
   it('counts what a worker executed from its SDK metrics, over all label sets, local activities apart', async () => {
@@ -23,7 +25,11 @@ describe('the bench with several workers', () => {
     const server = createServer((_req, res) => res.end(text));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      expect(await taskCounts(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)).toEqual({ workflowTasks: 9, activities: 5, localActivities: 11 });
+      expect(await taskCounts(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)).toEqual({
+        workflowTasks: 9,
+        activities: 5,
+        localActivities: 11,
+      });
     } finally {
       server.close();
     }
@@ -37,8 +43,19 @@ describe('the bench with several workers', () => {
   });
 
   it("shows each worker's share of the tasks, and says which figures add up the workers", () => {
-    const w = (i: number, counts: [number, number, number]) => ({ label: `worker-${i}`, pid: 100 + i, peakRssMB: 400 + i, workflowTasks: counts[0], activities: counts[1], localActivities: counts[2] });
-    const cpu = (p: typeof before.cpu.install, a: number, b: number) => [{ ...p[0]!, label: 'worker-1', pid: 101, cpuSeconds: a }, { ...p[0]!, label: 'worker-2', pid: 102, cpuSeconds: b }, ...p.slice(1)];
+    const w = (i: number, counts: [number, number, number]) => ({
+      label: `worker-${i}`,
+      pid: 100 + i,
+      peakRssMB: 400 + i,
+      workflowTasks: counts[0],
+      activities: counts[1],
+      localActivities: counts[2],
+    });
+    const cpu = (p: typeof before.cpu.install, a: number, b: number) => [
+      { ...p[0]!, label: 'worker-1', pid: 101, cpuSeconds: a },
+      { ...p[0]!, label: 'worker-2', pid: 102, cpuSeconds: b },
+      ...p.slice(1),
+    ];
     const md = renderReport({
       ...before,
       workers: [w(1, [300, 10, 30]), w(2, [100, 30, 10])],

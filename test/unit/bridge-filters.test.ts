@@ -7,15 +7,33 @@ import { readinessFingerprint, withoutStatus } from '../../src/starter/readiness
 import { signalOf, Signaller } from '../../src/starter/signaller';
 
 function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm', namespace: 'n', generation: 1, ...meta }, spec: { replicas: 1 }, status };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'm', namespace: 'n', generation: 1, ...meta },
+    spec: { replicas: 1 },
+    status,
+  };
 }
-const available = { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1, conditions: [{ type: 'Available', status: 'True' }] };
+const available = {
+  observedGeneration: 1,
+  updatedReplicas: 1,
+  availableReplicas: 1,
+  conditions: [{ type: 'Available', status: 'True' }],
+};
 
-const cr = (status: Record<string, unknown>): KubeObject => ({ apiVersion: 'g/v1', kind: 'Greeter', metadata: { name: 'default', generation: 1 }, status });
+const cr = (status: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'g/v1',
+  kind: 'Greeter',
+  metadata: { name: 'default', generation: 1 },
+  status,
+});
 
 describe('readinessFingerprint', () => {
   it('ignores status churn of a workload that does not change its availability', () => {
-    expect(readinessFingerprint(deployment({ ...available, replicas: 1 }))).toBe(readinessFingerprint(deployment({ ...available, replicas: 1, readyReplicas: 1, observedGeneration: 1 })));
+    expect(readinessFingerprint(deployment({ ...available, replicas: 1 }))).toBe(
+      readinessFingerprint(deployment({ ...available, replicas: 1, readyReplicas: 1, observedGeneration: 1 })),
+    );
   });
 
   it('changes when a workload becomes available, a spec changes, a deletion starts or finalizers change', () => {
@@ -27,17 +45,27 @@ describe('readinessFingerprint', () => {
   });
 
   it("follows a module CR's state and message, not counters of its status", () => {
-    expect(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 1 }))).toBe(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 2 })));
+    expect(readinessFingerprint(cr({ state: 'Ready', observedGeneration: 1 }))).toBe(
+      readinessFingerprint(cr({ state: 'Ready', observedGeneration: 2 })),
+    );
     expect(readinessFingerprint(cr({ state: 'Ready' }))).not.toBe(readinessFingerprint(cr({ state: 'Error' })));
-    expect(readinessFingerprint(cr({ state: 'Error', message: 'a' }))).not.toBe(readinessFingerprint(cr({ state: 'Error', message: 'b' })));
+    expect(readinessFingerprint(cr({ state: 'Error', message: 'a' }))).not.toBe(
+      readinessFingerprint(cr({ state: 'Error', message: 'b' })),
+    );
   });
 
   it('follows the fields a customStateCheck reads, and no other field of the status', () => {
     const paths = ['status.health', 'status.nested.phase'];
-    expect(readinessFingerprint(cr({ health: 'green' }), paths)).not.toBe(readinessFingerprint(cr({ health: 'red' }), paths));
-    expect(readinessFingerprint(cr({ nested: { phase: 'a' } }), paths)).not.toBe(readinessFingerprint(cr({ nested: { phase: 'b' } }), paths));
+    expect(readinessFingerprint(cr({ health: 'green' }), paths)).not.toBe(
+      readinessFingerprint(cr({ health: 'red' }), paths),
+    );
+    expect(readinessFingerprint(cr({ nested: { phase: 'a' } }), paths)).not.toBe(
+      readinessFingerprint(cr({ nested: { phase: 'b' } }), paths),
+    );
     // An operator's other status strings (a last operation, say) wake nobody.
-    expect(readinessFingerprint(cr({ state: 'Ready', lastOperation: 'sync 1' }), paths)).toBe(readinessFingerprint(cr({ state: 'Ready', lastOperation: 'sync 2' }), paths));
+    expect(readinessFingerprint(cr({ state: 'Ready', lastOperation: 'sync 1' }), paths)).toBe(
+      readinessFingerprint(cr({ state: 'Ready', lastOperation: 'sync 2' }), paths),
+    );
     expect(readinessFingerprint(cr({ health: 'green' }))).toBe(readinessFingerprint(cr({ health: 'red' })));
   });
 

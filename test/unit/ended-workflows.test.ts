@@ -8,7 +8,11 @@ import { retellDelayMs } from '../../src/starter/ended-workflows';
 describe('ended workflows', () => {
   it('finds the Kyma (and module) of a Kyma or module workflow id, and nothing for others', () => {
     expect(parseWorkflowId('kyma/kcp-system/k1')).toEqual({ namespace: 'kcp-system', name: 'k1' });
-    expect(parseWorkflowId('kyma/kcp-system/k1/module/greeter')).toEqual({ namespace: 'kcp-system', name: 'k1', module: 'greeter' });
+    expect(parseWorkflowId('kyma/kcp-system/k1/module/greeter')).toEqual({
+      namespace: 'kcp-system',
+      name: 'k1',
+      module: 'greeter',
+    });
     expect(parseWorkflowId('rollout/kcp-system/greeter/regular')).toBeUndefined();
     expect(parseWorkflowId('plan/kcp-system/greeter/regular/1.0.0')).toBeUndefined();
   });

@@ -8,7 +8,12 @@ import { FleetIndex, moduleUses } from '../../src/starter/fleet-index';
 const NS = 'kcp-system';
 
 function meta(name: string, spec: Partial<ModuleReleaseMeta['spec']>): ModuleReleaseMeta {
-  return { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'ModuleReleaseMeta', metadata: { name, namespace: NS }, spec: { moduleName: name, ocmComponentName: `kyma-project.io/module/${name}`, ...spec } };
+  return {
+    apiVersion: 'operator.kyma-project.io/v1beta2',
+    kind: 'ModuleReleaseMeta',
+    metadata: { name, namespace: NS },
+    spec: { moduleName: name, ocmComponentName: `kyma-project.io/module/${name}`, ...spec },
+  };
 }
 
 const greeter = (channels: Record<string, string>, extra: Partial<ModuleReleaseMeta['spec']> = {}) =>
@@ -29,7 +34,16 @@ function fleet(): FleetIndex {
 
 describe('moduleUses', () => {
   it("takes the module's channel, else the Kyma's, else regular; a version makes a pin", () => {
-    expect(moduleUses({ channel: 'fast', modules: [{ name: 'x', channel: 'experimental' }, { name: 'y' }, { name: 'z', version: '2.0.0', channel: 'fast' }] })).toEqual([
+    expect(
+      moduleUses({
+        channel: 'fast',
+        modules: [
+          { name: 'x', channel: 'experimental' },
+          { name: 'y' },
+          { name: 'z', version: '2.0.0', channel: 'fast' },
+        ],
+      }),
+    ).toEqual([
       { module: 'x', channel: 'experimental' },
       { module: 'y', channel: 'fast' },
       { module: 'z', version: '2.0.0' },
@@ -50,9 +64,12 @@ describe('FleetIndex: Kymas', () => {
     expect(index.kymaCount(NS)).toBe(4);
   });
 
-  it("moves a Kyma when its channel or modules change, and forgets it when it is deleted", () => {
+  it('moves a Kyma when its channel or modules change, and forgets it when it is deleted', () => {
     const index = fleet();
-    index.setKyma(NS, 'a', { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'counter', channel: 'regular' }] });
+    index.setKyma(NS, 'a', {
+      channel: 'fast',
+      modules: [{ name: 'greeter' }, { name: 'counter', channel: 'regular' }],
+    });
     expect(index.kymasOn(NS, 'greeter', 'regular')).toEqual([]);
     expect(index.kymasOn(NS, 'greeter', 'fast')).toEqual(['a', 'c']);
     expect(index.kymasOn(NS, 'counter', 'regular')).toEqual(['a', 'c', 'd']);
@@ -70,24 +87,47 @@ describe('FleetIndex: Kymas', () => {
 describe('FleetIndex: a ModuleReleaseMeta event', () => {
   const poke = (kymas: string[]) => ({ poke: kymas, promotions: [] });
 
-  it("is a promotion of the channel whose version changed, for its rollout: no Kyma is poked", () => {
+  it('is a promotion of the channel whose version changed, for its rollout: no Kyma is poked', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.1.0' }] });
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.2.0' }))).toEqual({ poke: [], promotions: [{ channel: 'fast', version: '1.2.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({
+      poke: [],
+      promotions: [{ channel: 'regular', version: '1.1.0' }],
+    });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.2.0' }))).toEqual({
+      poke: [],
+      promotions: [{ channel: 'fast', version: '1.2.0' }],
+    });
   });
 
   it('concerns nobody when no channel in use changed version (a label, a new channel nobody uses)', () => {
     const index = fleet();
     expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual(poke([]));
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { beta: true }))).toEqual(poke([]));
-    expect(index.releaseMetaChanged(NS, 'counter', meta('counter', { channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '2.0.0' }] }))).toEqual(poke([]));
+    expect(
+      index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { beta: true })),
+    ).toEqual(poke([]));
+    expect(
+      index.releaseMetaChanged(
+        NS,
+        'counter',
+        meta('counter', {
+          channels: [
+            { channel: 'regular', version: '1.0.0' },
+            { channel: 'fast', version: '2.0.0' },
+          ],
+        }),
+      ),
+    ).toEqual(poke([]));
   });
 
   it('pokes every Kyma on a channel without a version when the channels change (their message lists them), and those whose channel gains one', () => {
     const index = fleet();
     index.setKyma(NS, 'e', { channel: 'nightly', modules: [{ name: 'greeter' }] });
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', experimental: '2.0.0' }))).toEqual(poke(['e']));
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' }))).toEqual(poke(['e']));
+    expect(
+      index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', experimental: '2.0.0' })),
+    ).toEqual(poke(['e']));
+    expect(
+      index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0', nightly: '2.0.0' })),
+    ).toEqual(poke(['e']));
   });
 
   it('promotes every used channel, and the channel "mandatory", when the mandatory version changes', () => {
@@ -95,7 +135,11 @@ describe('FleetIndex: a ModuleReleaseMeta event', () => {
     index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }));
     expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '2.0.0' } }))).toEqual({
       poke: [],
-      promotions: [{ channel: 'fast', version: '2.0.0' }, { channel: 'mandatory', version: '2.0.0' }, { channel: 'regular', version: '2.0.0' }],
+      promotions: [
+        { channel: 'fast', version: '2.0.0' },
+        { channel: 'mandatory', version: '2.0.0' },
+        { channel: 'regular', version: '2.0.0' },
+      ],
     });
   });
 
@@ -103,42 +147,78 @@ describe('FleetIndex: a ModuleReleaseMeta event', () => {
     const index = fleet();
     expect(index.releaseMetaChanged(NS, 'greeter', meta('greeter', { mandatory: { version: '1.0.0' } }))).toEqual({
       poke: ['a', 'b', 'c', 'd'],
-      promotions: [{ channel: 'fast', version: '1.0.0' }, { channel: 'mandatory', version: '1.0.0' }],
+      promotions: [
+        { channel: 'fast', version: '1.0.0' },
+        { channel: 'mandatory', version: '1.0.0' },
+      ],
     });
     const deleting = meta('greeter', { mandatory: { version: '1.0.0' } });
     deleting.metadata.deletionTimestamp = '2026-11-22T00:00:00Z';
     expect(index.releaseMetaChanged(NS, 'greeter', deleting).poke).toEqual(['a', 'b', 'c', 'd']);
     // A mandatory module nobody lists: still every Kyma's.
-    expect(index.releaseMetaChanged(NS, 'logging', meta('logging', { mandatory: { version: '3.0.0' } }))).toEqual({ poke: ['a', 'b', 'c', 'd'], promotions: [{ channel: 'mandatory', version: '3.0.0' }] });
+    expect(index.releaseMetaChanged(NS, 'logging', meta('logging', { mandatory: { version: '3.0.0' } }))).toEqual({
+      poke: ['a', 'b', 'c', 'd'],
+      promotions: [{ channel: 'mandatory', version: '3.0.0' }],
+    });
     expect(index.releaseMetaChanged(NS, 'logging', undefined)).toEqual({ poke: ['a', 'b', 'c', 'd'], promotions: [] });
   });
 
   it('pokes every user, pins included, when the ocmComponentName changes (and names the used channels for their rollouts)', () => {
     const index = fleet();
-    const both = [{ channel: 'fast', version: '1.1.0' }, { channel: 'regular', version: '1.0.0' }];
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: 'example.com/greeter' }))).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: undefined }))).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
+    const both = [
+      { channel: 'fast', version: '1.1.0' },
+      { channel: 'regular', version: '1.0.0' },
+    ];
+    expect(
+      index.releaseMetaChanged(
+        NS,
+        'greeter',
+        greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: 'example.com/greeter' }),
+      ),
+    ).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
+    expect(
+      index.releaseMetaChanged(
+        NS,
+        'greeter',
+        greeter({ regular: '1.0.0', fast: '1.1.0' }, { ocmComponentName: undefined }),
+      ),
+    ).toEqual({ poke: ['a', 'b', 'c'], promotions: both });
   });
 
   it('pokes every user, pins included, when it is added or deleted; an added one names every used channel it carries', () => {
     const index = fleet();
     expect(index.releaseMetaChanged(NS, 'greeter', undefined)).toEqual(poke(['a', 'b', 'c']));
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual({ poke: ['a', 'b', 'c'], promotions: [{ channel: 'fast', version: '1.1.0' }, { channel: 'regular', version: '1.0.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.0.0', fast: '1.1.0' }))).toEqual({
+      poke: ['a', 'b', 'c'],
+      promotions: [
+        { channel: 'fast', version: '1.1.0' },
+        { channel: 'regular', version: '1.0.0' },
+      ],
+    });
   });
 
   it('concerns nobody when no Kyma uses the module, yet is remembered for the next diff', () => {
     const index = fleet();
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual(poke([]));
+    expect(
+      index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] })),
+    ).toEqual(poke([]));
     index.setKyma(NS, 'o', { channel: 'regular', modules: [{ name: 'other' }] });
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] }))).toEqual(poke([]));
-    expect(index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.1' }] }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.0.1' }] });
+    expect(
+      index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.0' }] })),
+    ).toEqual(poke([]));
+    expect(
+      index.releaseMetaChanged(NS, 'other', meta('other', { channels: [{ channel: 'regular', version: '1.0.1' }] })),
+    ).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.0.1' }] });
   });
 
   it('keeps namespaces apart', () => {
     const index = fleet();
     index.setKyma('other-ns', 'x', { channel: 'regular', modules: [{ name: 'greeter' }] });
     index.releaseMetaChanged('other-ns', 'greeter', greeter({ regular: '1.0.0' }));
-    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({ poke: [], promotions: [{ channel: 'regular', version: '1.1.0' }] });
+    expect(index.releaseMetaChanged(NS, 'greeter', greeter({ regular: '1.1.0', fast: '1.1.0' }))).toEqual({
+      poke: [],
+      promotions: [{ channel: 'regular', version: '1.1.0' }],
+    });
   });
 });
 
@@ -174,7 +254,10 @@ describe('FleetIndex: a ModuleTemplate event', () => {
 
   it('tells modules apart whose names share a prefix, and versions with a pre-release', () => {
     const index = new FleetIndex();
-    index.setKyma(NS, 'p', { channel: 'regular', modules: [{ name: 'foo' }, { name: 'foo-bar', version: '1.0.0-rc.1' }] });
+    index.setKyma(NS, 'p', {
+      channel: 'regular',
+      modules: [{ name: 'foo' }, { name: 'foo-bar', version: '1.0.0-rc.1' }],
+    });
     index.setKyma(NS, 'q', { channel: 'regular', modules: [{ name: 'foo-bar' }] });
     index.releaseMetaChanged(NS, 'foo', meta('foo', { channels: [{ channel: 'regular', version: '1.0.0' }] }));
     index.releaseMetaChanged(NS, 'foo-bar', meta('foo-bar', { channels: [{ channel: 'regular', version: '2.0.0' }] }));

@@ -35,7 +35,11 @@ function kubeconfig(server: string, user: Record<string, unknown>): string {
   });
 }
 
-async function client(server: string, user: Record<string, unknown>, opts: { requestTimeoutMs?: number; authTimeoutMs?: number; reload?: () => string } = {}): Promise<KubeClient> {
+async function client(
+  server: string,
+  user: Record<string, unknown>,
+  opts: { requestTimeoutMs?: number; authTimeoutMs?: number; reload?: () => string } = {},
+): Promise<KubeClient> {
   const text = kubeconfig(server, user);
   return await KubeClient.fromKubeConfig(kubeConfigFromString(text), {
     ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
@@ -94,7 +98,9 @@ describe('KubeClient', () => {
     const url = await serve((req, res) => {
       seen.push(req.headers.authorization ?? '');
       res.statusCode = req.headers.authorization === 'Bearer new' ? 200 : 401;
-      res.end(res.statusCode === 200 ? '{"ok":true}' : '{"kind":"Status","reason":"Unauthorized","message":"Unauthorized"}');
+      res.end(
+        res.statusCode === 200 ? '{"ok":true}' : '{"kind":"Status","reason":"Unauthorized","message":"Unauthorized"}',
+      );
     });
     const c = await client(url, { 'token-file': file });
     await writeFile(file, 'new');
@@ -111,18 +117,29 @@ describe('KubeClient', () => {
     const count = path.join(dir, 'count');
     await writeFile(count, '');
     // Tokens that expire at once: every request asks the plugin again.
-    await writeFile(plugin, `import { appendFileSync, readFileSync } from 'node:fs';
+    await writeFile(
+      plugin,
+      `import { appendFileSync, readFileSync } from 'node:fs';
 appendFileSync(${JSON.stringify(count)}, 'x');
 const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
 if (process.env.FAIL) { process.stderr.write('SECRET-MARKER-in-stderr'); process.exit(3); }
 process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() } }));
-`);
+`,
+    );
     const seen: string[] = [];
     const url = await serve((req, res) => {
       seen.push(req.headers.authorization ?? '');
       res.end('{}');
     });
-    const exec = (env: { name: string; value: string }[] = []) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env, interactiveMode: 'Never' } });
+    const exec = (env: { name: string; value: string }[] = []) => ({
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        env,
+        interactiveMode: 'Never',
+      },
+    });
     const c = await client(url, exec());
     await new Promise((r) => setTimeout(r, 5));
     await c.request('GET', '/a');
@@ -139,30 +156,58 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   it('refuses a client certificate and key an exec plugin hands out that cannot be used, naming the plugin, never its output', async () => {
     const plugin = path.join(await mkdtemp(path.join(tmpdir(), 'klm-plugin-')), 'plugin.mjs');
     const broken = '-----BEGIN PRIVATE KEY-----\\nSECRET-MARKER-in-key\\n-----END PRIVATE KEY-----\\n';
-    await writeFile(plugin, `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: "${broken}", clientKeyData: "${broken}" } }));\n`);
+    await writeFile(
+      plugin,
+      `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: "${broken}", clientKeyData: "${broken}" } }));\n`,
+    );
     // The server need not answer: the material is refused before any request.
-    const err = await failure(client('https://127.0.0.1:1', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } }));
+    const err = await failure(
+      client('https://127.0.0.1:1', {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: process.execPath,
+          args: [plugin],
+          interactiveMode: 'Never',
+        },
+      }),
+    );
     expect(err).toBeInstanceOf(TlsMaterialError);
-    expect(err.message).toBe('the kubeconfig for https://127.0.0.1:1 could not be used: its user "u" has an exec credential plugin that hands out a client certificate and key that cannot be used (damaged, or not of one key pair); fix the plugin or the credentials it hands out (clientCertificateData, clientKeyData)');
+    expect(err.message).toBe(
+      'the kubeconfig for https://127.0.0.1:1 could not be used: its user "u" has an exec credential plugin that hands out a client certificate and key that cannot be used (damaged, or not of one key pair); fix the plugin or the credentials it hands out (clientCertificateData, clientKeyData)',
+    );
     expect(err.message).not.toContain('SECRET-MARKER');
   });
 
   /** An exec plugin that counts its runs in `count` and issues `tok<n>`, valid for `validMs`; `hang` makes it never answer. */
-  async function execPlugin(validMs: number): Promise<{ user: (env?: { name: string; value: string }[]) => Record<string, unknown>; runs: () => Promise<number> }> {
+  async function execPlugin(validMs: number): Promise<{
+    user: (env?: { name: string; value: string }[]) => Record<string, unknown>;
+    runs: () => Promise<number>;
+  }> {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-exec-'));
     const plugin = path.join(dir, 'plugin.mjs');
     const count = path.join(dir, 'count');
     await writeFile(count, '');
-    await writeFile(plugin, `import { appendFileSync, readFileSync } from 'node:fs';
+    await writeFile(
+      plugin,
+      `import { appendFileSync, readFileSync } from 'node:fs';
 if (process.env.HANG) setTimeout(() => {}, 3000); // hangs past the limit, then goes away
 else {
   appendFileSync(${JSON.stringify(count)}, 'x');
   const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
   process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() } }));
 }
-`);
+`,
+    );
     return {
-      user: (env = []) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], env, interactiveMode: 'Never' } }),
+      user: (env = []) => ({
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: process.execPath,
+          args: [plugin],
+          env,
+          interactiveMode: 'Never',
+        },
+      }),
       runs: async () => (await readFile(count, 'utf8')).length,
     };
   }

@@ -10,13 +10,18 @@ describe('writing what a Kyma workflow gathered', () => {
 
   function writers(failEvents = false) {
     const log: string[] = [];
-    const manifests = { sync: (m: { module: { name: string } }) => (log.push(`manifest ${m.module.name}`), Promise.resolve()) } as unknown as ManifestWriter;
+    const manifests = {
+      sync: (m: { module: { name: string } }) => (log.push(`manifest ${m.module.name}`), Promise.resolve()),
+    } as unknown as ManifestWriter;
     return {
       log,
       activities: kymaWritesActivities({
         manifests,
         writeKymaStatus: ({ status }) => (log.push(`status ${status.state}`), Promise.resolve()),
-        recordKymaEvent: ({ event }) => (log.push(`event ${event.reason}`), failEvents ? Promise.reject(new Error('namespace terminating')) : Promise.resolve()),
+        recordKymaEvent: ({ event }) => (
+          log.push(`event ${event.reason}`),
+          failEvents ? Promise.reject(new Error('namespace terminating')) : Promise.resolve()
+        ),
       }),
     };
   }
@@ -29,14 +34,24 @@ describe('writing what a Kyma workflow gathered', () => {
       uid: 'u1',
       manifests: [{ uid: 'u1', module: mod(), readiness }],
       status: { state: 'Ready' },
-      events: [{ type: 'Normal', reason: 'ModuleInstalling', message: 'm' }, { type: 'Normal', reason: 'ModuleUpgrading', message: 'k' }],
+      events: [
+        { type: 'Normal', reason: 'ModuleInstalling', message: 'm' },
+        { type: 'Normal', reason: 'ModuleUpgrading', message: 'k' },
+      ],
     });
     expect(log).toEqual(['manifest greeter', 'status Ready', 'event ModuleInstalling', 'event ModuleUpgrading']);
   });
 
   it('goes through when an Event cannot be recorded', async () => {
     const { log, activities } = writers(true);
-    await expect(activities.writeKymaChanges({ kyma, uid: 'u1', status: { state: 'Ready' }, events: [{ type: 'Warning', reason: 'DependencyTimeout', message: 'x' }] })).resolves.toBeUndefined();
+    await expect(
+      activities.writeKymaChanges({
+        kyma,
+        uid: 'u1',
+        status: { state: 'Ready' },
+        events: [{ type: 'Warning', reason: 'DependencyTimeout', message: 'x' }],
+      }),
+    ).resolves.toBeUndefined();
     expect(log).toEqual(['status Ready', 'event DependencyTimeout']);
   });
 });

@@ -9,7 +9,9 @@ const eslint = new ESLint();
 async function restrictions(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
   // ESLint prefixes the configured message with what was restricted; keep our part.
-  return (result?.messages ?? []).filter((m) => m.ruleId?.includes('no-restricted')).map((m) => m.message.replace(/^.* is restricted from being used( by a pattern)?\. /, ''));
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId?.includes('no-restricted'))
+    .map((m) => m.message.replace(/^.* is restricted from being used( by a pattern)?\. /, ''));
 }
 
 async function circles(filePath: string, code: string): Promise<string[]> {
@@ -22,27 +24,62 @@ const use = (spec: string) => `import * as m from '${spec}';\nexport const x = m
 // [layer, a file of it, an import it must not make, the rule's message]
 const VIOLATIONS: [string, string, string, string][] = [
   ['api', 'src/api/shared.ts', '../contract/settings', 'Layer rule: src/api is the leaf'],
-  ['contract', 'src/contract/settings.ts', '../decisions/names', 'Layer rule: the contract imports nothing of ours but src/api'],
+  [
+    'contract',
+    'src/contract/settings.ts',
+    '../decisions/names',
+    'Layer rule: the contract imports nothing of ours but src/api',
+  ],
   ['decisions', 'src/decisions/names.ts', '../k8s/rest-client', 'Layer rule: decisions are pure'],
   ['decisions', 'src/decisions/names.ts', '../activities/index', 'Layer rule: decisions are pure'],
   ['decisions', 'src/decisions/names.ts', 'node:fs', 'Decisions are pure: no Node built-ins.'],
-  ['decisions', 'src/decisions/names.ts', '@temporalio/workflow', 'Decisions are pure: no Temporal or Kubernetes APIs.'],
+  [
+    'decisions',
+    'src/decisions/names.ts',
+    '@temporalio/workflow',
+    'Decisions are pure: no Temporal or Kubernetes APIs.',
+  ],
   ['workflows', 'src/workflows/failure.ts', '../k8s/rest-client', 'Layer rule: workflows interpret decisions'],
   ['workflows', 'src/workflows/failure.ts', '../activities/index', 'Layer rule: workflows interpret decisions'],
   ['workflows', 'src/workflows/failure.ts', '../infra/config', 'Layer rule: workflows interpret decisions'],
   ['workflows', 'src/workflows/failure.ts', 'node:fs', 'Workflows must be deterministic: no Node built-ins.'],
   ['workflows', 'src/workflows/failure.ts', 'http', 'Workflows must be deterministic: no Node built-ins.'],
-  ['workflows', 'src/workflows/failure.ts', '@kubernetes/client-node', 'Workflows must not talk to Kubernetes: use an activity.'],
+  [
+    'workflows',
+    'src/workflows/failure.ts',
+    '@kubernetes/client-node',
+    'Workflows must not talk to Kubernetes: use an activity.',
+  ],
   ['workflows', 'src/workflows/failure.ts', '@temporalio/activity', 'Activity APIs do not belong in workflow code.'],
   ['infra', 'src/infra/config.ts', '../activities/index', 'Layer rule: shared infrastructure'],
   ['oci', 'src/oci/tar.ts', '../k8s/rest-client', 'Layer rule: the OCI client knows nothing of the lifecycle'],
-  ['k8s', 'src/k8s/kubeconfig.ts', '../contract/settings', 'Layer rule: the Kubernetes clients know nothing of the lifecycle'],
-  ['temporal', 'src/temporal/search-attributes.ts', '../k8s/rest-client', 'Layer rule: Temporal plumbing knows only src/api'],
+  [
+    'k8s',
+    'src/k8s/kubeconfig.ts',
+    '../contract/settings',
+    'Layer rule: the Kubernetes clients know nothing of the lifecycle',
+  ],
+  [
+    'temporal',
+    'src/temporal/search-attributes.ts',
+    '../k8s/rest-client',
+    'Layer rule: Temporal plumbing knows only src/api',
+  ],
   ['publish', 'src/publish/module.ts', '../k8s/rest-client', 'Layer rule: module publishing'],
   ['activities', 'src/activities/events.ts', '../workflows/kyma-workflow', 'Layer rule: activities do I/O'],
   ['activities', 'src/activities/events.ts', '../starter/bridge', 'Layer rule: activities do I/O'],
-  ['starter', 'src/starter/signaller.ts', '../workflows/index', 'Layer rule: the bridge routes watch events to signals'],
-  ['starter', 'src/starter/signaller.ts', '../activities/index', 'Layer rule: the bridge routes watch events to signals'],
+  [
+    'starter',
+    'src/starter/signaller.ts',
+    '../workflows/index',
+    'Layer rule: the bridge routes watch events to signals',
+  ],
+  [
+    'starter',
+    'src/starter/signaller.ts',
+    '../activities/index',
+    'Layer rule: the bridge routes watch events to signals',
+  ],
   ['workers', 'src/workers/worker.ts', '../workflows/index', 'Layer rule: the worker registers workflows by path'],
   ['localstack', 'src/localstack/log.ts', '../activities/index', 'Layer rule: the local stack runs servers'],
   ['samples', 'src/samples/fleet.ts', '../decisions/names', 'Layer rule: the samples publish modules'],
@@ -74,12 +111,24 @@ describe('the layer rules', () => {
   });
 
   it('lets workflows import activities as types only', async () => {
-    expect(await restrictions('src/workflows/failure.ts', "import type { Activities } from '../activities/index';\nexport type X = Activities;\n")).toEqual([]);
+    expect(
+      await restrictions(
+        'src/workflows/failure.ts',
+        "import type { Activities } from '../activities/index';\nexport type X = Activities;\n",
+      ),
+    ).toEqual([]);
   });
 
   it('holds test workflow fixtures to the determinism rule', async () => {
-    expect(await restrictions('test/fixtures/roundtrip-workflows.ts', use('node:fs'))).toEqual(['Workflows must be deterministic: no Node built-ins.']);
-    expect(await restrictions('test/fixtures/roundtrip-workflows.ts', "import { sleep } from '@temporalio/workflow';\nexport async function w(): Promise<void> { await sleep(1); }\n")).toEqual([]);
+    expect(await restrictions('test/fixtures/roundtrip-workflows.ts', use('node:fs'))).toEqual([
+      'Workflows must be deterministic: no Node built-ins.',
+    ]);
+    expect(
+      await restrictions(
+        'test/fixtures/roundtrip-workflows.ts',
+        "import { sleep } from '@temporalio/workflow';\nexport async function w(): Promise<void> { await sleep(1); }\n",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -103,11 +152,18 @@ describe('no import circles', () => {
     const found = await circles(file, use(spec));
     expect(found).toHaveLength(1);
     const [start, through] = [file, via].map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    expect(found[0]).toMatch(new RegExp(`^Import circle: ${start} → ${through}( → .*)? → ${start}\\. Move what both sides need`));
+    expect(found[0]).toMatch(
+      new RegExp(`^Import circle: ${start} → ${through}( → .*)? → ${start}\\. Move what both sides need`),
+    );
   });
 
   it('counts type imports and re-exports', async () => {
-    expect(await circles('src/contract/readiness.ts', "import type { ModuleReport } from './signals';\nexport type X = ModuleReport;\n")).toHaveLength(1);
+    expect(
+      await circles(
+        'src/contract/readiness.ts',
+        "import type { ModuleReport } from './signals';\nexport type X = ModuleReport;\n",
+      ),
+    ).toHaveLength(1);
     expect(await circles('src/contract/readiness.ts', "export { moduleReport } from './signals';\n")).toHaveLength(1);
   });
 

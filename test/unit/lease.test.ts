@@ -33,8 +33,15 @@ describe('leases', () => {
 
   it('reads the Lease from KLM_LEADER_ELECTION_LEASE, the identity from POD_NAME, and refuses a malformed one', () => {
     expect(configFromEnv({}).leaderElection).toBeUndefined();
-    expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge', POD_NAME: 'klm-bridge-7d9-x2' }).leaderElection).toMatchObject({ namespace: 'klm-system', name: 'klm-bridge', identity: 'klm-bridge-7d9-x2' });
-    expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge' }).leaderElection?.identity).toMatch(/-\d+$/);
-    expect(() => configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-bridge' })).toThrow('KLM_LEADER_ELECTION_LEASE must be namespace/name of a Lease, not "klm-bridge"');
+    expect(
+      configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge', POD_NAME: 'klm-bridge-7d9-x2' })
+        .leaderElection,
+    ).toMatchObject({ namespace: 'klm-system', name: 'klm-bridge', identity: 'klm-bridge-7d9-x2' });
+    expect(configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-system/klm-bridge' }).leaderElection?.identity).toMatch(
+      /-\d+$/,
+    );
+    expect(() => configFromEnv({ KLM_LEADER_ELECTION_LEASE: 'klm-bridge' })).toThrow(
+      'KLM_LEADER_ELECTION_LEASE must be namespace/name of a Lease, not "klm-bridge"',
+    );
   });
 });

@@ -9,7 +9,9 @@ const ref = { namespace: 'kcp-system', name: 'klm-maintenance-policy' };
 const POLICY = JSON.stringify({ rules: [], default: { begin: '2026-01-01T00:00:00Z', end: '2026-01-01T04:00:00Z' } });
 
 async function gauge(): Promise<string | undefined> {
-  return (await registry.getSingleMetricAsString('lifecycle_mgr_maintenance_window_config_read_success')).split('\n').find((l) => !l.startsWith('#'));
+  return (await registry.getSingleMetricAsString('lifecycle_mgr_maintenance_window_config_read_success'))
+    .split('\n')
+    .find((l) => !l.startsWith('#'));
 }
 
 describe('reading the maintenance-window policy', () => {
@@ -18,18 +20,46 @@ describe('reading the maintenance-window policy', () => {
   });
 
   it('says 1 for a usable policy; 0, with why, for none, an invalid one or one it cannot read', async () => {
-    expect(await checkMaintenancePolicy(client(() => Promise.resolve({ data: { 'policy.json': POLICY } })), ref)).toBeUndefined();
+    expect(
+      await checkMaintenancePolicy(
+        client(() => Promise.resolve({ data: { 'policy.json': POLICY } })),
+        ref,
+      ),
+    ).toBeUndefined();
     expect(await gauge()).toBe('lifecycle_mgr_maintenance_window_config_read_success 1');
 
-    expect(await checkMaintenancePolicy(client(() => Promise.resolve(undefined)), ref)).toBe('ConfigMap kcp-system/klm-maintenance-policy or its key policy.json does not exist: no upgrade waits for a maintenance window');
+    expect(
+      await checkMaintenancePolicy(
+        client(() => Promise.resolve(undefined)),
+        ref,
+      ),
+    ).toBe(
+      'ConfigMap kcp-system/klm-maintenance-policy or its key policy.json does not exist: no upgrade waits for a maintenance window',
+    );
     expect(await gauge()).toBe('lifecycle_mgr_maintenance_window_config_read_success 0');
 
-    await checkMaintenancePolicy(client(() => Promise.resolve({ data: { 'policy.json': POLICY } })), ref);
-    expect(await checkMaintenancePolicy(client(() => Promise.resolve({ data: { 'policy.json': '{}' } })), ref)).toBe('ConfigMap kcp-system/klm-maintenance-policy key policy.json: it has no default window');
+    await checkMaintenancePolicy(
+      client(() => Promise.resolve({ data: { 'policy.json': POLICY } })),
+      ref,
+    );
+    expect(
+      await checkMaintenancePolicy(
+        client(() => Promise.resolve({ data: { 'policy.json': '{}' } })),
+        ref,
+      ),
+    ).toBe('ConfigMap kcp-system/klm-maintenance-policy key policy.json: it has no default window');
     expect(await gauge()).toBe('lifecycle_mgr_maintenance_window_config_read_success 0');
 
-    await checkMaintenancePolicy(client(() => Promise.resolve({ data: { 'policy.json': POLICY } })), ref);
-    expect(await checkMaintenancePolicy(client(() => Promise.reject(new KubeApiError(500, 'InternalError', 'etcd timeout'))), ref)).toContain('ConfigMap kcp-system/klm-maintenance-policy cannot be read: ');
+    await checkMaintenancePolicy(
+      client(() => Promise.resolve({ data: { 'policy.json': POLICY } })),
+      ref,
+    );
+    expect(
+      await checkMaintenancePolicy(
+        client(() => Promise.reject(new KubeApiError(500, 'InternalError', 'etcd timeout'))),
+        ref,
+      ),
+    ).toContain('ConfigMap kcp-system/klm-maintenance-policy cannot be read: ');
     expect(await gauge()).toBe('lifecycle_mgr_maintenance_window_config_read_success 0');
   });
 });

@@ -7,7 +7,12 @@ import { resourceVersionReached as reached } from '../../src/api/shared';
 import { ObjectCache } from '../../src/k8s/object-cache';
 import type { KubeClient, ListOptions, WatchEvent } from '../../src/k8s/rest-client';
 
-const kyma = (name: string, rv: string, channel = 'regular'): KubeObject => ({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name, namespace: 'kcp', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] }, spec: { channel } });
+const kyma = (name: string, rv: string, channel = 'regular'): KubeObject => ({
+  apiVersion: 'operator.kyma-project.io/v1beta2',
+  kind: 'Kyma',
+  metadata: { name, namespace: 'kcp', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] },
+  spec: { channel },
+});
 
 /** A control plane of one kind: a list, one watch the test feeds, and GETs counted. */
 function fakeControlPlane(items: KubeObject[], live: Record<string, KubeObject>) {
@@ -69,14 +74,22 @@ describe('ObjectCache', () => {
   it('reads an object it does not hold from the API server: absence is verified', async () => {
     const fresh = kyma('new', '11');
     const { cache, calls } = await started([], { new: fresh });
-    expect((await cache.get<KubeObject>('operator.kyma-project.io/v1beta2', 'Kyma', 'new', 'kcp'))?.metadata.resourceVersion).toBe('11');
+    expect(
+      (await cache.get<KubeObject>('operator.kyma-project.io/v1beta2', 'Kyma', 'new', 'kcp'))?.metadata.resourceVersion,
+    ).toBe('11');
     expect(calls.get).toBe(1);
     cache.stop();
   });
 
   it('waits for the version a signal told of, then serves the new object from the cache', async () => {
     const { cache, calls, push } = await started([kyma('a', '7')]);
-    const read = cache.get<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', '12');
+    const read = cache.get<KubeObject & { spec: { channel: string } }>(
+      'operator.kyma-project.io/v1beta2',
+      'Kyma',
+      'a',
+      'kcp',
+      '12',
+    );
     setTimeout(() => push({ type: 'MODIFIED', object: kyma('a', '12', 'fast') }), 20);
     expect((await read)?.spec.channel).toBe('fast');
     expect(calls.get).toBe(0);
@@ -85,7 +98,13 @@ describe('ObjectCache', () => {
 
   it('reads from the API server when the cache does not catch up in time', async () => {
     const { cache, calls } = await started([kyma('a', '7')], { a: kyma('a', '12', 'fast') });
-    const got = await cache.get<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', '12');
+    const got = await cache.get<KubeObject & { spec: { channel: string } }>(
+      'operator.kyma-project.io/v1beta2',
+      'Kyma',
+      'a',
+      'kcp',
+      '12',
+    );
     expect(got?.spec.channel).toBe('fast');
     expect(calls.get).toBe(1);
     cache.stop();
@@ -95,14 +114,30 @@ describe('ObjectCache', () => {
     const { cache, calls, push } = await started([kyma('a', '7')], { b: kyma('b', '9') });
     push({ type: 'MODIFIED', object: kyma('a', '12', 'fast') });
     expect(await cache.getAt('operator.kyma-project.io/v1beta2', 'Kyma', 'b', 'kcp', '12')).toBeUndefined();
-    expect((await cache.getAt<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', '12'))?.spec.channel).toBe('fast');
+    expect(
+      (
+        await cache.getAt<KubeObject & { spec: { channel: string } }>(
+          'operator.kyma-project.io/v1beta2',
+          'Kyma',
+          'a',
+          'kcp',
+          '12',
+        )
+      )?.spec.channel,
+    ).toBe('fast');
     expect(calls.get).toBe(0);
     cache.stop();
   });
 
   it('does not serve a cached object that the caller finds too old', async () => {
     const { cache, calls } = await started([kyma('a', '7')], { a: kyma('a', '12', 'fast') });
-    const got = await cache.getIf<KubeObject & { spec: { channel: string } }>('operator.kyma-project.io/v1beta2', 'Kyma', 'a', 'kcp', (k) => k.spec.channel === 'fast');
+    const got = await cache.getIf<KubeObject & { spec: { channel: string } }>(
+      'operator.kyma-project.io/v1beta2',
+      'Kyma',
+      'a',
+      'kcp',
+      (k) => k.spec.channel === 'fast',
+    );
     expect(got?.spec.channel).toBe('fast');
     expect(calls.get).toBe(1);
     cache.stop();

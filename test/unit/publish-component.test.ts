@@ -24,7 +24,9 @@ function memoryRegistry(getManifestError?: OciError) {
     getManifest: (repository: string, tag: string) => {
       if (getManifestError) return Promise.reject(getManifestError);
       const m = manifests.get(`${repository}:${tag}`);
-      return m ? Promise.resolve(m) : Promise.reject(new OciError('BlobNotFound', `manifest ${repository}:${tag} not found`));
+      return m
+        ? Promise.resolve(m)
+        : Promise.reject(new OciError('BlobNotFound', `manifest ${repository}:${tag} not found`));
     },
     pullBlob: (repository: string, digest: string) => Promise.resolve(blobs.get(`${repository}@${digest}`)!),
   };
@@ -37,32 +39,60 @@ describe('pushComponent', () => {
     const to = { host: 'reg.example.io', subPath: '/modules/' };
     const manifestTar = tarOneFile('manifest.yaml', Buffer.from('kind: A\n'));
     const crTar = tarOneFile('cr.yaml', Buffer.from('kind: B\n'));
-    await pushComponent(to, {
-      name: 'kyma-project.io/module/demo',
-      version: '1.0.0',
-      labels: [{ name: 'operator.kyma-project.io/beta', value: 'false', version: 'v1' }],
-      resources: [
-        { name: 'raw-manifest', type: 'directoryTree', mediaType: 'application/x-tar', blob: manifestTar },
-        { name: 'default-cr', type: 'directoryTree', mediaType: 'application/x-tar', blob: crTar },
-      ],
-    }, client);
+    await pushComponent(
+      to,
+      {
+        name: 'kyma-project.io/module/demo',
+        version: '1.0.0',
+        labels: [{ name: 'operator.kyma-project.io/beta', value: 'false', version: 'v1' }],
+        resources: [
+          { name: 'raw-manifest', type: 'directoryTree', mediaType: 'application/x-tar', blob: manifestTar },
+          { name: 'default-cr', type: 'directoryTree', mediaType: 'application/x-tar', blob: crTar },
+        ],
+      },
+      client,
+    );
     expect([...manifests.keys()]).toEqual(['modules/component-descriptors/kyma-project.io/module/demo:1.0.0']);
-    const manifest = manifests.values().next().value as { layers: { mediaType: string; digest: string; annotations?: Record<string, string> }[] };
-    expect(manifest.layers.map((l) => l.mediaType)).toEqual(['application/vnd.ocm.software.component-descriptor.v2+yaml+tar', 'application/x-tar', 'application/x-tar']);
-    expect(manifest.layers[2]!.annotations).toEqual({ 'software.ocm.artifact': '[{"kind":"resource","identity":{"name":"default-cr"}}]' });
+    const manifest = manifests.values().next().value as {
+      layers: { mediaType: string; digest: string; annotations?: Record<string, string> }[];
+    };
+    expect(manifest.layers.map((l) => l.mediaType)).toEqual([
+      'application/vnd.ocm.software.component-descriptor.v2+yaml+tar',
+      'application/x-tar',
+      'application/x-tar',
+    ]);
+    expect(manifest.layers[2]!.annotations).toEqual({
+      'software.ocm.artifact': '[{"kind":"resource","identity":{"name":"default-cr"}}]',
+    });
 
-    const loc = configuredComponentLocation({ host: 'reg.example.io', subPath: 'modules' }, 'kyma-project.io/module/demo', '1.0.0', 'test');
+    const loc = configuredComponentLocation(
+      { host: 'reg.example.io', subPath: 'modules' },
+      'kyma-project.io/module/demo',
+      '1.0.0',
+      'test',
+    );
     const descriptor = (await pullDescriptor(client, loc)) as { component: Record<string, unknown> };
     expect(descriptor.component).toMatchObject({
       name: 'kyma-project.io/module/demo',
       version: '1.0.0',
       provider: 'kyma-project.io',
       labels: [{ name: 'operator.kyma-project.io/beta', value: 'false', version: 'v1' }],
-      repositoryContexts: [{ type: 'OCIRegistry', baseUrl: 'reg.example.io', subPath: 'modules', componentNameMapping: 'urlPath' }],
+      repositoryContexts: [
+        { type: 'OCIRegistry', baseUrl: 'reg.example.io', subPath: 'modules', componentNameMapping: 'urlPath' },
+      ],
     });
-    expect((descriptor.component.resources as { name: string; relation: string }[]).map((r) => [r.name, r.relation])).toEqual([['raw-manifest', 'local'], ['default-cr', 'local']]);
+    expect(
+      (descriptor.component.resources as { name: string; relation: string }[]).map((r) => [r.name, r.relation]),
+    ).toEqual([
+      ['raw-manifest', 'local'],
+      ['default-cr', 'local'],
+    ]);
     const res = rawManifestResource(descriptor, loc, 'test');
-    expect(res).toMatchObject({ digest: sha256Digest(manifestTar), mediaType: 'application/x-tar', repository: loc.repository });
+    expect(res).toMatchObject({
+      digest: sha256Digest(manifestTar),
+      mediaType: 'application/x-tar',
+      repository: loc.repository,
+    });
     expect(readLayer(await client.pullBlob(res.repository, res.digest), 'test').text).toBe('kind: A\n');
   });
 });
@@ -71,10 +101,16 @@ describe('componentVersionExists', () => {
   it('is true for a pushed version, false for another, and passes on other registry failures', async () => {
     const { client } = memoryRegistry();
     const to = { host: 'reg.example.io' };
-    await pushComponent(to, { name: 'kyma-project.io/module/demo', version: '1.0.0', labels: [], resources: [] }, client);
+    await pushComponent(
+      to,
+      { name: 'kyma-project.io/module/demo', version: '1.0.0', labels: [], resources: [] },
+      client,
+    );
     expect(await componentVersionExists(to, 'kyma-project.io/module/demo', '1.0.0', client)).toBe(true);
     expect(await componentVersionExists(to, 'kyma-project.io/module/demo', '1.0.1', client)).toBe(false);
     const refused = new OciError('RegistryCredentialsRefused', 'refused');
-    await expect(componentVersionExists(to, 'kyma-project.io/module/demo', '1.0.0', memoryRegistry(refused).client)).rejects.toBe(refused);
+    await expect(
+      componentVersionExists(to, 'kyma-project.io/module/demo', '1.0.0', memoryRegistry(refused).client),
+    ).rejects.toBe(refused);
   });
 });

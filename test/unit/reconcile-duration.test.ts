@@ -6,14 +6,29 @@ const kyma = { namespace: 'kcp', name: 'k1' };
 
 describe('reconcile_duration_seconds', () => {
   it("shows an install's seconds on its Manifest while it takes a minute or more, else removes the series", () => {
-    expect(reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], 75)).toEqual({ namespace: 'kcp', name: 'k1-greeter', seconds: 75 });
-    expect(reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], SLOW_RECONCILE_SECONDS)).toEqual({ namespace: 'kcp', name: 'k1-greeter', seconds: 60 });
-    expect(reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], 59.9)).toEqual({ namespace: 'kcp', name: 'k1-greeter' });
+    expect(reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], 75)).toEqual({
+      namespace: 'kcp',
+      name: 'k1-greeter',
+      seconds: 75,
+    });
+    expect(
+      reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], SLOW_RECONCILE_SECONDS),
+    ).toEqual({ namespace: 'kcp', name: 'k1-greeter', seconds: 60 });
+    expect(reconcileDurationOf('installModule', [{ kyma, module: { name: 'greeter' } }], 59.9)).toEqual({
+      namespace: 'kcp',
+      name: 'k1-greeter',
+    });
   });
 
   it("removes a Manifest's series when its module's objects are deleted or released, however long that took", () => {
-    expect(reconcileDurationOf('deleteModuleObjects', [{ kyma, module: 'greeter' }], 120)).toEqual({ namespace: 'kcp', name: 'k1-greeter' });
-    expect(reconcileDurationOf('releaseModuleObjects', [{ kyma, module: 'greeter' }], 1)).toEqual({ namespace: 'kcp', name: 'k1-greeter' });
+    expect(reconcileDurationOf('deleteModuleObjects', [{ kyma, module: 'greeter' }], 120)).toEqual({
+      namespace: 'kcp',
+      name: 'k1-greeter',
+    });
+    expect(reconcileDurationOf('releaseModuleObjects', [{ kyma, module: 'greeter' }], 1)).toEqual({
+      namespace: 'kcp',
+      name: 'k1-greeter',
+    });
   });
 
   it('ignores other activities, and inputs that name no Kyma or module', () => {

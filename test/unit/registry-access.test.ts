@@ -22,13 +22,26 @@ import { OciRegistryClient } from '../../src/oci/registry-client';
 
 describe('WWW-Authenticate', () => {
   it('parses a Bearer challenge with a scope that holds commas', () => {
-    expect(parseChallenges('Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull,push"')).toEqual([
-      { scheme: 'bearer', params: { realm: 'https://auth.example.com/token', service: 'registry.example.com', scope: 'repository:a/b:pull,push' } },
+    expect(
+      parseChallenges(
+        'Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull,push"',
+      ),
+    ).toEqual([
+      {
+        scheme: 'bearer',
+        params: {
+          realm: 'https://auth.example.com/token',
+          service: 'registry.example.com',
+          scope: 'repository:a/b:pull,push',
+        },
+      },
     ]);
   });
 
   it('parses Basic, unquoted values, and several challenges in one header', () => {
-    expect(parseChallenges('Basic realm="Registry Realm"')).toEqual([{ scheme: 'basic', params: { realm: 'Registry Realm' } }]);
+    expect(parseChallenges('Basic realm="Registry Realm"')).toEqual([
+      { scheme: 'basic', params: { realm: 'Registry Realm' } },
+    ]);
     expect(parseChallenges('Bearer realm=https://a/token, Basic realm="x"')).toEqual([
       { scheme: 'bearer', params: { realm: 'https://a/token' } },
       { scheme: 'basic', params: { realm: 'x' } },
@@ -55,9 +68,15 @@ describe('Retry-After', () => {
     expect(f.type).toBe('RegistryError');
     expect(f.nextRetryDelay).toBe(7000);
     // A day's Retry-After is capped at ten minutes.
-    const day = artifactFailure(new OciError('RegistryError', 'HTTP 503', 86_400_000), 'fetching') as ApplicationFailure;
+    const day = artifactFailure(
+      new OciError('RegistryError', 'HTTP 503', 86_400_000),
+      'fetching',
+    ) as ApplicationFailure;
     expect(day.nextRetryDelay).toBe(600_000);
-    const refused = artifactFailure(new OciError('RegistryCredentialsRefused', 'refused'), 'fetching') as ApplicationFailure;
+    const refused = artifactFailure(
+      new OciError('RegistryCredentialsRefused', 'refused'),
+      'fetching',
+    ) as ApplicationFailure;
     expect(refused.nonRetryable).toBe(true);
     expect(refused.type).toBe('RegistryCredentialsRefused');
   });
@@ -107,7 +126,7 @@ describe('token cache', () => {
 });
 
 describe('wiring', () => {
-  it('needs the process\'s Registries: a blob cache or client without them fails at once, not at the first private registry', () => {
+  it("needs the process's Registries: a blob cache or client without them fails at once, not at the first private registry", () => {
     const missing = undefined as unknown as Registries;
     expect(() => new BlobCache(tmpdir(), missing)).toThrow(/needs the worker's Registries/);
     expect(() => new OciRegistryClient('registry.example.com', missing)).toThrow(/needs the process's Registries/);
@@ -118,7 +137,10 @@ describe('wiring', () => {
 
 describe('schemes', () => {
   it('lets an explicit http:// KLM_OCI_REGISTRY_HOST speak plain HTTP, as documented', () => {
-    const config = configFromEnv({ KLM_OCI_REGISTRY_HOST: 'http://Reg.internal:5000/modules', KLM_INSECURE_REGISTRIES: 'other.internal' });
+    const config = configFromEnv({
+      KLM_OCI_REGISTRY_HOST: 'http://Reg.internal:5000/modules',
+      KLM_INSECURE_REGISTRIES: 'other.internal',
+    });
     expect(config.registry.insecureHosts).toEqual(['other.internal', 'reg.internal:5000']);
     expect(new Registries(config.registry).mayUseHttp('reg.internal:5000')).toBe(true);
     expect(configFromEnv({ KLM_OCI_REGISTRY_HOST: 'https://reg.internal:5000' }).registry.insecureHosts).toEqual([]);
@@ -139,12 +161,18 @@ describe('schemes', () => {
     expect(r.mayUseHttp('reg.internal:5001')).toBe(false);
     expect(r.mayUseHttp('other.internal:443')).toBe(true);
     expect(r.mayUseHttp('registry.example.com')).toBe(false);
-    expect(parseEndpoint('https://Reg.example.com/prefix/')).toEqual({ host: 'reg.example.com', scheme: 'https', basePath: '/prefix' });
+    expect(parseEndpoint('https://Reg.example.com/prefix/')).toEqual({
+      host: 'reg.example.com',
+      scheme: 'https',
+      basePath: '/prefix',
+    });
   });
 });
 
 /** A registry stub on loopback plain HTTP. */
-async function stub(handler: (req: IncomingMessage, res: ServerResponse, base: string) => void): Promise<{ server: Server; host: string; tlsAttempts: () => number }> {
+async function stub(
+  handler: (req: IncomingMessage, res: ServerResponse, base: string) => void,
+): Promise<{ server: Server; host: string; tlsAttempts: () => number }> {
   let tls = 0;
   let base = '';
   const server = createServer((req, res) => handler(req, res, base));
@@ -162,7 +190,11 @@ async function stub(handler: (req: IncomingMessage, res: ServerResponse, base: s
 const servers: Server[] = [];
 const cleanups: (() => void)[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise((r) => { s.closeAllConnections(); s.close(r); });
+  for (const s of servers.splice(0))
+    await new Promise((r) => {
+      s.closeAllConnections();
+      s.close(r);
+    });
   for (const c of cleanups.splice(0)) c();
 });
 
@@ -170,14 +202,40 @@ afterEach(async () => {
  * A stub that speaks TLS and plain HTTP on one loopback port (the first byte tells them apart),
  * with a self-signed certificate for 127.0.0.1; `caFile` trusts it.
  */
-async function dualStub(handler: (req: IncomingMessage, res: ServerResponse, secure: boolean) => void): Promise<{ host: string; caFile: string }> {
+async function dualStub(
+  handler: (req: IncomingMessage, res: ServerResponse, secure: boolean) => void,
+): Promise<{ host: string; caFile: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'klm-tls-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   const plain = createServer((req, res) => handler(req, res, false));
-  const secure = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => handler(req, res, true));
+  const secure = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) =>
+    handler(req, res, true),
+  );
   const front = createNetServer({ pauseOnConnect: true }, (socket) => {
     socket.once('readable', () => {
       const first = socket.read(1) as Buffer | null;
@@ -219,13 +277,23 @@ describe('registry access against a stub', () => {
         return;
       }
       if (req.headers.authorization !== 'Bearer tok-123') {
-        res.writeHead(401, { 'www-authenticate': `Bearer realm="${base}/token",service="stub",scope="repository:m:pull"` }).end();
+        res
+          .writeHead(401, {
+            'www-authenticate': `Bearer realm="${base}/token",service="stub",scope="repository:m:pull"`,
+          })
+          .end();
         return;
       }
       res.end(blob);
     });
     servers.push(s.server);
-    const r = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'p' }) } });
+    const r = new Registries({
+      systemCaFile: null,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'p' }),
+      },
+    });
     await r.client(s.host).pullBlob('m', digest);
     await r.client(s.host).pullBlob('m', digest);
     expect(seen).toEqual([{ tokenAuth: `Basic ${Buffer.from('u:p').toString('base64')}`, scope: 'repository:m:pull' }]);
@@ -241,8 +309,17 @@ describe('registry access against a stub', () => {
       res.writeHead(401, { 'www-authenticate': `Bearer realm="${base}/token",service="stub"` }).end();
     });
     servers.push(s.server);
-    const r = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
-    const err = await r.client(s.host).pullBlob('m', digest).catch((e: unknown) => e);
+    const r = new Registries({
+      systemCaFile: null,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }),
+      },
+    });
+    const err = await r
+      .client(s.host)
+      .pullBlob('m', digest)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OciError);
     expect((err as OciError).reason).toBe('RegistryCredentialsRefused');
     expect((err as OciError).message).toContain('refused the credentials from Secret kcp-system/regcred');
@@ -258,9 +335,23 @@ describe('registry access against a stub', () => {
       res.end(blob);
     });
     servers.push(s.server);
-    const withCreds = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'p' }) } });
+    const withCreds = new Registries({
+      systemCaFile: null,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'p' }),
+      },
+    });
     expect((await withCreds.client(s.host).pullBlob('m', digest)).equals(blob)).toBe(true);
-    const anonymous = await new Registries({ systemCaFile: null }).client(s.host).pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    const anonymous = await new Registries({ systemCaFile: null })
+      .client(s.host)
+      .pullBlob('m', digest)
+      .then(
+        () => {
+          throw new Error('expected a failure');
+        },
+        (e: unknown) => e as OciError,
+      );
     expect(anonymous.reason).toBe('RegistryCredentialsRefused');
     expect(anonymous.message).toMatch(/refused anonymous access.*KLM_OCI_REGISTRY_CRED_SECRET/);
   });
@@ -271,10 +362,18 @@ describe('registry access against a stub', () => {
       else res.end(blob);
     });
     servers.push(s.server);
-    const missing = { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.reject(new Error('Secret kcp-system/regcred does not exist')) };
+    const missing = {
+      describe: 'Secret kcp-system/regcred',
+      credentialsFor: () => Promise.reject(new Error('Secret kcp-system/regcred does not exist')),
+    };
     const c = new Registries({ systemCaFile: null, credentials: missing }).client(s.host);
     expect((await c.pullBlob('public', digest)).equals(blob)).toBe(true);
-    const err = await c.pullBlob('private', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    const err = await c.pullBlob('private', digest).then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as OciError,
+    );
     expect(err.reason).toBe('RegistryCredentialsRefused');
     expect(err.message).toContain('Secret kcp-system/regcred does not exist');
   });
@@ -288,9 +387,19 @@ describe('registry access against a stub', () => {
     });
     servers.push(s.server);
     const c = new Registries({ systemCaFile: null }).client(`http://${s.host}`);
-    const first = await c.pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    const first = await c.pullBlob('m', digest).then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as OciError,
+    );
     expect([first.reason, first.retryAfterMs]).toEqual(['RegistryError', 3000]);
-    const second = await c.pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    const second = await c.pullBlob('m', digest).then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as OciError,
+    );
     expect(second.retryAfterMs).toBeGreaterThan(55_000);
     expect(second.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
@@ -306,13 +415,24 @@ describe('registry access against a stub', () => {
     const s = await stub((req, res, base) => {
       const url = new URL(req.url!, base);
       // The token service sends the client on to another host (another port is another host).
-      if (url.pathname === '/token') return void res.writeHead(302, { location: `http://${other.host}/token${url.search}` }).end();
-      if (req.headers.authorization !== 'Bearer tok-1') return void res.writeHead(401, { 'www-authenticate': `Bearer realm="${base}/token",service="stub"` }).end();
+      if (url.pathname === '/token')
+        return void res.writeHead(302, { location: `http://${other.host}/token${url.search}` }).end();
+      if (req.headers.authorization !== 'Bearer tok-1')
+        return void res.writeHead(401, { 'www-authenticate': `Bearer realm="${base}/token",service="stub"` }).end();
       res.end(blob);
     });
     servers.push(s.server);
-    const r = new Registries({ systemCaFile: null, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
-    await r.client(`http://${s.host}`).pullBlob('m', digest).catch(() => undefined);
+    const r = new Registries({
+      systemCaFile: null,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }),
+      },
+    });
+    await r
+      .client(`http://${s.host}`)
+      .pullBlob('m', digest)
+      .catch(() => undefined);
     expect(elsewhere).toEqual([undefined]);
   });
 
@@ -324,18 +444,46 @@ describe('registry access against a stub', () => {
         plainAuth.push(req.headers.authorization);
         return void res.end(blob);
       }
-      if (req.headers.authorization !== basicAuth) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="stub"' }).end();
+      if (req.headers.authorization !== basicAuth)
+        return void res.writeHead(401, { 'www-authenticate': 'Basic realm="stub"' }).end();
       res.writeHead(307, { location: `http://${req.headers.host}/plain/blob` }).end();
     });
-    const r = new Registries({ systemCaFile: null, caFile: reg.caFile, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
+    const r = new Registries({
+      systemCaFile: null,
+      caFile: reg.caFile,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }),
+      },
+    });
     expect((await r.client(`https://${reg.host}`).pullBlob('m', digest)).equals(blob)).toBe(true);
     expect(plainAuth).toEqual([undefined]);
   });
 
   it('refuses a plain-HTTP token realm on a host that may not use HTTP, naming no secret', async () => {
-    const reg = await dualStub((_req, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer realm="http://auth.example.invalid/token",service="stub"' }).end());
-    const r = new Registries({ systemCaFile: null, caFile: reg.caFile, credentials: { describe: 'Secret kcp-system/regcred', credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }) } });
-    const err = await r.client(`https://${reg.host}`).pullBlob('m', digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+    const reg = await dualStub(
+      (_req, res) =>
+        void res
+          .writeHead(401, { 'www-authenticate': 'Bearer realm="http://auth.example.invalid/token",service="stub"' })
+          .end(),
+    );
+    const r = new Registries({
+      systemCaFile: null,
+      caFile: reg.caFile,
+      credentials: {
+        describe: 'Secret kcp-system/regcred',
+        credentialsFor: () => Promise.resolve({ username: 'u', password: 'hunter2' }),
+      },
+    });
+    const err = await r
+      .client(`https://${reg.host}`)
+      .pullBlob('m', digest)
+      .then(
+        () => {
+          throw new Error('expected a failure');
+        },
+        (e: unknown) => e as OciError,
+      );
     expect(err).toBeInstanceOf(OciError);
     expect(err.message).toMatch(/plain-HTTP token realm on auth\.example\.invalid/);
     expect(err.message).not.toContain('hunter2');
@@ -366,7 +514,12 @@ describe('registry access against a stub', () => {
     servers.push(s.server);
     const c = new Registries({ systemCaFile: null, idleTimeoutMs: 300 }).client(`http://${s.host}`);
     for (const repo of ['silent', 'stalls']) {
-      const err = await c.pullBlob(repo, digest).then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as OciError);
+      const err = await c.pullBlob(repo, digest).then(
+        () => {
+          throw new Error('expected a failure');
+        },
+        (e: unknown) => e as OciError,
+      );
       expect(err).toBeInstanceOf(OciError);
       expect(err.reason).toBe('RegistryUnavailable');
       expect(err.message).toMatch(/did not answer in time/);
@@ -394,7 +547,14 @@ describe('registry access against a stub', () => {
     expect(served).toBe(1);
     // A failed pull is shared too, and not kept: the next request tries again.
     const failing = { ...layer, repository: 'x', digest: sha256Digest(Buffer.from('other')) };
-    const errors = await Promise.all(Array.from({ length: 4 }, () => ensureLayer(cache, failing).then(() => undefined, (e: unknown) => e as OciError)));
+    const errors = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        ensureLayer(cache, failing).then(
+          () => undefined,
+          (e: unknown) => e as OciError,
+        ),
+      ),
+    );
     expect(errors.every((e) => e?.reason === 'DigestMismatch')).toBe(true);
     expect(served).toBe(2);
   });

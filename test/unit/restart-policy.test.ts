@@ -14,7 +14,14 @@ function decide(exits: number[], policy = RESTART_POLICY): RestartDecision[] {
 describe('the restart policy of the local stack', () => {
   it('restarts after 1 s, doubling with each restart in the window, and gives up at the sixth exit within 2 min', () => {
     const decisions = decide([0, 1_000, 3_000, 7_000, 15_000, 31_000]);
-    expect(decisions.map((d) => (d.giveUp ? 'give up' : d.delayMs))).toEqual([1000, 2000, 4000, 8000, 16000, 'give up']);
+    expect(decisions.map((d) => (d.giveUp ? 'give up' : d.delayMs))).toEqual([
+      1000,
+      2000,
+      4000,
+      8000,
+      16000,
+      'give up',
+    ]);
   });
 
   it('caps the delay at 30 s', () => {

@@ -17,7 +17,9 @@ class LeaseStore {
     return {
       get(_v: string, _k: string, name: string) {
         const l = store.leases.get(name);
-        return l ? Promise.resolve(structuredClone(l)) : Promise.reject(new KubeApiError(404, 'NotFound', `${name} not found`));
+        return l
+          ? Promise.resolve(structuredClone(l))
+          : Promise.reject(new KubeApiError(404, 'NotFound', `${name} not found`));
       },
       async list() {
         await new Promise((r) => setTimeout(r, store.listDelayMs));
@@ -29,8 +31,12 @@ class LeaseStore {
         const current = store.leases.get(name);
         if (method === 'DELETE') return store.leases.delete(name);
         if (method === 'POST' && current) throw new KubeApiError(409, 'AlreadyExists', 'exists');
-        if (method === 'PUT' && current?.metadata.resourceVersion !== body!.metadata.resourceVersion) throw new KubeApiError(409, 'Conflict', 'conflict');
-        const written = { ...structuredClone(body!), metadata: { ...body!.metadata, resourceVersion: String(++store.version) } };
+        if (method === 'PUT' && current?.metadata.resourceVersion !== body!.metadata.resourceVersion)
+          throw new KubeApiError(409, 'Conflict', 'conflict');
+        const written = {
+          ...structuredClone(body!),
+          metadata: { ...body!.metadata, resourceVersion: String(++store.version) },
+        };
         store.leases.set(name, written);
         return structuredClone(written);
       },
@@ -47,9 +53,16 @@ describe('shard leases', () => {
     const store = new LeaseStore();
     const serving = new Set<number>();
     const leases = new ShardLeases({
-      client: store.client(), namespace: 'kcp-system', name: 'klm', identity: 'bridge-a', shards: 1,
-      leaseDurationMs: 1_500, renewDeadlineMs: 600, retryPeriodMs: 100,
-      onGain: (s) => serving.add(s), onLose: (s) => serving.delete(s),
+      client: store.client(),
+      namespace: 'kcp-system',
+      name: 'klm',
+      identity: 'bridge-a',
+      shards: 1,
+      leaseDurationMs: 1_500,
+      renewDeadlineMs: 600,
+      retryPeriodMs: 100,
+      onGain: (s) => serving.add(s),
+      onLose: (s) => serving.delete(s),
     });
     running.push(leases);
     await leases.join();

@@ -9,24 +9,48 @@ const HOME = { HOME: '/nonexistent-home' };
 
 describe('the Temporal connection from the environment', () => {
   it('defaults to the local dev server, plaintext, namespace default', () => {
-    expect(temporalFromEnv(HOME)).toEqual({ connectionOptions: { address: '127.0.0.1:7233' }, namespace: 'default', describe: '127.0.0.1:7233 (plaintext)' });
+    expect(temporalFromEnv(HOME)).toEqual({
+      connectionOptions: { address: '127.0.0.1:7233' },
+      namespace: 'default',
+      describe: '127.0.0.1:7233 (plaintext)',
+    });
   });
 
   it('takes a client certificate, a server CA and a server name (mTLS)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-tls-'));
     for (const f of ['c.crt', 'c.key', 'ca.crt']) await writeFile(path.join(dir, f), `-----${f}-----`);
-    const t = temporalFromEnv({ ...HOME, TEMPORAL_ADDRESS: 'temporal.example:7233', TEMPORAL_NAMESPACE: 'fleet', TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'c.crt'), TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'c.key'), TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'ca.crt'), TEMPORAL_TLS_SERVER_NAME: 'temporal' });
+    const t = temporalFromEnv({
+      ...HOME,
+      TEMPORAL_ADDRESS: 'temporal.example:7233',
+      TEMPORAL_NAMESPACE: 'fleet',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'c.crt'),
+      TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'c.key'),
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'ca.crt'),
+      TEMPORAL_TLS_SERVER_NAME: 'temporal',
+    });
     expect(t.namespace).toBe('fleet');
     expect(t.connectionOptions.address).toBe('temporal.example:7233');
-    const tls = t.connectionOptions.tls as { serverNameOverride?: string; clientCertPair?: { crt: Uint8Array; key: Uint8Array }; serverRootCACertificate?: Uint8Array };
+    const tls = t.connectionOptions.tls as {
+      serverNameOverride?: string;
+      clientCertPair?: { crt: Uint8Array; key: Uint8Array };
+      serverRootCACertificate?: Uint8Array;
+    };
     const text = (b?: Uint8Array) => (b ? Buffer.from(b).toString() : undefined);
     expect(tls.serverNameOverride).toBe('temporal');
-    expect([text(tls.clientCertPair?.crt), text(tls.clientCertPair?.key), text(tls.serverRootCACertificate)]).toEqual(['-----c.crt-----', '-----c.key-----', '-----ca.crt-----']);
+    expect([text(tls.clientCertPair?.crt), text(tls.clientCertPair?.key), text(tls.serverRootCACertificate)]).toEqual([
+      '-----c.crt-----',
+      '-----c.key-----',
+      '-----ca.crt-----',
+    ]);
     expect(t.describe).toBe('temporal.example:7233 (TLS with a client certificate)');
   });
 
   it('takes an API key (with TLS) and never shows it', () => {
-    const t = temporalFromEnv({ ...HOME, TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_API_KEY: 'key-MARKER-3f9a' });
+    const t = temporalFromEnv({
+      ...HOME,
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_API_KEY: 'key-MARKER-3f9a',
+    });
     expect(t.connectionOptions).toMatchObject({ apiKey: 'key-MARKER-3f9a', tls: true });
     expect(t.describe).toBe('ns.acct.tmprl.cloud:7233 (TLS, API key)');
     expect(t.describe).not.toContain('MARKER');
@@ -36,12 +60,24 @@ describe('the Temporal connection from the environment', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-profile-'));
     const file = path.join(dir, 'temporal.toml');
     await writeFile(file, '[profile.prod]\naddress = "prod.example:7233"\nnamespace = "prod"\n');
-    expect(temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' })).toMatchObject({ namespace: 'prod', connectionOptions: { address: 'prod.example:7233' } });
-    expect(temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' }).namespace).toBe('other');
+    expect(temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' })).toMatchObject({
+      namespace: 'prod',
+      connectionOptions: { address: 'prod.example:7233' },
+    });
+    expect(
+      temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' })
+        .namespace,
+    ).toBe('other');
   });
 
   it('says which file it cannot read, and quotes no line of a broken profile file', async () => {
-    expect(() => temporalFromEnv({ ...HOME, TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/c.crt', TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/c.key' })).toThrow(/cannot read \/nonexistent\/c\.(crt|key) \(ENOENT\)/);
+    expect(() =>
+      temporalFromEnv({
+        ...HOME,
+        TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/c.crt',
+        TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/c.key',
+      }),
+    ).toThrow(/cannot read \/nonexistent\/c\.(crt|key) \(ENOENT\)/);
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-profile-'));
     const file = path.join(dir, 'temporal.toml');
     await writeFile(file, '[profile.default]\napi_key = "secret-MARKER-77"\naddress = = broken\n');
@@ -59,6 +95,8 @@ describe('the Temporal connection from the environment', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-profile-'));
     const file = path.join(dir, 'temporal.toml');
     await writeFile(file, '[profile.default]\naddress = "a:1"\n');
-    expect(() => temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nosuch' })).toThrow("Profile 'nosuch' not found");
+    expect(() => temporalFromEnv({ ...HOME, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nosuch' })).toThrow(
+      "Profile 'nosuch' not found",
+    );
   });
 });

@@ -15,7 +15,11 @@ import { objectKey } from '../../decisions/readiness';
 
 const CONCURRENCY = 8;
 
-export async function inBatches<T>(items: T[], fn: (item: T) => Promise<unknown>, concurrency = CONCURRENCY): Promise<void> {
+export async function inBatches<T>(
+  items: T[],
+  fn: (item: T) => Promise<unknown>,
+  concurrency = CONCURRENCY,
+): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
     while (next < items.length) await fn(items[next++]!);
@@ -49,10 +53,19 @@ function forbidden(err: KubeApiError, o: KubeObject, verb: string): string {
 export function applyFailure(err: unknown, o: KubeObject, verb: 'patch' | 'create' = 'patch'): Error {
   if (refusesCredentials(err)) return err;
   if (err instanceof KubeApiError && err.status === 404) {
-    return permanent('KindNotServed', `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define its CustomResourceDefinition, or use a kind the cluster serves`);
+    return permanent(
+      'KindNotServed',
+      `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define its CustomResourceDefinition, or use a kind the cluster serves`,
+    );
   }
   if (err instanceof KubeApiError && err.status === 403) return permanent('ApplyRejected', forbidden(err, o, verb));
-  if (err instanceof KubeApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.status !== 409) {
+  if (
+    err instanceof KubeApiError &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.status !== 429 &&
+    err.status !== 409
+  ) {
     return permanent('ApplyRejected', `applying ${describe(o)}: ${err.message}`);
   }
   return err instanceof Error ? err : new Error(String(err));
@@ -103,11 +116,24 @@ async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promi
 }
 
 /** applyFailure, but a namespace deleted since this worker saw it is forgotten and the write retried (the retry creates it again). */
-export function writeFailure(client: KubeClient, err: unknown, o: KubeObject, verb: 'patch' | 'create' = 'patch'): Error {
+export function writeFailure(
+  client: KubeClient,
+  err: unknown,
+  o: KubeObject,
+  verb: 'patch' | 'create' = 'patch',
+): Error {
   const ns = o.metadata.namespace;
-  if (ns && err instanceof KubeApiError && err.status === 404 && err.message.startsWith(`namespaces "${ns}" not found`)) {
+  if (
+    ns &&
+    err instanceof KubeApiError &&
+    err.status === 404 &&
+    err.message.startsWith(`namespaces "${ns}" not found`)
+  ) {
     namespacesKnown.forget(client, ns);
-    return transient('ApplyRejected', `applying ${describe(o)}: namespace ${ns} was deleted meanwhile; creating it again`);
+    return transient(
+      'ApplyRejected',
+      `applying ${describe(o)}: namespace ${ns} was deleted meanwhile; creating it again`,
+    );
   }
   return applyFailure(err, o, verb);
 }
@@ -121,10 +147,18 @@ async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: nu
   const deadline = Date.now() + timeoutMs;
   let pending = applied.filter((crd) => !established(crd)).map((crd) => crd.metadata.name);
   while (pending.length) {
-    const states = await Promise.all(pending.map(async (n) => (established(await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n)) ? undefined : n)));
+    const states = await Promise.all(
+      pending.map(async (n) =>
+        established(await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n)) ? undefined : n,
+      ),
+    );
     pending = states.filter((n): n is string => n !== undefined);
     if (!pending.length) return;
-    if (Date.now() > deadline) throw permanent('CrdNotEstablished', `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`);
+    if (Date.now() > deadline)
+      throw permanent(
+        'CrdNotEstablished',
+        `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`,
+      );
     heartbeat();
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -153,7 +187,6 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
   namespacesKnown.mark(client, name);
 }
 
-
 /**
  * Cluster-scoped objects (CRDs, cluster roles and their bindings) this worker applied, per
  * cluster client, by kind, name and content: every installation of a module in a cluster
@@ -175,7 +208,12 @@ export function forgetShared(client: KubeClient): void {
  */
 export class Applier {
   /** Returns the resourceVersion each namespaced object has after the apply, by objectKey. */
-  async apply(client: KubeClient, objects: KubeObject[], who: Identity, crdTimeoutMs: number): Promise<Map<string, string>> {
+  async apply(
+    client: KubeClient,
+    objects: KubeObject[],
+    who: Identity,
+    crdTimeoutMs: number,
+  ): Promise<Map<string, string>> {
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
     const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
@@ -183,7 +221,8 @@ export class Applier {
       heartbeat();
       return applyOne(client, o, who);
     };
-    const keyOf = (o: KubeObject) => `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
+    const keyOf = (o: KubeObject) =>
+      `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
     const due = (o: KubeObject) => o.metadata.namespace !== undefined || !sharedApplied.recent(client, keyOf(o));
     const dueCrds = crds.filter(due);
     const answers: Crd[] = [];
@@ -192,13 +231,19 @@ export class Applier {
     for (const o of dueCrds) sharedApplied.mark(client, keyOf(o));
     await inBatches(namespaces, step);
     const own = new Set(namespaces.map((n) => n.metadata.name));
-    const referenced = [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))];
+    const referenced = [
+      ...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n))),
+    ];
     await inBatches(referenced, (n) => ensureNamespace(client, n, who));
     const dueRest = rest.filter(due);
     const versions = new Map<string, string>();
     await inBatches(dueRest, async (o) => {
       const answer = await step(o);
-      if (answer.metadata.namespace && answer.metadata.resourceVersion) versions.set(objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace), answer.metadata.resourceVersion);
+      if (answer.metadata.namespace && answer.metadata.resourceVersion)
+        versions.set(
+          objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace),
+          answer.metadata.resourceVersion,
+        );
     });
     for (const o of dueRest) if (o.metadata.namespace === undefined) sharedApplied.mark(client, keyOf(o));
     return versions;

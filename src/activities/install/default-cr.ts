@@ -11,7 +11,13 @@ import { permanent } from '../failure';
 import { ensureNamespace, writeFailure } from './apply';
 
 /** Creates the template's default CR if it does not exist; returns false when it already did. */
-export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module: ResolvedModule, template: ModuleTemplate, defaultNamespace: string): Promise<boolean> {
+export async function ensureDefaultCr(
+  client: KubeClient,
+  kyma: KymaRef,
+  module: ResolvedModule,
+  template: ModuleTemplate,
+  defaultNamespace: string,
+): Promise<boolean> {
   const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
   const data = structuredClone(template.spec.data) as KubeObject | undefined;
   if (!data) return false;
@@ -21,7 +27,10 @@ export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module:
     namespaced = await client.isNamespaced(data.apiVersion, data.kind);
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    throw permanent('DefaultCrKindNotServed', `${where}: its default CR (spec.data) is a ${data.kind} of ${data.apiVersion}, which the target cluster does not serve even after the module's manifest was applied; the manifest must define that kind's CustomResourceDefinition, or spec.data must name a kind it defines`);
+    throw permanent(
+      'DefaultCrKindNotServed',
+      `${where}: its default CR (spec.data) is a ${data.kind} of ${data.apiVersion}, which the target cluster does not serve even after the module's manifest was applied; the manifest must define that kind's CustomResourceDefinition, or spec.data must name a kind it defines`,
+    );
   }
   const who = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: module.name };
   if (namespaced) {
@@ -31,7 +40,12 @@ export async function ensureDefaultCr(client: KubeClient, kyma: KymaRef, module:
     delete meta.namespace;
   }
   // Created once, never re-applied: one create, and an existing one answers 409.
-  meta.labels = { ...meta.labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: kyma.name, [LABELS.moduleName]: module.name };
+  meta.labels = {
+    ...meta.labels,
+    [LABELS.managedBy]: MANAGED_BY,
+    [LABELS.kymaName]: kyma.name,
+    [LABELS.moduleName]: module.name,
+  };
   meta.annotations = { ...meta.annotations, [OWNED_BY_ANNOTATION]: ownedBy(kyma.namespace, kyma.name, module.name) };
   try {
     await client.create(data);

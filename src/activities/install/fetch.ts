@@ -13,7 +13,18 @@ import type { DefaultCrRef, FetchedModule, LayerRef, StateCheck } from '../../co
 import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { ObjectCache } from '../../k8s/object-cache';
-import { blobLocation, componentLocation, configuredComponentLocation, DescriptorError, hasResources, namesComponent, pullDescriptor, rawManifestResource, type ComponentLocation, type OcmRegistry } from '../../oci/ocm';
+import {
+  blobLocation,
+  componentLocation,
+  configuredComponentLocation,
+  DescriptorError,
+  hasResources,
+  namesComponent,
+  pullDescriptor,
+  rawManifestResource,
+  type ComponentLocation,
+  type OcmRegistry,
+} from '../../oci/ocm';
 import { OciError } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
 import type { BlobCache } from '../blob-cache';
@@ -23,8 +34,11 @@ import { permanent, retryAfter, transient } from '../failure';
 export function artifactFailure(err: unknown, what: string): Error {
   if (err instanceof OciError && isReason(err.reason)) {
     const retryable = err.reason === 'RegistryUnavailable' || err.reason === 'RegistryError';
-    if (retryable && err.retryAfterMs !== undefined) return retryAfter(err.reason, `${what}: ${err.message}`, err.retryAfterMs);
-    return retryable ? transient(err.reason, `${what}: ${err.message}`) : permanent(err.reason, `${what}: ${err.message}`);
+    if (retryable && err.retryAfterMs !== undefined)
+      return retryAfter(err.reason, `${what}: ${err.message}`, err.retryAfterMs);
+    return retryable
+      ? transient(err.reason, `${what}: ${err.message}`)
+      : permanent(err.reason, `${what}: ${err.message}`);
   }
   if (err instanceof DescriptorError) return permanent(err.reason ?? 'MalformedDescriptor', `${what}: ${err.message}`);
   if (err instanceof LayerFormatError) return permanent('MalformedLayer', `${what}: ${err.message}`);
@@ -33,7 +47,9 @@ export function artifactFailure(err: unknown, what: string): Error {
 
 /** The layer from the cache, else pulled (once per digest at a time, however many ask). */
 export async function ensureLayer(cache: BlobCache, layer: LayerRef): Promise<Buffer> {
-  return await cache.obtain(layer.digest, (onChunk) => cache.registries.client(layer.registry).pullBlob(layer.repository, layer.digest, onChunk));
+  return await cache.obtain(layer.digest, (onChunk) =>
+    cache.registries.client(layer.registry).pullBlob(layer.repository, layer.digest, onChunk),
+  );
 }
 
 /** How many templates' raw-manifest resources a worker remembers. */
@@ -56,16 +72,28 @@ export class ModuleFetcher {
   private readonly resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
 
   /** `registry`: where templates with `descriptor: {}` find their component (none: they fail). */
-  constructor(private readonly kcp: ObjectCache, private readonly cache: BlobCache, private readonly registry?: OcmRegistry) {}
+  constructor(
+    private readonly kcp: ObjectCache,
+    private readonly cache: BlobCache,
+    private readonly registry?: OcmRegistry,
+  ) {}
 
   async fetch(module: ResolvedModule, defaultNamespace: string): Promise<Fetched> {
     const { name, namespace } = module.template;
     const where = `ModuleTemplate ${namespace}/${name}`;
     // The cached template will do if it is the generation resolution chose (or a later one).
-    const template = await this.kcp.getIf<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', name, namespace, (t) => (t.metadata.generation ?? 0) >= module.template.generation);
+    const template = await this.kcp.getIf<ModuleTemplate & KubeObject>(
+      API_VERSION,
+      'ModuleTemplate',
+      name,
+      namespace,
+      (t) => (t.metadata.generation ?? 0) >= module.template.generation,
+    );
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
-      const loc = namesComponent(template.spec.descriptor) ? componentLocation(template.spec.descriptor, where) : await this.configuredLocation(module, template, where);
+      const loc = namesComponent(template.spec.descriptor)
+        ? componentLocation(template.spec.descriptor, where)
+        : await this.configuredLocation(module, template, where);
       const client = this.cache.registries.client(loc.registry);
       // The location is part of the key: a template with `descriptor: {}` finds its component
       // through the ModuleReleaseMeta, which may change without the template changing.
@@ -110,17 +138,34 @@ export class ModuleFetcher {
    * of the module names it (spec.ocmComponentName), the template's spec.version is its version,
    * the configured registry holds it.
    */
-  private async configuredLocation(module: ResolvedModule, template: ModuleTemplate, where: string): Promise<ComponentLocation> {
+  private async configuredLocation(
+    module: ResolvedModule,
+    template: ModuleTemplate,
+    where: string,
+  ): Promise<ComponentLocation> {
     const { namespace } = module.template;
-    const meta = await this.kcp.get<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', module.name, namespace);
+    const meta = await this.kcp.get<ModuleReleaseMeta & KubeObject>(
+      API_VERSION,
+      'ModuleReleaseMeta',
+      module.name,
+      namespace,
+    );
     const component = meta?.spec.ocmComponentName;
     if (!component) {
-      const why = meta ? `ModuleReleaseMeta ${namespace}/${module.name} has no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${namespace}/${module.name}`;
-      throw new DescriptorError(`${where} has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. kyma-project.io/module/${module.name}) or put the descriptor into the template`, 'OcmComponentNameMissing');
+      const why = meta
+        ? `ModuleReleaseMeta ${namespace}/${module.name} has no spec.ocmComponentName`
+        : `there is no ModuleReleaseMeta ${namespace}/${module.name}`;
+      throw new DescriptorError(
+        `${where} has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. kyma-project.io/module/${module.name}) or put the descriptor into the template`,
+        'OcmComponentNameMissing',
+      );
     }
     const version = template.spec.version ?? module.version;
     if (!this.registry?.host) {
-      throw new DescriptorError(`${where} has an empty descriptor: component ${component}:${version} is to be found in the configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`, 'OciRegistryNotConfigured');
+      throw new DescriptorError(
+        `${where} has an empty descriptor: component ${component}:${version} is to be found in the configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`,
+        'OciRegistryNotConfigured',
+      );
     }
     return configuredComponentLocation(this.registry, component, version, where);
   }
@@ -128,16 +173,27 @@ export class ModuleFetcher {
 
 /** The default CR named by the template's spec.data, if it has one. */
 function defaultCrOf(template: ModuleTemplate, where: string, defaultNamespace: string): { defaultCr?: DefaultCrRef } {
-  const data = template.spec.data as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | undefined;
+  const data = template.spec.data as
+    { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | undefined;
   if (!data) return {};
   const { apiVersion, kind } = data;
   const name = data.metadata?.name;
   const ns = data.metadata?.namespace;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string') {
-    throw new DescriptorError(`${where}: spec.data is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
+    throw new DescriptorError(
+      `${where}: spec.data is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`,
+    );
   }
   const checks = stateChecksOf(template, where);
-  return { defaultCr: { apiVersion, kind, name, namespace: typeof ns === 'string' ? ns : defaultNamespace, ...(checks ? { customStateCheck: checks } : {}) } };
+  return {
+    defaultCr: {
+      apiVersion,
+      kind,
+      name,
+      namespace: typeof ns === 'string' ? ns : defaultNamespace,
+      ...(checks ? { customStateCheck: checks } : {}),
+    },
+  };
 }
 
 /** The template's spec.customStateCheck, as small data for the readiness check. */
@@ -147,7 +203,9 @@ function stateChecksOf(template: ModuleTemplate, where: string): StateCheck[] | 
   if (!Array.isArray(raw)) throw new DescriptorError(`${where}: spec.customStateCheck is not a list`);
   return raw.map((c: { jsonPath?: unknown; value?: unknown; mappedState?: unknown } | null, i) => {
     if (!c || typeof c.jsonPath !== 'string' || typeof c.value !== 'string' || typeof c.mappedState !== 'string') {
-      throw new DescriptorError(`${where}: spec.customStateCheck[${i}] needs jsonPath, value and mappedState (strings)`);
+      throw new DescriptorError(
+        `${where}: spec.customStateCheck[${i}] needs jsonPath, value and mappedState (strings)`,
+      );
     }
     return { jsonPath: c.jsonPath, value: c.value, mappedState: c.mappedState };
   });

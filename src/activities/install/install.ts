@@ -44,16 +44,35 @@ export interface InstallResult {
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
 export type CheckReadiness = (input: CheckReadinessInput) => Promise<ReadinessCheck>;
 
-export function installActivities(kcp: ObjectCache, targets: TargetClusters, cache: BlobCache, checkReadiness: CheckReadiness, registry?: OcmRegistry) {
+export function installActivities(
+  kcp: ObjectCache,
+  targets: TargetClusters,
+  cache: BlobCache,
+  checkReadiness: CheckReadiness,
+  registry?: OcmRegistry,
+) {
   const fetcher = new ModuleFetcher(kcp, cache, registry);
   const applier = new Applier();
   return {
     /** Installs `module` into the Kyma's target cluster (an upgrade when `previous` is given). */
-    async installModule({ kyma, module, params, crdTimeoutMs, previous, check }: InstallModuleInput): Promise<InstallResult> {
+    async installModule({
+      kyma,
+      module,
+      params,
+      crdTimeoutMs,
+      previous,
+      check,
+    }: InstallModuleInput): Promise<InstallResult> {
       const { fetched, template, manifest } = await fetcher.fetch(module, params.defaultNamespace);
       heartbeat();
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
-      const rendered = await renderLayer(cache, fetched.layer, manifest, { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) }, where);
+      const rendered = await renderLayer(
+        cache,
+        fetched.layer,
+        manifest,
+        { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) },
+        where,
+      );
       heartbeat();
       let managerVersion: string | undefined;
       await onTarget(targets, kyma, async (client) => {
@@ -76,7 +95,12 @@ export function installActivities(kcp: ObjectCache, targets: TargetClusters, cac
       const manager = rendered.ref.manager;
       const cr = managedDefaultCr(module, fetched);
       // A check that fails leaves the workflow to check on its own: the install itself went through.
-      const checked = await checkReadiness({ kyma, module: module.name, ...(manager ? { manager } : {}), ...(cr ? { cr } : {}) }).catch(() => undefined);
+      const checked = await checkReadiness({
+        kyma,
+        module: module.name,
+        ...(manager ? { manager } : {}),
+        ...(cr ? { cr } : {}),
+      }).catch(() => undefined);
       return { ...result, ...(checked ? { check: checked } : {}) };
     },
   };

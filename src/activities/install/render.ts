@@ -14,13 +14,29 @@ import { artifactFailure, ensureLayer } from './fetch';
 
 /** Kinds that live outside namespaces, besides the layer's own cluster-scoped CRDs. */
 const CLUSTER_SCOPED = new Set([
-  'Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'StorageClass',
-  'PersistentVolume', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding', 'APIService', 'IngressClass', 'RuntimeClass', 'CSIDriver', 'Node',
+  'Namespace',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PriorityClass',
+  'StorageClass',
+  'PersistentVolume',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+  'APIService',
+  'IngressClass',
+  'RuntimeClass',
+  'CSIDriver',
+  'Node',
 ]);
 
 export class RenderError extends Error {
-  constructor(readonly reason: Extract<Reason, 'MalformedManifest' | 'EmptyManifest'>, message: string) {
+  constructor(
+    readonly reason: Extract<Reason, 'MalformedManifest' | 'EmptyManifest'>,
+    message: string,
+  ) {
     super(message);
     this.name = 'RenderError';
   }
@@ -43,7 +59,12 @@ export function identify(o: KubeObject, p: Pick<RenderParams, 'kymaNamespace' | 
   const { [LABELS.kymaName]: _kyma, ...labels } = meta.labels ?? {};
   const { [OWNED_BY_ANNOTATION]: _owner, ...annotations } = meta.annotations ?? {};
   if (meta.namespace) {
-    meta.labels = { ...labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.kymaName]: p.kymaName, [LABELS.moduleName]: p.module };
+    meta.labels = {
+      ...labels,
+      [LABELS.managedBy]: MANAGED_BY,
+      [LABELS.kymaName]: p.kymaName,
+      [LABELS.moduleName]: p.module,
+    };
     meta.annotations = { ...annotations, [OWNED_BY_ANNOTATION]: ownedBy(p.kymaNamespace, p.kymaName, p.module) };
   } else {
     meta.labels = { ...labels, [LABELS.managedBy]: MANAGED_BY, [LABELS.moduleName]: p.module };
@@ -61,18 +82,35 @@ export function parseManifest(yamlText: string, defaultNamespace: string): KubeO
   const docs = parseAllDocuments(yamlText);
   const objects: KubeObject[] = [];
   docs.forEach((doc, i) => {
-    if (doc.errors.length) throw new RenderError('MalformedManifest', `document ${i + 1} is not valid YAML: ${doc.errors[0]!.message}`);
+    if (doc.errors.length)
+      throw new RenderError('MalformedManifest', `document ${i + 1} is not valid YAML: ${doc.errors[0]!.message}`);
     const o = doc.toJS() as unknown;
     if (o === null || o === undefined) return;
     const obj = o as Partial<KubeObject>;
-    if (typeof o !== 'object' || Array.isArray(o) || typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string' || typeof obj.metadata?.name !== 'string') {
-      throw new RenderError('MalformedManifest', `document ${i + 1} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`);
+    if (
+      typeof o !== 'object' ||
+      Array.isArray(o) ||
+      typeof obj.apiVersion !== 'string' ||
+      typeof obj.kind !== 'string' ||
+      typeof obj.metadata?.name !== 'string'
+    ) {
+      throw new RenderError(
+        'MalformedManifest',
+        `document ${i + 1} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`,
+      );
     }
     objects.push(obj as KubeObject);
   });
-  if (objects.length === 0) throw new RenderError('EmptyManifest', 'the raw manifest holds no Kubernetes object: the module would install nothing');
+  if (objects.length === 0)
+    throw new RenderError(
+      'EmptyManifest',
+      'the raw manifest holds no Kubernetes object: the module would install nothing',
+    );
   const clusterScopedCrdKinds = new Set(
-    objects.filter((o) => o.kind === 'CustomResourceDefinition' && (o.spec as { scope?: string } | undefined)?.scope === 'Cluster')
+    objects
+      .filter(
+        (o) => o.kind === 'CustomResourceDefinition' && (o.spec as { scope?: string } | undefined)?.scope === 'Cluster',
+      )
       .map((o) => (o.spec as { names?: { kind?: string } }).names?.kind),
   );
   const seen = new Set<string>();
@@ -81,7 +119,11 @@ export function parseManifest(yamlText: string, defaultNamespace: string): KubeO
     if (namespaced && !o.metadata.namespace) o.metadata.namespace = defaultNamespace;
     if (!namespaced) delete o.metadata.namespace;
     const id = objectKey(o);
-    if (seen.has(id)) throw new RenderError('MalformedManifest', `the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`);
+    if (seen.has(id))
+      throw new RenderError(
+        'MalformedManifest',
+        `the manifest repeats ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`,
+      );
     seen.add(id);
   }
   return objects;
@@ -99,10 +141,22 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
  * one that names no namespace is where the manifest's objects without one went), else the
  * manifest's first Deployment or StatefulSet.
  */
-export function managerOf(objects: KubeObject[], declared: ObjectRef | undefined, defaultNamespace: string): ObjectRef | undefined {
+export function managerOf(
+  objects: KubeObject[],
+  declared: ObjectRef | undefined,
+  defaultNamespace: string,
+): ObjectRef | undefined {
   if (declared) return declared.namespace ? declared : { ...declared, namespace: defaultNamespace };
   const w = objects.find((o) => o.apiVersion === 'apps/v1' && (o.kind === 'Deployment' || o.kind === 'StatefulSet'));
-  return w && { group: 'apps', version: 'v1', kind: w.kind, name: w.metadata.name, ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}) };
+  return (
+    w && {
+      group: 'apps',
+      version: 'v1',
+      kind: w.kind,
+      name: w.metadata.name,
+      ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}),
+    }
+  );
 }
 
 /** Rendered objects and the reference to them that workflows keep. */
@@ -133,17 +187,30 @@ async function render(cache: BlobCache, layer: LayerRef, manifest: string, param
 export async function loadRendered(cache: BlobCache, ref: RenderedRef): Promise<KubeObject[]> {
   const cached = await cache.get(ref.digest);
   if (cached) return JSON.parse(cached.toString('utf8')) as KubeObject[];
-  const again = await render(cache, ref.layer, extractSingleYaml(await ensureLayer(cache, ref.layer), `layer ${ref.layer.digest}`), ref.params);
-  if (again.ref.digest !== ref.digest) throw new Error(`re-rendering layer ${ref.layer.digest} gave ${again.ref.digest}, expected ${ref.digest}`);
+  const again = await render(
+    cache,
+    ref.layer,
+    extractSingleYaml(await ensureLayer(cache, ref.layer), `layer ${ref.layer.digest}`),
+    ref.params,
+  );
+  if (again.ref.digest !== ref.digest)
+    throw new Error(`re-rendering layer ${ref.layer.digest} gave ${again.ref.digest}, expected ${ref.digest}`);
   return again.objects;
 }
 
 /** Renders a fetched layer; a layer that is no list of objects is a typed, permanent failure. */
-export async function renderLayer(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams, where: string): Promise<Rendered> {
+export async function renderLayer(
+  cache: BlobCache,
+  layer: LayerRef,
+  manifest: string,
+  params: RenderParams,
+  where: string,
+): Promise<Rendered> {
   try {
     return await render(cache, layer, manifest, params);
   } catch (err) {
-    if (err instanceof RenderError) throw permanent(err.reason, `rendering the raw manifest of ${where}: ${err.message}`);
+    if (err instanceof RenderError)
+      throw permanent(err.reason, `rendering the raw manifest of ${where}: ${err.message}`);
     throw artifactFailure(err, `rendering the raw manifest of ${where}`);
   }
 }

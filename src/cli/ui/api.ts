@@ -27,9 +27,18 @@ export interface UiContext {
 
 export async function catalogOf(c: UiContext, ref: KymaRef) {
   const kyma = await c.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
-  const [managed, pulled] = await Promise.all([catalog(c.kube, ref.namespace, kyma), pulledTemplates(c.kube, ref.namespace)]);
-  const templates = await c.kube.list<KubeObject & { spec: { moduleName?: string; info?: { documentation?: string; icons?: { name: string; link: string }[] } } }>(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
-  const info = new Map(templates.items.filter((t) => t.spec.moduleName && t.spec.info).map((t) => [t.spec.moduleName!, t.spec.info!]));
+  const [managed, pulled] = await Promise.all([
+    catalog(c.kube, ref.namespace, kyma),
+    pulledTemplates(c.kube, ref.namespace),
+  ]);
+  const templates = await c.kube.list<
+    KubeObject & {
+      spec: { moduleName?: string; info?: { documentation?: string; icons?: { name: string; link: string }[] } };
+    }
+  >(API_VERSION, 'ModuleTemplate', { namespace: ref.namespace });
+  const info = new Map(
+    templates.items.filter((t) => t.spec.moduleName && t.spec.info).map((t) => [t.spec.moduleName!, t.spec.info!]),
+  );
   return {
     kyma: !!kyma,
     entries: [...managed, ...communityEntries(pulled, [])].map((e) => ({
@@ -49,16 +58,25 @@ export async function whyOf(c: UiContext, ref: KymaRef, module: string) {
 }
 
 /** The resources people made of the module's kinds: what blocks its deletion. */
-export async function blockersOf(c: UiContext, ref: KymaRef, module: string): Promise<{ kind: string; namespace?: string; name: string }[]> {
+export async function blockersOf(
+  c: UiContext,
+  ref: KymaRef,
+  module: string,
+): Promise<{ kind: string; namespace?: string; name: string }[]> {
   const kyma = await c.kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace);
   const target = await installTargetOf(c.kube, ref, kyma);
   let found: KubeObject[];
-  if (kyma?.spec.modules?.some((m) => m.name === module)) found = await resourcesOfKinds(target, await moduleKinds(c.kube, ref.namespace, module));
+  if (kyma?.spec.modules?.some((m) => m.name === module))
+    found = await resourcesOfKinds(target, await moduleKinds(c.kube, ref.namespace, module));
   else {
     const record = await readRecord(target, c.directNamespace, module);
     found = record ? await resourcesOfKinds(target, record.kinds) : [];
   }
-  return found.map((r) => ({ kind: r.kind, name: r.metadata.name, ...(r.metadata.namespace ? { namespace: r.metadata.namespace } : {}) }));
+  return found.map((r) => ({
+    kind: r.kind,
+    name: r.metadata.name,
+    ...(r.metadata.namespace ? { namespace: r.metadata.namespace } : {}),
+  }));
 }
 
 export interface AddRequest {
@@ -89,7 +107,12 @@ export async function addFrom(c: UiContext, ref: KymaRef, r: AddRequest): Promis
 }
 
 /** Deletes the module; `deleteResources`: the page showed the blockers and the user confirmed. */
-export async function deleteFrom(c: UiContext, ref: KymaRef, module: string, deleteResources: boolean): Promise<string[]> {
+export async function deleteFrom(
+  c: UiContext,
+  ref: KymaRef,
+  module: string,
+  deleteResources: boolean,
+): Promise<string[]> {
   const said: string[] = [];
   await deleteModule(c.kube, {
     module,

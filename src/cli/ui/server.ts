@@ -35,7 +35,10 @@ export interface UiServer {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -80,7 +83,12 @@ async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promi
   const own = `${LABELS.managedBy}=${CLI_MANAGED_BY}`;
   const informers: Informer[] = [];
   const watched = new Set<string>();
-  const watch = (client: typeof target, apiVersion: string, kind: string, o: { namespace?: string; labelSelector?: string; fieldSelector?: string }) => {
+  const watch = (
+    client: typeof target,
+    apiVersion: string,
+    kind: string,
+    o: { namespace?: string; labelSelector?: string; fieldSelector?: string },
+  ) => {
     const key = `${apiVersion}/${kind}/${o.namespace ?? ''}`;
     if (watched.has(key)) return;
     watched.add(key);
@@ -97,7 +105,11 @@ async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promi
     labelSelector: own,
     onEvent: (_type, cm) => {
       const cr = recordOf(cm)?.defaultCr;
-      if (cr) watch(target, cr.apiVersion, cr.kind, { ...(cr.namespace ? { namespace: cr.namespace } : {}), labelSelector: own });
+      if (cr)
+        watch(target, cr.apiVersion, cr.kind, {
+          ...(cr.namespace ? { namespace: cr.namespace } : {}),
+          labelSelector: own,
+        });
       onChange();
     },
     onError: () => undefined,
@@ -110,8 +122,20 @@ async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promi
 /** The fleet page's watches: the namespace's Kymas and ModuleReleaseMetas (promotions). */
 function fleetWatch(c: UiContext, namespace: string, onChange: () => void): Promise<{ stop(): void }> {
   const informers = [
-    new Informer(c.kube, { apiVersion: API_VERSION, kind: 'Kyma', namespace, onEvent: onChange, onError: () => undefined }),
-    new Informer(c.kube, { apiVersion: API_VERSION, kind: 'ModuleReleaseMeta', namespace, onEvent: onChange, onError: () => undefined }),
+    new Informer(c.kube, {
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      namespace,
+      onEvent: onChange,
+      onError: () => undefined,
+    }),
+    new Informer(c.kube, {
+      apiVersion: API_VERSION,
+      kind: 'ModuleReleaseMeta',
+      namespace,
+      onEvent: onChange,
+      onError: () => undefined,
+    }),
   ];
   for (const i of informers) void i.start().catch(() => undefined);
   return Promise.resolve({ stop: () => informers.forEach((i) => i.stop()) });
@@ -130,7 +154,12 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
   };
 
   /** Server-sent events: `changed` whenever the watches see a change, many at once made one after `quietMs`. */
-  const stream = async (req: http.IncomingMessage, res: http.ServerResponse, watch: (changed: () => void) => Promise<{ stop(): void }>, quietMs: number) => {
+  const stream = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    watch: (changed: () => void) => Promise<{ stop(): void }>,
+    quietMs: number,
+  ) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write('retry: 2000\n\n');
     open.add(res);
@@ -152,7 +181,8 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
   };
 
   const api = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> => {
-    if (!authorized(req.headers['x-klm-token'] as string | undefined ?? url.searchParams.get('token'))) throw new HttpError(403, 'no or a wrong token: open the address klm ui printed');
+    if (!authorized((req.headers['x-klm-token'] as string | undefined) ?? url.searchParams.get('token')))
+      throw new HttpError(403, 'no or a wrong token: open the address klm ui printed');
     const c = o.context;
     const json = (data: unknown) => send(res, 200, 'application/json', JSON.stringify(data));
     const route = `${req.method} ${url.pathname}`;
@@ -171,9 +201,18 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
           if (!action) throw new HttpError(400, 'action must be pause, resume or abort');
           const reason = typeof b.reason === 'string' ? b.reason.trim() : '';
           if (!reason) throw new HttpError(400, `${action} needs a reason (recorded with the rollout)`);
-          return json(await steer(namespace, text(b.module, 'module'), text(b.channel, 'channel'), action, reason, c.config).catch((err: unknown) => {
-            throw new Refused((err as Error).message);
-          }));
+          return json(
+            await steer(
+              namespace,
+              text(b.module, 'module'),
+              text(b.channel, 'channel'),
+              action,
+              reason,
+              c.config,
+            ).catch((err: unknown) => {
+              throw new Refused((err as Error).message);
+            }),
+          );
         }
         default:
           throw new HttpError(404, `no such call: ${route}`);
@@ -198,7 +237,13 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
         return await stream(req, res, (changed) => watchFor(c, ref, changed), 250);
       case 'POST /api/add': {
         const b = await bodyOf(req);
-        return json({ said: await addFrom(c, ref, { module: text(b.module, 'module'), ...(typeof b.channel === 'string' && b.channel ? { channel: b.channel } : {}), ...(b.direct === true ? { direct: true } : {}) }) });
+        return json({
+          said: await addFrom(c, ref, {
+            module: text(b.module, 'module'),
+            ...(typeof b.channel === 'string' && b.channel ? { channel: b.channel } : {}),
+            ...(b.direct === true ? { direct: true } : {}),
+          }),
+        });
       }
       case 'POST /api/delete': {
         const b = await bodyOf(req);
@@ -212,18 +257,26 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
   const server = http.createServer((req, res) => {
     void (async () => {
       const host = (req.headers.host ?? '').toLowerCase();
-      if (loopbackOnly && ![...LOOPBACK].some((h) => host === `${h}:${port}`)) throw new HttpError(421, 'this server answers only to its loopback address');
+      if (loopbackOnly && ![...LOOPBACK].some((h) => host === `${h}:${port}`))
+        throw new HttpError(421, 'this server answers only to its loopback address');
       const url = new URL(req.url ?? '/', `http://${host}`);
       if (url.pathname.startsWith('/api/')) return await api(req, res, url);
       if (req.method !== 'GET') throw new HttpError(405, 'only GET here');
-      if (url.pathname === '/' || url.pathname === '/index.html') return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      if (url.pathname === '/' || url.pathname === '/index.html')
+        return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
       if (url.pathname === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
       if (url.pathname === '/app.css') return send(res, 200, 'text/css; charset=utf-8', APP_CSS);
       throw new HttpError(404, 'not found');
     })().catch((err: unknown) => {
       if (res.headersSent) return res.end();
-      const status = err instanceof HttpError ? err.status : err instanceof Refused ? 409 : err instanceof UsageError ? 400 : 500;
-      send(res, status, 'application/json', JSON.stringify({ error: err instanceof Error ? err.message : String(err) }));
+      const status =
+        err instanceof HttpError ? err.status : err instanceof Refused ? 409 : err instanceof UsageError ? 400 : 500;
+      send(
+        res,
+        status,
+        'application/json',
+        JSON.stringify({ error: err instanceof Error ? err.message : String(err) }),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -20,14 +20,68 @@ function check(checks: StateCheck[], live: Record<string, unknown>) {
 describe('customStateCheck', () => {
   it.each<[string, StateCheck[], Record<string, unknown>, string, string]>([
     ['a value mapped to Ready', HEALTH, { status: { health: 'green' } }, 'Ready', 'module is ready'],
-    ['a value mapped to Error, with the CR message', HEALTH, { status: { health: 'red', message: 'disk full' } }, 'ResourceError', `${WHAT} is Error by customStateCheck (status.health="red"): disk full`],
-    ['a value mapped to Warning', HEALTH, { status: { health: 'yellow' } }, 'ResourceWarning', `${WHAT} is Warning by customStateCheck (status.health="yellow")`],
-    ['a value mapped to Deleting', HEALTH, { status: { health: 'gone' } }, 'ResourceDeleting', `${WHAT} is Deleting by customStateCheck (status.health="gone")`],
-    ['a value no check maps: Processing', HEALTH, { status: { health: 'blue' } }, 'ResourceProcessing', `${WHAT} is Processing by customStateCheck (status.health="blue")`],
-    ['no path present: waiting', HEALTH, { status: { state: 'Ready' } }, 'ResourceNotReady', `waiting for ${WHAT} to report status.health (customStateCheck)`],
-    ['.status.state is not consulted when checks are given', HEALTH, { status: { state: 'Error', health: 'green' } }, 'Ready', 'module is ready'],
-    ['a leading dot is allowed', [{ jsonPath: '.status.h', value: 'ok', mappedState: 'Ready' }, { jsonPath: '.status.h', value: 'ko', mappedState: 'Error' }], { status: { h: 'ok' } }, 'Ready', 'module is ready'],
-    ['nested paths and fields outside status', [{ jsonPath: 'spec.x.y', value: 'a', mappedState: 'Ready' }, { jsonPath: 'spec.x.y', value: 'b', mappedState: 'Error' }], { spec: { x: { y: 'b' } } }, 'ResourceError', `${WHAT} is Error by customStateCheck (spec.x.y="b")`],
+    [
+      'a value mapped to Error, with the CR message',
+      HEALTH,
+      { status: { health: 'red', message: 'disk full' } },
+      'ResourceError',
+      `${WHAT} is Error by customStateCheck (status.health="red"): disk full`,
+    ],
+    [
+      'a value mapped to Warning',
+      HEALTH,
+      { status: { health: 'yellow' } },
+      'ResourceWarning',
+      `${WHAT} is Warning by customStateCheck (status.health="yellow")`,
+    ],
+    [
+      'a value mapped to Deleting',
+      HEALTH,
+      { status: { health: 'gone' } },
+      'ResourceDeleting',
+      `${WHAT} is Deleting by customStateCheck (status.health="gone")`,
+    ],
+    [
+      'a value no check maps: Processing',
+      HEALTH,
+      { status: { health: 'blue' } },
+      'ResourceProcessing',
+      `${WHAT} is Processing by customStateCheck (status.health="blue")`,
+    ],
+    [
+      'no path present: waiting',
+      HEALTH,
+      { status: { state: 'Ready' } },
+      'ResourceNotReady',
+      `waiting for ${WHAT} to report status.health (customStateCheck)`,
+    ],
+    [
+      '.status.state is not consulted when checks are given',
+      HEALTH,
+      { status: { state: 'Error', health: 'green' } },
+      'Ready',
+      'module is ready',
+    ],
+    [
+      'a leading dot is allowed',
+      [
+        { jsonPath: '.status.h', value: 'ok', mappedState: 'Ready' },
+        { jsonPath: '.status.h', value: 'ko', mappedState: 'Error' },
+      ],
+      { status: { h: 'ok' } },
+      'Ready',
+      'module is ready',
+    ],
+    [
+      'nested paths and fields outside status',
+      [
+        { jsonPath: 'spec.x.y', value: 'a', mappedState: 'Ready' },
+        { jsonPath: 'spec.x.y', value: 'b', mappedState: 'Error' },
+      ],
+      { spec: { x: { y: 'b' } } },
+      'ResourceError',
+      `${WHAT} is Error by customStateCheck (spec.x.y="b")`,
+    ],
   ])('%s', (_what, checks, live, reason, message) => {
     expect(check(checks, live)).toEqual({ reason, message });
   });
@@ -68,18 +122,26 @@ describe('customStateCheck', () => {
   it('needs a check for Ready and one for Error', () => {
     expect(check([{ jsonPath: 'status.h', value: 'ok', mappedState: 'Ready' }], { status: { h: 'ok' } })).toEqual({
       reason: 'InvalidCustomStateCheck',
-      message: "the ModuleTemplate's customStateCheck maps no value to Error: it needs at least one check for Ready and one for Error",
+      message:
+        "the ModuleTemplate's customStateCheck maps no value to Error: it needs at least one check for Ready and one for Error",
     });
-    expect(check([{ jsonPath: 'status.h', value: 'ok', mappedState: 'Warning' }], {}).message).toContain('maps no value to Ready and Error');
+    expect(check([{ jsonPath: 'status.h', value: 'ok', mappedState: 'Warning' }], {}).message).toContain(
+      'maps no value to Ready and Error',
+    );
   });
 
   it('refuses a path that leads to something other than a string', () => {
-    expect(check(HEALTH, { status: { health: { level: 1 } } })).toEqual({ reason: 'InvalidCustomStateCheck', message: `customStateCheck path status.health of ${WHAT} holds an object, not a string` });
+    expect(check(HEALTH, { status: { health: { level: 1 } } })).toEqual({
+      reason: 'InvalidCustomStateCheck',
+      message: `customStateCheck path status.health of ${WHAT} holds an object, not a string`,
+    });
     expect(check(HEALTH, { status: { health: 3 } }).reason).toBe('InvalidCustomStateCheck');
   });
 
   it('leaves manager and CR existence first: a missing CR is still ResourceMissing', () => {
-    expect(evaluateReadiness({ paused: false, cr: { ref: { ...REF, customStateCheck: HEALTH }, live: undefined } }).reason).toBe('ResourceMissing');
+    expect(
+      evaluateReadiness({ paused: false, cr: { ref: { ...REF, customStateCheck: HEALTH }, live: undefined } }).reason,
+    ).toBe('ResourceMissing');
   });
 
   it('an empty list keeps the .status.state rule', () => {

@@ -4,17 +4,43 @@ import type { ResolvedModule } from '../../../src/contract/module';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../../src/contract/settings';
 import type { ModuleWorkflowInput } from '../../../src/contract/workflow-inputs';
 
-export const SETTINGS: ReconcileSettings = { ...DEFAULT_SETTINGS, driftIntervalMs: 600_000, installRetryMs: 30_000, managerAvailableTimeoutMs: 300_000 };
+export const SETTINGS: ReconcileSettings = {
+  ...DEFAULT_SETTINGS,
+  driftIntervalMs: 600_000,
+  installRetryMs: 30_000,
+  managerAvailableTimeoutMs: 300_000,
+};
 export const KYMA = { namespace: 'kcp', name: 'k1' };
 
 export function mod(version = '1.0.0', over: Partial<ResolvedModule> = {}): ResolvedModule {
-  return { name: 'greeter', channel: 'regular', version, customResourcePolicy: 'CreateAndDelete', template: { name: `greeter-${version}`, namespace: 'kcp', generation: 1 }, ...over };
+  return {
+    name: 'greeter',
+    channel: 'regular',
+    version,
+    customResourcePolicy: 'CreateAndDelete',
+    template: { name: `greeter-${version}`, namespace: 'kcp', generation: 1 },
+    ...over,
+  };
 }
 
 export function installResult(version: string): { fetched: FetchedModule; rendered: RenderedRef } {
-  const layer = { registry: 'r:5000', repository: 'component-descriptors/greeter', digest: `sha256:layer-${version}`, size: 1, format: 'tar' as const };
+  const layer = {
+    registry: 'r:5000',
+    repository: 'component-descriptors/greeter',
+    digest: `sha256:layer-${version}`,
+    size: 1,
+    format: 'tar' as const,
+  };
   return {
-    fetched: { layer, defaultCr: { apiVersion: 'greeter.example.io/v1alpha1', kind: 'Greeter', name: 'default', namespace: 'k1-system' } },
+    fetched: {
+      layer,
+      defaultCr: {
+        apiVersion: 'greeter.example.io/v1alpha1',
+        kind: 'Greeter',
+        name: 'default',
+        namespace: 'k1-system',
+      },
+    },
     rendered: {
       layer,
       params: { kymaNamespace: 'kcp', kymaName: 'k1', module: 'greeter', defaultNamespace: 'k1-system' },

@@ -8,13 +8,34 @@ import { KymaModuleSet } from '../../../src/decisions/kyma-module-set';
 import type { KymaStep } from '../../../src/decisions/kyma-steps';
 import { mod } from './fixtures';
 
-const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
-const ok = (name: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
-const failed = (name: string, reason: 'ModuleNotFound' | 'ModuleNotVisible' | 'TemplateNotFound', message = `${name}: ${reason}`): Resolution => ({ name, channel: 'regular', failure: { reason, message } });
-const report = (name: string): ModuleReport => ({ reason: 'Ready', status: { name, version: '1.0.0', state: 'Ready' } });
+const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
+  name,
+  customResourcePolicy: 'CreateAndDelete',
+  managed: true,
+  ...over,
+});
+const ok = (name: string, version = '1.0.0'): Resolution => ({
+  name,
+  module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }),
+});
+const failed = (
+  name: string,
+  reason: 'ModuleNotFound' | 'ModuleNotVisible' | 'TemplateNotFound',
+  message = `${name}: ${reason}`,
+): Resolution => ({ name, channel: 'regular', failure: { reason, message } });
+const report = (name: string): ModuleReport => ({
+  reason: 'Ready',
+  status: { name, version: '1.0.0', state: 'Ready' },
+});
 
 /** One full resolution of `modules` (the spec) with `resolutions`; the dispatch step, if any. */
-function resolve(set: KymaModuleSet, modules: SpecModule[], resolutions: Resolution[], uid = 'uid-1', now = 0): KymaStep | undefined {
+function resolve(
+  set: KymaModuleSet,
+  modules: SpecModule[],
+  resolutions: Resolution[],
+  uid = 'uid-1',
+  now = 0,
+): KymaStep | undefined {
   const pass = set.beginResolution(modules, uid, now);
   for (const r of resolutions) set.apply(pass, r);
   return set.endResolution(pass);
@@ -29,7 +50,9 @@ describe('the module set of a Kyma', () => {
     expect(first?.events.map((e) => e.reason)).toEqual(['ModuleInstalling', 'ModuleInstalling']);
     expect(resolve(set, [spec('greeter'), spec('counter')], [ok('greeter'), ok('counter')])).toBeUndefined();
     const next = dispatched(resolve(set, [spec('greeter')], [ok('greeter', '1.1.0')]));
-    expect(next?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: ok('greeter', '1.1.0').module } }]);
+    expect(next?.update).toEqual([
+      { name: 'greeter', desired: { uid: 'uid-1', module: ok('greeter', '1.1.0').module } },
+    ]);
     expect(next?.remove).toEqual(['counter']);
     expect(set.removing).toEqual({ counter: 'remove' });
   });
@@ -37,8 +60,13 @@ describe('the module set of a Kyma', () => {
   it('releases a module no longer managed, and calls off a removal when the module is wanted again, telling it again even unchanged', () => {
     const set = new KymaModuleSet();
     resolve(set, [spec('greeter'), spec('counter')], [ok('greeter'), ok('counter')]);
-    expect(dispatched(resolve(set, [spec('greeter', { managed: false })], [ok('greeter')]))).toMatchObject({ release: ['greeter'], remove: ['counter'] });
-    const back = dispatched(resolve(set, [spec('greeter', { managed: false }), spec('counter')], [ok('greeter'), ok('counter')]));
+    expect(dispatched(resolve(set, [spec('greeter', { managed: false })], [ok('greeter')]))).toMatchObject({
+      release: ['greeter'],
+      remove: ['counter'],
+    });
+    const back = dispatched(
+      resolve(set, [spec('greeter', { managed: false }), spec('counter')], [ok('greeter'), ok('counter')]),
+    );
     expect(back?.update).toEqual([{ name: 'counter', desired: { uid: 'uid-1', module: ok('counter').module } }]);
     expect(set.removing).toEqual({ greeter: 'release' });
   });
@@ -50,7 +78,9 @@ describe('the module set of a Kyma', () => {
     resolve(set, [spec('greeter')], [ok('greeter')]);
     expect(set.failures).toEqual({});
     const gone = failed('greeter', 'TemplateNotFound');
-    expect(dispatched(resolve(set, [spec('greeter')], [gone]))?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', failure: gone.failure } }]);
+    expect(dispatched(resolve(set, [spec('greeter')], [gone]))?.update).toEqual([
+      { name: 'greeter', desired: { uid: 'uid-1', failure: gone.failure } },
+    ]);
     expect(resolve(set, [spec('greeter')], [gone])).toBeUndefined();
   });
 
@@ -59,7 +89,10 @@ describe('the module set of a Kyma', () => {
     const hidden = failed('greeter', 'ModuleNotVisible', 'greeter is beta');
     expect(resolve(set, [spec('greeter')], [hidden])).toBeUndefined();
     resolve(set, [spec('greeter')], [ok('greeter')]);
-    expect(dispatched(resolve(set, [spec('greeter')], [hidden]))).toMatchObject({ remove: ['greeter'], events: [{ reason: 'ModuleRemoving', message: 'removing module greeter: greeter is beta' }] });
+    expect(dispatched(resolve(set, [spec('greeter')], [hidden]))).toMatchObject({
+      remove: ['greeter'],
+      events: [{ reason: 'ModuleRemoving', message: 'removing module greeter: greeter is beta' }],
+    });
     expect(set.failures).toEqual({ greeter: hidden });
     expect(resolve(set, [spec('greeter')], [hidden])).toBeUndefined();
   });
@@ -68,7 +101,11 @@ describe('the module set of a Kyma', () => {
     const set = new KymaModuleSet();
     resolve(set, [spec('greeter')], [ok('greeter')]);
     const window = { begin: 10_000, end: 20_000 };
-    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { window } };
+    const upgrade: Resolution = {
+      name: 'greeter',
+      module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
+      downtime: { window },
+    };
     const pass = set.beginResolution([spec('greeter')], 'uid-1', 1_000);
     expect(set.apply(pass, upgrade)).toEqual({ deferred: '1.1.0' });
     expect(set.endResolution(pass)).toBeUndefined();
@@ -83,13 +120,16 @@ describe('the module set of a Kyma', () => {
     const set = new KymaModuleSet();
     const base = [spec('base', { mandatory: true })];
     const apply = (r: Resolution) => set.apply(set.beginResolution(base, 'uid-1', 0), r).event;
-    expect(apply(failed('base', 'TemplateNotFound', 'no template'))).toEqual({ kind: 'event', event: { type: 'Warning', reason: 'MandatoryModuleFailed', message: 'mandatory module base: no template' } });
+    expect(apply(failed('base', 'TemplateNotFound', 'no template'))).toEqual({
+      kind: 'event',
+      event: { type: 'Warning', reason: 'MandatoryModuleFailed', message: 'mandatory module base: no template' },
+    });
     expect(apply(failed('base', 'TemplateNotFound', 'no template'))).toBeUndefined();
     expect(apply(ok('base'))).toBeUndefined();
     expect(apply(failed('base', 'TemplateNotFound', 'no template'))).toMatchObject({ kind: 'event' });
   });
 
-  it('takes the report of a running module, marks a leaving one\'s as its own, and ignores a late one of a module gone', () => {
+  it("takes the report of a running module, marks a leaving one's as its own, and ignores a late one of a module gone", () => {
     const set = new KymaModuleSet();
     resolve(set, [spec('greeter'), spec('counter')], [ok('greeter'), ok('counter')]);
     expect(set.reported(report('greeter'))).toBe(true);
@@ -97,22 +137,35 @@ describe('the module set of a Kyma', () => {
     expect(set.reported(report('counter'))).toBe(true);
     expect([...set.leavingReported]).toEqual(['counter']);
     set.removed('counter');
-    expect([set.desired.counter, set.reports.counter, set.removing.counter, set.leavingReported.size]).toEqual([undefined, undefined, undefined, 0]);
+    expect([set.desired.counter, set.reports.counter, set.removing.counter, set.leavingReported.size]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      0,
+    ]);
     expect(set.reported(report('counter'))).toBe(false);
   });
 
   it('releases every module once when the Kyma is gone without its finalizer', () => {
     const set = new KymaModuleSet();
     resolve(set, [spec('greeter'), spec('counter')], [ok('greeter'), ok('counter')]);
-    expect(set.releaseAll()).toMatchObject({ kind: 'dispatch', release: ['greeter', 'counter'], events: [{ type: 'Warning', reason: 'KymaGone' }] });
+    expect(set.releaseAll()).toMatchObject({
+      kind: 'dispatch',
+      release: ['greeter', 'counter'],
+      events: [{ type: 'Warning', reason: 'KymaGone' }],
+    });
     expect(set.releaseAll()).toBeUndefined();
   });
 
   it('tells the modules a continue-as-new carried only what changed, and those carried to a re-created Kyma its uid', () => {
-    const desired = { greeter: mod('1.0.0', { name: 'greeter', template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 1 } }) };
+    const desired = {
+      greeter: mod('1.0.0', { name: 'greeter', template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 1 } }),
+    };
     const carried = new KymaModuleSet({ uid: 'uid-1', desired: { ...desired }, reports: {}, removing: {} });
     expect(resolve(carried, [spec('greeter')], [ok('greeter')])).toBeUndefined();
     const recreated = new KymaModuleSet({ uid: '', desired: { ...desired }, reports: {}, removing: {} });
-    expect(dispatched(resolve(recreated, [spec('greeter')], [ok('greeter')], 'uid-2'))?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-2', module: desired.greeter } }]);
+    expect(dispatched(resolve(recreated, [spec('greeter')], [ok('greeter')], 'uid-2'))?.update).toEqual([
+      { name: 'greeter', desired: { uid: 'uid-2', module: desired.greeter } },
+    ]);
   });
 });

@@ -7,14 +7,35 @@ import type { ModuleReport } from '../../../src/contract/readiness';
 import { followsAdmission, KymaRolloutGate } from '../../../src/decisions/kyma-rollout-gate';
 import { mod } from './fixtures';
 
-const at = (version: string, channel = 'regular'): Resolution => ({ name: 'greeter', module: mod(version, { channel }) });
-const report = (version: string, state: 'Ready' | 'Error' | 'Processing', message?: string): ModuleReport => ({ reason: state === 'Error' ? 'ApplyRejected' : 'Ready', status: { name: 'greeter', channel: 'regular', version, state, ...(message ? { message } : {}) } });
+const at = (version: string, channel = 'regular'): Resolution => ({
+  name: 'greeter',
+  module: mod(version, { channel }),
+});
+const report = (version: string, state: 'Ready' | 'Error' | 'Processing', message?: string): ModuleReport => ({
+  reason: state === 'Error' ? 'ApplyRejected' : 'Ready',
+  status: { name: 'greeter', channel: 'regular', version, state, ...(message ? { message } : {}) },
+});
 const admission = { module: 'greeter', channel: 'regular', version: '1.1.0' };
-const spec = (over: Partial<SpecModule> = {}): SpecModule => ({ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
-const snapshot = (modules: SpecModule[]): KymaSnapshot => ({ uid: 'u', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false } });
+const spec = (over: Partial<SpecModule> = {}): SpecModule => ({
+  name: 'greeter',
+  customResourcePolicy: 'CreateAndDelete',
+  managed: true,
+  ...over,
+});
+const snapshot = (modules: SpecModule[]): KymaSnapshot => ({
+  uid: 'u',
+  generation: 1,
+  channel: 'regular',
+  modules,
+  deleting: false,
+  finalized: true,
+  paused: false,
+  remote: false,
+  visibility: { beta: false, internal: false },
+});
 
 describe('the rollout gate', () => {
-  it('holds a module\'s upgrade until its rollout admits the version; first installs, pins and channel switches go through', () => {
+  it("holds a module's upgrade until its rollout admits the version; first installs, pins and channel switches go through", () => {
     const gate = new KymaRolloutGate(true, false);
     const running = mod('1.0.0');
     expect(gate.pass(at('1.1.0'), running)).toEqual({ resolution: { name: 'greeter', module: running } });
@@ -34,7 +55,12 @@ describe('the rollout gate', () => {
   it('tells the rollout once when a hold begins, again for the next version, and never in runs recorded before joins existed', () => {
     const gate = new KymaRolloutGate(true, true);
     const running = mod('1.0.0');
-    expect(gate.pass(at('1.1.0'), running).told).toEqual({ kind: 'awaitRollout', module: 'greeter', channel: 'regular', version: '1.1.0' });
+    expect(gate.pass(at('1.1.0'), running).told).toEqual({
+      kind: 'awaitRollout',
+      module: 'greeter',
+      channel: 'regular',
+      version: '1.1.0',
+    });
     expect(gate.pass(at('1.1.0'), running).told).toBeUndefined();
     expect(gate.pass(at('1.2.0'), running).told).toMatchObject({ version: '1.2.0' });
     expect(new KymaRolloutGate(true, false).pass(at('1.1.0'), running).told).toBeUndefined();
@@ -47,11 +73,20 @@ describe('the rollout gate', () => {
     expect(gate.admit(admission, true, mod('1.0.0'), report('1.0.0', 'Ready'))).toBeUndefined();
     expect(gate.takeAdmitted()).toEqual(new Set(['greeter']));
     expect(gate.admittedPending).toBe(false);
-    expect(gate.admit(admission, true, mod('1.1.0'), report('1.1.0', 'Ready'))).toEqual({ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready' } });
-    expect(gate.admit({ ...admission, module: 'other' }, false, undefined, undefined)).toMatchObject({ kind: 'rolloutReport', module: 'other', report: { state: 'Ready', message: expect.stringMatching(/^skipped: this Kyma does not follow/) as unknown } });
+    expect(gate.admit(admission, true, mod('1.1.0'), report('1.1.0', 'Ready'))).toEqual({
+      kind: 'rolloutReport',
+      module: 'greeter',
+      channel: 'regular',
+      report: { version: '1.1.0', state: 'Ready' },
+    });
+    expect(gate.admit({ ...admission, module: 'other' }, false, undefined, undefined)).toMatchObject({
+      kind: 'rolloutReport',
+      module: 'other',
+      report: { state: 'Ready', message: expect.stringMatching(/^skipped: this Kyma does not follow/) as unknown },
+    });
   });
 
-  it('follows an admission on the module\'s channel only, unpinned and managed', () => {
+  it("follows an admission on the module's channel only, unpinned and managed", () => {
     expect(followsAdmission(snapshot([spec()]), admission)).toBe(true);
     expect(followsAdmission(snapshot([spec({ channel: 'fast' })]), admission)).toBe(false);
     expect(followsAdmission(snapshot([spec({ version: '1.0.0' })]), admission)).toBe(false);
@@ -64,7 +99,12 @@ describe('the rollout gate', () => {
     gate.admit(admission, true, mod('1.0.0'), undefined);
     expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Ready'))).toBeUndefined();
     expect(gate.tell('greeter', mod('1.1.0'), report('1.1.0', 'Processing'))).toBeUndefined();
-    expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Error', 'applying x: invalid'))).toEqual({ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Error', message: 'applying x: invalid' } });
+    expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Error', 'applying x: invalid'))).toEqual({
+      kind: 'rolloutReport',
+      module: 'greeter',
+      channel: 'regular',
+      report: { version: '1.1.0', state: 'Error', message: 'applying x: invalid' },
+    });
     expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Error', 'applying x: invalid'))).toBeUndefined();
     expect(gate.tell('greeter', mod('1.1.0'), report('1.1.0', 'Ready'))).toMatchObject({ report: { state: 'Ready' } });
     expect(gate.tell('other', mod('1.1.0'), report('1.1.0', 'Ready'))).toBeUndefined();
@@ -74,7 +114,12 @@ describe('the rollout gate', () => {
     const gate = new KymaRolloutGate(true, true);
     expect(gate.deferred('greeter', '1.1.0')).toBeUndefined();
     gate.admit(admission, true, mod('1.0.0'), undefined);
-    expect(gate.deferred('greeter', '1.1.0')).toEqual({ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } });
+    expect(gate.deferred('greeter', '1.1.0')).toEqual({
+      kind: 'rolloutReport',
+      module: 'greeter',
+      channel: 'regular',
+      report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' },
+    });
     expect(gate.deferred('greeter', '1.1.0')).toBeUndefined();
   });
 
@@ -83,7 +128,10 @@ describe('the rollout gate', () => {
     expect(gate.missing('greeter', 'regular', '1.1.0')).toEqual([]);
     gate.pass(at('1.1.0'), mod('1.0.0'));
     const started = gate.missing('greeter', 'regular', '1.1.0');
-    expect(started.map((s) => (s.kind === 'event' ? s.event.reason : s.kind))).toEqual(['startRollout', 'RolloutStarted']);
+    expect(started.map((s) => (s.kind === 'event' ? s.event.reason : s.kind))).toEqual([
+      'startRollout',
+      'RolloutStarted',
+    ]);
     expect(gate.missing('greeter', 'regular', '1.1.0')).toEqual([]);
     // Asked again on the next resolution: the rollout is told again, not started twice.
     expect(gate.pass(at('1.1.0'), mod('1.0.0')).told).toMatchObject({ kind: 'awaitRollout' });
@@ -102,18 +150,24 @@ describe('the rollout gate', () => {
   it('tells the rollout of a module that went before it heard anything that it was skipped, and forgets the module', () => {
     const gate = new KymaRolloutGate(true, true);
     gate.admit(admission, true, mod('1.0.0'), undefined);
-    expect(gate.removed('greeter')).toMatchObject({ kind: 'rolloutReport', report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' } });
+    expect(gate.removed('greeter')).toMatchObject({
+      kind: 'rolloutReport',
+      report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' },
+    });
     expect(gate.carry()).toEqual({});
     gate.admit(admission, true, mod('1.1.0'), report('1.1.0', 'Ready'));
     expect(gate.removed('greeter')).toBeUndefined();
   });
 
-  it('carries admissions and aborted rollouts across continue-as-new, without the passing admission\'s control-plane versions', () => {
+  it("carries admissions and aborted rollouts across continue-as-new, without the passing admission's control-plane versions", () => {
     const gate = new KymaRolloutGate(true, true);
     gate.admit({ ...admission, seen: { ModuleReleaseMeta: '42' } }, undefined, undefined, undefined);
     gate.ended({ ...admission, message: 'aborted' });
     const carried = gate.carry();
-    expect(carried).toEqual({ admitted: { greeter: admission }, rolloutEnded: { greeter: { ...admission, message: 'aborted' } } });
+    expect(carried).toEqual({
+      admitted: { greeter: admission },
+      rolloutEnded: { greeter: { ...admission, message: 'aborted' } },
+    });
     const next = new KymaRolloutGate(true, true, carried);
     expect(next.pass(at('1.1.0'), mod('1.0.0')).resolution).toEqual(at('1.1.0'));
     expect(next.rolloutEnded).toEqual(carried.rolloutEnded);

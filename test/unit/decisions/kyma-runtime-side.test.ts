@@ -5,9 +5,25 @@ import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { RuntimeSpec } from '../../../src/contract/runtime';
 import { KymaRuntimeSide } from '../../../src/decisions/kyma-runtime-side';
 
-const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
+const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
+  name,
+  customResourcePolicy: 'CreateAndDelete',
+  managed: true,
+  ...over,
+});
 const rspec = (channel: string, ...names: string[]): RuntimeSpec => ({ channel, modules: names.map((n) => spec(n)) });
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot => ({ uid: 'uid-1', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: true, visibility: { beta: false, internal: false }, ...over });
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot => ({
+  uid: 'uid-1',
+  generation: 1,
+  channel: 'regular',
+  modules,
+  deleting: false,
+  finalized: true,
+  paused: false,
+  remote: true,
+  visibility: { beta: false, internal: false },
+  ...over,
+});
 const down = { reason: 'TargetClusterUnreachable' as const, message: 'the cluster does not answer' };
 
 /** A runtime side synced once with a runtime Kyma that lists `modules`. */
@@ -20,24 +36,32 @@ function synced(...modules: string[]): KymaRuntimeSide {
 }
 
 describe('the runtime side of a Kyma', () => {
-  it('makes the runtime Kyma\'s spec the modules the Kyma follows, keeping the control plane\'s mandatory ones, and syncs a new runtime\'s catalog in full', () => {
+  it("makes the runtime Kyma's spec the modules the Kyma follows, keeping the control plane's mandatory ones, and syncs a new runtime's catalog in full", () => {
     const rt = new KymaRuntimeSide(true);
     const s = snapshot([spec('greeter'), spec('base', { mandatory: true })]);
     expect(rt.sync(s)).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
     const out = rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: true }, s);
-    expect(out.snapshot).toMatchObject({ channel: 'fast', modules: [spec('counter'), spec('base', { mandatory: true })] });
+    expect(out.snapshot).toMatchObject({
+      channel: 'fast',
+      modules: [spec('counter'), spec('base', { mandatory: true })],
+    });
     expect(out.steps).toEqual([{ kind: 'syncCatalog', visibility: s.visibility, full: true, after: 0 }]);
     expect(out.rewrite).toBe(true);
     expect(rt.condition(true)).toMatchObject({ type: 'Runtime', status: 'True', reason: 'Synced' });
   });
 
-  it('sends the control-plane spec of the last sync and the runtime\'s as last read, so that only the operator\'s changes reach the runtime', () => {
+  it("sends the control-plane spec of the last sync and the runtime's as last read, so that only the operator's changes reach the runtime", () => {
     const rt = synced('counter');
     const next = rt.sync(snapshot([spec('greeter'), spec('keda')]));
-    expect(next).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter', 'keda'), before: rspec('regular', 'greeter'), known: rspec('fast', 'counter') });
+    expect(next).toEqual({
+      kind: 'syncRuntime',
+      controlPlane: rspec('regular', 'greeter', 'keda'),
+      before: rspec('regular', 'greeter'),
+      known: rspec('fast', 'counter'),
+    });
   });
 
-  it('goes on with the runtime\'s last spec when it cannot be reached, shows why, stops mirroring the status, and is tried again after the backoff', () => {
+  it("goes on with the runtime's last spec when it cannot be reached, shows why, stops mirroring the status, and is tried again after the backoff", () => {
     const rt = synced('counter');
     expect(rt.mirror({ state: 'Ready' })).toEqual({ kind: 'writeRuntimeStatus', status: { state: 'Ready' } });
     const s = snapshot([spec('greeter')]);
@@ -45,7 +69,12 @@ describe('the runtime side of a Kyma', () => {
     const out = rt.synced({ failure: down }, s);
     expect(out.snapshot.modules.map((m) => m.name)).toEqual(['counter']);
     expect(out.steps).toEqual([]);
-    expect(rt.condition(true)).toMatchObject({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable', message: 'the runtime Kyma kyma-system/default could not be synced: the cluster does not answer' });
+    expect(rt.condition(true)).toMatchObject({
+      type: 'Runtime',
+      status: 'False',
+      reason: 'TargetClusterUnreachable',
+      message: 'the runtime Kyma kyma-system/default could not be synced: the cluster does not answer',
+    });
     expect(rt.mirror({ state: 'Ready' })).toBeUndefined();
     rt.resolved(1_000, false, 30_000);
     expect(rt.retryAt).toBe(31_000);
@@ -55,7 +84,7 @@ describe('the runtime side of a Kyma', () => {
     expect(rt.retryAt).toBeUndefined();
   });
 
-  it('tells of a runtime Kyma that belongs to another Kyma once, and leaves the control plane\'s spec to the modules', () => {
+  it("tells of a runtime Kyma that belongs to another Kyma once, and leaves the control plane's spec to the modules", () => {
     const rt = new KymaRuntimeSide(true);
     const s = snapshot([spec('greeter')]);
     const taken = { kind: 'taken' as const, owner: 'kcp/other' };
@@ -63,7 +92,11 @@ describe('the runtime side of a Kyma', () => {
     expect(first.snapshot).toBe(s);
     expect(first.steps).toMatchObject([{ kind: 'event', event: { type: 'Warning', reason: 'RuntimeKymaTaken' } }]);
     expect(rt.synced(taken, s).steps).toEqual([]);
-    expect(rt.condition(true)).toMatchObject({ status: 'False', reason: 'RuntimeKymaTaken', message: expect.stringContaining('belongs to Kyma kcp/other') as unknown });
+    expect(rt.condition(true)).toMatchObject({
+      status: 'False',
+      reason: 'RuntimeKymaTaken',
+      message: expect.stringContaining('belongs to Kyma kcp/other') as unknown,
+    });
   });
 
   it('syncs the catalog on a change, again in full after a failure or the drift timer, and counts the syncs that went through', () => {
@@ -80,16 +113,20 @@ describe('the runtime side of a Kyma', () => {
     // The next sync that gets through asks for the catalog in full.
     const s = snapshot([spec('greeter')]);
     rt.sync(s);
-    expect(rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: false }, s).steps).toEqual([{ kind: 'syncCatalog', visibility, full: true, after: 1 }]);
+    expect(rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: false }, s).steps).toEqual([
+      { kind: 'syncCatalog', visibility, full: true, after: 1 },
+    ]);
     rt.drifted();
     expect(rt.syncCatalog(visibility)).toMatchObject({ full: true });
   });
 
-  it('syncs the catalog again when the Kyma\'s beta or internal label changes', () => {
+  it("syncs the catalog again when the Kyma's beta or internal label changes", () => {
     const rt = synced('counter');
     const s = snapshot([spec('greeter')], { visibility: { beta: true, internal: false } });
     rt.sync(s);
-    expect(rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: false }, s).steps).toEqual([{ kind: 'syncCatalog', visibility: s.visibility, full: false, after: 0 }]);
+    expect(rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: false }, s).steps).toEqual([
+      { kind: 'syncCatalog', visibility: s.visibility, full: false, after: 0 },
+    ]);
   });
 
   it('cleans up once the modules are gone, waits on the drift timer after a failure (showing why), and tries again on it', () => {
@@ -107,12 +144,20 @@ describe('the runtime side of a Kyma', () => {
 
   it('has no condition, mirror or clean-up in runs recorded before it, nor a condition for a Kyma that never had a runtime', () => {
     const old = new KymaRuntimeSide(false, { mode: 'synced' });
-    expect([old.condition(true), old.mirror({ state: 'Ready' }), old.cleanup(1)]).toEqual([undefined, undefined, undefined]);
+    expect([old.condition(true), old.mirror({ state: 'Ready' }), old.cleanup(1)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(new KymaRuntimeSide(true).condition(false)).toBeUndefined();
   });
 
   it('takes what a continue-as-new carried, syncing the catalog when the carried state says nothing of it', () => {
-    expect(new KymaRuntimeSide(true, { mode: 'synced', known: rspec('fast') }).state).toEqual({ mode: 'synced', known: rspec('fast'), catalog: 'changed' });
+    expect(new KymaRuntimeSide(true, { mode: 'synced', known: rspec('fast') }).state).toEqual({
+      mode: 'synced',
+      known: rspec('fast'),
+      catalog: 'changed',
+    });
     expect(new KymaRuntimeSide(true).state).toEqual({ catalog: 'full' });
   });
 });

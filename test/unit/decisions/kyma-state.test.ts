@@ -7,20 +7,44 @@ import { aggregateState, KymaState, type KymaStep } from '../../../src/decisions
 import { kymaNameProblem } from '../../../src/decisions/names';
 import { mod, SETTINGS } from './fixtures';
 
-const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
+const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
+  name,
+  customResourcePolicy: 'CreateAndDelete',
+  managed: true,
+  ...over,
+});
 
 function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
-  return { uid: 'uid-1', generation: 1, channel: 'regular', modules, deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false }, ...over };
+  return {
+    uid: 'uid-1',
+    generation: 1,
+    channel: 'regular',
+    modules,
+    deleting: false,
+    finalized: true,
+    paused: false,
+    remote: false,
+    visibility: { beta: false, internal: false },
+    ...over,
+  };
 }
 
-const ok = (name: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
+const ok = (name: string, version = '1.0.0'): Resolution => ({
+  name,
+  module: mod(version, { name, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }),
+});
 
 function report(name: string, reason: ModuleReport['reason'], state: string, message: string = reason): ModuleReport {
   return { reason, status: { name, version: '1.0.0', state: state as ModuleReport['status']['state'], message } };
 }
 
 /** Answers steps until the state asks to wait (or ends); load and resolve answers come from the test. */
-function untilWait(st: KymaState, load: KymaSnapshot | null, resolve: (s: KymaSnapshot) => Resolution[] = (s) => s.modules.map((m) => ok(m.name)), now = 0): KymaStep[] {
+function untilWait(
+  st: KymaState,
+  load: KymaSnapshot | null,
+  resolve: (s: KymaSnapshot) => Resolution[] = (s) => s.modules.map((m) => ok(m.name)),
+  now = 0,
+): KymaStep[] {
   const trace: KymaStep[] = [];
   for (let i = 0; i < 50; i++) {
     const step = st.next();
@@ -33,7 +57,8 @@ function untilWait(st: KymaState, load: KymaSnapshot | null, resolve: (s: KymaSn
 }
 
 const kinds = (t: KymaStep[]) => t.map((s) => (s.kind === 'event' ? `event:${s.event.reason}` : s.kind));
-const status = (t: KymaStep[]) => t.find((s): s is Extract<KymaStep, { kind: 'writeStatus' }> => s.kind === 'writeStatus')?.status;
+const status = (t: KymaStep[]) =>
+  t.find((s): s is Extract<KymaStep, { kind: 'writeStatus' }> => s.kind === 'writeStatus')?.status;
 const dispatch = (t: KymaStep[]) => t.find((s): s is Extract<KymaStep, { kind: 'dispatch' }> => s.kind === 'dispatch');
 
 function running(modules: string[]): KymaState {
@@ -52,7 +77,10 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(kinds(t)).toEqual(['load', 'addFinalizer', 'resolve', 'dispatch', 'writeStatus', 'wait']);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter', 'counter']);
     expect(dispatch(t)?.events.map((e) => e.reason)).toEqual(['ModuleInstalling', 'ModuleInstalling']);
-    expect(status(t)).toMatchObject({ state: 'Processing', conditions: [{ type: 'Modules', status: 'False', reason: 'Installing' }] });
+    expect(status(t)).toMatchObject({
+      state: 'Processing',
+      conditions: [{ type: 'Modules', status: 'False', reason: 'Installing' }],
+    });
     expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
@@ -62,7 +90,11 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(st.awake()).toBe(true);
     expect(kinds(untilWait(st, null))).toEqual(['wait']);
     const s = st.status();
-    expect(s).toMatchObject({ state: 'Ready', conditions: [{ status: 'True', reason: 'Ready', message: 'all modules are ready' }], lastOperation: { operation: 'kyma is ready' } });
+    expect(s).toMatchObject({
+      state: 'Ready',
+      conditions: [{ status: 'True', reason: 'Ready', message: 'all modules are ready' }],
+      lastOperation: { operation: 'kyma is ready' },
+    });
   });
 
   it('re-loads on a change or the drift timer, and tells a module only what changed', () => {
@@ -72,7 +104,9 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(kinds(same)).toEqual(['load', 'resolve', 'wait']);
     st.woke(true);
     const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' })]), () => [ok('greeter', '1.1.0')]);
-    expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ version: '1.1.0' }) as unknown } }]);
+    expect(dispatch(t)?.update).toEqual([
+      { name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ version: '1.1.0' }) as unknown } },
+    ]);
   });
 
   it('asks its reads to reflect the newest version of each kind the signals told of, and carries them across continue-as-new', () => {
@@ -94,18 +128,50 @@ describe('KymaState: a Kyma and its modules', () => {
     st.changed();
     const t = untilWait(st, snapshot([spec('counter')]));
     expect(dispatch(t)?.remove).toEqual(['greeter']);
-    expect(status(t)?.modules?.find((m) => m.name === 'greeter')).toMatchObject({ state: 'Deleting', message: 'removing the module' });
-    st.reported(report('greeter', 'DeletionBlocked', 'Deleting', 'deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue'));
+    expect(status(t)?.modules?.find((m) => m.name === 'greeter')).toMatchObject({
+      state: 'Deleting',
+      message: 'removing the module',
+    });
+    st.reported(
+      report(
+        'greeter',
+        'DeletionBlocked',
+        'Deleting',
+        'deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue',
+      ),
+    );
     const s = status(untilWait(st, null));
-    expect(s).toMatchObject({ state: 'Processing', conditions: [{ status: 'False', reason: 'DeletionBlocked', message: 'greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue' }] });
+    expect(s).toMatchObject({
+      state: 'Processing',
+      conditions: [
+        {
+          status: 'False',
+          reason: 'DeletionBlocked',
+          message: 'greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue',
+        },
+      ],
+    });
     st.reported(report('counter', 'ResourceError', 'Error', 'Counter is Error: boom'));
-    expect(status(untilWait(st, null))).toMatchObject({ state: 'Error', conditions: [{ reason: 'ResourceError', message: 'counter: Counter is Error: boom; greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue' }] });
+    expect(status(untilWait(st, null))).toMatchObject({
+      state: 'Error',
+      conditions: [
+        {
+          reason: 'ResourceError',
+          message:
+            'counter: Counter is Error: boom; greeter: deletion blocked by 1 Greeter resource(s): Greeter a/x; delete them to continue',
+        },
+      ],
+    });
   });
 
   it('names at most ten modules that are not ready in its condition, and says how many more: a Kyma of hundreds stays writable', () => {
     const st = new KymaState(SETTINGS);
     const names = Array.from({ length: 300 }, (_, i) => `m${String(i).padStart(3, '0')}`);
-    const failure = (name: string): Resolution => ({ name, channel: 'regular', failure: { reason: 'ModuleNotFound', message: `module "${name}": ${'no ModuleReleaseMeta '.repeat(100)}` } });
+    const failure = (name: string): Resolution => ({
+      name,
+      channel: 'regular',
+      failure: { reason: 'ModuleNotFound', message: `module "${name}": ${'no ModuleReleaseMeta '.repeat(100)}` },
+    });
     const t = untilWait(st, snapshot(names.map((n) => spec(n))), (s) => s.modules.map((m) => failure(m.name)));
     const s = status(t)!;
     expect(s.modules).toHaveLength(300);
@@ -123,19 +189,46 @@ describe('KymaState: a Kyma and its modules', () => {
     untilWait(st, snapshot([spec('greeter'), spec('counter')]));
     st.changed();
     untilWait(st, snapshot([spec('counter')]));
-    const ended = { workflowId: 'kyma/kcp/k1/module/greeter', runId: 'r1', module: 'greeter', status: 'Terminated', at: '2026-11-25T10:00:00Z', reason: 'by hand' };
+    const ended = {
+      workflowId: 'kyma/kcp/k1/module/greeter',
+      runId: 'r1',
+      module: 'greeter',
+      status: 'Terminated',
+      at: '2026-11-25T10:00:00Z',
+      reason: 'by hand',
+    };
     st.workflowEnded(ended);
     const t = untilWait(st, null);
-    expect(t.filter((s) => s.kind === 'restartModule')).toEqual([{ kind: 'restartModule', module: expect.objectContaining({ name: 'greeter' }) as unknown, after: 'remove' }]);
-    expect(t.find((s) => s.kind === 'event')).toMatchObject({ event: { type: 'Warning', reason: 'WorkflowEnded', message: 'the workflow of module greeter (kyma/kcp/k1/module/greeter) was terminated at 2026-11-25T10:00:00Z: by hand; it is started again' } });
-    expect(status(t)?.conditions).toContainEqual({ type: 'Workflow', status: 'True', reason: 'Restarted', message: expect.stringMatching(/^the workflow of module greeter/) as unknown });
+    expect(t.filter((s) => s.kind === 'restartModule')).toEqual([
+      { kind: 'restartModule', module: expect.objectContaining({ name: 'greeter' }) as unknown, after: 'remove' },
+    ]);
+    expect(t.find((s) => s.kind === 'event')).toMatchObject({
+      event: {
+        type: 'Warning',
+        reason: 'WorkflowEnded',
+        message:
+          'the workflow of module greeter (kyma/kcp/k1/module/greeter) was terminated at 2026-11-25T10:00:00Z: by hand; it is started again',
+      },
+    });
+    expect(status(t)?.conditions).toContainEqual({
+      type: 'Workflow',
+      status: 'True',
+      reason: 'Restarted',
+      message: expect.stringMatching(/^the workflow of module greeter/) as unknown,
+    });
     st.workflowEnded(ended);
     expect(untilWait(st, null).filter((s) => s.kind === 'restartModule' || s.kind === 'event')).toEqual([]);
   });
 
-  it('records the news of its own predecessor\'s end once it knows the Kyma\'s uid', () => {
+  it("records the news of its own predecessor's end once it knows the Kyma's uid", () => {
     const st = new KymaState(SETTINGS, undefined, false, false, true);
-    st.workflowEnded({ workflowId: 'kyma/kcp/k1', runId: 'r0', status: 'Failed', at: '2026-11-25T10:00:00Z', reason: 'boom' });
+    st.workflowEnded({
+      workflowId: 'kyma/kcp/k1',
+      runId: 'r0',
+      status: 'Failed',
+      at: '2026-11-25T10:00:00Z',
+      reason: 'boom',
+    });
     const t = untilWait(st, snapshot([spec('greeter')]));
     expect(kinds(t).slice(0, 2)).toEqual(['load', 'event:WorkflowEnded']);
   });
@@ -157,7 +250,9 @@ describe('KymaState: a Kyma and its modules', () => {
     untilWait(st, snapshot([spec('counter')]));
     st.changed();
     const t = untilWait(st, snapshot([spec('counter'), spec('greeter')]));
-    expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ name: 'greeter' }) as unknown } }]);
+    expect(dispatch(t)?.update).toEqual([
+      { name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ name: 'greeter' }) as unknown } },
+    ]);
     expect(st.removing).toEqual({});
   });
 
@@ -175,29 +270,54 @@ describe('KymaState: a Kyma and its modules', () => {
 
   it('shows a module that cannot be resolved, and keeps the others going', () => {
     const st = new KymaState(SETTINGS);
-    const failure: Resolution = { name: 'nosuch', channel: 'regular', failure: { reason: 'ModuleNotFound', message: 'module "nosuch" is unknown' } };
+    const failure: Resolution = {
+      name: 'nosuch',
+      channel: 'regular',
+      failure: { reason: 'ModuleNotFound', message: 'module "nosuch" is unknown' },
+    };
     const t = untilWait(st, snapshot([spec('nosuch'), spec('greeter')]), () => [failure, ok('greeter')]);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter']);
-    expect(status(t)?.modules?.[0]).toEqual({ name: 'nosuch', channel: 'regular', state: 'Error', message: 'module "nosuch" is unknown' });
+    expect(status(t)?.modules?.[0]).toEqual({
+      name: 'nosuch',
+      channel: 'regular',
+      state: 'Error',
+      message: 'module "nosuch" is unknown',
+    });
     expect(status(t)?.state).toBe('Error');
   });
 
   it('claims no installed version for a module never installed: one that cannot be resolved, one not reported yet', () => {
     const st = new KymaState(SETTINGS);
-    const missing: Resolution = { name: 'greeter', channel: 'fast', version: '1.2.0', failure: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0"' } };
-    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' }), spec('counter')]), () => [missing, ok('counter', '1.1.0')]);
+    const missing: Resolution = {
+      name: 'greeter',
+      channel: 'fast',
+      version: '1.2.0',
+      failure: { reason: 'TemplateNotFound', message: 'module "greeter": no ModuleTemplate "greeter-1.2.0"' },
+    };
+    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' }), spec('counter')]), () => [
+      missing,
+      ok('counter', '1.1.0'),
+    ]);
     expect(status(t)?.modules).toEqual([
       { name: 'greeter', channel: 'fast', state: 'Error', message: missing.failure.message },
       { name: 'counter', channel: 'regular', state: 'Processing', message: 'installing 1.1.0' },
     ]);
     // Installed: its version is the one its module workflow reports.
-    st.reported({ reason: 'Ready', status: { name: 'counter', version: '1.1.0', state: 'Ready', message: 'module is ready' } });
+    st.reported({
+      reason: 'Ready',
+      status: { name: 'counter', version: '1.1.0', state: 'Ready', message: 'module is ready' },
+    });
     expect(st.status().modules?.[1]).toMatchObject({ name: 'counter', version: '1.1.0', state: 'Ready' });
   });
 
-  it("tells a running module once that it cannot be resolved any more (it shows it on its Manifest too)", () => {
+  it('tells a running module once that it cannot be resolved any more (it shows it on its Manifest too)', () => {
     const st = running(['greeter']);
-    const failure: Resolution = { name: 'greeter', channel: 'regular', version: '1.0.0', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate' } };
+    const failure: Resolution = {
+      name: 'greeter',
+      channel: 'regular',
+      version: '1.0.0',
+      failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate' },
+    };
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')]), () => [failure]);
     expect(dispatch(t)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', failure: failure.failure } }]);
@@ -206,18 +326,35 @@ describe('KymaState: a Kyma and its modules', () => {
   });
 
   it('shows a module whose template this Kyma may not see, starts nothing, and removes it when it was running (as upstream)', () => {
-    const hidden: Resolution = { name: 'greeter', channel: 'regular', version: '1.0.0', failure: { reason: 'ModuleNotVisible', message: 'module "greeter": ModuleTemplate kcp/greeter-1.0.0 is beta: not available to this Kyma' } };
+    const hidden: Resolution = {
+      name: 'greeter',
+      channel: 'regular',
+      version: '1.0.0',
+      failure: {
+        reason: 'ModuleNotVisible',
+        message: 'module "greeter": ModuleTemplate kcp/greeter-1.0.0 is beta: not available to this Kyma',
+      },
+    };
     const fresh = new KymaState(SETTINGS);
     const first = untilWait(fresh, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(first)).toBeUndefined();
     // Nothing of it was installed: no version, as upstream.
-    expect(status(first)?.modules).toEqual([{ name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message }]);
+    expect(status(first)?.modules).toEqual([
+      { name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message },
+    ]);
 
     const st = running(['greeter']);
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
-    expect(dispatch(t)).toMatchObject({ remove: ['greeter'], update: [], events: [{ reason: 'ModuleRemoving', message: `removing module greeter: ${hidden.failure.message}` }] });
-    expect(status(t)).toMatchObject({ state: 'Error', modules: [{ name: 'greeter', state: 'Error', message: hidden.failure.message }] });
+    expect(dispatch(t)).toMatchObject({
+      remove: ['greeter'],
+      update: [],
+      events: [{ reason: 'ModuleRemoving', message: `removing module greeter: ${hidden.failure.message}` }],
+    });
+    expect(status(t)).toMatchObject({
+      state: 'Error',
+      modules: [{ name: 'greeter', state: 'Error', message: hidden.failure.message }],
+    });
     // Resolved again while it goes: it is neither told again nor wanted back.
     st.changed();
     expect(dispatch(untilWait(st, snapshot([spec('greeter')]), () => [hidden]))).toBeUndefined();
@@ -226,17 +363,29 @@ describe('KymaState: a Kyma and its modules', () => {
     const after = untilWait(st, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(after)).toBeUndefined();
     expect(kinds(after)).toEqual(['load', 'resolve', 'wait']);
-    expect(st.status().modules).toEqual([{ name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message }]);
+    expect(st.status().modules).toEqual([
+      { name: 'greeter', channel: 'regular', state: 'Error', message: hidden.failure.message },
+    ]);
   });
 
   it('keeps a running module at its version until its maintenance window opens, shows it, and wakes up then', () => {
     const st = running(['greeter']);
     const window = { begin: 10_000, end: 20_000 };
-    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { window } };
+    const upgrade: Resolution = {
+      name: 'greeter',
+      module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
+      downtime: { window },
+    };
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')]), () => [upgrade], 1_000);
     expect(dispatch(t)).toBeUndefined();
-    expect(status(t)?.modules?.[0]).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready', maintenance: true, message: expect.stringContaining('waiting for the maintenance window') as string });
+    expect(status(t)?.modules?.[0]).toMatchObject({
+      name: 'greeter',
+      version: '1.0.0',
+      state: 'Ready',
+      maintenance: true,
+      message: expect.stringContaining('waiting for the maintenance window') as string,
+    });
     expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs, wakeAt: window.begin });
     // The window opens: the upgrade goes ahead and the hold is gone.
     st.woke(true);
@@ -248,11 +397,25 @@ describe('KymaState: a Kyma and its modules', () => {
 
   it('shows a held upgrade whose maintenance policy cannot be used as its failure, and keeps the installed version', () => {
     const st = running(['greeter']);
-    const upgrade: Resolution = { name: 'greeter', module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }), downtime: { problem: 'ConfigMap kcp/policy key policy.json: not JSON' } };
+    const upgrade: Resolution = {
+      name: 'greeter',
+      module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
+      downtime: { problem: 'ConfigMap kcp/policy key policy.json: not JSON' },
+    };
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')]), () => [upgrade]);
     expect(dispatch(t)).toBeUndefined();
-    expect(status(t)).toMatchObject({ state: 'Error', conditions: [{ reason: 'MaintenancePolicyInvalid' }], modules: [{ version: '1.0.0', state: 'Error', message: expect.stringContaining('the maintenance policy cannot be used: ConfigMap kcp/policy') as string }] });
+    expect(status(t)).toMatchObject({
+      state: 'Error',
+      conditions: [{ reason: 'MaintenancePolicyInvalid' }],
+      modules: [
+        {
+          version: '1.0.0',
+          state: 'Error',
+          message: expect.stringContaining('the maintenance policy cannot be used: ConfigMap kcp/policy') as string,
+        },
+      ],
+    });
     expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
@@ -286,14 +449,22 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
     st.removed('counter');
     const end = untilWait(st, deleting);
     expect(kinds(end)).toEqual(['writeStatus', 'event:Deleted', 'removeFinalizer', 'end']);
-    expect(status(end)).toMatchObject({ state: 'Deleting', modules: [], conditions: [{ type: 'Modules', status: 'True' }], lastOperation: { operation: 'all modules removed; removing the finalizer' } });
+    expect(status(end)).toMatchObject({
+      state: 'Deleting',
+      modules: [],
+      conditions: [{ type: 'Modules', status: 'True' }],
+      lastOperation: { operation: 'all modules removed; removing the finalizer' },
+    });
   });
 
   it('releases the modules of a Kyma deleted without its finalizer, then ends', () => {
     const st = running(['greeter', 'counter']);
     st.changed();
     const t = untilWait(st, null);
-    expect(dispatch(t)).toMatchObject({ release: ['greeter', 'counter'], events: [{ type: 'Warning', reason: 'KymaGone' }] });
+    expect(dispatch(t)).toMatchObject({
+      release: ['greeter', 'counter'],
+      events: [{ type: 'Warning', reason: 'KymaGone' }],
+    });
     expect(st.awake()).toBe(false);
     st.removed('greeter');
     st.removed('counter');
@@ -308,7 +479,11 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
     expect(kinds(untilWait(st, recreated))).toEqual(['load', 'restart']);
     const next = new KymaState(SETTINGS, st.carryToRecreated());
     const t = untilWait(next, recreated);
-    expect(dispatch(t)).toMatchObject({ start: [], update: [{ name: 'greeter', desired: { uid: 'uid-2' } }], remove: ['counter'] });
+    expect(dispatch(t)).toMatchObject({
+      start: [],
+      update: [{ name: 'greeter', desired: { uid: 'uid-2' } }],
+      remove: ['counter'],
+    });
   });
 
   it('ends the modules and lets the Kyma go when its target Secret is gone at deletion', () => {
@@ -324,10 +499,18 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
     const invalid = kymaNameProblem('k'.repeat(64))!;
     const t = untilWait(st, snapshot([spec('greeter')], { finalized: false, invalid }));
     expect(kinds(t)).toEqual(['load', 'writeStatus', 'wait']);
-    expect(status(t)).toMatchObject({ state: 'Error', modules: [], conditions: [{ status: 'False', reason: 'InvalidKymaName' }] });
+    expect(status(t)).toMatchObject({
+      state: 'Error',
+      modules: [],
+      conditions: [{ status: 'False', reason: 'InvalidKymaName' }],
+    });
     expect(t[t.length - 1]).toEqual({ kind: 'wait' });
     st.changed();
-    expect(kinds(untilWait(st, snapshot([], { deleting: true, finalized: true, invalid })))).toEqual(['load', 'removeFinalizer', 'end']);
+    expect(kinds(untilWait(st, snapshot([], { deleting: true, finalized: true, invalid })))).toEqual([
+      'load',
+      'removeFinalizer',
+      'end',
+    ]);
   });
 
   it('carries what it knows across a continue-as-new and does not re-tell unchanged modules', () => {
@@ -354,13 +537,27 @@ describe('aggregateState', () => {
 
 describe('KymaState: mandatory modules', () => {
   const logging = spec('logging', { channel: 'mandatory', mandatory: true });
-  const okOn = (name: string, channel: string, version = '1.0.0'): Resolution => ({ name, module: mod(version, { name, channel, template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 }, ...(channel === 'mandatory' ? { mandatory: true as const } : {}) }) });
-  const resolveAll = (versions: Record<string, string> = {}) => (s: KymaSnapshot) => s.modules.map((m) => okOn(m.name, m.channel ?? 'regular', versions[m.name]));
+  const okOn = (name: string, channel: string, version = '1.0.0'): Resolution => ({
+    name,
+    module: mod(version, {
+      name,
+      channel,
+      template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 },
+      ...(channel === 'mandatory' ? { mandatory: true as const } : {}),
+    }),
+  });
+  const resolveAll =
+    (versions: Record<string, string> = {}) =>
+    (s: KymaSnapshot) =>
+      s.modules.map((m) => okOn(m.name, m.channel ?? 'regular', versions[m.name]));
 
   it('installs a mandatory module without an entry in the status, and its Error does not sway the state', () => {
     const st = new KymaState(SETTINGS);
     const t = untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
-    expect(dispatch(t)?.start.map((m) => [m.name, m.mandatory ?? false])).toEqual([['greeter', false], ['logging', true]]);
+    expect(dispatch(t)?.start.map((m) => [m.name, m.mandatory ?? false])).toEqual([
+      ['greeter', false],
+      ['logging', true],
+    ]);
     st.reported(report('greeter', 'Ready', 'Ready', 'module is ready'));
     st.reported(report('logging', 'ApplyRejected', 'Error', 'applying ConfigMap x: invalid'));
     untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
@@ -369,9 +566,22 @@ describe('KymaState: mandatory modules', () => {
 
   it('tells by one Warning Event, not by the status, that a mandatory module cannot be resolved', () => {
     const st = new KymaState(SETTINGS);
-    const missing = (s: KymaSnapshot): Resolution[] => s.modules.map((m) => (m.mandatory ? { name: m.name, channel: 'mandatory', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "logging-1.0.0"' } } : okOn(m.name, 'regular')));
+    const missing = (s: KymaSnapshot): Resolution[] =>
+      s.modules.map((m) =>
+        m.mandatory
+          ? {
+              name: m.name,
+              channel: 'mandatory',
+              failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "logging-1.0.0"' },
+            }
+          : okOn(m.name, 'regular'),
+      );
     const t = untilWait(st, snapshot([spec('greeter'), logging]), missing);
-    expect(t.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && [s.event.type, s.event.reason, s.event.message])).toEqual([['Warning', 'MandatoryModuleFailed', 'mandatory module logging: no ModuleTemplate "logging-1.0.0"']]);
+    expect(
+      t
+        .filter((s) => s.kind === 'event')
+        .map((s) => s.kind === 'event' && [s.event.type, s.event.reason, s.event.message]),
+    ).toEqual([['Warning', 'MandatoryModuleFailed', 'mandatory module logging: no ModuleTemplate "logging-1.0.0"']]);
     expect(status(t)?.modules?.map((m) => m.name)).toEqual(['greeter']);
     st.changed();
     expect(untilWait(st, snapshot([spec('greeter'), logging]), missing).filter((s) => s.kind === 'event')).toEqual([]);
@@ -392,7 +602,10 @@ describe('KymaState: mandatory modules', () => {
     const st = new KymaState(SETTINGS, undefined, true);
     const snap = snapshot([logging]);
     untilWait(st, snap, resolveAll());
-    st.reported({ reason: 'Ready', status: { name: 'logging', channel: 'mandatory', version: '1.0.0', state: 'Ready' } });
+    st.reported({
+      reason: 'Ready',
+      status: { name: 'logging', channel: 'mandatory', version: '1.0.0', state: 'Ready' },
+    });
     st.changed();
     const held = untilWait(st, snap, resolveAll({ logging: '2.0.0' }));
     expect(dispatch(held)).toBeUndefined();
@@ -403,15 +616,30 @@ describe('KymaState: mandatory modules', () => {
 });
 
 describe('KymaState: a template whose spec.moduleName names another module', () => {
-  const twin = (generation: number): Resolution => ({ name: 'twin', module: mod('1.0.0', { name: 'twin', template: { name: 'twin-1.0.0', namespace: 'kcp', generation }, templateModuleName: 'other' }) });
-  const warnings = (t: KymaStep[]) => (dispatch(t)?.events ?? []).filter((e) => e.reason === 'ModuleNameMismatch').map((e) => [e.type, e.message]);
+  const twin = (generation: number): Resolution => ({
+    name: 'twin',
+    module: mod('1.0.0', {
+      name: 'twin',
+      template: { name: 'twin-1.0.0', namespace: 'kcp', generation },
+      templateModuleName: 'other',
+    }),
+  });
+  const warnings = (t: KymaStep[]) =>
+    (dispatch(t)?.events ?? []).filter((e) => e.reason === 'ModuleNameMismatch').map((e) => [e.type, e.message]);
 
   it('installs it all the same and says so by one Warning Event per template generation, also across continue-as-new', () => {
     const st = new KymaState(SETTINGS);
     const s = snapshot([spec('twin')]);
     const t = untilWait(st, s, () => [twin(1)]);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['twin']);
-    expect(warnings(t)).toEqual([['Warning', expect.stringContaining('ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" (generation 1)') as unknown]]);
+    expect(warnings(t)).toEqual([
+      [
+        'Warning',
+        expect.stringContaining(
+          'ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" (generation 1)',
+        ) as unknown,
+      ],
+    ]);
     st.changed();
     expect(kinds(untilWait(st, s, () => [twin(1)]))).toEqual(['load', 'resolve', 'wait']);
     st.changed();

@@ -69,7 +69,10 @@ function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
   throw new Error(`no wait within 50 steps: ${trace.map((s) => s.kind).join(', ')}`);
 }
 
-const kinds = (t: ModuleStep[]) => t.map((s) => (s.kind === 'event' ? `event:${s.event.reason}` : s.kind === 'publish' ? `publish:${s.readiness.reason}` : s.kind));
+const kinds = (t: ModuleStep[]) =>
+  t.map((s) =>
+    s.kind === 'event' ? `event:${s.event.reason}` : s.kind === 'publish' ? `publish:${s.readiness.reason}` : s.kind,
+  );
 const last = (t: ModuleStep[]) => t[t.length - 1]!;
 
 function installed(over: Parameters<typeof moduleInput>[0] = {}): ModuleState {
@@ -84,16 +87,24 @@ describe('ModuleState: install and follow', () => {
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
     const publish = t[2] as Extract<ModuleStep, { kind: 'publish' }>;
-    expect(publish.report.status).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready', resource: { kind: 'Greeter', metadata: { name: 'default', namespace: 'k1-system' } } });
+    expect(publish.report.status).toMatchObject({
+      name: 'greeter',
+      version: '1.0.0',
+      state: 'Ready',
+      resource: { kind: 'Greeter', metadata: { name: 'default', namespace: 'k1-system' } },
+    });
     expect(publish.resourceKind).toBe('greeter.example.io/v1alpha1/Greeter');
     expect(last(t)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
-  it("notes in its status message that its template names another module (spec.moduleName), and publishes once it learns so", () => {
+  it('notes in its status message that its template names another module (spec.moduleName), and publishes once it learns so', () => {
     const twin = mod('1.0.0', { templateModuleName: 'other' });
     const t = untilWait(new ModuleState(moduleInput({ module: twin })));
     const publish = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish');
-    expect(publish?.report.status).toMatchObject({ state: 'Ready', message: 'module is ready (note: ModuleTemplate kcp/greeter-1.0.0 says spec.moduleName "other", not "greeter")' });
+    expect(publish?.report.status).toMatchObject({
+      state: 'Ready',
+      message: 'module is ready (note: ModuleTemplate kcp/greeter-1.0.0 says spec.moduleName "other", not "greeter")',
+    });
     const st = installed();
     st.want({ uid: 'uid-1', module: twin });
     expect(st.awake()).toBe(true);
@@ -111,7 +122,7 @@ describe('ModuleState: install and follow', () => {
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'wait']);
   });
 
-  it("asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new", () => {
+  it('asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new', () => {
     const st = installed();
     st.poke({ seen: { Manifest: '77' } });
     st.woke(false);
@@ -132,7 +143,17 @@ describe('ModuleState: install and follow', () => {
   it('takes the readiness an install checked itself for the check that would come next: publish and wait, no check of its own', () => {
     const st = new ModuleState(moduleInput());
     expect(st.next().kind).toBe('install');
-    st.installedModule(mod(), { ...installResult('1.0.0'), check: { reason: 'ManagerNotAvailable', message: 'manager Deployment x/greeter-manager: 0 of 1 replicas available' } }, 0);
+    st.installedModule(
+      mod(),
+      {
+        ...installResult('1.0.0'),
+        check: {
+          reason: 'ManagerNotAvailable',
+          message: 'manager Deployment x/greeter-manager: 0 of 1 replicas available',
+        },
+      },
+      0,
+    );
     const trace = untilWait(st);
     expect(kinds(trace)).toEqual(['publish:ManagerNotAvailable', 'wait']);
     expect(trace[0]).toMatchObject({ report: { status: { state: 'Processing', version: '1.0.0' } } });
@@ -143,7 +164,19 @@ describe('ModuleState: install and follow', () => {
     expect(st.next().kind).toBe('install');
     const key = 'apps/v1/Deployment/k1-system/greeter-manager';
     st.poke({ observed: [{ key, resourceVersion: '9', view: { kind: 'Deployment' } }] });
-    st.installedModule(mod(), { ...installResult('1.0.0'), managerVersion: '5', check: { reason: 'ManagerNotAvailable', message: 'not yet', read: [{ key, resourceVersion: '6', view: { kind: 'Deployment' } }] } }, 0);
+    st.installedModule(
+      mod(),
+      {
+        ...installResult('1.0.0'),
+        managerVersion: '5',
+        check: {
+          reason: 'ManagerNotAvailable',
+          message: 'not yet',
+          read: [{ key, resourceVersion: '6', view: { kind: 'Deployment' } }],
+        },
+      },
+      0,
+    );
     untilWait(st, { readiness: [] });
     st.woke(false);
     const next = st.next();
@@ -169,9 +202,24 @@ describe('ModuleState: install and follow', () => {
     expect(st.awake()).toBe(true);
     st.woke(false);
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
-    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Processing', message: 'upgrading from 1.0.0 to 1.1.0' });
-    expect(t[2]).toMatchObject({ kind: 'install', module: { version: '1.1.0' }, previous: { digest: 'sha256:rendered-1.0.0' } });
+    expect(kinds(t)).toEqual([
+      'publish:Upgrading',
+      'event:ModuleUpgrading',
+      'install',
+      'checkReadiness',
+      'publish:Ready',
+      'wait',
+    ]);
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      version: '1.0.0',
+      state: 'Processing',
+      message: 'upgrading from 1.0.0 to 1.1.0',
+    });
+    expect(t[2]).toMatchObject({
+      kind: 'install',
+      module: { version: '1.1.0' },
+      previous: { digest: 'sha256:rendered-1.0.0' },
+    });
     expect((t[4] as Extract<ModuleStep, { kind: 'publish' }>).report.status.version).toBe('1.1.0');
   });
 
@@ -184,19 +232,29 @@ describe('ModuleState: install and follow', () => {
     // Another message in the same state: published, not announced again.
     st.poke();
     st.woke(false);
-    expect(announced(untilWait(st, { readiness: [{ reason: 'Ready', message: 'ready, differently' }] }))).toEqual([null]);
+    expect(announced(untilWait(st, { readiness: [{ reason: 'Ready', message: 'ready, differently' }] }))).toEqual([
+      null,
+    ]);
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
     st.woke(false);
-    expect(announced(untilWait(st))).toEqual([{ state: 'Processing', version: '1.0.0' }, { state: 'Ready', version: '1.1.0' }]);
+    expect(announced(untilWait(st))).toEqual([
+      { state: 'Processing', version: '1.0.0' },
+      { state: 'Ready', version: '1.1.0' },
+    ]);
     st.poke();
     st.woke(false);
-    expect(announced(untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] }))).toEqual([{ state: 'Error', version: '1.1.0' }]);
+    expect(
+      announced(untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] })),
+    ).toEqual([{ state: 'Error', version: '1.1.0' }]);
     expect(st.current()).toMatchObject({ reason: 'ResourceError', status: { state: 'Error', version: '1.1.0' } });
   });
 
   it('re-applies a new template generation of the same version', () => {
     const st = installed();
-    st.want({ uid: 'uid-1', module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }) });
+    st.want({
+      uid: 'uid-1',
+      module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }),
+    });
     st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
@@ -209,26 +267,46 @@ describe('ModuleState: install and follow', () => {
     st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:DowngradeRefused', 'wait']);
-    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.1.0', state: 'Warning' });
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      version: '1.1.0',
+      state: 'Warning',
+    });
   });
 
-  it.each(['ManagerMissing', 'ResourceMissing'] as const)('puts back what was deleted by hand (%s) at once, once', (reason) => {
-    const st = installed();
-    st.poke();
-    st.woke(false);
-    const missing = { reason, message: 'gone' };
-    // Missing again right after the re-apply: not applied a second time in the cycle.
-    expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual(['checkReadiness', 'install', 'checkReadiness', `publish:${reason}`, 'wait']);
-  });
+  it.each(['ManagerMissing', 'ResourceMissing'] as const)(
+    'puts back what was deleted by hand (%s) at once, once',
+    (reason) => {
+      const st = installed();
+      st.poke();
+      st.woke(false);
+      const missing = { reason, message: 'gone' };
+      // Missing again right after the re-apply: not applied a second time in the cycle.
+      expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual([
+        'checkReadiness',
+        'install',
+        'checkReadiness',
+        `publish:${reason}`,
+        'wait',
+      ]);
+    },
+  );
 
   it('claims no installed version while no install has succeeded (as runs recorded before did); its search attributes name the version being installed', () => {
     const before = new ModuleState(moduleInput());
-    const old = untilWait(before, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
-    expect(old.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!.report.status).toMatchObject({ version: '1.0.0' });
+    const old = untilWait(before, {
+      install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }],
+    });
+    expect(
+      old.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!.report.status,
+    ).toMatchObject({ version: '1.0.0' });
     const st = new ModuleState(moduleInput(), SETTINGS, true);
     const t = untilWait(st, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
     const published = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!;
-    expect(published.report.status).toMatchObject({ name: 'greeter', state: 'Error', message: 'the registry does not have the layer' });
+    expect(published.report.status).toMatchObject({
+      name: 'greeter',
+      state: 'Error',
+      message: 'the registry does not have the layer',
+    });
     expect(published.report.status).not.toHaveProperty('version');
     expect(published.searchAttributes).toEqual({ state: 'Error', version: '1.0.0' });
     // The retry installs it: now it has a version.
@@ -243,7 +321,10 @@ describe('ModuleState: install and follow', () => {
     st.woke(false);
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:TemplateNotFound', 'wait']);
-    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ version: '1.0.0', state: 'Error' });
+    expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      version: '1.0.0',
+      state: 'Error',
+    });
     st.want({ uid: 'uid-1', module: mod() });
     st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
@@ -281,18 +362,29 @@ describe('ModuleState: failures and timeouts', () => {
 
   it('turns a manager unavailable past the timeout into Error with one DependencyTimeout Event, and recovers', () => {
     const st = installed();
-    const unavailable: Readiness = { reason: 'ManagerNotAvailable', message: 'waiting for manager Deployment k1-system/greeter-manager to become available (0/1 available)' };
+    const unavailable: Readiness = {
+      reason: 'ManagerNotAvailable',
+      message: 'waiting for manager Deployment k1-system/greeter-manager to become available (0/1 available)',
+    };
     st.poke();
     st.woke(false);
     const waiting = untilWait(st, { readiness: [unavailable], now: 1000 });
     expect(last(waiting)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
     st.woke(false);
     const timedOut = untilWait(st, { readiness: [unavailable], now: 1000 + SETTINGS.managerAvailableTimeoutMs });
-    expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
+    expect(kinds(timedOut)).toEqual([
+      'checkReadiness',
+      'event:DependencyTimeout',
+      'publish:ManagerNotAvailableTimeout',
+      'wait',
+    ]);
     expect(last(timedOut)).not.toHaveProperty('deadlineMs');
     st.poke();
     st.woke(false);
-    expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual(['checkReadiness', 'wait']);
+    expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual([
+      'checkReadiness',
+      'wait',
+    ]);
     st.poke();
     st.woke(false);
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
@@ -300,13 +392,21 @@ describe('ModuleState: failures and timeouts', () => {
 
   it('looks at a manager that does not roll out again on a backoff, reading its pods, and shows their trouble as Error before the timeout', () => {
     const st = new ModuleState(moduleInput(), SETTINGS, true);
-    const rolling: Readiness = { reason: 'ManagerNotAvailable', message: 'waiting for the rollout of manager Deployment k1-system/greeter-manager (1 of 1 replicas updated, 1 old replica still running)' };
+    const rolling: Readiness = {
+      reason: 'ManagerNotAvailable',
+      message:
+        'waiting for the rollout of manager Deployment k1-system/greeter-manager (1 of 1 replicas updated, 1 old replica still running)',
+    };
     const first = untilWait(st, { readiness: [rolling], now: 0 });
     expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerNotAvailable', 'wait']);
     expect(first.find((s) => s.kind === 'checkReadiness')).not.toHaveProperty('inspectPods');
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
-    const failing: Readiness = { reason: 'ManagerPodsFailing', message: 'manager Deployment k1-system/greeter-manager cannot roll out (…): pod p cannot be scheduled: 0/1 nodes are available' };
+    const failing: Readiness = {
+      reason: 'ManagerPodsFailing',
+      message:
+        'manager Deployment k1-system/greeter-manager cannot roll out (…): pod p cannot be scheduled: 0/1 nodes are available',
+    };
     const inspected = untilWait(st, { readiness: [failing], now: 60_000 });
     expect(inspected[0]).toMatchObject({ kind: 'checkReadiness', inspectPods: true });
     expect(kinds(inspected)).toEqual(['checkReadiness', 'publish:ManagerPodsFailing', 'wait']);
@@ -334,32 +434,65 @@ describe('ModuleState: failures and timeouts', () => {
     expect(kinds(untilWait(st, { now: 3_700_000 }))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
-  it('reads the manager afresh when it looks closer: the watch tells of a rollout\'s start and end, not each step', () => {
+  it("reads the manager afresh when it looks closer: the watch tells of a rollout's start and end, not each step", () => {
     const st = new ModuleState(moduleInput(), SETTINGS, true);
     expect(st.next().kind).toBe('install');
     st.installedModule(mod(), { ...installResult('1.0.0'), managerVersion: '5' });
     untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 0 });
-    st.poke({ observed: [{ key: 'apps/v1/Deployment/k1-system/greeter-manager', resourceVersion: '9', view: { kind: 'Deployment', metadata: {} } }] });
+    st.poke({
+      observed: [
+        {
+          key: 'apps/v1/Deployment/k1-system/greeter-manager',
+          resourceVersion: '9',
+          view: { kind: 'Deployment', metadata: {} },
+        },
+      ],
+    });
     st.woke(false);
-    expect(untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 1000 })[0]).toHaveProperty('observed.manager.resourceVersion', '9');
+    expect(
+      untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 1000 })[0],
+    ).toHaveProperty('observed.manager.resourceVersion', '9');
     st.woke(false, true);
-    const closer = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 60_000 })[0];
+    const closer = untilWait(st, {
+      readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }],
+      now: 60_000,
+    })[0];
     expect(closer).toMatchObject({ kind: 'checkReadiness', inspectPods: true });
     expect(closer).not.toHaveProperty('observed.manager');
   });
 
   it('re-applies a manager that is missing after its apply on the backoff, then turns Error once the timeout passed', () => {
     const st = new ModuleState(moduleInput(), SETTINGS, true);
-    const missing: Readiness = { reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' };
+    const missing: Readiness = {
+      reason: 'ManagerMissing',
+      message: 'manager Deployment k1-system/greeter-manager does not exist',
+    };
     const first = untilWait(st, { readiness: [missing], now: 0 });
     expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerMissing', 'wait']);
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
-    expect(kinds(untilWait(st, { readiness: [missing, missing], now: 60_000 }))).toEqual(['checkReadiness', 'install', 'checkReadiness', 'wait']);
+    expect(kinds(untilWait(st, { readiness: [missing, missing], now: 60_000 }))).toEqual([
+      'checkReadiness',
+      'install',
+      'checkReadiness',
+      'wait',
+    ]);
     st.woke(false, true);
     const timedOut = untilWait(st, { readiness: [missing], now: SETTINGS.managerAvailableTimeoutMs });
-    expect(kinds(timedOut)).toEqual(['checkReadiness', 'event:DependencyTimeout', 'publish:ManagerNotAvailableTimeout', 'wait']);
-    expect(timedOut.find((s) => s.kind === 'publish')).toMatchObject({ report: { status: { state: 'Error', message: 'manager Deployment k1-system/greeter-manager does not exist: still missing after 300s' } } });
+    expect(kinds(timedOut)).toEqual([
+      'checkReadiness',
+      'event:DependencyTimeout',
+      'publish:ManagerNotAvailableTimeout',
+      'wait',
+    ]);
+    expect(timedOut.find((s) => s.kind === 'publish')).toMatchObject({
+      report: {
+        status: {
+          state: 'Error',
+          message: 'manager Deployment k1-system/greeter-manager does not exist: still missing after 300s',
+        },
+      },
+    });
   });
 
   it('without the rollout patch (runs recorded before it) keeps the old timer and never reads pods', () => {
@@ -367,25 +500,43 @@ describe('ModuleState: failures and timeouts', () => {
     const t = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 0 });
     expect(last(t)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
     st.woke(false, true);
-    expect(untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 1000 })[0]).not.toHaveProperty('inspectPods');
+    expect(
+      untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 1000 })[0],
+    ).not.toHaveProperty('inspectPods');
   });
 
   it('re-applies a manager deleted by hand at once, however long it had been unavailable before', () => {
     const st = new ModuleState(moduleInput(), SETTINGS, true);
-    const crashing: Readiness = { reason: 'ManagerPodsFailing', message: 'pod p container manager is CrashLoopBackOff' };
+    const crashing: Readiness = {
+      reason: 'ManagerPodsFailing',
+      message: 'pod p container manager is CrashLoopBackOff',
+    };
     untilWait(st, { readiness: [crashing], now: 0 });
     st.woke(false, true);
     untilWait(st, { readiness: [crashing], now: 2 * SETTINGS.managerAvailableTimeoutMs });
     st.poke();
     st.woke(false);
-    const t = untilWait(st, { readiness: [{ reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' }], now: 2 * SETTINGS.managerAvailableTimeoutMs + 1000 });
+    const t = untilWait(st, {
+      readiness: [{ reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' }],
+      now: 2 * SETTINGS.managerAvailableTimeoutMs + 1000,
+    });
     expect(kinds(t).slice(0, 2)).toEqual(['checkReadiness', 'install']);
   });
 
   it('a run started again in the middle of a removal installs first (learning its objects), then removes them in order', () => {
     const st = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['install', 'findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+    expect(kinds(t)).toEqual([
+      'install',
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'deleteManifest',
+      'event:ModuleRemoved',
+      'finish',
+    ]);
     // Wanted again before it installed: it stays.
     const wanted = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
     wanted.want({ uid: 'uid-1', module: mod() });
@@ -394,7 +545,9 @@ describe('ModuleState: failures and timeouts', () => {
 
   it('records a CRD that never became Established as a DependencyTimeout Event too', () => {
     const st = new ModuleState(moduleInput());
-    const t = untilWait(st, { install: [{ reason: 'CrdNotEstablished', message: 'CRD not established within 3s: x' }] });
+    const t = untilWait(st, {
+      install: [{ reason: 'CrdNotEstablished', message: 'CRD not established within 3s: x' }],
+    });
     expect(kinds(t)).toEqual(['install', 'event:DependencyTimeout', 'publish:CrdNotEstablished', 'wait']);
   });
 
@@ -445,7 +598,16 @@ describe('ModuleState: removal', () => {
     st.remove();
     st.woke(false);
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+    expect(kinds(t)).toEqual([
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'deleteManifest',
+      'event:ModuleRemoved',
+      'finish',
+    ]);
     expect(t[0]).toMatchObject({ exceptDefault: true, cr: { kind: 'Greeter' } });
   });
 
@@ -455,10 +617,18 @@ describe('ModuleState: removal', () => {
     st.woke(false);
     const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
     expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
-    expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Deleting', message: 'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue' });
+    expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      state: 'Deleting',
+      message:
+        'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue',
+    });
     st.poke();
     st.woke(false);
-    expect(kinds(untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] }))).toEqual(['findBlockers', 'publish:DeletionBlocked', 'wait']);
+    expect(kinds(untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] }))).toEqual([
+      'findBlockers',
+      'publish:DeletionBlocked',
+      'wait',
+    ]);
     st.poke();
     st.woke(false);
     expect(last(untilWait(st))).toEqual({ kind: 'finish' });
@@ -468,7 +638,9 @@ describe('ModuleState: removal', () => {
     const st = installed();
     st.remove();
     st.woke(false);
-    expect(kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] }))).toContain('deleteDefaultCr');
+    expect(
+      kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] })),
+    ).toContain('deleteDefaultCr');
   });
 
   it('waits until the default CR is really gone (its finalizers)', () => {
@@ -479,7 +651,15 @@ describe('ModuleState: removal', () => {
     expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:WaitingForResource', 'wait']);
     st.poke();
     st.woke(false);
-    expect(kinds(untilWait(st))).toEqual(['deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+    expect(kinds(untilWait(st))).toEqual([
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'deleteManifest',
+      'event:ModuleRemoved',
+      'finish',
+    ]);
   });
 
   it('under Ignore, never deletes the default CR, and every CR blocks', () => {
@@ -501,7 +681,14 @@ describe('ModuleState: removal', () => {
     st.woke(false);
     const t = untilWait(st);
     expect(st.mode).toBe('run');
-    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect(kinds(t)).toEqual([
+      'publish:Upgrading',
+      'event:ModuleUpgrading',
+      'install',
+      'checkReadiness',
+      'publish:Ready',
+      'wait',
+    ]);
     expect(kinds(t)).not.toContain('deleteDefaultCr');
   });
 
@@ -509,9 +696,14 @@ describe('ModuleState: removal', () => {
     const st = installed();
     st.remove();
     st.woke(false);
-    const t = untilWait(st, { fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } } });
+    const t = untilWait(st, {
+      fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } },
+    });
     expect(kinds(t).slice(-2)).toEqual(['publish:TargetClusterUnreachable', 'wait']);
-    expect((t[t.length - 2] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({ state: 'Error', message: 'removal failed, will retry: connection refused' });
+    expect((t[t.length - 2] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      state: 'Error',
+      message: 'removal failed, will retry: connection refused',
+    });
     st.poke();
     st.woke(false);
     expect(kinds(untilWait(st))[0]).toBe('findBlockers');
@@ -535,8 +727,24 @@ describe('ModuleState: removal', () => {
     const st = installed();
     st.remove();
     st.woke(false);
-    const t = untilWait(st, { blockers: [{ count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 }, { count: 1, first: ['Greeter a/x'], sharedWith: 0 }], objectsDone: [false] });
-    expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:DeletingObjects', 'event:DeletingObjects', 'deleteObjects', 'findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
+    const t = untilWait(st, {
+      blockers: [
+        { count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 },
+        { count: 1, first: ['Greeter a/x'], sharedWith: 0 },
+      ],
+      objectsDone: [false],
+    });
+    expect(kinds(t)).toEqual([
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'findBlockers',
+      'publish:DeletionBlocked',
+      'event:DeletionBlocked',
+      'wait',
+    ]);
     expect(t[1]).toMatchObject({ kind: 'deleteDefaultCr', keepClusterScoped: true });
   });
 
@@ -564,7 +772,7 @@ describe('ModuleState: release', () => {
     expect(t[0]).toMatchObject({ cr: { kind: 'Greeter', name: 'default' } });
   });
 
-  it("ends without releasing when the cluster cannot be reached any more (its Secret is gone)", () => {
+  it('ends without releasing when the cluster cannot be reached any more (its Secret is gone)', () => {
     const st = installed();
     st.releaseObjects();
     st.woke(false);
@@ -584,7 +792,9 @@ describe('ModuleState: release', () => {
 describe('ModuleState: what the bridge saw of the manager and the CR', () => {
   const MANAGER = 'apps/v1/Deployment/k1-system/greeter-manager';
   const CR = 'greeter.example.io/v1alpha1/Greeter/k1-system/default';
-  const seen = (key: string, resourceVersion: string) => ({ observed: [{ key, resourceVersion, view: { kind: 'x', metadata: {} } }] });
+  const seen = (key: string, resourceVersion: string) => ({
+    observed: [{ key, resourceVersion, view: { kind: 'x', metadata: {} } }],
+  });
 
   /** Installed, its install having applied the manager at resourceVersion `applied`, and waiting. */
   function appliedAt(applied: string): ModuleState {
@@ -596,7 +806,8 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     return st;
   }
 
-  const check = (t: ModuleStep[]) => t.find((s): s is Extract<ModuleStep, { kind: 'checkReadiness' }> => s.kind === 'checkReadiness');
+  const check = (t: ModuleStep[]) =>
+    t.find((s): s is Extract<ModuleStep, { kind: 'checkReadiness' }> => s.kind === 'checkReadiness');
 
   it('hands the check the manager and CR as the watch saw them after the install applied the manager', () => {
     const st = appliedAt('100');
@@ -650,7 +861,10 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     untilWait(st);
     st.poke(seen(CR, '51'));
     st.woke(false);
-    expect(check(untilWait(st))?.observed).toMatchObject({ manager: { resourceVersion: '103' }, cr: { resourceVersion: '51' } });
+    expect(check(untilWait(st))?.observed).toMatchObject({
+      manager: { resourceVersion: '103' },
+      cr: { resourceVersion: '51' },
+    });
     st.poke(seen(MANAGER, '104'));
     st.woke(false);
     expect(check(untilWait(st))?.observed?.manager?.resourceVersion).toBe('104');

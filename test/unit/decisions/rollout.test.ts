@@ -8,8 +8,20 @@ import type { CarriedRollout, RolloutPolicy } from '../../../src/contract/rollou
 import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { diffObjects } from '../../../src/decisions/object-diff';
 import { rolloutCandidates } from '../../../src/decisions/rollout-plan';
-import { budgetExceeded, cutWaves, DEFAULT_ROLLOUT_POLICY, parseDuration, rolloutPolicyOf } from '../../../src/decisions/rollout-policy';
-import { RolloutState, STEP_KYMAS, type RolloutOptions, type RolloutStep, type RunHistory } from '../../../src/decisions/rollout-state';
+import {
+  budgetExceeded,
+  cutWaves,
+  DEFAULT_ROLLOUT_POLICY,
+  parseDuration,
+  rolloutPolicyOf,
+} from '../../../src/decisions/rollout-policy';
+import {
+  RolloutState,
+  STEP_KYMAS,
+  type RolloutOptions,
+  type RolloutStep,
+  type RunHistory,
+} from '../../../src/decisions/rollout-state';
 import { wantsMandatoryFinalizer } from '../../../src/starter/mandatory-finalizer';
 import { mod, SETTINGS } from './fixtures';
 
@@ -17,10 +29,16 @@ const CHANNEL = { namespace: 'kcp', module: 'greeter', channel: 'regular' };
 
 describe('rollout policy', () => {
   it('reads what operators write over the default, and says what is wrong with the rest', () => {
-    expect(rolloutPolicyOf({ waves: [1, '10%'], soak: '1m30s', failureBudget: 0, start: 'manual' })).toEqual({ policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, '10%'], soakMs: 90_000, failureBudget: 0, start: 'manual' } });
-    expect(rolloutPolicyOf({ waves: [0] }).problem).toBe('waves: the size 0 is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")');
+    expect(rolloutPolicyOf({ waves: [1, '10%'], soak: '1m30s', failureBudget: 0, start: 'manual' })).toEqual({
+      policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, '10%'], soakMs: 90_000, failureBudget: 0, start: 'manual' },
+    });
+    expect(rolloutPolicyOf({ waves: [0] }).problem).toBe(
+      'waves: the size 0 is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")',
+    );
     expect(rolloutPolicyOf({ waves: ['150%'] }).problem).toMatch(/150%/);
-    expect(rolloutPolicyOf({ soak: 'ten minutes' }).problem).toBe('soak "ten minutes" is not a duration ("90s", "10m", "1h")');
+    expect(rolloutPolicyOf({ soak: 'ten minutes' }).problem).toBe(
+      'soak "ten minutes" is not a duration ("90s", "10m", "1h")',
+    );
     expect(rolloutPolicyOf({ wave: [] }).problem).toMatch(/^unknown field wave/);
     expect(rolloutPolicyOf('waves: 3').problem).toMatch(/must be a map/);
     expect(rolloutPolicyOf({ maxConcurrent: 0 }).problem).toMatch(/at least 1/);
@@ -30,13 +48,23 @@ describe('rollout policy', () => {
   });
 
   it('takes quoted counts as counts (YAML reads "5" as a string)', () => {
-    expect(rolloutPolicyOf({ waves: ['1', '2', '10%'], maxConcurrent: '10', failureBudget: '2' })).toEqual({ policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, 2, '10%'], maxConcurrent: 10, failureBudget: 2 } });
+    expect(rolloutPolicyOf({ waves: ['1', '2', '10%'], maxConcurrent: '10', failureBudget: '2' })).toEqual({
+      policy: { ...DEFAULT_ROLLOUT_POLICY, waves: [1, 2, '10%'], maxConcurrent: 10, failureBudget: 2 },
+    });
     expect(rolloutPolicyOf({ failureBudget: '0' }).policy?.failureBudget).toBe(0);
-    expect(cutWaves(['a', 'b', 'c', 'd'], rolloutPolicyOf({ waves: ['1', '2'] }).policy!)).toEqual([['a'], ['b', 'c'], ['d']]);
+    expect(cutWaves(['a', 'b', 'c', 'd'], rolloutPolicyOf({ waves: ['1', '2'] }).policy!)).toEqual([
+      ['a'],
+      ['b', 'c'],
+      ['d'],
+    ]);
   });
 
   it.each([
-    ['waves', { waves: ['abc'] }, 'waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")'],
+    [
+      'waves',
+      { waves: ['abc'] },
+      'waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")',
+    ],
     ['waves', { waves: ['-1'] }, 'waves: the size "-1" is neither'],
     ['waves', { waves: [-1] }, 'waves: the size -1 is neither'],
     ['waves', { waves: ['1.5'] }, 'waves: the size "1.5" is neither'],
@@ -46,7 +74,11 @@ describe('rollout policy', () => {
     ['maxConcurrent', { maxConcurrent: '-3' }, 'maxConcurrent "-3" must be a whole number of at least 1'],
     ['maxConcurrent', { maxConcurrent: '2.5' }, 'maxConcurrent "2.5" must be a whole number of at least 1'],
     ['maxConcurrent', { maxConcurrent: '0' }, 'maxConcurrent "0" must be a whole number of at least 1'],
-    ['failureBudget', { failureBudget: 'abc' }, 'failureBudget "abc" must be a whole count (0, 2) or a share of the Kymas reached ("5%")'],
+    [
+      'failureBudget',
+      { failureBudget: 'abc' },
+      'failureBudget "abc" must be a whole count (0, 2) or a share of the Kymas reached ("5%")',
+    ],
     ['failureBudget', { failureBudget: '-1' }, 'failureBudget "-1" must be a whole count'],
     ['failureBudget', { failureBudget: 1.5 }, 'failureBudget 1.5 must be a whole count'],
   ] as const)('refuses a %s that is no count, naming the key and the value', (_key, raw, problem) => {
@@ -70,27 +102,39 @@ describe('rollout policy', () => {
 });
 
 describe('rollout plan', () => {
-  const kyma = (name: string, module: Omit<KymaModule, 'name'> | undefined, over: { channel?: string; priority?: string; status?: string } = {}): Kyma => ({
+  const kyma = (
+    name: string,
+    module: Omit<KymaModule, 'name'> | undefined,
+    over: { channel?: string; priority?: string; status?: string } = {},
+  ): Kyma => ({
     apiVersion: 'operator.kyma-project.io/v1beta2',
     kind: 'Kyma',
-    metadata: { name, namespace: 'kcp', ...(over.priority ? { labels: { 'operator.kyma-project.io/rollout-priority': over.priority } } : {}) },
+    metadata: {
+      name,
+      namespace: 'kcp',
+      ...(over.priority ? { labels: { 'operator.kyma-project.io/rollout-priority': over.priority } } : {}),
+    },
     spec: { channel: over.channel ?? 'regular', modules: module ? [{ name: 'greeter', ...module }] : [] },
     ...(over.status ? { status: { modules: [{ name: 'greeter', version: over.status, state: 'Ready' }] } } : {}),
   });
 
   it('takes the Kymas that follow the module on the channel and do not run the version, by priority then name', () => {
-    const plan = rolloutCandidates([
-      kyma('b', {}, { status: '1.0.0' }),
-      kyma('a', {}, { status: '1.0.0' }),
-      kyma('z', {}, { priority: '1', status: '1.0.0' }),
-      kyma('pinned', { version: '1.0.0' }),
-      kyma('fast', {}, { channel: 'fast' }),
-      kyma('own-channel', { channel: 'fast' }),
-      kyma('moved-own', { channel: 'regular' }, { channel: 'fast', status: '0.9.0' }),
-      kyma('unmanaged', { managed: false }),
-      kyma('none', undefined),
-      kyma('there', {}, { status: '1.1.0' }),
-    ], CHANNEL, '1.1.0');
+    const plan = rolloutCandidates(
+      [
+        kyma('b', {}, { status: '1.0.0' }),
+        kyma('a', {}, { status: '1.0.0' }),
+        kyma('z', {}, { priority: '1', status: '1.0.0' }),
+        kyma('pinned', { version: '1.0.0' }),
+        kyma('fast', {}, { channel: 'fast' }),
+        kyma('own-channel', { channel: 'fast' }),
+        kyma('moved-own', { channel: 'regular' }, { channel: 'fast', status: '0.9.0' }),
+        kyma('unmanaged', { managed: false }),
+        kyma('none', undefined),
+        kyma('there', {}, { status: '1.1.0' }),
+      ],
+      CHANNEL,
+      '1.1.0',
+    );
     expect(plan).toEqual({ kymas: ['z', 'a', 'b', 'moved-own'], from: '1.0.0' });
   });
 
@@ -99,30 +143,59 @@ describe('rollout plan', () => {
     paused.metadata.labels = { 'operator.kyma-project.io/skip-reconciliation': 'true' };
     const deleting = kyma('deleting', undefined);
     deleting.metadata.deletionTimestamp = '2026-11-22T00:00:00Z';
-    const plan = rolloutCandidates([kyma('b', undefined), kyma('a', undefined, { channel: 'fast' }), kyma('lists-it', {}), paused, deleting], { ...CHANNEL, channel: 'mandatory' }, '2.0.0');
+    const plan = rolloutCandidates(
+      [kyma('b', undefined), kyma('a', undefined, { channel: 'fast' }), kyma('lists-it', {}), paused, deleting],
+      { ...CHANNEL, channel: 'mandatory' },
+      '2.0.0',
+    );
     expect(plan).toEqual({ kymas: ['a', 'b'] });
   });
 });
 
 describe('the object-level difference of a promotion', () => {
-  const obj = (apiVersion: string, kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}) => ({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, ...extra });
+  const obj = (
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+    extra: Record<string, unknown> = {},
+  ) => ({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, ...extra });
 
   it('names what is added, changed and removed; key order does not make a change', () => {
-    const before = [obj('v1', 'ConfigMap', 'kept', 'ns', { data: { a: '1', b: '2' } }), obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 1 } }), obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gone')];
-    const after = [obj('v1', 'ConfigMap', 'kept', 'ns', { data: { b: '2', a: '1' } }), obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 2 } }), obj('v1', 'ConfigMap', 'new', 'ns')];
-    expect(diffObjects(before, after)).toEqual({ added: ['ConfigMap ns/new'], changed: ['Deployment.apps ns/manager'], removed: ['ClusterRole.rbac.authorization.k8s.io gone'] });
+    const before = [
+      obj('v1', 'ConfigMap', 'kept', 'ns', { data: { a: '1', b: '2' } }),
+      obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 1 } }),
+      obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'gone'),
+    ];
+    const after = [
+      obj('v1', 'ConfigMap', 'kept', 'ns', { data: { b: '2', a: '1' } }),
+      obj('apps/v1', 'Deployment', 'manager', 'ns', { spec: { replicas: 2 } }),
+      obj('v1', 'ConfigMap', 'new', 'ns'),
+    ];
+    expect(diffObjects(before, after)).toEqual({
+      added: ['ConfigMap ns/new'],
+      changed: ['Deployment.apps ns/manager'],
+      removed: ['ClusterRole.rbac.authorization.k8s.io gone'],
+    });
     expect(diffObjects([], after).added).toHaveLength(3);
   });
 
   it('keeps a hundred names per list and counts the rest', () => {
     const many = Array.from({ length: 130 }, (_, i) => obj('v1', 'ConfigMap', `c${String(i).padStart(3, '0')}`, 'ns'));
     const d = diffObjects([], many);
-    expect({ kept: d.added.length, first: d.added[0], more: d.more }).toEqual({ kept: 100, first: 'ConfigMap ns/c000', more: 30 });
+    expect({ kept: d.added.length, first: d.added[0], more: d.more }).toEqual({
+      kept: 100,
+      first: 'ConfigMap ns/c000',
+      more: 30,
+    });
   });
 });
 
 describe('the finalizer of a mandatory ModuleReleaseMeta', () => {
-  const meta = (mandatory: boolean, deleting = false) => ({ metadata: { name: 'logging', ...(deleting ? { deletionTimestamp: '2026-11-22T00:00:00Z' } : {}) }, spec: { moduleName: 'logging', ...(mandatory ? { mandatory: { version: '1.0.0' } } : { channels: [] }) } });
+  const meta = (mandatory: boolean, deleting = false) => ({
+    metadata: { name: 'logging', ...(deleting ? { deletionTimestamp: '2026-11-22T00:00:00Z' } : {}) },
+    spec: { moduleName: 'logging', ...(mandatory ? { mandatory: { version: '1.0.0' } } : { channels: [] }) },
+  });
 
   it('is wanted while the module is mandatory, and while a mandatory Manifest of it is left', () => {
     expect(wantsMandatoryFinalizer(meta(true), 0)).toBe(true);
@@ -160,7 +233,10 @@ function driver(policy: Partial<RolloutPolicy>, kymas: string[], options: Rollou
     }
     throw new Error('no wait');
   }
-  const report = (kymas: string[], state: 'Ready' | 'Error', version = '1.1.0') => kymas.forEach((kyma) => st.reported({ kyma, version, state, message: state === 'Error' ? 'ApplyRejected' : undefined }));
+  const report = (kymas: string[], state: 'Ready' | 'Error', version = '1.1.0') =>
+    kymas.forEach((kyma) =>
+      st.reported({ kyma, version, state, message: state === 'Error' ? 'ApplyRejected' : undefined }),
+    );
   return {
     get st() {
       return st;
@@ -211,7 +287,14 @@ describe('RolloutState: waves', () => {
     d.run();
     d.advance(60_000);
     expect(d.run()).toEqual({ kind: 'wait' });
-    expect(d.st.progress()).toMatchObject({ phase: 'Completed', waves: [{ size: 2, done: 2 }, { size: 3, done: 3 }, { size: 5, done: 5 }] });
+    expect(d.st.progress()).toMatchObject({
+      phase: 'Completed',
+      waves: [
+        { size: 2, done: 2 },
+        { size: 3, done: 3 },
+        { size: 5, done: 5 },
+      ],
+    });
   });
 
   it('one wave without soak is everyone at once', () => {
@@ -234,7 +317,10 @@ describe('RolloutState: waves', () => {
     expect(d.st.phase).toBe('Soaking');
     d.report(['k1'], 'Error');
     expect(d.run()).toEqual({ kind: 'wait' });
-    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'ApplyRejected' }, { kyma: 'k1' }] });
+    expect(d.st.progress()).toMatchObject({
+      phase: 'Halted',
+      failed: [{ kyma: 'k0', message: 'ApplyRejected' }, { kyma: 'k1' }],
+    });
     expect(d.admitted).toEqual([['k0', 'k1', 'k2']]);
     // A report of another version changes nothing.
     d.report(['k2'], 'Error', '1.0.0');
@@ -255,7 +341,10 @@ describe('RolloutState: waves', () => {
     d.run();
     d.advance(1000);
     d.run();
-    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'not Ready 0 min after its admission' }] });
+    expect(d.st.progress()).toMatchObject({
+      phase: 'Halted',
+      failed: [{ kyma: 'k0', message: 'not Ready 0 min after its admission' }],
+    });
   });
 
   it('pauses and resumes where it was; abort ends the version for good; bad arguments are refused', () => {
@@ -287,7 +376,11 @@ describe('RolloutState: waves', () => {
 
   it('a run for the next promotion begins it at once: updates and queries see the new version', () => {
     const st = new RolloutState(CHANNEL, { version: '1.1.0', phase: 'Halted', next: '1.2.0' });
-    expect(st.progress()).toMatchObject({ version: '1.2.0', phase: 'Planning', message: expect.stringMatching(/rollout of 1\.1\.0 ended Halted/) as unknown });
+    expect(st.progress()).toMatchObject({
+      version: '1.2.0',
+      phase: 'Planning',
+      message: expect.stringMatching(/rollout of 1\.1\.0 ended Halted/) as unknown,
+    });
     expect(st.refusal('resume', { reason: 'x' })).toMatch(/of 1\.2\.0 is Planning/);
     expect(st.next(0)).toMatchObject({ kind: 'publish' });
     expect(st.next(0)).toMatchObject({ kind: 'plan', version: '1.2.0' });
@@ -362,10 +455,15 @@ describe('RolloutState: Kymas that join', () => {
     d.run();
     d.st.act('abort', { reason: 'canary broke' }, 't');
     d.run();
-    expect(d.notified).toEqual([{ kymas: ['k1', 'k2'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' }]);
+    expect(d.notified).toEqual([
+      { kymas: ['k1', 'k2'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' },
+    ]);
     d.st.waiting({ kyma: 'late', version: '1.1.0' });
     d.run();
-    expect(d.notified.at(-1)).toEqual({ kymas: ['late'], message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' });
+    expect(d.notified.at(-1)).toEqual({
+      kymas: ['late'],
+      message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke',
+    });
     // A Kyma of the plan that asks again (its news lost to a continue-as-new) hears it again.
     d.st.waiting({ kyma: 'k1', version: '1.1.0' });
     d.run();
@@ -404,7 +502,11 @@ describe('RolloutState: continuing as new when its history grows long', () => {
   };
 
   it('continues as new between steps once past the threshold; the next run goes on mid-wave with its admissions, reports and budget', () => {
-    const d = driver({ waves: [3], soakMs: 0, maxConcurrent: 2, failureBudget: 1, waveTimeoutMs: 600_000 }, kymas, options);
+    const d = driver(
+      { waves: [3], soakMs: 0, maxConcurrent: 2, failureBudget: 1, waveTimeoutMs: 600_000 },
+      kymas,
+      options,
+    );
     d.st.promoted({ version: '1.1.0', seen: { ModuleReleaseMeta: '7' } });
     d.run();
     expect(d.admitted).toEqual([['k0', 'k1']]);
@@ -427,7 +529,13 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     // k0's failure counts: one more is beyond the budget.
     d.report(['k1'], 'Error');
     d.run();
-    expect(d.st.progress()).toMatchObject({ phase: 'Halted', failed: [{ kyma: 'k0', message: 'ApplyRejected' }, { kyma: 'k1', message: 'ApplyRejected' }] });
+    expect(d.st.progress()).toMatchObject({
+      phase: 'Halted',
+      failed: [
+        { kyma: 'k0', message: 'ApplyRejected' },
+        { kyma: 'k1', message: 'ApplyRejected' },
+      ],
+    });
     // Resumed: the next admission carries the promotion's versions, as before the restart.
     d.st.act('resume', { reason: 'known issue' }, 't');
     d.report(['k2'], 'Ready');
@@ -449,14 +557,21 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     const before = view(d.st);
     d.continueAsNew(restart);
     expect(view(d.st)).toEqual(before);
-    expect(d.st.progress()).toMatchObject({ phase: 'Paused', message: 'paused: look at the canaries', actions: [{ action: 'pause', reason: 'look at the canaries', at: 't1' }] });
+    expect(d.st.progress()).toMatchObject({
+      phase: 'Paused',
+      message: 'paused: look at the canaries',
+      actions: [{ action: 'pause', reason: 'look at the canaries', at: 't1' }],
+    });
     expect(d.st.refusal('pause', { reason: 'again' })).toMatch(/is Paused/);
     expect(d.run()).toEqual({ kind: 'wait' });
     d.st.act('resume', { reason: 'they look fine' }, 't2');
     expect(d.run()).toEqual({ kind: 'wait', untilMs: soakUntil });
     d.advance(60_000);
     d.run();
-    expect(d.admitted).toEqual([['k0', 'k1'], ['k2', 'k3', 'k4', 'k5']]);
+    expect(d.admitted).toEqual([
+      ['k0', 'k1'],
+      ['k2', 'k3', 'k4', 'k5'],
+    ]);
     expect(d.st.progress().actions.map((a) => a.action)).toEqual(['pause', 'resume']);
   });
 
@@ -478,7 +593,9 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     d.run();
     expect(d.notified.map((n) => n.kymas.length)).toEqual([STEP_KYMAS, STEP_KYMAS, fleet.length - 1 - 2 * STEP_KYMAS]);
     expect(d.notified.flatMap((n) => n.kymas)).toEqual(fleet.slice(1));
-    expect(new Set(d.notified.map((n) => n.message))).toEqual(new Set(['the rollout of 1.1.0 on channel regular was aborted: canary broke']));
+    expect(new Set(d.notified.map((n) => n.message))).toEqual(
+      new Set(['the rollout of 1.1.0 on channel regular was aborted: canary broke']),
+    );
 
     const wide = driver(policy, fleet, options);
     wide.st.promoted({ version: '1.1.0' });
@@ -488,7 +605,13 @@ describe('RolloutState: continuing as new when its history grows long', () => {
 
   it('carries the plan with what the version changes, naming each Kyma once', () => {
     const st = planning();
-    const diff = { version: '1.1.0', groups: [{ from: '1.0.0', kymas: ['k1', 'k0'], added: ['ConfigMap ns/new'], changed: [], removed: [] }, { kymas: ['k2'], added: [], changed: [], removed: [], problem: 'TemplateNotFound: greeter-1.1.0' }] };
+    const diff = {
+      version: '1.1.0',
+      groups: [
+        { from: '1.0.0', kymas: ['k1', 'k0'], added: ['ConfigMap ns/new'], changed: [], removed: [] },
+        { kymas: ['k2'], added: [], changed: [], removed: [], problem: 'TemplateNotFound: greeter-1.1.0' },
+      ],
+    };
     st.planned({ kymas: ['k0', 'k1', 'k2'], policy: DEFAULT_ROLLOUT_POLICY, from: '1.0.0' }, diff);
     const c = carried(st.next(0, { events: 500, suggested: false }));
     expect(c.state?.diff?.groups.map((g) => g.kymas)).toEqual([[1, 0], [2]]);
@@ -506,7 +629,9 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     d.grow(200);
     d.continueAsNew(d.run());
     expect(d.run()).toEqual({ kind: 'restart', carried: { version: '1.1.0', phase: 'Aborted', next: '1.2.0' } });
-    expect(d.notified).toEqual([{ kymas: kymas.slice(1), message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' }]);
+    expect(d.notified).toEqual([
+      { kymas: kymas.slice(1), message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' },
+    ]);
   });
 
   it('carries the Kymas waiting to join: a halted rollout that continued as new takes them into its plan on resume', () => {
@@ -530,7 +655,10 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'publish' });
     expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'plan' });
     eager.planned({ kymas: ['k0'], policy: DEFAULT_ROLLOUT_POLICY });
-    expect(eager.next(0, { events: 9, suggested: false })).toMatchObject({ kind: 'restart', carried: { version: '1.1.0', phase: 'Rolling' } });
+    expect(eager.next(0, { events: 9, suggested: false })).toMatchObject({
+      kind: 'restart',
+      carried: { version: '1.1.0', phase: 'Rolling' },
+    });
 
     // Suggested below the threshold; an idle rollout carries nothing to roll.
     const idle = new RolloutState(CHANNEL, undefined, options);
@@ -550,24 +678,59 @@ describe('RolloutState: continuing as new when its history grows long', () => {
 });
 
 describe('KymaState: the rollout gate', () => {
-  const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true, ...over });
-  const snap: KymaSnapshot = { uid: 'u', generation: 1, channel: 'regular', modules: [spec('greeter'), spec('counter')], deleting: false, finalized: true, paused: false, remote: false, visibility: { beta: false, internal: false } };
-  const ok = (name: string, version: string): Resolution => ({ name, module: mod(version, { name, channel: 'regular', template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 } }) });
+  const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
+    name,
+    customResourcePolicy: 'CreateAndDelete',
+    managed: true,
+    ...over,
+  });
+  const snap: KymaSnapshot = {
+    uid: 'u',
+    generation: 1,
+    channel: 'regular',
+    modules: [spec('greeter'), spec('counter')],
+    deleting: false,
+    finalized: true,
+    paused: false,
+    remote: false,
+    visibility: { beta: false, internal: false },
+  };
+  const ok = (name: string, version: string): Resolution => ({
+    name,
+    module: mod(version, {
+      name,
+      channel: 'regular',
+      template: { name: `${name}-${version}`, namespace: 'kcp', generation: 1 },
+    }),
+  });
 
   /** Answers steps until a wait; resolutions at `versions`, each passed through `decorate`. */
-  function drive(st: KymaState, versions: Record<string, string>, decorate: (r: Resolution) => Resolution = (r) => r): KymaStep[] {
+  function drive(
+    st: KymaState,
+    versions: Record<string, string>,
+    decorate: (r: Resolution) => Resolution = (r) => r,
+  ): KymaStep[] {
     const trace: KymaStep[] = [];
     for (let i = 0; i < 30; i++) {
       const step = st.next();
       trace.push(step);
       if (step.kind === 'load') st.loaded(snap);
-      else if (step.kind === 'resolve') st.resolved(step.snapshot.modules.map((m) => decorate(ok(m.name, versions[m.name]!))), 0, step.only);
+      else if (step.kind === 'resolve')
+        st.resolved(
+          step.snapshot.modules.map((m) => decorate(ok(m.name, versions[m.name]!))),
+          0,
+          step.only,
+        );
       else if (step.kind === 'wait') return trace;
     }
     throw new Error('no wait');
   }
-  const updates = (t: KymaStep[]) => t.flatMap((s) => (s.kind === 'dispatch' ? s.update.map((u) => `${u.name}@${u.desired.module?.version}`) : []));
-  const ready = (name: string, version: string) => ({ reason: 'Ready' as const, status: { name, channel: 'regular', version, state: 'Ready' as const } });
+  const updates = (t: KymaStep[]) =>
+    t.flatMap((s) => (s.kind === 'dispatch' ? s.update.map((u) => `${u.name}@${u.desired.module?.version}`) : []));
+  const ready = (name: string, version: string) => ({
+    reason: 'Ready' as const,
+    status: { name, channel: 'regular', version, state: 'Ready' as const },
+  });
   /** A gated Kyma with greeter Ready at 1.0.0, just admitted to 1.1.0. */
   function admittedAt110(): KymaState {
     const st = new KymaState(SETTINGS, undefined, true);
@@ -588,48 +751,90 @@ describe('KymaState: the rollout gate', () => {
     st.changed();
     const held = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
     expect(updates(held)).toEqual([]);
-    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe('version 1.1.0 of channel regular waits for its rollout');
+    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe(
+      'version 1.1.0 of channel regular waits for its rollout',
+    );
     // Admitted: one resolution of greeter alone, one update.
     st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
     const moved = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(moved.filter((s) => s.kind === 'resolve').map((s) => s.kind === 'resolve' && s.snapshot.modules.map((m) => m.name))).toEqual([['greeter']]);
+    expect(
+      moved
+        .filter((s) => s.kind === 'resolve')
+        .map((s) => s.kind === 'resolve' && s.snapshot.modules.map((m) => m.name)),
+    ).toEqual([['greeter']]);
     expect(updates(moved)).toEqual(['greeter@1.1.0']);
     // Ready at the admitted version: the rollout hears it once.
     st.reported(ready('greeter', '1.1.0'));
     st.reported(ready('greeter', '1.1.0'));
     const told = drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport');
-    expect(told).toEqual([{ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready' } }]);
+    expect(told).toEqual([
+      { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready' } },
+    ]);
     expect(st.carry().admitted).toEqual({ greeter: { module: 'greeter', channel: 'regular', version: '1.1.0' } });
   });
 
   it('tells the rollout of a failed upgrade, which reports the version still installed', () => {
     const st = admittedAt110();
     drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    st.reported({ reason: 'ApplyRejected', status: { name: 'greeter', channel: 'regular', version: '1.0.0', state: 'Error', message: 'applying ConfigMap x: invalid' } });
+    st.reported({
+      reason: 'ApplyRejected',
+      status: {
+        name: 'greeter',
+        channel: 'regular',
+        version: '1.0.0',
+        state: 'Error',
+        message: 'applying ConfigMap x: invalid',
+      },
+    });
     expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
-      { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Error', message: 'applying ConfigMap x: invalid' } },
+      {
+        kind: 'rolloutReport',
+        module: 'greeter',
+        channel: 'regular',
+        report: { version: '1.1.0', state: 'Error', message: 'applying ConfigMap x: invalid' },
+      },
     ]);
   });
 
   it("resolves an admitted module with the promotion's versions, and tells the rollout when the module goes before it is Ready", () => {
     const st = new KymaState(SETTINGS, undefined, true);
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0', seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' } });
+    st.admit({
+      module: 'greeter',
+      channel: 'regular',
+      version: '1.1.0',
+      seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' },
+    });
     const t = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(t.find((s) => s.kind === 'resolve')).toMatchObject({ seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' } });
+    expect(t.find((s) => s.kind === 'resolve')).toMatchObject({
+      seen: { ModuleReleaseMeta: '42', ModuleTemplate: '41' },
+    });
     st.removed('greeter');
     expect(drive(st, { counter: '1.0.0' }).filter((s) => s.kind === 'rolloutReport')).toEqual([
-      { kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' } },
+      {
+        kind: 'rolloutReport',
+        module: 'greeter',
+        channel: 'regular',
+        report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' },
+      },
     ]);
   });
 
   it('counts an admitted upgrade that waits for its maintenance window as done for the rollout, once', () => {
     const st = admittedAt110();
     const window = { begin: 10_000, end: 20_000 };
-    const resolve = () => drive(st, { greeter: '1.1.0', counter: '1.0.0' }, (r) => ({ ...r, downtime: { window } }) as Resolution);
+    const resolve = () =>
+      drive(st, { greeter: '1.1.0', counter: '1.0.0' }, (r) => ({ ...r, downtime: { window } }) as Resolution);
     const t = resolve();
     expect(updates(t)).toEqual([]);
-    expect(t.filter((s) => s.kind === 'rolloutReport')).toEqual([{ kind: 'rolloutReport', module: 'greeter', channel: 'regular', report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' } }]);
+    expect(t.filter((s) => s.kind === 'rolloutReport')).toEqual([
+      {
+        kind: 'rolloutReport',
+        module: 'greeter',
+        channel: 'regular',
+        report: { version: '1.1.0', state: 'Ready', message: 'deferred: the upgrade waits for its maintenance window' },
+      },
+    ]);
     st.changed();
     expect(resolve().filter((s) => s.kind === 'rolloutReport')).toEqual([]);
   });
@@ -659,17 +864,31 @@ describe('KymaState: the rollout gate', () => {
     st.reported(ready('greeter', '1.0.0'));
     st.changed();
     const held = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(held.filter((s) => s.kind === 'awaitRollout')).toEqual([{ kind: 'awaitRollout', module: 'greeter', channel: 'regular', version: '1.1.0' }]);
+    expect(held.filter((s) => s.kind === 'awaitRollout')).toEqual([
+      { kind: 'awaitRollout', module: 'greeter', channel: 'regular', version: '1.1.0' },
+    ]);
     st.changed();
     expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'awaitRollout')).toEqual([]);
-    st.rolloutEnded({ module: 'greeter', channel: 'regular', version: '1.1.0', message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke' });
+    st.rolloutEnded({
+      module: 'greeter',
+      channel: 'regular',
+      version: '1.1.0',
+      message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke',
+    });
     drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(st.status().modules?.find((m) => m.name === 'greeter')).toMatchObject({ version: '1.0.0', state: 'Ready', message: 'the rollout of 1.1.0 on channel regular was aborted: canary broke; it stays at 1.0.0 until the next promotion' });
+    expect(st.status().modules?.find((m) => m.name === 'greeter')).toMatchObject({
+      version: '1.0.0',
+      state: 'Ready',
+      message:
+        'the rollout of 1.1.0 on channel regular was aborted: canary broke; it stays at 1.0.0 until the next promotion',
+    });
     // The next promotion: a new hold, a new join, and the old news no longer applies.
     st.changed();
     const next = drive(st, { greeter: '1.2.0', counter: '1.0.0' });
     expect(next.filter((s) => s.kind === 'awaitRollout')).toMatchObject([{ version: '1.2.0' }]);
-    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe('version 1.2.0 of channel regular waits for its rollout');
+    expect(st.status().modules?.find((m) => m.name === 'greeter')?.message).toBe(
+      'version 1.2.0 of channel regular waits for its rollout',
+    );
   });
 
   it('starts the rollout when no rollout governs the version (once per version), and stays held until it admits the Kyma', () => {
@@ -680,8 +899,12 @@ describe('KymaState: the rollout gate', () => {
     drive(st, { greeter: '1.1.0', counter: '1.0.0' });
     st.rolloutMissing('greeter', 'regular', '1.1.0');
     const started = drive(st, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(started.filter((s) => s.kind === 'startRollout')).toEqual([{ kind: 'startRollout', module: 'greeter', channel: 'regular', version: '1.1.0' }]);
-    expect(started.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual(['RolloutStarted']);
+    expect(started.filter((s) => s.kind === 'startRollout')).toEqual([
+      { kind: 'startRollout', module: 'greeter', channel: 'regular', version: '1.1.0' },
+    ]);
+    expect(started.filter((s) => s.kind === 'event').map((s) => s.kind === 'event' && s.event.reason)).toEqual([
+      'RolloutStarted',
+    ]);
     expect(updates(started)).toEqual([]);
     // Still not found on the next resolution: asked again, not started twice.
     st.changed();
@@ -697,11 +920,18 @@ describe('KymaState: the rollout gate', () => {
     const st = new KymaState(SETTINGS, undefined, true, false, true);
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
-    st.rolloutEnded({ module: 'greeter', channel: 'regular', version: '1.1.0', message: 'the rollout of 1.1.0 on channel regular was aborted: x' });
+    st.rolloutEnded({
+      module: 'greeter',
+      channel: 'regular',
+      version: '1.1.0',
+      message: 'the rollout of 1.1.0 on channel regular was aborted: x',
+    });
     const next = new KymaState(SETTINGS, st.carry(), true, false, true);
     next.changed();
     drive(next, { greeter: '1.1.0', counter: '1.0.0' });
-    expect(next.status().modules?.find((m) => m.name === 'greeter')?.message).toMatch(/aborted: x; it stays at 1\.0\.0/);
+    expect(next.status().modules?.find((m) => m.name === 'greeter')?.message).toMatch(
+      /aborted: x; it stays at 1\.0\.0/,
+    );
   });
 
   it('does not join a rollout in runs recorded before joins existed', () => {
@@ -716,6 +946,9 @@ describe('KymaState: the rollout gate', () => {
     const st = new KymaState(SETTINGS, undefined, true);
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.admit({ module: 'other', channel: 'regular', version: '2.0.0' });
-    expect(drive(st, {}).find((s) => s.kind === 'rolloutReport')).toMatchObject({ module: 'other', report: { version: '2.0.0', state: 'Ready', message: expect.stringMatching(/^skipped/) as unknown } });
+    expect(drive(st, {}).find((s) => s.kind === 'rolloutReport')).toMatchObject({
+      module: 'other',
+      report: { version: '2.0.0', state: 'Ready', message: expect.stringMatching(/^skipped/) as unknown },
+    });
   });
 });

@@ -19,15 +19,32 @@ describe('visibility', () => {
     ['an unlabelled template to any Kyma', {}, {}, undefined],
     ['a beta template to a Kyma without the beta label', { [BETA]: 'True' }, {}, 'beta'],
     ['a beta template to a beta Kyma', { [BETA]: 'true' }, { [BETA]: 'true' }, undefined],
-    ['an internal beta template to a beta Kyma: internal first', { [BETA]: 'true', [INTERNAL]: 'true' }, { [BETA]: 'true' }, 'internal'],
-    ['an internal beta template to an internal Kyma', { [BETA]: 'true', [INTERNAL]: 'true' }, { [INTERNAL]: 'true' }, 'beta'],
-    ['an internal beta template to a Kyma with both', { [BETA]: 'true', [INTERNAL]: 'true' }, { [BETA]: 'TRUE', [INTERNAL]: 'true' }, undefined],
+    [
+      'an internal beta template to a beta Kyma: internal first',
+      { [BETA]: 'true', [INTERNAL]: 'true' },
+      { [BETA]: 'true' },
+      'internal',
+    ],
+    [
+      'an internal beta template to an internal Kyma',
+      { [BETA]: 'true', [INTERNAL]: 'true' },
+      { [INTERNAL]: 'true' },
+      'beta',
+    ],
+    [
+      'an internal beta template to a Kyma with both',
+      { [BETA]: 'true', [INTERNAL]: 'true' },
+      { [BETA]: 'TRUE', [INTERNAL]: 'true' },
+      undefined,
+    ],
   ] as const)('names the label missing for %s', (_what, template, kyma, missing) => {
     expect(missingLabel(visibilityOf(template), visibilityOf(kyma))).toBe(missing);
   });
 
   it("lets a runtime Kyma see the whole catalog synced into its cluster (its control-plane Kyma's labels chose it), and a control-plane Kyma what its labels say", () => {
-    expect(kymaVisibility({ metadata: { annotations: { 'operator.kyma-project.io/control-plane-kyma': 'kcp/k1' } } })).toEqual({ beta: true, internal: true });
+    expect(
+      kymaVisibility({ metadata: { annotations: { 'operator.kyma-project.io/control-plane-kyma': 'kcp/k1' } } }),
+    ).toEqual({ beta: true, internal: true });
     expect(kymaVisibility({ metadata: { labels: { [BETA]: 'true' } } })).toEqual({ beta: true, internal: false });
   });
 

@@ -27,7 +27,10 @@ describe('workflow details', () => {
     expect(fitted.omitted).toBe(300 - fitted.values.length);
     expect(fitKeywordList(['ä'.repeat(600), 'b'])).toEqual({ values: ['ä'.repeat(600), 'b'], omitted: 0 });
     expect(fitKeywordList(['ä'.repeat(1000)])).toEqual({ values: [], omitted: 1 });
-    const md = kymaDetails({ state: 'Ready', modules: names.map((name) => ({ name, state: 'Ready' as const })) }, fitted.omitted);
+    const md = kymaDetails(
+      { state: 'Ready', modules: names.map((name) => ({ name, state: 'Ready' as const })) },
+      fitted.omitted,
+    );
     expect(md).toContain(`The search attribute Modules lists the first ${fitted.values.length} of 300 modules`);
   });
 
@@ -36,11 +39,32 @@ describe('workflow details', () => {
   });
 
   it("shows a module's state with its reason, version and channel", () => {
-    expect(moduleDetails({ reason: 'ManagerNotAvailable', status: { name: 'greeter', version: '1.1.0', channel: 'fast', state: 'Processing', message: 'waiting for the manager' } })).toBe('**greeter** (version 1.1.0, channel fast): **Processing** (ManagerNotAvailable)\n\nwaiting for the manager');
+    expect(
+      moduleDetails({
+        reason: 'ManagerNotAvailable',
+        status: {
+          name: 'greeter',
+          version: '1.1.0',
+          channel: 'fast',
+          state: 'Processing',
+          message: 'waiting for the manager',
+        },
+      }),
+    ).toBe(
+      '**greeter** (version 1.1.0, channel fast): **Processing** (ManagerNotAvailable)\n\nwaiting for the manager',
+    );
   });
 
   describe('when a status write upserts the search attributes', () => {
-    const values = (over: Partial<SearchAttributeValues> = {}): SearchAttributeValues => ({ state: 'Processing', channel: 'regular', modules: ['greeter', 'counter'], omitted: 0, inError: [], versions: [], ...over });
+    const values = (over: Partial<SearchAttributeValues> = {}): SearchAttributeValues => ({
+      state: 'Processing',
+      channel: 'regular',
+      modules: ['greeter', 'counter'],
+      omitted: 0,
+      inError: [],
+      versions: [],
+      ...over,
+    });
 
     it('upserts the first values, and a change of state, channel or modules at once', () => {
       expect(upsertDue(undefined, values(), true)).toBe(true);
@@ -54,7 +78,9 @@ describe('workflow details', () => {
       const installing = values();
       expect(upsertDue(installing, values({ versions: ['counter@1.0.0'] }), true)).toBe(false);
       expect(upsertDue(installing, values({ versions: ['counter@1.0.0', 'greeter@1.0.0'] }), true)).toBe(false);
-      expect(upsertDue(installing, values({ state: 'Ready', versions: ['counter@1.0.0', 'greeter@1.0.0'] }), true)).toBe(true);
+      expect(
+        upsertDue(installing, values({ state: 'Ready', versions: ['counter@1.0.0', 'greeter@1.0.0'] }), true),
+      ).toBe(true);
     });
 
     it('upserts a settled Kyma whose versions or modules in error change without its state', () => {
