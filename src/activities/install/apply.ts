@@ -73,18 +73,32 @@ export function applyFailure(err: unknown, o: KubeObject, verb: 'patch' | 'creat
 
 type Identity = Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>;
 
-/** What this worker did on each cluster (by client) in the last minute: not done again meanwhile. */
-class RecentPerCluster {
-  private readonly done = new WeakMap<KubeClient, Map<string, number>>();
+/**
+ * What this worker did, or is doing, on each cluster (by client): not done again within a minute
+ * of its end, and joined while it runs. A thousand installs of a module into one cluster that
+ * start together apply its CRD once, not once each before the first of them ends.
+ */
+class OncePerCluster {
+  private readonly done = new WeakMap<KubeClient, Map<string, { at: number } | { flight: Promise<unknown> }>>();
 
-  recent(client: KubeClient, key: string): boolean {
-    return (this.done.get(client)?.get(key) ?? -Infinity) + RECENT_MS > Date.now();
-  }
-
-  mark(client: KubeClient, key: string): void {
-    const done = this.done.get(client) ?? new Map<string, number>();
+  /** Runs `fn` for `key` on `client`'s cluster, unless it ran there within the last minute; joins a run under way. */
+  async once(client: KubeClient, key: string, fn: () => Promise<unknown>): Promise<void> {
+    const done = this.done.get(client) ?? new Map<string, { at: number } | { flight: Promise<unknown> }>();
     this.done.set(client, done);
-    done.set(key, Date.now());
+    const seen = done.get(key);
+    if (seen && 'flight' in seen) return await heartbeating(seen.flight).then(() => undefined);
+    if (seen && seen.at + RECENT_MS > Date.now()) return;
+    const entry = { flight: fn() };
+    done.set(key, entry);
+    // A forget() while it ran (objects deleted meanwhile) leaves it forgotten.
+    const current = () => this.done.get(client) === done && done.get(key) === entry;
+    try {
+      await entry.flight;
+      if (current()) done.set(key, { at: Date.now() });
+    } catch (err) {
+      if (current()) done.delete(key);
+      throw err;
+    }
   }
 
   /** Forgets one key of `client`'s cluster, or all of them. */
@@ -94,10 +108,20 @@ class RecentPerCluster {
   }
 }
 
+/** Awaits another activity's work, heartbeating for this one meanwhile. */
+async function heartbeating<T>(work: Promise<T>): Promise<T> {
+  const beat = setInterval(() => heartbeat(), 5_000);
+  try {
+    return await work;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /** How long a namespace seen, or a cluster-scoped object applied, is taken as done. */
 const RECENT_MS = 60_000;
 /** Namespaces this worker saw exist on a cluster. */
-const namespacesKnown = new RecentPerCluster();
+const namespacesKnown = new OncePerCluster();
 
 type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 
@@ -171,7 +195,6 @@ async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: nu
  * answers 409), and none for a minute after this worker saw it on the cluster.
  */
 export async function ensureNamespace(client: KubeClient, name: string, who: Identity): Promise<void> {
-  if (namespacesKnown.recent(client, name)) return;
   const ns: KubeObject = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -181,20 +204,22 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
       annotations: { [OWNED_BY_ANNOTATION]: ownedBy(who.kymaNamespace, who.kymaName, who.module) },
     },
   };
-  await client.create(ns).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns, 'create');
-  });
-  namespacesKnown.mark(client, name);
+  await namespacesKnown.once(client, name, () =>
+    client.create(ns).catch((err: unknown) => {
+      if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns, 'create');
+    }),
+  );
 }
 
 /**
  * Cluster-scoped objects (CRDs, cluster roles and their bindings) this worker applied, per
  * cluster client, by kind, name and content: every installation of a module in a cluster
  * applies the very same ones, and a thousand of them applying the same CRD at once is what makes
- * API servers time out. Within a minute the same object is not applied again; a changed one is,
- * and so is every one of a cluster after a removal deleted some (`forgetShared`).
+ * API servers time out. While one install applies it the others wait for that apply; within a
+ * minute of it the same object is not applied again; a changed one is, and so is every one of a
+ * cluster after a removal deleted some (`forgetShared`).
  */
-const sharedApplied = new RecentPerCluster();
+const sharedApplied = new OncePerCluster();
 
 /** Objects of `client`'s cluster were deleted: apply its cluster-scoped ones again next time. */
 export function forgetShared(client: KubeClient): void {
@@ -204,7 +229,7 @@ export function forgetShared(client: KubeClient): void {
 /**
  * Applies rendered objects to clusters: CRDs first (then waits until they are Established),
  * namespaces, then the rest; cluster-scoped objects this worker applied within the last minute
- * are skipped.
+ * are skipped, and one it is applying for another install is waited for, not applied again.
  */
 export class Applier {
   /** Returns the resourceVersion each namespaced object has after the apply, by objectKey. */
@@ -223,21 +248,19 @@ export class Applier {
     };
     const keyOf = (o: KubeObject) =>
       `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-    const due = (o: KubeObject) => o.metadata.namespace !== undefined || !sharedApplied.recent(client, keyOf(o));
-    const dueCrds = crds.filter(due);
-    const answers: Crd[] = [];
-    await inBatches(dueCrds, async (o) => answers.push(await step(o)));
-    await waitEstablished(client, answers, crdTimeoutMs);
-    for (const o of dueCrds) sharedApplied.mark(client, keyOf(o));
+    // A CRD is done once Established: the installs that join its apply wait for that too.
+    await inBatches(crds, (o) =>
+      sharedApplied.once(client, keyOf(o), async () => waitEstablished(client, [await step(o)], crdTimeoutMs)),
+    );
     await inBatches(namespaces, step);
     const own = new Set(namespaces.map((n) => n.metadata.name));
     const referenced = [
       ...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n))),
     ];
     await inBatches(referenced, (n) => ensureNamespace(client, n, who));
-    const dueRest = rest.filter(due);
     const versions = new Map<string, string>();
-    await inBatches(dueRest, async (o) => {
+    await inBatches(rest, async (o) => {
+      if (o.metadata.namespace === undefined) return await sharedApplied.once(client, keyOf(o), () => step(o));
       const answer = await step(o);
       if (answer.metadata.namespace && answer.metadata.resourceVersion)
         versions.set(
@@ -245,7 +268,6 @@ export class Applier {
           answer.metadata.resourceVersion,
         );
     });
-    for (const o of dueRest) if (o.metadata.namespace === undefined) sharedApplied.mark(client, keyOf(o));
     return versions;
   }
 }
