@@ -137,6 +137,20 @@ export function objectKey(apiVersion: string, kind: string, name: string, namesp
   return `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
 }
 
+/** The fields of a Deployment's, StatefulSet's or DaemonSet's status that `workloadRollout` reads. */
+const WORKLOAD_STATUS_FIELDS = [
+  'observedGeneration',
+  'replicas',
+  'readyReplicas',
+  'availableReplicas',
+  'updatedReplicas',
+  'currentRevision',
+  'updateRevision',
+  'desiredNumberScheduled',
+  'updatedNumberScheduled',
+  'numberAvailable',
+] as const;
+
 /**
  * What of a manager workload or a module CR readiness reads: for workloads what
  * `workloadRollout` needs (and the selector of their pods); for CRs the state, message and conditions and the values at the
@@ -168,18 +182,6 @@ export function readinessView(
     ...(message ? { message } : {}),
   }));
   if (isWorkload(o.kind)) {
-    const {
-      observedGeneration,
-      replicas,
-      readyReplicas,
-      availableReplicas,
-      updatedReplicas,
-      currentRevision,
-      updateRevision,
-      desiredNumberScheduled,
-      updatedNumberScheduled,
-      numberAvailable,
-    } = status;
     const spec = (o.spec ?? {}) as NonNullable<WorkloadView['spec']>;
     const strategy =
       spec.updateStrategy && o.kind !== 'Deployment'
@@ -201,16 +203,7 @@ export function readinessView(
         ...(spec.selector?.matchLabels ? { selector: { matchLabels: spec.selector.matchLabels } } : {}),
       },
       status: {
-        observedGeneration,
-        replicas,
-        readyReplicas,
-        availableReplicas,
-        updatedReplicas,
-        currentRevision,
-        updateRevision,
-        desiredNumberScheduled,
-        updatedNumberScheduled,
-        numberAvailable,
+        ...Object.fromEntries(WORKLOAD_STATUS_FIELDS.map((f) => [f, status[f]])),
         ...(conditions ? { conditions } : {}),
       },
     };

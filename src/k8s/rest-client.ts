@@ -152,6 +152,22 @@ export interface ListOptions {
   continue?: string;
 }
 
+/** One HTTP exchange with the API server: `timeoutMs` bounds a silence (the client's own by default). */
+interface Exchange {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  agent: http.Agent;
+  payload?: Buffer;
+  timeoutMs?: number;
+}
+
+/** The API server's answer: its status code and body. */
+interface Answer {
+  status: number;
+  text: string;
+}
+
 export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private auth: Promise<Auth>;
@@ -299,26 +315,18 @@ export class KubeClient {
   /** Whether the API server answers, within `timeoutMs`: resolves, or rejects as request() does. */
   async ping(timeoutMs: number): Promise<void> {
     const auth = await this.currentAuth();
-    const { status } = await this.exchange(
-      'GET',
-      new URL(`${this.server}/version`),
-      { ...auth.headers, accept: 'application/json' },
-      auth.agent,
-      undefined,
+    const { status } = await this.exchange({
+      method: 'GET',
+      url: new URL(`${this.server}/version`),
+      headers: { ...auth.headers, accept: 'application/json' },
+      agent: auth.agent,
       timeoutMs,
-    );
+    });
     if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
   }
 
   /** One exchange; fails when the server sends nothing for `timeoutMs` (a long answer that streams is fine). */
-  private send(
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    agent: http.Agent,
-    payload?: Buffer,
-    timeoutMs = this.timeoutMs,
-  ): Promise<{ status: number; text: string }> {
+  private send({ method, url, headers, agent, payload, timeoutMs = this.timeoutMs }: Exchange): Promise<Answer> {
     const transport = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method, headers, agent }, (res) => {
@@ -350,25 +358,18 @@ export class KubeClient {
   }
 
   /** resend(), told to the request observer. */
-  private async exchange(
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    agent: http.Agent,
-    payload?: Buffer,
-    timeoutMs = this.timeoutMs,
-  ): Promise<{ status: number; text: string }> {
-    if (!requestObserver) return await this.resend(method, url, headers, agent, payload, timeoutMs);
+  private async exchange(x: Exchange): Promise<Answer> {
+    if (!requestObserver) return await this.resend(x);
     const start = performance.now();
     let code = 0;
     try {
-      const answer = await this.resend(method, url, headers, agent, payload, timeoutMs);
+      const answer = await this.resend(x);
       code = answer.status;
       return answer;
     } finally {
       requestObserver?.({
         cluster: this.opts.cluster ?? 'target',
-        method,
+        method: x.method,
         code,
         seconds: (performance.now() - start) / 1000,
       });
@@ -376,19 +377,12 @@ export class KubeClient {
   }
 
   /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
-  private async resend(
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    agent: http.Agent,
-    payload: Buffer | undefined,
-    timeoutMs: number,
-  ): Promise<{ status: number; text: string }> {
+  private async resend(x: Exchange): Promise<Answer> {
     try {
-      return await this.send(method, url, headers, agent, payload, timeoutMs);
+      return await this.send(x);
     } catch (err) {
-      if (!(err instanceof ClusterUnreachableError && err.staleConnection && method !== 'POST')) throw err;
-      return await this.send(method, url, headers, agent, payload, timeoutMs);
+      if (!(err instanceof ClusterUnreachableError && err.staleConnection && x.method !== 'POST')) throw err;
+      return await this.send(x);
     }
   }
 
@@ -401,10 +395,12 @@ export class KubeClient {
       extra['content-length'] = String(payload.length);
     }
     let auth = await this.currentAuth();
-    let { status, text } = await this.exchange(method, url, { ...auth.headers, ...extra }, auth.agent, payload);
+    const exchange = (a: Auth) =>
+      this.exchange({ method, url, headers: { ...a.headers, ...extra }, agent: a.agent, payload });
+    let { status, text } = await exchange(auth);
     if (status === 401 && this.opts.reload) {
       auth = await this.reauthenticate(auth);
-      ({ status, text } = await this.exchange(method, url, { ...auth.headers, ...extra }, auth.agent, payload));
+      ({ status, text } = await exchange(auth));
     }
     if (status >= 400) {
       // Errors are usually a JSON Status, but a path that is not served answers in plain text.

@@ -74,6 +74,8 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
   /** The Kyma as target-cluster activities need it. */
   const target = (): KymaRef => (st.desired.remote ? { ...kyma, remote: true } : kyma);
   const module = () => st.desired.name;
+  /** What every cleanup step names: the Kyma, as target-cluster activities need it, and the module. */
+  const on = () => ({ kyma: target(), module: module() });
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
   /**
    * Hosted, a check that decides from what the watch told (no read in the target cluster) is a
@@ -111,8 +113,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
         case 'checkReadiness':
           st.observed(
             await (host.hosted && !viewCheck(step) ? remoteCheck : check).checkReadiness({
-              kyma: target(),
-              module: module(),
+              ...on(),
               ...(step.manager ? { manager: step.manager } : {}),
               ...(step.cr ? { cr: step.cr } : {}),
               ...(step.seen ? { seen: step.seen } : {}),
@@ -137,8 +138,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
         case 'findBlockers':
           st.blockers(
             await cleanup.findBlockingResources({
-              kyma: target(),
-              module: module(),
+              ...on(),
               cr: step.cr,
               exceptDefault: step.exceptDefault,
               rendered: step.rendered,
@@ -148,8 +148,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
         case 'deleteDefaultCr':
           st.defaultCrDeleted(
             await cleanup.deleteDefaultCr({
-              kyma: target(),
-              module: module(),
+              ...on(),
               cr: step.cr,
               keepClusterScoped: step.keepClusterScoped,
             }),
@@ -159,8 +158,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           st.objectsDeleted(
             (
               await cleanup.deleteModuleObjects({
-                kyma: target(),
-                module: module(),
+                ...on(),
                 rendered: step.rendered,
                 ...(step.cr ? { cr: step.cr } : {}),
               })
@@ -169,8 +167,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
           break;
         case 'releaseObjects':
           await cleanup.releaseModuleObjects({
-            kyma: target(),
-            module: module(),
+            ...on(),
             rendered: step.rendered,
             ...(step.cr ? { cr: step.cr } : {}),
           });
