@@ -66,13 +66,13 @@ function onOwnCluster(settings: Parameters<typeof useKlm>[0]) {
 }
 
 describe('kubeconfigs whose credentials expire and rotate', () => {
-  // Reconciliation every 5 s: requests all the time, with credentials that change under them.
-  const { klm, mod, kymaWith } = onOwnCluster({ settings: { driftIntervalMs: 5000, installRetryMs: 5000 } });
+  // Reconciliation every 2.5 s: requests all the time, with credentials that change under them.
+  const { klm, mod, kymaWith } = onOwnCluster({ settings: { driftIntervalMs: 2500, installRetryMs: 5000 } });
 
   it('keeps a kubeconfig with an exec credential plugin working while its tokens expire every few seconds', async () => {
     const countFile = path.join(await mkdtemp(path.join(tmpdir(), 'klm-exec-')), 'count');
     await writeFile(countFile, '');
-    const name = await kymaWith(await own.execKubeconfig(4000, countFile));
+    const name = await kymaWith(await own.execKubeconfig(2000, countFile));
     // The server really refuses an expired token of the plugin's kind.
     const status = await new Promise<number>((resolve, reject) => {
       https
@@ -87,9 +87,9 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
         .on('error', reject);
     });
     expect(status).toBe(401);
-    // Reconciliation every 5 s (drift) for 100 s, with tokens valid for 4 s.
+    // Reconciliation every 2.5 s (drift) for 50 s, with tokens valid for 2 s: each one needs a new token.
     const states = new Set<string>();
-    const until = Date.now() + 100_000;
+    const until = Date.now() + 50_000;
     const before = own.tokens.accepted;
     while (Date.now() < until) {
       const i = await installation(klm(), name, mod().name);
