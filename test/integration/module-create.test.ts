@@ -21,6 +21,7 @@ import { moduleReleaseMeta } from '../../src/publish/module';
 import { kymaInState, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 import { klmCli, type Ran } from '../support/cli';
+import { writeCredentialHelper } from '../support/credential-helper';
 
 /**
  * A module name of the test's own: the ModuleTemplate takes words of lower-case letters only,
@@ -339,5 +340,38 @@ describe('klm module create to a registry with TLS and token auth', () => {
       component: { name: string; version: string };
     };
     expect(descriptor.component).toMatchObject({ name: component, version: '0.1.0' });
+  });
+
+  /** A Docker config naming helper `name` for the registry, the helper's directory first on PATH. */
+  async function helperEnv(name: string, helper: Parameters<typeof writeCredentialHelper>[2]) {
+    const helperDir = await mkdtemp(path.join(dir, 'docker-'));
+    await writeCredentialHelper(helperDir, name, helper);
+    await writeFile(
+      path.join(helperDir, 'config.json'),
+      JSON.stringify({ credHelpers: { [reg.registry.host]: name } }),
+    );
+    return { DOCKER_CONFIG: helperDir, PATH: `${helperDir}${path.delimiter}${process.env.PATH ?? ''}` };
+  }
+
+  it('pushes with the credentials of the Docker credential helper the Docker config names; no output shows them', async () => {
+    const env = await helperEnv('test', {
+      answers: { serverUrl: reg.registry.host, username: USER, secret: PASSWORD },
+    });
+    const ran = await create(env, '--overwrite');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain(`pushing component ${component}:0.1.0`);
+    expectNoSecret(ran);
+  });
+
+  it('says which credential helper failed for which host, quoting none of its output', async () => {
+    const MARKER = 'HELPER-STDERR-MARKER-3f9e';
+    const env = await helperEnv('test', { fails: { exitCode: 7, stderr: `${MARKER} ${PASSWORD}` } });
+    const ran = await create(env, '--overwrite');
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      `the credential helper docker-credential-test failed for ${reg.registry.host} (exit code 7)`,
+    );
+    expect(ran.stdout + ran.stderr).not.toContain(MARKER);
+    expectNoSecret(ran);
   });
 });
