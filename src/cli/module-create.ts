@@ -120,11 +120,19 @@ async function push(
   }
 }
 
-/** A file the constructor names: the local file, or a downloaded one written to `dir` (as modulectl downloads to temp files). */
-async function constructorFile(file: SourceFile, resource: string, dir: () => Promise<string>): Promise<string> {
+/**
+ * A file the constructor names: the local file, or a downloaded one written to a temporary
+ * directory of its own (as modulectl downloads to temporary files).
+ */
+export async function constructorFile(
+  file: SourceFile,
+  resource: string,
+  progress: (line: string) => void,
+): Promise<string> {
   if (file.localFile) return path.resolve(file.localFile);
-  const written = path.join(await dir(), entryName(file, resource));
+  const written = path.join(await mkdtemp(path.join(tmpdir(), `klm-${resource}-`)), entryName(file, resource));
   await writeFile(written, file.text);
+  progress(`${resource}: downloaded to ${written}, which the constructor names`);
   return written;
 }
 
@@ -148,11 +156,10 @@ async function writeConstructor(
   checked: { images: ReturnType<typeof checkedImages>; commit: string; clusterScoped: boolean },
   progress: (line: string) => void,
 ): Promise<void> {
-  let downloads: string | undefined;
-  const dir = async () => (downloads ??= await mkdtemp(path.join(tmpdir(), 'klm-module-files-')));
-  const manifestFile = await constructorFile(sources.manifest, 'raw-manifest', dir);
-  const defaultCRFile = sources.defaultCR ? await constructorFile(sources.defaultCR, 'default-cr', dir) : undefined;
-  if (downloads) progress(`downloaded files the constructor names are in ${downloads}`);
+  const manifestFile = await constructorFile(sources.manifest, 'raw-manifest', progress);
+  const defaultCRFile = sources.defaultCR
+    ? await constructorFile(sources.defaultCR, 'default-cr', progress)
+    : undefined;
   const constructor = componentConstructorOf(sources.config, {
     manifestFile,
     ...(defaultCRFile ? { defaultCRFile } : {}),

@@ -2,7 +2,10 @@
 // it: image references read and checked as modulectl reads them, the images a manifest runs, their
 // resource names and versions, the version validation of the manager's image, and the
 // constructor's fields one by one.
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { constructorFile } from '../../src/cli/module-create';
 import { componentConstructorOf, imageResourceOf } from '../../src/publish/component-constructor';
 import { isImageCandidate, parseImage } from '../../src/publish/image-reference';
 import { managerVersionProblem } from '../../src/publish/manager-version';
@@ -228,5 +231,32 @@ describe('componentConstructorOf', () => {
         access: { type: 'gitHub', repoUrl: CONFIG.repository, commit: 'c'.repeat(40) },
       },
     ]);
+  });
+});
+
+describe('constructorFile', () => {
+  it('names a local file by its absolute path, and writes a downloaded one to a directory of its own', async () => {
+    const lines: string[] = [];
+    expect(
+      await constructorFile({ fileName: 'm.yaml', text: 'x', localFile: 'a/m.yaml' }, 'raw-manifest', (l) =>
+        lines.push(l),
+      ),
+    ).toBe(path.resolve('a/m.yaml'));
+    const manifest = await constructorFile({ fileName: 'same.yaml', text: 'kind: A\n' }, 'raw-manifest', (l) =>
+      lines.push(l),
+    );
+    const cr = await constructorFile({ fileName: 'same.yaml', text: 'kind: B\n' }, 'default-cr', (l) => lines.push(l));
+    try {
+      expect(path.basename(manifest)).toBe('same.yaml');
+      expect(path.dirname(manifest)).not.toBe(path.dirname(cr));
+      expect(await readFile(manifest, 'utf8')).toBe('kind: A\n');
+      expect(await readFile(cr, 'utf8')).toBe('kind: B\n');
+      expect(lines).toEqual([
+        `raw-manifest: downloaded to ${manifest}, which the constructor names`,
+        `default-cr: downloaded to ${cr}, which the constructor names`,
+      ]);
+    } finally {
+      for (const f of [manifest, cr]) await rm(path.dirname(f), { recursive: true, force: true });
+    }
   });
 });
