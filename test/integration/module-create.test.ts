@@ -3,7 +3,9 @@
 // registry; the template it writes, applied with a ModuleReleaseMeta, installs the module on a
 // Kyma until it is Ready. Refusals: an invalid config (every problem listed), a version the
 // registry has already (unless --overwrite); a registry with TLS and token auth, pushed to with
-// credentials that no output shows.
+// credentials that no output shows (given, or from a Docker credential helper on PATH). With
+// --output-constructor-file, the component constructor modulectl 3.2.0 writes, its git source
+// from a repository made for the test, and nothing pushed.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
