@@ -1,7 +1,7 @@
 // klm: the command line, on commander. `klm --help` and `klm <command> --help` list everything;
 // `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
 import { createInterface } from 'node:readline/promises';
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CustomResourcePolicy, Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import { ensureTools, type Profile } from '../localstack/tools';
@@ -526,11 +526,32 @@ export function program(): Command {
   mod
     .command('create')
     .description(
-      "module authors: push a module version (modulectl's module-config.yaml) to an OCI registry as its OCM component and write its ModuleTemplate, as modulectl 3.2.0 does",
+      "module authors: write a module version's ModuleTemplate (modulectl's module-config.yaml) and, with --output-constructor-file, the component constructor the OCM CLI pushes, as modulectl 3.2.0 does; with --registry, push the OCM component too (klm's own: modulectl 3.1 was the last modulectl that pushed)",
     )
     .option('-c, --config-file <file>', "the module config, in modulectl's format", 'module-config.yaml')
     .option('-o, --output <file>', 'where to write the ModuleTemplate', 'template.yaml')
-    .option('--registry <host[:port][/subpath]>', 'the OCI registry the component goes to (required unless --dry-run)')
+    .option(
+      '--output-constructor-file <file>',
+      'write the component constructor for the OCM CLI there (modulectl 3.2.0 writes component-constructor.yaml always)',
+    )
+    .option(
+      '--module-sources-git-directory <dir>',
+      "the module sources' git repository: its checked-out commit is the constructor's git source",
+      '.',
+    )
+    .option(
+      '--skip-version-validation [bool]',
+      "modulectl 3.2.0's: =false checks that the manager's image is tagged with the module's version",
+      (v: string) => {
+        if (v !== 'true' && v !== 'false') throw new InvalidArgumentError('give true or false');
+        return v === 'true';
+      },
+      true,
+    )
+    .option(
+      '--registry <host[:port][/subpath]>',
+      "push the component to this OCI registry (klm's own; required unless --output-constructor-file or --dry-run)",
+    )
     .option('--insecure', 'allow plain HTTP to a registry that is not on this machine')
     .addOption(
       new Option('--registry-credentials <user:password>', 'credentials to push with').env('KLM_REGISTRY_CREDENTIALS'),

@@ -52,7 +52,7 @@ async function load(
 ): Promise<SourceFile & { where: string }> {
   if ('path' in ref) {
     const file = path.join(dir, ref.path);
-    return { fileName: path.basename(file), text: await readFile(file, 'utf8'), where: file };
+    return { fileName: path.basename(file), text: await readFile(file, 'utf8'), where: file, localFile: file };
   }
   return {
     fileName: path.posix.basename(new URL(ref.url).pathname),

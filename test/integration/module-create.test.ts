@@ -3,7 +3,10 @@
 // registry; the template it writes, applied with a ModuleReleaseMeta, installs the module on a
 // Kyma until it is Ready. Refusals: an invalid config (every problem listed), a version the
 // registry has already (unless --overwrite); a registry with TLS and token auth, pushed to with
-// credentials that no output shows.
+// credentials that no output shows (given, or from a Docker credential helper on PATH). With
+// --output-constructor-file, the component constructor modulectl 3.2.0 writes, its git source
+// from a repository made for the test, and nothing pushed.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +24,7 @@ import { moduleReleaseMeta } from '../../src/publish/module';
 import { kymaInState, kymaObject, useKlm } from '../support/klm';
 import { stackInfo, uniqueName } from '../support/stack';
 import { klmCli, type Ran } from '../support/cli';
+import { writeCredentialHelper } from '../support/credential-helper';
 
 /**
  * A module name of the test's own: the ModuleTemplate takes words of lower-case letters only,
@@ -253,6 +257,160 @@ describe('klm module create', () => {
   });
 });
 
+describe('klm module create --output-constructor-file (the OCM CLI pushes)', () => {
+  const module = moduleName('sources');
+  let dir: string;
+  let commit: string;
+
+  beforeAll(async () => {
+    ({ dir } = await authorDir(module, '2.0.0'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, '-c', 'user.name=author', '-c', 'user.email=author@example.io', ...args], {
+        encoding: 'utf8',
+      });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'the module');
+    commit = git('rev-parse', 'HEAD').trim();
+  });
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const create = (...more: string[]) =>
+    klmCli([
+      'module',
+      'create',
+      '-c',
+      path.join(dir, 'module-config.yaml'),
+      '-o',
+      path.join(dir, 'template.yaml'),
+      ...more,
+    ]);
+
+  it("writes the template and the constructor modulectl 3.2.0 writes, its git source the repository's HEAD; pushes nothing", async () => {
+    const out = path.join(dir, 'component-constructor.yaml');
+    const ran = await create(
+      '--output-constructor-file',
+      out,
+      '--module-sources-git-directory',
+      dir,
+      '--skip-version-validation=false',
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('pushing');
+    expect(ran.stdout).toContain(
+      `ModuleTemplate ${module}-2.0.0 written to ${path.join(dir, 'template.yaml')} (nothing pushed: no --registry)`,
+    );
+    expect(ran.stdout).toContain(`component constructor written to ${out}: push the component with the OCM CLI`);
+    expect(existsSync(path.join(dir, 'template.yaml'))).toBe(true);
+
+    const doc = parse(await readFile(out, 'utf8')) as { components: Record<string, unknown>[] };
+    expect(Object.keys(doc)).toEqual(['components']);
+    expect(doc.components).toHaveLength(1);
+    const c = doc.components[0]!;
+    expect(c.name).toBe(`kyma-project.io/module/${module}`);
+    expect(c.version).toBe('2.0.0');
+    expect(c.provider).toEqual({
+      name: 'kyma-project.io',
+      labels: [{ name: 'kyma-project.io/built-by', value: 'modulectl', version: 'v1' }],
+    });
+    expect(c.labels).toContainEqual({
+      name: 'operator.kyma-project.io/is-cluster-scoped',
+      value: 'false',
+      version: 'v1',
+    });
+    expect(c.labels).toContainEqual({ name: 'security.kyma-project.io/scan', value: 'enabled', version: 'v1' });
+    expect(c.resources).toEqual([
+      {
+        name: `${module}-manager`,
+        type: 'ociArtifact',
+        version: '2.0.0',
+        relation: 'external',
+        labels: [{ name: 'scan.security.kyma-project.io/type', value: 'third-party-image', version: 'v1' }],
+        access: { type: 'ociArtifact', imageReference: `example.invalid/${module}-manager:2.0.0` },
+      },
+      {
+        name: 'raw-manifest',
+        type: 'directoryTree',
+        version: '2.0.0',
+        input: { type: 'dir', path: dir, includeFiles: ['manifest.yaml'] },
+      },
+      {
+        name: 'default-cr',
+        type: 'directoryTree',
+        version: '2.0.0',
+        input: { type: 'dir', path: dir, includeFiles: ['default-cr.yaml'] },
+      },
+      {
+        name: 'moduletemplate',
+        type: 'PlainText',
+        version: '2.0.0',
+        input: { type: 'file', path: path.join(dir, 'template.yaml') },
+      },
+    ]);
+    expect(c.sources).toEqual([
+      {
+        name: 'module-sources',
+        type: 'Github',
+        version: '2.0.0',
+        access: { type: 'gitHub', repoUrl: 'https://github.com/kyma-project/template-operator', commit },
+      },
+    ]);
+  });
+
+  it('refuses a directory that is no git repository, writing nothing', async () => {
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'klm-no-git-'));
+    try {
+      const out = path.join(elsewhere, 'component-constructor.yaml');
+      const template = path.join(elsewhere, 'template.yaml');
+      const ran = await klmCli([
+        'module',
+        'create',
+        '-c',
+        path.join(dir, 'module-config.yaml'),
+        '-o',
+        template,
+        '--output-constructor-file',
+        out,
+        '--module-sources-git-directory',
+        elsewhere,
+      ]);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain(
+        `--module-sources-git-directory ${elsewhere}: git found no repository or no commit there; give the directory of the module's git repository`,
+      );
+      expect(existsSync(out)).toBe(false);
+      expect(existsSync(template)).toBe(false);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('with --skip-version-validation=false, refuses a manager whose image is not tagged with the version', async () => {
+    const wrong = await authorDir(moduleName('untagged'), '3.0.0');
+    try {
+      const manifest = await readFile(path.join(wrong.dir, 'manifest.yaml'), 'utf8');
+      await writeFile(path.join(wrong.dir, 'manifest.yaml'), manifest.replace('-manager:3.0.0', '-manager:2.9.9'));
+      const ran = await klmCli([
+        'module',
+        'create',
+        '-c',
+        path.join(wrong.dir, 'module-config.yaml'),
+        '-o',
+        path.join(wrong.dir, 'template.yaml'),
+        '--dry-run',
+        '--skip-version-validation=false',
+      ]);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain("runs an image tagged 3.0.0, the module's version");
+    } finally {
+      await rm(wrong.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('klm module create to a registry with TLS and token auth', () => {
   const USER = 'module-author';
   const PASSWORD = 'Pa55-module-author-8e1d';
@@ -339,5 +497,38 @@ describe('klm module create to a registry with TLS and token auth', () => {
       component: { name: string; version: string };
     };
     expect(descriptor.component).toMatchObject({ name: component, version: '0.1.0' });
+  });
+
+  /** A Docker config naming helper `name` for the registry, the helper's directory first on PATH. */
+  async function helperEnv(name: string, helper: Parameters<typeof writeCredentialHelper>[2]) {
+    const helperDir = await mkdtemp(path.join(dir, 'docker-'));
+    await writeCredentialHelper(helperDir, name, helper);
+    await writeFile(
+      path.join(helperDir, 'config.json'),
+      JSON.stringify({ credHelpers: { [reg.registry.host]: name } }),
+    );
+    return { DOCKER_CONFIG: helperDir, PATH: `${helperDir}${path.delimiter}${process.env.PATH ?? ''}` };
+  }
+
+  it('pushes with the credentials of the Docker credential helper the Docker config names; no output shows them', async () => {
+    const env = await helperEnv('test', {
+      answers: { serverUrl: reg.registry.host, username: USER, secret: PASSWORD },
+    });
+    const ran = await create(env, '--overwrite');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain(`pushing component ${component}:0.1.0`);
+    expectNoSecret(ran);
+  });
+
+  it('says which credential helper failed for which host, quoting none of its output', async () => {
+    const MARKER = 'HELPER-STDERR-MARKER-3f9e';
+    const env = await helperEnv('test', { fails: { exitCode: 7, stderr: `${MARKER} ${PASSWORD}` } });
+    const ran = await create(env, '--overwrite');
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      `the credential helper docker-credential-test failed for ${reg.registry.host} (exit code 7)`,
+    );
+    expect(ran.stdout + ran.stderr).not.toContain(MARKER);
+    expectNoSecret(ran);
   });
 });

@@ -524,15 +524,19 @@ describe('readModuleSources', () => {
   const noDownload = () => Promise.reject(new Error('no download expected'));
 
   it("reads local files relative to the config file's directory; the default CR typed as YAML", async () => {
-    const s = await readModuleSources(
-      await configIn({ defaultCR: 'cr.yaml' }, { 'manifest.yaml': manifest, 'cr.yaml': cr }),
-      noDownload,
-    );
-    expect(s.manifest).toEqual({ fileName: 'manifest.yaml', text: manifest });
+    const file = await configIn({ defaultCR: 'cr.yaml' }, { 'manifest.yaml': manifest, 'cr.yaml': cr });
+    const s = await readModuleSources(file, noDownload);
+    const dir = path.dirname(file);
+    expect(s.manifest).toEqual({
+      fileName: 'manifest.yaml',
+      text: manifest,
+      localFile: path.join(dir, 'manifest.yaml'),
+    });
     expect(s.manifestObjects).toHaveLength(2);
     expect(s.defaultCR).toEqual({
       fileName: 'cr.yaml',
       text: cr,
+      localFile: path.join(dir, 'cr.yaml'),
       object: { apiVersion: 'demo.example.io/v1', kind: 'Widget', metadata: { name: 'default' }, spec: { size: 3 } },
     });
   });
