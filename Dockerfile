@@ -1,15 +1,18 @@
 # The worker and bridge image: compiled JavaScript and the workflow bundle (npm run build), the
-# production npm packages, non-root. One image, two commands:
+# production npm packages, non-root, for a read-only root filesystem. One image, two commands:
 #   worker: node dist/workers/main.js (the default)    bridge: node dist/starter/main.js
 # Configuration from the environment (README, Configuration).
-FROM node:20-bookworm-slim AS build
+# Node 24, the active LTS, by its full version. Pin the digest too where a registry is at hand:
+#   docker buildx imagetools inspect node:24.21.0-trixie-slim   (then FROM node:24.21.0-trixie-slim@sha256:…)
+ARG NODE_IMAGE=node:24.21.0-trixie-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN node scripts/build.mjs && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/package.json ./
@@ -17,7 +20,10 @@ COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 # klm up --kubeconfig installs the CRDs from here.
 COPY --from=build /src/deploy/crds ./deploy/crds
-# The node image's unprivileged user (uid 1000).
-USER node
+# The node image's unprivileged user, by number so that runAsNonRoot can check it (uid 1000, as
+# the Deployments' runAsUser). Nothing is written under /app or $HOME: the Deployments mount
+# emptyDirs at /tmp and at /var/cache/klm (the worker's blob cache) on a read-only root, as
+# test/integration/dist.test.ts runs the compiled processes.
+USER 1000:1000
 ENTRYPOINT ["node"]
 CMD ["dist/workers/main.js"]

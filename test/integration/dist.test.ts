@@ -3,15 +3,18 @@
 // installs end to end through them; the built klm manages a Kyma's modules.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { processEnv, startNode } from '../support/processes';
+import { canSandbox, podVolumes, POD_UID, startNodeReadOnly } from '../support/read-only-root';
 import { freePort, stackInfo, uniqueName } from '../support/stack';
 import { klmCli } from '../support/cli';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../src/api/shared';
 
 const exec = promisify(execFile);
 
@@ -114,4 +117,81 @@ describe('the compiled processes', () => {
     for (const command of ['up', 'rollout', 'module', 'completion'])
       expect(stdout).toMatch(new RegExp(`\\n  ${command}[ |]`));
   });
+
+  // The image cannot be built here (no base image can be fetched); what it runs can be run as its
+  // pods run it: the settings of deploy/kustomize/base, the user of the Dockerfile, a read-only
+  // root with writable emptyDirs at /tmp and /var/cache/klm only (test/support/read-only-root.ts).
+  it.skipIf(!canSandbox)(
+    'runs worker and bridge as the Deployments do: uid 1000, no capabilities, a read-only root; a module installs',
+    async () => {
+      // The plain processes above stop first: their bridge serves every namespace.
+      for (const p of processes.splice(0)) p.kill('SIGKILL');
+      const base = parseAllDocuments(
+        (await exec(stackInfo().tools.kubectl, ['kustomize', 'deploy/kustomize/base'])).stdout,
+      ).map((d) => d.toJS() as KubeObject & { data?: Record<string, string>; spec?: unknown });
+      const config = base.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'klm-config')!.data!;
+      const worker = base.find((o) => o.kind === 'Deployment' && o.metadata.name === 'klm-worker') as unknown as {
+        spec: {
+          template: {
+            spec: { securityContext: { runAsUser: number }; containers: { env: { name: string; value?: string }[] }[] };
+          };
+        };
+      };
+      expect(worker.spec.template.spec.securityContext.runAsUser).toBe(POD_UID);
+      const sdk = worker.spec.template.spec.containers[0]!.env.find((e) => e.name === 'KLM_SDK_METRICS_ADDRESS')!;
+      expect(config.KLM_BLOB_CACHE_DIR).toMatch(/^\/var\/cache\/klm\//);
+      const volumes = await podVolumes({ kubeconfig: stackInfo().kubeconfig });
+      const [workerPort, bridgePort, sdkPort] = [await freePort(), await freePort(), await freePort()];
+      const env = {
+        // The pod's environment: the image's, the ConfigMap's, the Deployment's; the local stack's addresses.
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: '/home/node',
+        NODE_ENV: 'production',
+        ...config,
+        TEMPORAL_ADDRESS: stackInfo().temporalAddress,
+        TEMPORAL_NAMESPACE: stackInfo().temporalNamespace,
+        KUBECONFIG: '/mnt/kubeconfig',
+        KLM_TASK_QUEUE: klm().taskQueue,
+        KLM_OCI_REGISTRY_HOST: stackInfo().registryHost,
+        KLM_KYMA_NAMESPACES: klm().namespace,
+        KLM_DEFAULT_NAMESPACE: '{kyma}-system',
+      };
+      const started = [
+        startNodeReadOnly(
+          ['dist/workers/main.js'],
+          { ...env, KLM_METRICS_PORT: String(workerPort), [sdk.name]: sdk.value!.replace(/:\d+$/, `:${sdkPort}`) },
+          volumes,
+        ),
+        startNodeReadOnly(['dist/starter/main.js'], { ...env, KLM_METRICS_PORT: String(bridgePort) }, volumes),
+      ];
+      processes.push(...started.map((s) => s.proc));
+      for (const port of [workerPort, bridgePort])
+        await eventually(
+          `:${port}/readyz`,
+          async () => ((await probe(port, '/readyz').catch(() => 0)) === 200 ? true : undefined),
+          60_000,
+        );
+      // As the kernel sees each: uid 1000, no capabilities, no_new_privs, its root mounted read-only.
+      for (const s of started) {
+        const status = await readFile(`/proc/${s.proc.pid}/status`, 'utf8');
+        expect(status).toMatch(new RegExp(`^Uid:\\s+${POD_UID}\\s`, 'm'));
+        expect(status).toMatch(/^CapEff:\s+0+$/m);
+        expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
+        const mounts = await readFile(`/proc/${s.proc.pid}/mountinfo`, 'utf8');
+        const root = mounts.split('\n').find((l) => l.split(' ')[4] === '/');
+        expect(root?.split(' ')[5]).toMatch(/^ro\b/);
+      }
+      const name = uniqueName('kyma');
+      await klm().kube.create(
+        kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }),
+      );
+      const kyma = await kymaInState(klm(), name, 'Ready', 120_000);
+      expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`)).toEqual(['greeter=Ready']);
+      for (const s of started) expect(s.proc.exitCode, s.out()).toBeNull();
+      // What it wrote went to the cache's emptyDir; the SDK's own metrics are served where the Deployment says.
+      expect((await readdir(volumes.cache)).length).toBeGreaterThan(0);
+      expect(await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text()).toMatch(/^temporal_/m);
+      expect(started.map((s) => s.out()).join('')).not.toMatch(/EROFS|EACCES/);
+    },
+  );
 });

@@ -1,0 +1,75 @@
+// A process run as the Deployments in deploy/kustomize run it, short of the image: in a mount
+// namespace of its own whose root filesystem is read-only (readOnlyRootFilesystem), with writable
+// directories only where the pod mounts emptyDirs (/tmp, /var/cache/klm) and a read-only one where
+// it mounts a Secret (/mnt here), as uid and gid 1000 (runAsUser, the image's USER), with no
+// capabilities and no_new_privs (capabilities: drop ALL, allowPrivilegeEscalation: false). Setting
+// that up takes root, as for a container runtime: unshare(1) and setpriv(1) of util-linux.
+import { chmod, chown, copyFile, mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import type { StartedProcess } from './processes';
+
+export const POD_UID = 1000;
+
+/** Whether this process may build the sandbox: root, as a container runtime is. */
+export const canSandbox = process.getuid?.() === 0;
+
+export interface PodVolumes {
+  /** The host directories behind the pod's emptyDirs and Secret, to look into afterwards. */
+  tmp: string;
+  cache: string;
+  secret: string;
+}
+
+/** Host directories for a pod's volumes; `secrets` are copied into its Secret volume (mode 0400). */
+export async function podVolumes(secrets: Record<string, string>): Promise<PodVolumes> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'klm-pod-'));
+  const volumes = { tmp: path.join(dir, 'tmp'), cache: path.join(dir, 'cache'), secret: path.join(dir, 'secret') };
+  for (const d of Object.values(volumes)) await mkdir(d);
+  await chmod(volumes.tmp, 0o1777);
+  await chown(volumes.cache, POD_UID, POD_UID);
+  for (const [name, from] of Object.entries(secrets)) {
+    const to = path.join(volumes.secret, name);
+    await copyFile(from, to);
+    await chown(to, POD_UID, POD_UID);
+    await chmod(to, 0o400);
+  }
+  return volumes;
+}
+
+const SETUP = [
+  'set -e',
+  // The emptyDir of the worker's cache, under a /var/cache of the namespace's own.
+  'mount -t tmpfs -o mode=0755 tmpfs /var/cache',
+  'mkdir /var/cache/klm',
+  'mount --bind "$POD_CACHE" /var/cache/klm',
+  'mount --bind "$POD_SECRET" /mnt',
+  // Last: the host's /tmp holds the directories above.
+  'mount --bind "$POD_TMP" /tmp',
+  'mount -o remount,bind,ro /',
+  'mount -o remount,bind,ro /mnt',
+  `exec setpriv --reuid=${POD_UID} --regid=${POD_UID} --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@"`,
+].join('\n');
+
+/** `node <args>` in `cwd` on a read-only root, as uid 1000, with `env` only (and the volumes); the caller kills it. */
+export function startNodeReadOnly(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  volumes: PodVolumes,
+  cwd = process.cwd(),
+): StartedProcess {
+  let out = '';
+  const proc = spawn(
+    'unshare',
+    ['--mount', '--propagation', 'private', '--', 'sh', '-c', SETUP, 'sh', process.execPath, ...args],
+    {
+      cwd,
+      env: { ...env, POD_TMP: volumes.tmp, POD_CACHE: volumes.cache, POD_SECRET: volumes.secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return { proc, out: () => out };
+}
