@@ -49,8 +49,11 @@ describe("README's quick start, in a fresh clone", () => {
     await utimes(path.join(clone, 'package-lock.json'), lock.atime, lock.mtime);
   });
 
+  /** Whether npm start has ended (npm ends by the signal it was sent, so with no exit code). */
+  const ended = () => start !== undefined && (start.exitCode !== null || start.signalCode !== null);
+
   afterAll(async () => {
-    if (start?.pid && start.exitCode === null) process.kill(-start.pid, 'SIGKILL');
+    if (start?.pid && !ended()) process.kill(-start.pid, 'SIGKILL');
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -69,7 +72,7 @@ describe("README's quick start, in a fresh clone", () => {
     await eventually(
       'npm start to be running',
       () => {
-        if (start!.exitCode !== null) throw new Error(`npm start ended (${start!.exitCode}):\n${out}`);
+        if (ended()) throw new Error(`npm start ended:\n${out}`);
         return Promise.resolve(out.includes('Press Ctrl-C to stop.') || undefined);
       },
       150_000,
@@ -97,11 +100,17 @@ describe("README's quick start, in a fresh clone", () => {
     expect(json.stderr).not.toContain('building');
 
     process.kill(-start.pid!, 'SIGINT');
-    await eventually(
-      'npm start to stop on Ctrl-C',
-      () => Promise.resolve(start!.exitCode !== null || undefined),
-      60_000,
-    );
+    await eventually('npm start to stop on Ctrl-C', () => Promise.resolve(ended() || undefined), 60_000);
     expect(out).toContain('SIGINT: stopping');
+  });
+
+  it('never runs a build older than the sources: a source changed, klm builds again and says so', async () => {
+    const now = new Date();
+    await utimes(path.join(clone, 'src/cli/output.ts'), now, now);
+    const { stdout, stderr } = await exec('npx', ['klm', '--help'], { cwd: clone, env: newcomerEnv() });
+    expect(stderr).toContain('klm: building dist/ (a source changed since the last build)');
+    expect(stdout).toContain('Usage: klm');
+    const again = await exec('npx', ['klm', '--help'], { cwd: clone, env: newcomerEnv() });
+    expect(again.stderr).toBe('');
   });
 });
