@@ -73,7 +73,7 @@ function shellWord(value: string): string {
 /** The settings klm reads for the running stack, as `NAME=value` pairs, a line for each group. */
 function exportLines(
   kubeconfig: string,
-  temporalAddress: string | undefined,
+  temporalAddress: string,
   namespace: string,
   stack: { registryHost: string; temporalUiUrl?: string } | undefined,
 ): string[] {
