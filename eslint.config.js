@@ -109,7 +109,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'eslint-rules/*.js'] },
+        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'bin/*.mjs', 'eslint-rules/*.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

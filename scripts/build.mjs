@@ -4,16 +4,17 @@
 //   dist/cli/klm.js        the command line    dist/workflow-bundle.js the workflows
 // Each entry is bundled with esbuild (our code inlined, npm packages left as imports), under the
 // same folder depth as in src/, so that paths it resolves from its own URL (deploy/crds,
-// examples/modules) hold. Plain JavaScript: it runs before anything is compiled.
+// examples/modules) hold. klm's commands that run servers (up, tools, bundle, ui) are imported
+// when run: split into chunks beside it (dist/cli/*-HASH.js, the same depth), so that a module
+// command does not load the Temporal worker. Last, dist/build.json records when the build began:
+// bin/klm.mjs rebuilds when a source is newer. Progress goes to stderr (bin/klm.mjs builds on
+// first use, and its stdout is the command's). Plain JavaScript: it runs before anything is compiled.
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const started = Date.now();
-rmSync('dist', { recursive: true, force: true });
-console.log('[build] compiling worker, bridge and klm to dist/ ...');
-await build({
-  entryPoints: ['src/workers/main.ts', 'src/starter/main.ts', 'src/cli/klm.ts'],
+const common = {
   outbase: 'src',
   outdir: 'dist',
   bundle: true,
@@ -23,9 +24,16 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
-});
-console.log('[build] bundling the workflows to dist/workflow-bundle.js ...');
+};
+rmSync('dist', { recursive: true, force: true });
+console.error('[build] compiling worker, bridge and klm to dist/ ...');
+await Promise.all([
+  build({ ...common, entryPoints: ['src/workers/main.ts', 'src/starter/main.ts'] }),
+  build({ ...common, entryPoints: ['src/cli/klm.ts'], splitting: true, chunkNames: 'cli/[name]-[hash]' }),
+]);
+console.error('[build] bundling the workflows to dist/workflow-bundle.js ...');
 execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'bundle', '--out', 'dist/workflow-bundle.js'], {
-  stdio: 'inherit',
+  stdio: ['ignore', 'ignore', 'inherit'],
 });
-console.log(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+writeFileSync('dist/build.json', `${JSON.stringify({ started })}\n`);
+console.error(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)}s`);

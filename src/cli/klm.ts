@@ -1,14 +1,16 @@
 // klm: the command line, on commander. `klm --help` and `klm <command> --help` list everything;
 // `klm completion bash|zsh` prints shell completion. Exit codes: src/cli/output.ts (EXIT).
+// The commands that run servers (up, tools, bundle, ui) or ask Temporal (rollout, promote, kyma
+// status) load what they need when run: the Temporal worker and client, the local stack and the
+// web server are no part of a `klm module list` (the build puts them in chunks of their own).
 import { createInterface } from 'node:readline/promises';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CustomResourcePolicy, Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
-import { ensureTools, type Profile } from '../localstack/tools';
+import type { Profile } from '../localstack/tools';
 import { configFromEnv, durationMs } from '../infra/config';
 import { Registries } from '../oci/registries';
 import { dockerConfigCredentials } from './docker-credentials';
-import { writeWorkflowBundle } from '../workers/worker';
 import { clusterClient, kymaRefOf, type ClusterOptions } from './cluster';
 import { completionScript } from './completion';
 import { listEntries, moduleTable, setManaged, whyText } from './kyma-modules';
@@ -19,13 +21,9 @@ import { deleteModule } from './module-delete';
 import { moduleRows, whyModule } from './module-list';
 import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
-import { kymaStatus, kymaStatusText, notRunning } from './kyma-status';
 import { createModule, type CreateOptions } from './module-create';
 import { checkPromotion, policyRefusal, promote } from './promote';
 import { EXIT, NotRunningError, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
-import { planTable, rollout, rolloutPlan } from './rollout';
-import { startUi } from './ui/server';
-import { up } from './up';
 
 /** Where upstream keeps the Kyma of a runtime; the control plane's are named with --kyma. */
 const DEFAULT_KYMA = 'kyma-system/default';
@@ -169,6 +167,7 @@ export function program(): Command {
         const fleetSize = Number(o.fleet);
         if (!Number.isInteger(fleetSize) || fleetSize < 0)
           throw new UsageError(`--fleet needs a whole number, not "${o.fleet}"`);
+        const { up } = await import('./up');
         await up({
           config: configFromEnv(env),
           profile: profileOf(o.profile),
@@ -186,6 +185,7 @@ export function program(): Command {
     .option('--quiet', 'print nothing')
     .option('--browser', "also Debian's Chromium (the web view's browser tests)")
     .action(async (o: { profile: string; quiet?: boolean; browser?: boolean }) => {
+      const { ensureTools } = await import('../localstack/tools');
       const tools = await ensureTools(profileOf(o.profile), { browser: !!o.browser });
       if (!o.quiet) for (const [name, file] of Object.entries(tools)) console.log(`${name.padEnd(22)} ${file}`);
     });
@@ -195,6 +195,7 @@ export function program(): Command {
     .description("bundle the workflows ahead of time (the worker's KLM_WORKFLOW_BUNDLE)")
     .requiredOption('--out <file>', 'where to write it')
     .action(async (o: { out: string }) => {
+      const { writeWorkflowBundle } = await import('../workers/worker');
       await writeWorkflowBundle(o.out);
       console.log(`workflow bundle written to ${o.out}: start the worker with KLM_WORKFLOW_BUNDLE=${o.out}`);
     });
@@ -221,6 +222,7 @@ export function program(): Command {
     if (action !== 'status') c.requiredOption('--reason <why>', 'why (recorded with the rollout)');
     c.action(
       async (module: string, o: { channel: string; namespace: string; output: 'table' | 'json'; reason?: string }) => {
+        const { rollout } = await import('./rollout');
         console.log(
           await rollout(
             {
@@ -244,6 +246,7 @@ export function program(): Command {
     .option('--namespace <ns>', 'the namespace of the ModuleReleaseMeta', 'kcp-system')
     .addOption(new Option('-o, --output <format>', 'table or json').default('table').choices(['table', 'json']))
     .action(async (module: string, o: { version: string; channel: string; namespace: string; output: string }) => {
+      const { planTable, rolloutPlan } = await import('./rollout');
       const plan = await rolloutPlan(channelOf(module, o), o.version, configFromEnv(process.env));
       console.log(o.output === 'json' ? JSON.stringify(plan, null, 2) : planTable(plan));
     });
@@ -499,6 +502,7 @@ export function program(): Command {
           console.log(`channel ${o.channel} of module ${module} carries ${version} already: nothing to do`);
           return;
         }
+        const { planTable, rolloutPlan } = await import('./rollout');
         const plan = await rolloutPlan(
           { namespace: o.namespace, module, channel: o.channel },
           version,
@@ -596,6 +600,7 @@ export function program(): Command {
           throw new UsageError(`--port needs a port number, not "${o.port}"`);
         kymaRefOf(o.kyma);
         const kube = await clusterClient(o);
+        const { startUi } = await import('./ui/server');
         const server = await startUi({
           context: {
             kube,
@@ -626,6 +631,7 @@ export function program(): Command {
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {
       const kube = await clusterClient(o);
+      const { kymaStatus, kymaStatusText, notRunning } = await import('./kyma-status');
       const view = await kymaStatus(kube, kymaRefOf(kyma, 'the Kyma'), configFromEnv(process.env), o.temporalUi);
       console.log(render(outputOf(o.output), view, kymaStatusText));
       const gone = notRunning(view);

@@ -16,7 +16,7 @@ import { kubeConfigFromFile } from '../k8s/kubeconfig';
 import { startStack } from '../localstack/stack';
 import type { Profile } from '../localstack/tools';
 import { SampleManager } from '../samples/manager';
-import { SAMPLE_DEFAULT_NAMESPACE, SAMPLE_NAMESPACE, sampleFleet } from '../samples/fleet';
+import { newcomerKyma, SAMPLE_DEFAULT_NAMESPACE, SAMPLE_NAMESPACE, sampleFleet } from '../samples/fleet';
 import { publishSamples, SAMPLE_KINDS } from '../samples/modules';
 import { Bridge } from '../starter/bridge';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
@@ -63,6 +63,36 @@ function watchFleet(kcp: KubeClient): () => void {
     );
   }, 1000);
   return () => clearInterval(timer);
+}
+
+/** A value as a POSIX shell reads it back: quoted unless it is plain. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The settings klm reads for the running stack, as `NAME=value` pairs, a line for each group. */
+function exportLines(
+  kubeconfig: string,
+  temporalAddress: string,
+  namespace: string,
+  stack: { registryHost: string; temporalUiUrl?: string } | undefined,
+): string[] {
+  const pairs = (entries: [string, string | undefined][]) =>
+    entries
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([k, v]) => `${k}=${shellWord(v)}`)
+      .join(' ');
+  return [
+    pairs([
+      ['KUBECONFIG', kubeconfig],
+      ['TEMPORAL_ADDRESS', temporalAddress],
+      ['TEMPORAL_NAMESPACE', namespace === 'default' ? undefined : namespace],
+    ]),
+    pairs([
+      ['KLM_TEMPORAL_UI_URL', stack?.temporalUiUrl],
+      ['KLM_OCI_REGISTRY_HOST', stack?.registryHost],
+    ]),
+  ].filter((l) => l !== '');
 }
 
 export async function up(o: UpOptions): Promise<void> {
@@ -131,13 +161,17 @@ export async function up(o: UpOptions): Promise<void> {
     stops.push(() => bridge.stop());
 
     if (stack) {
-      await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SAMPLE_NAMESPACE } });
-      const published = await publishSamples(kcp, stack.info.registryHost, SAMPLE_NAMESPACE);
-      console.log(`Published sample modules: ${published.join(', ')}`);
+      // The sample catalog where the fleet is, and where the newcomer's Kyma is (klm's default --kyma).
+      const newcomer = newcomerKyma();
+      for (const ns of [SAMPLE_NAMESPACE, newcomer.metadata.namespace!]) {
+        await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+        const published = await publishSamples(kcp, stack.info.registryHost, ns);
+        console.log(`Published sample modules to ${ns}: ${published.join(', ')}`);
+      }
       const manager = new SampleManager({ client: kcp, kinds: SAMPLE_KINDS });
       manager.start();
       stops.push(() => manager.stop());
-      for (const k of sampleFleet(o.fleetSize)) await kcp.apply(k);
+      for (const k of [newcomer, ...sampleFleet(o.fleetSize)]) await kcp.apply(k);
       stops.push(watchFleet(kcp));
     }
 
@@ -156,6 +190,10 @@ export async function up(o: UpOptions): Promise<void> {
       console.log(`  OCI registry:     ${stack.info.registryHost}`);
       console.log(`  logs and data:    ${stack.info.dir}`);
     }
+    // What klm and kubectl in another shell need: paste these lines there.
+    console.log(`Paste into another shell for klm (\`npx klm module list\`) and kubectl:`);
+    for (const line of exportLines(kubeconfig, temporal.address, namespace, stack?.info))
+      console.log(`  export ${line}`);
     console.log('Press Ctrl-C to stop.');
     const signal = await waitForSignal();
     console.log(`\n${signal}: stopping ...`);
