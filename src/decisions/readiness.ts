@@ -132,11 +132,6 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
   };
 }
 
-/** How a target object is named in signals and checks: `<apiVersion>/<kind>/<namespace>/<name>`. */
-export function objectKey(apiVersion: string, kind: string, name: string, namespace?: string): string {
-  return `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
-}
-
 /**
  * What of a manager workload or a module CR readiness reads: for workloads what
  * `workloadRollout` needs (and the selector of their pods); for CRs the state, message and conditions and the values at the

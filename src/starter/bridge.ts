@@ -14,6 +14,7 @@ import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
+import { idOf, objectKey } from '../api/object-id';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
 import {
   kymaWorkflowId,
@@ -46,7 +47,7 @@ import {
 } from '../contract/signals';
 import type { ObservedObject } from '../contract/readiness';
 import type { CachedKind, SeenVersions } from '../contract/seen-versions';
-import { objectKey, readinessView } from '../decisions/readiness';
+import { readinessView } from '../decisions/readiness';
 import { shardOf } from '../decisions/shards';
 import { missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
@@ -226,7 +227,7 @@ class TargetWatches {
   /** The object as a signal carries it: what readiness reads of it, or null when it was deleted. */
   observed(type: InformerEventType, o: KubeObject): ObservedObject {
     return {
-      key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace),
+      key: objectKey(idOf(o)),
       resourceVersion: o.metadata.resourceVersion ?? '',
       view: type === 'DELETED' ? null : readinessView(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`)),
     };

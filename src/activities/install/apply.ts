@@ -1,31 +1,21 @@
-// Apply: server-side apply with a fixed field manager and force. CRDs first, then wait until
-// they are Established (bounded by the configured timeout, then a typed failure); namespaces
-// next; then everything else. Re-applying the same objects changes nothing.
+// Apply: server-side apply with a fixed field manager and force, in the order of src/manifests
+// (CRDs, then wait until they are Established, bounded by the configured timeout, then a typed
+// failure; namespaces next; then everything else). Re-applying the same objects changes nothing.
 import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
 import { MANAGED_BY } from '../../api/identity';
 import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
+import { idOf, objectKey } from '../../api/object-id';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
+import { applyInOrder } from '../../manifests/apply';
+import { waitEstablished } from '../../manifests/crds';
+import { isNamespace } from '../../manifests/order';
+import { createNamespace } from '../../manifests/namespaces';
 import { permanent, transient } from '../failure';
 import { refusesCredentials } from '../target';
 import { identify } from './render';
-import { objectKey } from '../../decisions/readiness';
-
-const CONCURRENCY = 8;
-
-export async function inBatches<T>(
-  items: T[],
-  fn: (item: T) => Promise<unknown>,
-  concurrency = CONCURRENCY,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
-}
 
 export function describe(o: KubeObject): string {
   return describeObject(o.kind, o.metadata.name, o.metadata.namespace);
@@ -99,8 +89,6 @@ const RECENT_MS = 60_000;
 /** Namespaces this worker saw exist on a cluster. */
 const namespacesKnown = new RecentPerCluster();
 
-type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
-
 /** The object as the API server answered the apply. */
 async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promise<KubeObject> {
   try {
@@ -138,32 +126,6 @@ export function writeFailure(
   return applyFailure(err, o, verb);
 }
 
-function established(crd: Crd | undefined): boolean {
-  return crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-}
-
-/** Waits until the CRDs are Established; those whose apply answer said so already are not read again. */
-async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let pending = applied.filter((crd) => !established(crd)).map((crd) => crd.metadata.name);
-  while (pending.length) {
-    const states = await Promise.all(
-      pending.map(async (n) =>
-        established(await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n)) ? undefined : n,
-      ),
-    );
-    pending = states.filter((n): n is string => n !== undefined);
-    if (!pending.length) return;
-    if (Date.now() > deadline)
-      throw permanent(
-        'CrdNotEstablished',
-        `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`,
-      );
-    heartbeat();
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /**
  * Creates a namespace the module's objects need but do not define (such as kyma-system),
  * labelled and annotated like every object we apply. Created once, never re-applied: the
@@ -181,8 +143,8 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
       annotations: { [OWNED_BY_ANNOTATION]: ownedBy(who.kymaNamespace, who.kymaName, who.module) },
     },
   };
-  await client.create(ns).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns, 'create');
+  await createNamespace(client, ns).catch((err: unknown) => {
+    throw applyFailure(err, ns, 'create');
   });
   namespacesKnown.mark(client, name);
 }
@@ -214,38 +176,37 @@ export class Applier {
     who: Identity,
     crdTimeoutMs: number,
   ): Promise<Map<string, string>> {
-    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
-    const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
-    const step = (o: KubeObject) => {
-      heartbeat();
-      return applyOne(client, o, who);
-    };
     const keyOf = (o: KubeObject) =>
       `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-    const due = (o: KubeObject) => o.metadata.namespace !== undefined || !sharedApplied.recent(client, keyOf(o));
-    const dueCrds = crds.filter(due);
-    const answers: Crd[] = [];
-    await inBatches(dueCrds, async (o) => answers.push(await step(o)));
-    await waitEstablished(client, answers, crdTimeoutMs);
-    for (const o of dueCrds) sharedApplied.mark(client, keyOf(o));
-    await inBatches(namespaces, step);
-    const own = new Set(namespaces.map((n) => n.metadata.name));
-    const referenced = [
-      ...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n))),
-    ];
-    await inBatches(referenced, (n) => ensureNamespace(client, n, who));
-    const dueRest = rest.filter(due);
+    const shared = (o: KubeObject) => o.metadata.namespace === undefined && !isNamespace(o);
+    const due = objects.filter((o) => !shared(o) || !sharedApplied.recent(client, keyOf(o)));
     const versions = new Map<string, string>();
-    await inBatches(dueRest, async (o) => {
-      const answer = await step(o);
-      if (answer.metadata.namespace && answer.metadata.resourceVersion)
-        versions.set(
-          objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace),
-          answer.metadata.resourceVersion,
-        );
+    await applyInOrder(due, {
+      apply: async (o) => {
+        heartbeat();
+        const answer = await applyOne(client, o, who);
+        if (answer.metadata.namespace && answer.metadata.resourceVersion)
+          versions.set(
+            objectKey({ ...idOf(answer), apiVersion: o.apiVersion, kind: o.kind }),
+            answer.metadata.resourceVersion,
+          );
+        return answer;
+      },
+      established: async (crds) => {
+        await waitEstablished(client, crds, {
+          timeoutMs: crdTimeoutMs,
+          onPoll: heartbeat,
+          timedOut: (pending) =>
+            permanent(
+              'CrdNotEstablished',
+              `CRD not established within ${Math.round(crdTimeoutMs / 1000)}s: ${pending.join(', ')}`,
+            ),
+        });
+        for (const o of due) if (o.kind === 'CustomResourceDefinition') sharedApplied.mark(client, keyOf(o));
+      },
+      ensureNamespace: (n) => ensureNamespace(client, n, who),
     });
-    for (const o of dueRest) if (o.metadata.namespace === undefined) sharedApplied.mark(client, keyOf(o));
+    for (const o of due) if (shared(o) && o.kind !== 'CustomResourceDefinition') sharedApplied.mark(client, keyOf(o));
     return versions;
   }
 }
