@@ -49,7 +49,7 @@ import type { ObservedObject } from '../contract/readiness';
 import type { CachedKind, SeenVersions } from '../contract/seen-versions';
 import { readinessView } from '../decisions/readiness';
 import { shardOf } from '../decisions/shards';
-import { missingLabel, visibilityOf } from '../decisions/visibility';
+import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
 import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
@@ -815,7 +815,7 @@ export class Bridge {
       const was = this.templateVisibility.get(key) ?? now;
       if (deleted) this.templateVisibility.delete(key);
       else this.templateVisibility.set(key, now);
-      sees = (k) => [now, was].some((needs) => !missingLabel(needs, visibilityOf(k?.metadata.labels)));
+      sees = (k) => [now, was].some((needs) => !missingLabel(needs, k && kymaVisibility(k)));
     }
     for (const secret of this.secrets.flatMap((i) => i.list())) {
       const kyma = secret.metadata.labels?.[LABELS.kymaName];
