@@ -7,7 +7,7 @@ import { MANAGED_BY } from '../../api/identity';
 import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
-import { idOf, objectKey } from '../../api/object-id';
+import { groupOf, idOf, objectKey } from '../../api/object-id';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
 import { applyInOrder } from '../../manifests/apply';
 import { waitEstablished } from '../../manifests/crds';
@@ -28,7 +28,7 @@ export function describe(o: KubeObject): string {
 function forbidden(err: KubeApiError, o: KubeObject, verb: string): string {
   const said = /cannot (\S+) resource/.exec(err.message)?.[1] ?? verb;
   const resource = err.details.kind ?? `${o.kind.toLowerCase()}s`;
-  const group = err.details.group ?? (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '');
+  const group = err.details.group ?? groupOf(o.apiVersion);
   const scope = o.metadata.namespace ? `in namespace ${o.metadata.namespace}` : 'at cluster scope';
   const needs = verb === 'patch' ? ' (server-side apply needs create and patch)' : '';
   const of = group ? `of API group "${group}"` : 'of the core API group';
