@@ -79,10 +79,13 @@ async function applyAll(target: KubeClient, objects: KubeObject[], crdTimeoutMs:
     established: (crds) =>
       waitEstablished(target, crds, {
         timeoutMs: crdTimeoutMs,
-        timedOut: (pending) =>
-          new Refused(
-            `the CustomResourceDefinition${pending.length > 1 ? 's' : ''} ${pending.join(', ')} ${pending.length > 1 ? 'were' : 'was'} not established within ${Math.round(crdTimeoutMs / 1000)} s; \`kubectl describe crd ${pending[0]}\` says why; then run the command again`,
-          ),
+        timedOut: (pending) => {
+          const which = `CustomResourceDefinition${pending.length > 1 ? 's' : ''} ${pending.join(', ')}`;
+          return new Refused(
+            `the ${which} ${pending.length > 1 ? 'were' : 'was'} not established within ${Math.round(crdTimeoutMs / 1000)} s; ` +
+              `\`kubectl describe crd ${pending[0]}\` says why; then run the command again`,
+          );
+        },
       }),
     ensureNamespace: (n) => ensureNamespace(target, n),
   });
