@@ -29,8 +29,12 @@ const LAYERS = {
   k8s: { may: ['api'], why: 'the Kubernetes clients know nothing of the lifecycle' },
   temporal: { may: ['api'], why: 'Temporal plumbing knows only src/api' },
   publish: { may: ['api', 'oci'], why: 'module publishing uses the OCI client and the API types only' },
+  manifests: {
+    may: ['api', 'k8s'],
+    why: "a manifest's objects into a cluster (parse, order, CRDs, prune) serve the worker and the command line alike: they import src/api and src/k8s only",
+  },
   activities: {
-    may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'oci'],
+    may: ['api', 'contract', 'decisions', 'infra', 'k8s', 'manifests', 'oci'],
     why: 'activities do I/O over the clients and the decisions, never workflow, bridge or worker code',
   },
   starter: {
@@ -56,16 +60,16 @@ const LAYERS = {
       'decisions',
       'infra',
       'k8s',
+      'manifests',
       'oci',
       'temporal',
       'publish',
-      'activities',
       'starter',
       'workers',
       'localstack',
       'samples',
     ],
-    why: 'the command line composes the processes; it never imports workflow code',
+    why: 'the command line composes the processes; it never imports workflow or activity code (the worker it starts brings its activities)',
   },
 };
 

@@ -3,7 +3,7 @@
 // each distinct object once, as fast as the machine allows; and, for promotion, the promoted
 // module's new version into the same namespaces.
 import { API_VERSION, type KubeObject } from '../src/api/shared';
-import { inBatches } from '../src/activities/install/apply';
+import { inBatches } from '../src/manifests/batches';
 import { renderObjects } from '../src/activities/install/render';
 import {
   blobLocation,

@@ -18,7 +18,7 @@ import type { Kyma } from '../src/api/kyma';
 import { kymaWorkflowId } from '../src/api/names';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP } from '../src/api/shared';
 import { rolloutProgress, rolloutWaves, rolloutWorkflowId } from '../src/contract/rollout';
-import { inBatches } from '../src/activities/install/apply';
+import { inBatches } from '../src/manifests/batches';
 import { Informer } from '../src/k8s/informer';
 import { kubeConfigFromFile } from '../src/k8s/kubeconfig';
 import { KubeClient } from '../src/k8s/rest-client';

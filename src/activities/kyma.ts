@@ -20,7 +20,7 @@ import { mergeConditions } from '../decisions/conditions';
 import { kymaNameProblem } from '../decisions/names';
 import { specModules } from '../decisions/runtime-kyma';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
-import { visibilityOf } from '../decisions/visibility';
+import { kymaVisibility } from '../decisions/visibility';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
 import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
@@ -179,7 +179,7 @@ export function kymaActivities(
         paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
         skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
         runtime: runtimeOf(kyma.metadata.labels),
-        visibility: visibilityOf(kyma.metadata.labels),
+        visibility: kymaVisibility(kyma),
         remote,
         modules: [...specModules(kyma.spec.modules), ...mandatory.filter((m) => !listed.has(m.name))],
         ...(remote ? { mandatoryModules: mandatory } : {}),

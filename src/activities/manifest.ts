@@ -4,6 +4,7 @@
 import { MANAGED_BY } from '../api/identity';
 import type { InventoryEntry, Manifest, ManifestStatus } from '../api/manifest';
 import { manifestName, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import { idOf, refOf } from '../api/object-id';
 import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
@@ -133,16 +134,10 @@ export class ManifestWriter {
       conditions,
     };
     if (rendered && rendered.digest !== last.syncedDigest) {
-      status.synced = (await loadRendered(cache, rendered)).map((o): InventoryEntry => {
-        const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-        return {
-          group: group!,
-          version: version!,
-          kind: o.kind,
-          name: o.metadata.name,
-          namespace: o.metadata.namespace ?? '',
-        };
-      });
+      status.synced = (await loadRendered(cache, rendered)).map((o): InventoryEntry => ({
+        ...refOf(idOf(o)),
+        namespace: o.metadata.namespace ?? '',
+      }));
     }
     try {
       await kcp.mergePatch(API_VERSION, 'Manifest', name, kyma.namespace, { status }, 'status');

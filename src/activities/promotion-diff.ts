@@ -12,10 +12,11 @@ import type { ResolvedModule } from '../contract/module';
 import type { ChannelRef, PromotionDiff, PromotionDiffGroup } from '../contract/rollout';
 import { diffObjects } from '../decisions/object-diff';
 import type { ObjectCache } from '../k8s/object-cache';
+import { RenderError } from '../manifests/parse';
 import type { OcmRegistry } from '../oci/ocm';
 import type { BlobCache } from './blob-cache';
 import { ModuleFetcher, type Fetched } from './install/fetch';
-import { RenderError, renderObjects } from './install/render';
+import { renderObjects } from './install/render';
 
 export interface DiffPromotionInput {
   channel: ChannelRef;

@@ -2,12 +2,13 @@
 // default CR; those the bridge's watch told of already are not read again; the manager's pods
 // when asked to explain a rollout that does not complete) and lets the pure evaluation
 // (src/decisions/readiness.ts) decide.
+import { idOf, objectKey } from '../api/object-id';
 import { apiVersionOf, type KubeObject, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { SeenVersions } from '../contract/seen-versions';
 import type { ObservedObject, ReadinessCheck } from '../contract/readiness';
-import { evaluateReadiness, objectKey, readinessView } from '../decisions/readiness';
+import { evaluateReadiness, readinessView } from '../decisions/readiness';
 import type { PodView } from '../decisions/pods';
 import { workloadRollout, type WorkloadView } from '../decisions/workload';
 import type { KubeClient } from '../k8s/rest-client';
@@ -127,7 +128,7 @@ function asObserved(o: KubeObject | undefined, paths?: string[]): ObservedObject
   if (!o?.metadata.resourceVersion) return [];
   return [
     {
-      key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace),
+      key: objectKey(idOf(o)),
       resourceVersion: o.metadata.resourceVersion,
       view: readinessView(o, paths),
     },

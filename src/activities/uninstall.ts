@@ -1,37 +1,24 @@
 // Removing what a module installed: pruning what a new version no longer has, finding the
 // custom resources that block a module's removal, deleting its default CR, deleting its
-// objects in a safe order (ordinary objects first; workloads, services, service accounts,
-// RBAC, namespaces and CRDs last), and releasing them (managed: false). A namespaced object is
+// objects in a safe order (src/manifests: ordinary objects first; workloads, services, service
+// accounts, RBAC, namespaces and CRDs last), and releasing them (managed: false). A namespaced object is
 // touched only while it is still annotated as this Kyma's module's; an object of cluster scope
 // (shared by every installation of the module in the cluster) only while no other
 // installation of the module is left there.
 import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
+import { idOf } from '../api/object-id';
 import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers } from '../contract/module';
 import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
+import { deletionTiers, pruned } from '../manifests/order';
 import { describe, forgetShared } from './install/apply';
-import { loadRendered, objectKey, type Rendered } from './install/render';
+import { loadRendered, type Rendered } from './install/render';
 import type { BlobCache } from './blob-cache';
 import { onTarget } from './target';
-
-/** Kinds deleted last, in this order; everything else goes first. */
-const LAST = [
-  ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob'],
-  ['Service'],
-  ['ServiceAccount'],
-  ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
-  ['Namespace'],
-  ['CustomResourceDefinition'],
-];
-
-function rank(o: KubeObject): number {
-  const i = LAST.findIndex((kinds) => kinds.includes(o.kind));
-  return i < 0 ? 0 : i + 1;
-}
 
 /** Who a module installation is, and whether other installations of the module share its cluster. */
 interface Installation {
@@ -101,20 +88,18 @@ async function crsOf(client: KubeClient, cr: DefaultCrRef): Promise<KubeObject[]
 /** Deletes objects tier by tier in the safe order; returns how many it deleted. */
 async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<number> {
   let deleted = 0;
-  for (let tier = 0; tier <= LAST.length; tier++) {
+  for (const tier of deletionTiers(objects)) {
     await Promise.all(
-      objects
-        .filter((o) => rank(o) === tier)
-        .map(async (o) => {
-          const live = await client
-            .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
-            .catch((err: unknown) => {
-              if (isNotFound(err)) return undefined; // kind no longer served
-              throw err;
-            });
-          if (!live || !ours(live, i)) return;
-          if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
-        }),
+      tier.map(async (o) => {
+        const live = await client
+          .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
+          .catch((err: unknown) => {
+            if (isNotFound(err)) return undefined; // kind no longer served
+            throw err;
+          });
+        if (!live || !ours(live, i)) return;
+        if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
+      }),
     );
   }
   // Cluster-scoped objects may be among them: the next install applies them again.
@@ -131,8 +116,7 @@ export async function pruneObjects(
   previous: RenderedRef,
   next: Rendered,
 ): Promise<number> {
-  const keep = new Set(next.objects.map(objectKey));
-  const gone = (await loadRendered(cache, previous)).filter((o) => !keep.has(objectKey(o)));
+  const gone = pruned(await loadRendered(cache, previous), next.objects, idOf);
   if (gone.length === 0) return 0;
   return await deleteInOrder(client, gone, await installationOf(client, next.objects, next.ref, ref, module));
 }

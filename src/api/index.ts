@@ -4,3 +4,4 @@ export * from './moduletemplate';
 export * from './modulereleasemeta';
 export * from './manifest';
 export * from './search-attributes';
+export * from './object-id';

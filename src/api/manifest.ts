@@ -1,13 +1,8 @@
 import type { CustomResourcePolicy } from './kyma';
 import type { Condition, LastOperation, ObjectMeta, ObjectRef, State } from './shared';
 
-export interface InventoryEntry {
-  group: string;
-  version: string;
-  kind: string;
-  name: string;
-  namespace: string;
-}
+/** An entry of upstream's Manifest status.synced: a reference with its namespace. */
+export type InventoryEntry = Required<ObjectRef>;
 
 export interface ManifestSpec {
   remote: boolean;

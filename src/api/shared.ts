@@ -118,7 +118,10 @@ export interface TrackingObject {
   metadata?: { name?: string; namespace?: string; generation?: number };
 }
 
-/** Group/version/kind plus name: identifies a workload or an applied object. */
+/**
+ * A reference in upstream's spelling, group and version apart (ModuleTemplate and Manifest
+ * spec.manager). The code names objects by `ObjectId` (object-id.ts: `idOfRef`, `refOf`).
+ */
 export interface ObjectRef {
   group: string;
   version: string;

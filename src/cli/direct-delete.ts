@@ -1,13 +1,15 @@
 // Deleting a direct install, in the order the seed's deletion flow asks: the default CR first
-// (its manager, still running, clears its finalizers), then what the manifest applied, newest
-// kinds first and CRDs last, then klm's record. Each step tolerates what is gone already, so a
+// (its manager, still running, clears its finalizers), then what the manifest applied, in the
+// worker's deletion order (src/manifests: ordinary objects first, CRDs last), then klm's record. Each step tolerates what is gone already, so a
 // second run finishes an interrupted one. Cluster-scoped objects that something else applied
 // too (the lifecycle manager installing the same module for a Kyma in this cluster) stay.
 import { CLI_FIELD_MANAGER } from '../api/identity';
 import { describeObject } from '../api/names';
+import type { ObjectId } from '../api/object-id';
 import type { KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
-import { deleteRecord, type DirectRecord, type ObjectId } from './direct-record';
+import { deletionTiers } from '../manifests/order';
+import { deleteRecord, type DirectRecord } from './direct-record';
 import { Refused } from './output';
 
 function describe(o: ObjectId): string {
@@ -57,10 +59,7 @@ export async function directDelete(
       .catch(() => false);
     await waitGone(target, record.defaultCr, timeoutMs);
   }
-  const order = [
-    ...record.objects.filter((o) => o.kind !== 'CustomResourceDefinition').reverse(),
-    ...record.objects.filter((o) => o.kind === 'CustomResourceDefinition'),
-  ];
+  const order = deletionTiers(record.objects).flat();
   const kept: string[] = [];
   progress(`deleting ${order.length} objects of ${record.module} ${record.version}`);
   for (const o of order) {

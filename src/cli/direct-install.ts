@@ -5,12 +5,17 @@
 // version no longer has and leaves the default CR as it is.
 import { CLI_MANAGED_BY } from '../api/identity';
 import { describeObject, MODULE_VERSION_ANNOTATION } from '../api/names';
-import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
-import { managerOf, parseManifest, RenderError } from '../activities/install/render';
-import { inBatches } from '../activities/install/apply';
+import { idOf, idOfRef, objectKey, type ObjectId } from '../api/object-id';
+import { LABELS, type KubeObject } from '../api/shared';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { applyInOrder } from '../manifests/apply';
+import { waitEstablished } from '../manifests/crds';
+import { managerOf } from '../manifests/manager';
+import { createNamespace } from '../manifests/namespaces';
+import { deletionTiers, pruned } from '../manifests/order';
+import { parseManifest, RenderError } from '../manifests/parse';
 import { kindsOfTemplates } from './kyma-modules';
-import { readRecord, writeRecord, type DirectRecord, type ObjectId } from './direct-record';
+import { readRecord, writeRecord, type DirectRecord } from './direct-record';
 import { rawManifestOf, type SourceOptions, type Template } from './module-source';
 import { Refused } from './output';
 
@@ -31,22 +36,10 @@ export interface DirectInstallInput {
   progress: (line: string) => void;
 }
 
-export function idOf(o: KubeObject): ObjectId {
-  return {
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    name: o.metadata.name,
-    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-  };
-}
-
-export function keyOf(o: ObjectId): string {
-  return `${o.apiVersion}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
-}
-
+/** `a`, and what of `b` it lacks (in any version of its kind). */
 function union(a: ObjectId[], b: ObjectId[]): ObjectId[] {
-  const seen = new Set(a.map(keyOf));
-  return [...a, ...b.filter((o) => !seen.has(keyOf(o)))];
+  const seen = new Set(a.map((o) => objectKey(o, true)));
+  return [...a, ...b.filter((o) => !seen.has(objectKey(o, true)))];
 }
 
 function describe(o: ObjectId): string {
@@ -71,52 +64,31 @@ function refusedWrite(err: unknown, o: ObjectId): Error {
 }
 
 async function ensureNamespace(target: KubeClient, name: string): Promise<void> {
-  await target.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.status === 409))
-      throw refusedWrite(err, { apiVersion: 'v1', kind: 'Namespace', name });
+  await createNamespace(target, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch((err: unknown) => {
+    throw refusedWrite(err, { apiVersion: 'v1', kind: 'Namespace', name });
   });
-}
-
-type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
-
-async function waitEstablished(target: KubeClient, names: string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (const name of names) {
-    for (;;) {
-      const crd = await target.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
-      if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline)
-        throw new Refused(
-          `the CustomResourceDefinition ${name} was not established within ${Math.round(timeoutMs / 1000)} s; \`kubectl describe crd ${name}\` says why; then run the command again`,
-        );
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
 }
 
 /** CRDs first (established before anything uses them), then namespaces, then the rest. */
 async function applyAll(target: KubeClient, objects: KubeObject[], crdTimeoutMs: number): Promise<void> {
-  const apply = async (o: KubeObject) => {
-    await target.apply(o).catch((err: unknown) => {
-      throw refusedWrite(err, idOf(o));
-    });
-  };
-  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-  const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
-  const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
-  await inBatches(crds, apply);
-  await waitEstablished(
-    target,
-    crds.map((c) => c.metadata.name),
-    crdTimeoutMs,
-  );
-  await inBatches(namespaces, apply);
-  const own = new Set(namespaces.map((n) => n.metadata.name));
-  await inBatches(
-    [...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n)))],
-    (n) => ensureNamespace(target, n),
-  );
-  await inBatches(rest, apply);
+  await applyInOrder(objects, {
+    apply: (o) =>
+      target.apply(o).catch((err: unknown) => {
+        throw refusedWrite(err, idOf(o));
+      }),
+    established: (crds) =>
+      waitEstablished(target, crds, {
+        timeoutMs: crdTimeoutMs,
+        timedOut: (pending) => {
+          const which = `CustomResourceDefinition${pending.length > 1 ? 's' : ''} ${pending.join(', ')}`;
+          return new Refused(
+            `the ${which} ${pending.length > 1 ? 'were' : 'was'} not established within ${Math.round(crdTimeoutMs / 1000)} s; ` +
+              `\`kubectl describe crd ${pending[0]}\` says why; then run the command again`,
+          );
+        },
+      }),
+    ensureNamespace: (n) => ensureNamespace(target, n),
+  });
 }
 
 /** Creates the template's default CR once; an existing one is left as its users made it. */
@@ -161,12 +133,7 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
     throw err;
   }
   const ref = managerOf(objects, i.template.spec.manager, i.namespace);
-  const manager: ObjectId | undefined = ref && {
-    apiVersion: apiVersionOf(ref),
-    kind: ref.kind,
-    name: ref.name,
-    ...(ref.namespace ? { namespace: ref.namespace } : {}),
-  };
+  const manager = ref && idOfRef(ref);
   await ensureNamespace(i.target, i.namespace);
   const record: DirectRecord = {
     module,
@@ -196,8 +163,7 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
     const cr = await createDefaultCr(i.target, i.template, module, version, i.namespace);
     if (cr) record.defaultCr = cr;
   }
-  const now = new Set(objects.map((o) => keyOf(idOf(o))));
-  const gone = record.objects.filter((o) => !now.has(keyOf(o))).reverse();
+  const gone = deletionTiers(pruned(record.objects, objects.map(idOf), (o) => o)).flat();
   for (const o of gone) {
     // A CRD the new version dropped may still have resources people rely on: it stays.
     if (o.kind === 'CustomResourceDefinition') {

@@ -5,16 +5,9 @@
 // it no longer has, a deletion deletes it, also after an interrupted run) and which default CR was created (created once: an upgrade
 // leaves it as its users changed it).
 import { CLI_MANAGED_BY } from '../api/identity';
+import type { ObjectId } from '../api/object-id';
 import { LABELS, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
-
-/** An object in the cluster, as the record lists it. */
-export interface ObjectId {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
 
 export interface DirectRecord {
   module: string;

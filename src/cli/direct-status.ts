@@ -5,11 +5,12 @@
 // (evaluateReadiness) decides manager and CR, so a module reads the same either way.
 import { MODULE_VERSION_ANNOTATION } from '../api/names';
 import { stateOf } from '../api/reasons';
-import type { KubeObject, ObjectRef } from '../api/shared';
+import { refOf, type ObjectId } from '../api/object-id';
+import type { KubeObject } from '../api/shared';
 import { evaluateReadiness, type ModuleCrView } from '../decisions/readiness';
 import type { WorkloadView } from '../decisions/workload';
 import type { KubeClient } from '../k8s/rest-client';
-import type { DirectRecord, ObjectId } from './direct-record';
+import type { DirectRecord } from './direct-record';
 
 export interface DirectState {
   state: string;
@@ -41,17 +42,6 @@ async function live<T extends KubeObject>(target: KubeClient, o: ObjectId | unde
     // A kind the cluster no longer serves: the object is not there.
     return undefined;
   }
-}
-
-function refOf(o: ObjectId): ObjectRef {
-  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  return {
-    group: group!,
-    version: version!,
-    kind: o.kind,
-    name: o.name,
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-  };
 }
 
 export async function directState(target: KubeClient, r: DirectRecord): Promise<DirectState> {

@@ -6,6 +6,7 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { kymaWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
 import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
 import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/shared';
+import type { KymaRef } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleVersions } from '../decisions/module-versions';
@@ -18,10 +19,8 @@ import { catalogEntries, catalogObjects, resolutionCatalog, type CatalogObjects 
 import { Refused, table, WaitTimeoutError } from './output';
 import { workflowLink } from './temporal-link';
 
-export interface KymaRef {
-  namespace: string;
-  name: string;
-}
+/** The Kyma a command names (`--kyma namespace/name`): the workflows' reference. */
+export type { KymaRef } from '../contract/kyma';
 
 type KymaObject = Kyma & KubeObject;
 

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CustomResourcePolicy, Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
-import { parseManifest, RenderError } from '../activities/install/render';
+import { parseManifest, RenderError } from '../manifests/parse';
 import type { KubeClient } from '../k8s/rest-client';
 import { directInstall } from './direct-install';
 import { readRecord } from './direct-record';

@@ -11,7 +11,8 @@ import { Refused } from './output';
 
 type ReleaseMeta = ModuleReleaseMeta & KubeObject;
 
-export interface Promotion {
+/** A channel of a module to move to a version (what `klm module promote` asks). */
+export interface PromoteRequest {
   namespace: string;
   module: string;
   channel: string;
@@ -19,7 +20,10 @@ export interface Promotion {
 }
 
 /** The ModuleReleaseMeta to edit and the version the channel has now; refuses what cannot be promoted. */
-export async function checkPromotion(kube: KubeClient, p: Promotion): Promise<{ meta: ReleaseMeta; from?: string }> {
+export async function checkPromotion(
+  kube: KubeClient,
+  p: PromoteRequest,
+): Promise<{ meta: ReleaseMeta; from?: string }> {
   const meta = await kube.get<ReleaseMeta>(API_VERSION, 'ModuleReleaseMeta', p.module, p.namespace);
   if (!meta)
     throw new Refused(`module ${p.module} has no ModuleReleaseMeta in namespace ${p.namespace}: publish it first`);
@@ -40,13 +44,13 @@ export async function checkPromotion(kube: KubeClient, p: Promotion): Promise<{ 
 }
 
 /** Why the promotion is not made: its rollout's policy cannot be used (the problem names the ConfigMap's key and what is wrong). */
-export function policyRefusal(p: Promotion, plan: RolloutPlanView): string | undefined {
+export function policyRefusal(p: PromoteRequest, plan: RolloutPlanView): string | undefined {
   if (!plan.policyProblem) return undefined;
   return `channel ${p.channel} of module ${p.module} not moved: its rollout would halt at once, for its policy cannot be used: ${plan.policyProblem}; fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${p.namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`;
 }
 
 /** Writes the channel's new version, guarded by the resourceVersion the check read. */
-export async function promote(kube: KubeClient, p: Promotion, meta: ReleaseMeta): Promise<void> {
+export async function promote(kube: KubeClient, p: PromoteRequest, meta: ReleaseMeta): Promise<void> {
   const channels = [
     ...(meta.spec.channels ?? []).filter((c) => c.channel !== p.channel),
     { channel: p.channel, version: p.version },

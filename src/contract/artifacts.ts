@@ -1,6 +1,7 @@
 // References to a module's artifacts. Small by rule: registries, digests, counts and names;
 // manifests, descriptors and secrets never enter workflow history (the worker keeps the
 // content in its content-addressed cache and can fetch it again by digest).
+import type { ObjectId } from '../api/object-id';
 import type { ObjectRef } from '../api/shared';
 
 /** Where a module's layer lives: enough to fetch it again on any worker. */
@@ -22,11 +23,8 @@ export interface RenderParams {
   manager?: ObjectRef;
 }
 
-export interface DefaultCrRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
+/** The module's default CR (ModuleTemplate spec.data), and how its state is read. */
+export interface DefaultCrRef extends ObjectId {
   /**
    * The ModuleTemplate's spec.customStateCheck: how this CR's fields map to a module state
    * (src/decisions/readiness.ts). Absent: the CR's .status.state decides.

@@ -9,7 +9,7 @@ import type { Reason } from '../api/reasons';
  * (`readinessView`), so that a check need not read it again: `view` null when it was deleted.
  */
 export interface ObservedObject {
-  /** `objectKey` of the object. */
+  /** The object's `objectKey` (src/api/object-id.ts). */
   key: string;
   resourceVersion: string;
   view: Record<string, unknown> | null;

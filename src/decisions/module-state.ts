@@ -9,8 +9,9 @@
 import { lt } from 'semver';
 import type { KymaEvent } from '../api/events';
 import { manifestName } from '../api/names';
+import { idOfRef, objectKey } from '../api/object-id';
 import { stateOf } from '../api/reasons';
-import { API_VERSION, apiVersionOf, resourceVersionReached, type ObjectRef } from '../api/shared';
+import { API_VERSION, resourceVersionReached, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
@@ -18,7 +19,6 @@ import type { ModuleReport, ObservedObject, Readiness, ReadinessCheck } from '..
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
-import { objectKey } from './readiness';
 import { moduleNameNote } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
@@ -210,7 +210,7 @@ export class ModuleState {
     // A cluster-scoped CR is seen without the namespace its reference carries (the template's
     // default): nothing namespaced is ever keyed without one, so the two name the same object.
     const ref = this.managedCr();
-    const clusterCr = ref && objectKey(ref.apiVersion, ref.kind, ref.name);
+    const clusterCr = ref && objectKey({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name });
     for (const seen of objects) {
       // Before the first install its objects are not known: news of them is kept as it came
       // (the install keeps what turns out to be its manager's and CR's, and drops the rest).
@@ -241,8 +241,8 @@ export class ModuleState {
     const m = this.installed?.rendered.manager;
     const cr = this.managedCr();
     return {
-      ...(m ? { manager: objectKey(apiVersionOf(m), m.kind, m.name, m.namespace) } : {}),
-      ...(cr ? { cr: objectKey(cr.apiVersion, cr.kind, cr.name, cr.namespace) } : {}),
+      ...(m ? { manager: objectKey(idOfRef(m)) } : {}),
+      ...(cr ? { cr: objectKey(cr) } : {}),
     };
   }
 

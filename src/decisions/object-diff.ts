@@ -1,6 +1,7 @@
 // What a new rendered version changes against the installed one, object by object: added,
 // changed (the rendered object differs) and removed, each named `Kind namespace/name` (the API
 // group too, when the kind has one). Names only: the contents never leave the activity. Pure.
+import { groupOf } from '../api/object-id';
 import type { KubeObject } from '../api/shared';
 import type { ObjectChanges } from '../contract/rollout';
 
@@ -8,8 +9,8 @@ import type { ObjectChanges } from '../contract/rollout';
 export const DIFF_NAMES_KEPT = 100;
 
 function nameOf(o: KubeObject): string {
-  const group = o.apiVersion.includes('/') ? `.${o.apiVersion.split('/')[0]!}` : '';
-  return `${o.kind}${group} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+  const group = groupOf(o.apiVersion);
+  return `${o.kind}${group ? `.${group}` : ''} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 }
 
 /** JSON with object keys sorted, so that two renderings of the same object compare equal. */

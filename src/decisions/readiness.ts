@@ -132,11 +132,6 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
   };
 }
 
-/** How a target object is named in signals and checks: `<apiVersion>/<kind>/<namespace>/<name>`. */
-export function objectKey(apiVersion: string, kind: string, name: string, namespace?: string): string {
-  return `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
-}
-
 /** The fields of a Deployment's, StatefulSet's or DaemonSet's status that `workloadRollout` reads. */
 const WORKLOAD_STATUS_FIELDS = [
   'observedGeneration',

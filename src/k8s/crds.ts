@@ -21,8 +21,11 @@ export async function loadCrds(dir = CRD_DIR): Promise<Crd[]> {
     .filter((d) => d?.kind === 'CustomResourceDefinition');
 }
 
-function established(crd: V1CustomResourceDefinition): boolean {
-  return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+/** Whether the API server serves a CRD's kinds (its condition Established is True). */
+export function established(
+  crd: { status?: { conditions?: { type: string; status: string }[] } } | undefined,
+): boolean {
+  return crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
 }
 
 export async function installCrds(client: KubeClient, timeoutMs = 30_000): Promise<string[]> {
@@ -36,7 +39,7 @@ export async function applyCrds(client: KubeClient, crds: readonly Crd[], timeou
   const applied = await Promise.all(crds.map((crd) => client.apply(crd)));
   const deadline = Date.now() + timeoutMs;
   for (const [i, crd] of crds.entries()) {
-    if (established(applied[i]!)) continue;
+    if (established(applied[i])) continue;
     for (;;) {
       const live = await client.get<Crd>(crd.apiVersion, crd.kind, crd.metadata.name);
       if (live && established(live)) break;

@@ -16,7 +16,7 @@ export interface LeaseSpec {
 export type Lease = KubeObject & { spec?: LeaseSpec };
 
 /** What a candidate remembers of the Lease it last read: the record, and when (by its own clock) it last changed. */
-export interface Observed {
+export interface ObservedLease {
   holder: string;
   renewTime: string;
   atMs: number;
@@ -29,7 +29,7 @@ export interface Observed {
 export function mayTake(
   spec: LeaseSpec | undefined,
   identity: string,
-  observed: Observed | undefined,
+  observed: ObservedLease | undefined,
   nowMs: number,
   defaultDurationMs: number,
 ): boolean {

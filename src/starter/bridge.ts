@@ -14,6 +14,7 @@ import type { Client } from '@temporalio/client';
 import { MANAGED_BY } from '../api/identity';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
+import { idOf, objectKey } from '../api/object-id';
 import { CONTROL_PLANE_KYMA_ANNOTATION, effectiveKymaSpec, RUNTIME_KYMA } from '../api/runtime';
 import {
   kymaWorkflowId,
@@ -46,9 +47,9 @@ import {
 } from '../contract/signals';
 import type { ObservedObject } from '../contract/readiness';
 import type { CachedKind, SeenVersions } from '../contract/seen-versions';
-import { objectKey, readinessView } from '../decisions/readiness';
+import { readinessView } from '../decisions/readiness';
 import { shardOf } from '../decisions/shards';
-import { missingLabel, visibilityOf } from '../decisions/visibility';
+import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibility';
 import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
 import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
@@ -226,7 +227,7 @@ class TargetWatches {
   /** The object as a signal carries it: what readiness reads of it, or null when it was deleted. */
   observed(type: InformerEventType, o: KubeObject): ObservedObject {
     return {
-      key: objectKey(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace),
+      key: objectKey(idOf(o)),
       resourceVersion: o.metadata.resourceVersion ?? '',
       view: type === 'DELETED' ? null : readinessView(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`)),
     };
@@ -814,7 +815,7 @@ export class Bridge {
       const was = this.templateVisibility.get(key) ?? now;
       if (deleted) this.templateVisibility.delete(key);
       else this.templateVisibility.set(key, now);
-      sees = (k) => [now, was].some((needs) => !missingLabel(needs, visibilityOf(k?.metadata.labels)));
+      sees = (k) => [now, was].some((needs) => !missingLabel(needs, k && kymaVisibility(k)));
     }
     for (const secret of this.secrets.flatMap((i) => i.list())) {
       const kyma = secret.metadata.labels?.[LABELS.kymaName];

@@ -13,7 +13,7 @@
 // of the count both sets serve the fleet, some Kymas twice, none by nobody.
 import { performance } from 'node:perf_hooks';
 import { KubeApiError, type KubeClient } from '../k8s/rest-client';
-import { mayTake, microTime, type Lease, type LeaseSpec, type Observed } from '../k8s/lease';
+import { mayTake, microTime, type Lease, type LeaseSpec, type ObservedLease } from '../k8s/lease';
 import { planShards } from '../decisions/shards';
 import type { LeaseTimings } from '../infra/config';
 
@@ -68,7 +68,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 export class ShardLeases {
   /** Shards served, each with the timer that stops serving it when its renewal is overdue. */
   private readonly held = new Map<number, NodeJS.Timeout>();
-  private readonly observed = new Map<string, Observed>();
+  private readonly observed = new Map<string, ObservedLease>();
   /** Each Lease as this replica last wrote it (the answer to its write): renewed from that, without reading it first. */
   private readonly written = new Map<string, Lease>();
   private stopped = false;

@@ -66,6 +66,9 @@ const VIOLATIONS: [string, string, string, string][] = [
     'Layer rule: Temporal plumbing knows only src/api',
   ],
   ['publish', 'src/publish/module.ts', '../k8s/rest-client', 'Layer rule: module publishing'],
+  ['manifests', 'src/manifests/apply.ts', '../activities/failure', "Layer rule: a manifest's objects into a cluster"],
+  ['manifests', 'src/manifests/apply.ts', '../contract/artifacts', "Layer rule: a manifest's objects into a cluster"],
+  ['manifests', 'src/manifests/apply.ts', '../decisions/readiness', "Layer rule: a manifest's objects into a cluster"],
   ['activities', 'src/activities/events.ts', '../workflows/kyma-workflow', 'Layer rule: activities do I/O'],
   ['activities', 'src/activities/events.ts', '../starter/bridge', 'Layer rule: activities do I/O'],
   [
@@ -84,6 +87,12 @@ const VIOLATIONS: [string, string, string, string][] = [
   ['localstack', 'src/localstack/log.ts', '../activities/index', 'Layer rule: the local stack runs servers'],
   ['samples', 'src/samples/fleet.ts', '../decisions/names', 'Layer rule: the samples publish modules'],
   ['cli', 'src/cli/klm.ts', '../workflows/index', 'Layer rule: the command line composes the processes'],
+  [
+    'cli',
+    'src/cli/direct-install.ts',
+    '../activities/install/render',
+    'Layer rule: the command line composes the processes',
+  ],
 ];
 
 // [layer, a file of it, an import it may make]
@@ -97,6 +106,11 @@ const ALLOWED: [string, string, string][] = [
   ['workers', 'src/workers/main.ts', '../temporal/search-attributes'],
   ['starter', 'src/starter/main.ts', '../temporal/search-attributes'],
   ['cli', 'src/cli/klm.ts', '../starter/bridge'],
+  ['cli', 'src/cli/klm.ts', '../workers/worker'],
+  ['cli', 'src/cli/direct-install.ts', '../manifests/apply'],
+  ['activities', 'src/activities/install/apply.ts', '../../manifests/apply'],
+  ['manifests', 'src/manifests/apply.ts', '../k8s/rest-client'],
+  ['manifests', 'src/manifests/apply.ts', '../api/object-id'],
 ];
 
 describe('the layer rules', () => {

@@ -1,31 +1,21 @@
-// Apply: server-side apply with a fixed field manager and force. CRDs first, then wait until
-// they are Established (bounded by the configured timeout, then a typed failure); namespaces
-// next; then everything else. Re-applying the same objects changes nothing.
+// Apply: server-side apply with a fixed field manager and force, in the order of src/manifests
+// (CRDs, then wait until they are Established, bounded by the configured timeout, then a typed
+// failure; namespaces next; then everything else). Re-applying the same objects changes nothing.
 import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
 import { MANAGED_BY } from '../../api/identity';
 import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
+import { groupOf, idOf, objectKey } from '../../api/object-id';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError, type KubeClient } from '../../k8s/rest-client';
+import { applyInOrder } from '../../manifests/apply';
+import { waitEstablished } from '../../manifests/crds';
+import { createNamespace } from '../../manifests/namespaces';
+import { isNamespace } from '../../manifests/order';
 import { permanent, transient } from '../failure';
 import { refusesCredentials } from '../target';
 import { identify } from './render';
-import { objectKey } from '../../decisions/readiness';
-
-const CONCURRENCY = 8;
-
-export async function inBatches<T>(
-  items: T[],
-  fn: (item: T) => Promise<unknown>,
-  concurrency = CONCURRENCY,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
-}
 
 export function describe(o: KubeObject): string {
   return describeObject(o.kind, o.metadata.name, o.metadata.namespace);
@@ -38,7 +28,7 @@ export function describe(o: KubeObject): string {
 function forbidden(err: KubeApiError, o: KubeObject, verb: string): string {
   const said = /cannot (\S+) resource/.exec(err.message)?.[1] ?? verb;
   const resource = err.details.kind ?? `${o.kind.toLowerCase()}s`;
-  const group = err.details.group ?? (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '');
+  const group = err.details.group ?? groupOf(o.apiVersion);
   const scope = o.metadata.namespace ? `in namespace ${o.metadata.namespace}` : 'at cluster scope';
   const needs = verb === 'patch' ? ' (server-side apply needs create and patch)' : '';
   const of = group ? `of API group "${group}"` : 'of the core API group';
@@ -123,8 +113,6 @@ const RECENT_MS = 60_000;
 /** Namespaces this worker saw exist on a cluster. */
 const namespacesKnown = new OncePerCluster();
 
-type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
-
 /** The object as the API server answered the apply. */
 async function applyOne(client: KubeClient, o: KubeObject, who: Identity): Promise<KubeObject> {
   try {
@@ -162,32 +150,6 @@ export function writeFailure(
   return applyFailure(err, o, verb);
 }
 
-function established(crd: Crd | undefined): boolean {
-  return crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-}
-
-/** Waits until the CRDs are Established; those whose apply answer said so already are not read again. */
-async function waitEstablished(client: KubeClient, applied: Crd[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let pending = applied.filter((crd) => !established(crd)).map((crd) => crd.metadata.name);
-  while (pending.length) {
-    const states = await Promise.all(
-      pending.map(async (n) =>
-        established(await client.get<Crd>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', n)) ? undefined : n,
-      ),
-    );
-    pending = states.filter((n): n is string => n !== undefined);
-    if (!pending.length) return;
-    if (Date.now() > deadline)
-      throw permanent(
-        'CrdNotEstablished',
-        `CRD not established within ${Math.round(timeoutMs / 1000)}s: ${pending.join(', ')}`,
-      );
-    heartbeat();
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /**
  * Creates a namespace the module's objects need but do not define (such as kyma-system),
  * labelled and annotated like every object we apply. Created once, never re-applied: the
@@ -205,8 +167,8 @@ export async function ensureNamespace(client: KubeClient, name: string, who: Ide
     },
   };
   await namespacesKnown.once(client, name, () =>
-    client.create(ns).catch((err: unknown) => {
-      if (!(err instanceof KubeApiError && err.status === 409)) throw applyFailure(err, ns, 'create');
+    createNamespace(client, ns).catch((err: unknown) => {
+      throw applyFailure(err, ns, 'create');
     }),
   );
 }
@@ -239,34 +201,42 @@ export class Applier {
     who: Identity,
     crdTimeoutMs: number,
   ): Promise<Map<string, string>> {
-    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    const namespaces = objects.filter((o) => o.kind === 'Namespace' && o.apiVersion === 'v1');
-    const rest = objects.filter((o) => !crds.includes(o) && !namespaces.includes(o));
+    const keyOf = (o: KubeObject) =>
+      `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
+    const shared = (o: KubeObject) => o.metadata.namespace === undefined && !isNamespace(o);
+    const established = (crds: KubeObject[]) =>
+      waitEstablished(client, crds, {
+        timeoutMs: crdTimeoutMs,
+        onPoll: heartbeat,
+        timedOut: (pending) =>
+          permanent(
+            'CrdNotEstablished',
+            `CRD not established within ${Math.round(crdTimeoutMs / 1000)}s: ${pending.join(', ')}`,
+          ),
+      });
     const step = (o: KubeObject) => {
       heartbeat();
       return applyOne(client, o, who);
     };
-    const keyOf = (o: KubeObject) =>
-      `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
-    // A CRD is done once Established: the installs that join its apply wait for that too.
-    await inBatches(crds, (o) =>
-      sharedApplied.once(client, keyOf(o), async () => waitEstablished(client, [await step(o)], crdTimeoutMs)),
-    );
-    await inBatches(namespaces, step);
-    const own = new Set(namespaces.map((n) => n.metadata.name));
-    const referenced = [
-      ...new Set(rest.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !own.has(n))),
-    ];
-    await inBatches(referenced, (n) => ensureNamespace(client, n, who));
     const versions = new Map<string, string>();
-    await inBatches(rest, async (o) => {
-      if (o.metadata.namespace === undefined) return await sharedApplied.once(client, keyOf(o), () => step(o));
-      const answer = await step(o);
-      if (answer.metadata.namespace && answer.metadata.resourceVersion)
-        versions.set(
-          objectKey(o.apiVersion, o.kind, answer.metadata.name, answer.metadata.namespace),
-          answer.metadata.resourceVersion,
-        );
+    await applyInOrder(objects, {
+      apply: async (o) => {
+        // Shared with the cluster's other installs: applied once (a CRD until Established), joined meanwhile.
+        if (shared(o)) {
+          const crd = o.kind === 'CustomResourceDefinition';
+          await sharedApplied.once(client, keyOf(o), async () => (crd ? established([await step(o)]) : step(o)));
+          return undefined;
+        }
+        const answer = await step(o);
+        if (answer.metadata.namespace && answer.metadata.resourceVersion)
+          versions.set(
+            objectKey({ ...idOf(answer), apiVersion: o.apiVersion, kind: o.kind }),
+            answer.metadata.resourceVersion,
+          );
+        return answer;
+      },
+      established,
+      ensureNamespace: (n) => ensureNamespace(client, n, who),
     });
     return versions;
   }

@@ -18,8 +18,7 @@ import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
 import { renderLayer } from './render';
-import { apiVersionOf } from '../../api/shared';
-import { objectKey } from '../../decisions/readiness';
+import { idOfRef, objectKey } from '../../api/object-id';
 
 export interface InstallModuleInput {
   kyma: KymaRef;
@@ -78,7 +77,7 @@ export function installActivities(
       await onTarget(targets, kyma, async (client) => {
         const versions = await applier.apply(client, rendered.objects, params, crdTimeoutMs);
         const m = rendered.ref.manager;
-        managerVersion = m && versions.get(objectKey(apiVersionOf(m), m.kind, m.name, m.namespace));
+        managerVersion = m && versions.get(objectKey(idOfRef(m)));
         if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
           heartbeat();
           await ensureDefaultCr(client, kyma, module, template, params.defaultNamespace);
