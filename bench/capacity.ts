@@ -77,11 +77,15 @@ export function renderCapacity(r: CapacityReport): string {
     '',
     '## After each install step',
     '',
-    `| runtimes | step all Ready (s) | not Ready | bridges heap (MB) | bridges RSS (MB) | workers RSS (MB) | Temporal RSS (MB) | ${servers.map((s) => `watches ${s}`).join(' | ')} |`,
+    `| runtimes | step all Ready (s) | not Ready | bridges heap (MB) | bridges RSS (MB) | ` +
+      `workers RSS (MB) | Temporal RSS (MB) | ${servers.map((s) => `watches ${s}`).join(' | ')} |`,
     `| --- | --- | --- | --- | --- | --- | --- | ${servers.map(() => '---').join(' | ')} |`,
     ...r.steps.map(
       (s) =>
-        `| ${s.runtimes} | ${f(s.allReadySeconds)} | ${s.notReady.length ? s.notReady.join(', ') : 'none'} | ${f(s.bridgeHeapMB)} | ${f(s.bridgeRssMB)} | ${f(s.workerRssMB)} | ${f(s.temporalRssMB)} | ${servers.map((x) => s.watches[x] ?? 0).join(' | ')} |`,
+        `| ${s.runtimes} | ${f(s.allReadySeconds)} | ` +
+        `${s.notReady.length ? s.notReady.join(', ') : 'none'} | ${f(s.bridgeHeapMB)} | ` +
+        `${f(s.bridgeRssMB)} | ${f(s.workerRssMB)} | ${f(s.temporalRssMB)} | ` +
+        `${servers.map((x) => s.watches[x] ?? 0).join(' | ')} |`,
     ),
     '',
     '## Per runtime',
@@ -92,10 +96,18 @@ export function renderCapacity(r: CapacityReport): string {
     `| worker RSS per runtime (slope) | ${f(p.workerRssMB, 3)} MB |`,
     `| Temporal (dev server) RSS per runtime (slope) | ${f(p.temporalRssMB, 3)} MB |`,
     `| watches per runtime on the target API servers (slope) | ${f(p.targetWatches, 2)} |`,
-    `| CPU per module install (last step): workers / bridges / Temporal | ${f(r.install.cpuMsPerModule.workers)} / ${f(r.install.cpuMsPerModule.bridges)} / ${f(r.install.cpuMsPerModule.temporal)} ms |`,
+    `| CPU per module install (last step): workers / bridges / Temporal | ` +
+      `${f(r.install.cpuMsPerModule.workers)} / ${f(r.install.cpuMsPerModule.bridges)} / ` +
+      `${f(r.install.cpuMsPerModule.temporal)} ms |`,
     `| Temporal history events per module install | ${f(r.install.historyEventsPerModuleInstall)} |`,
-    `| idle CPU per runtime (${f(r.idle.seconds, 0)} s window): workers / bridges / Temporal | ${f(r.idle.cpuSecondsPerRuntimeMinute.workers * 1000, 2)} / ${f(r.idle.cpuSecondsPerRuntimeMinute.bridges * 1000, 2)} / ${f(r.idle.cpuSecondsPerRuntimeMinute.temporal * 1000, 2)} CPU-ms per minute |`,
-    `| at rest per runtime and hour (drift every ${f(r.idle.driftIntervalMinutes, 0)} min): workflow tasks / activities / local activities | ${f(r.idle.perRuntimeHour.workflowTasks, 2)} / ${f(r.idle.perRuntimeHour.activities, 2)} / ${f(r.idle.perRuntimeHour.localActivities, 2)} |`,
+    `| idle CPU per runtime (${f(r.idle.seconds, 0)} s window): workers / bridges / Temporal | ` +
+      `${f(r.idle.cpuSecondsPerRuntimeMinute.workers * 1000, 2)} / ` +
+      `${f(r.idle.cpuSecondsPerRuntimeMinute.bridges * 1000, 2)} / ` +
+      `${f(r.idle.cpuSecondsPerRuntimeMinute.temporal * 1000, 2)} CPU-ms per minute |`,
+    `| at rest per runtime and hour (drift every ${f(r.idle.driftIntervalMinutes, 0)} min): ` +
+      `workflow tasks / activities / local activities | ` +
+      `${f(r.idle.perRuntimeHour.workflowTasks, 2)} / ${f(r.idle.perRuntimeHour.activities, 2)} / ` +
+      `${f(r.idle.perRuntimeHour.localActivities, 2)} |`,
     '',
     `Peak RSS over the run (MB): ${Object.entries(r.peakRssMB)
       .map(([k, v]) => `${k} ${f(v, 0)}`)

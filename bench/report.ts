@@ -128,6 +128,16 @@ interface Row {
   met: boolean;
 }
 
+const SHARED_KUBECONFIGS =
+  '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas';
+
+/** Which clusters the Kymas target, as the report's first line says it. */
+function targeting(r: BenchReport): string {
+  if (!r.targetClusters) return 'targeting the control-plane cluster';
+  const own = r.distinctCredentials ? ', each Kyma with a client certificate of its own' : '';
+  return `targeting ${r.targetClusters} further API server(s) through kubeconfig Secrets${own}`;
+}
+
 export function targetRows(r: BenchReport): Row[] {
   const rssTarget = workerRssTargetMB(r.kymas);
   const promotionRatio = r.promotion.inClusterLastSeconds / r.promotion.loopSeconds;
@@ -185,7 +195,9 @@ export function targetRows(r: BenchReport): Row[] {
     },
     {
       figure: `workflow task execution p99 during the install (${r.workflowTasks.count} tasks)`,
-      value: `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket bound; ${f(100 * r.workflowTasks.shareOverOneSecond, 1)} % over 1 s)`,
+      value:
+        `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket ` +
+        `bound; ${f(100 * r.workflowTasks.shareOverOneSecond, 1)} % over 1 s)`,
       target: '≤ 0.5 s',
       upstream: '–',
       met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 0.5,
@@ -210,13 +222,19 @@ function cpuTable(r: BenchReport): string[] {
       ),
     );
   return [
-    `| process (pid) | install ${f(r.phaseSeconds.install, 0)} s | idle ${f(r.phaseSeconds.idle, 0)} s | promotion ${f(r.phaseSeconds.promotion, 0)} s | loop ${f(r.phaseSeconds.loop, 0)} s | peak RSS |`,
+    `| process (pid) | install ${f(r.phaseSeconds.install, 0)} s | idle ` +
+      `${f(r.phaseSeconds.idle, 0)} s | promotion ${f(r.phaseSeconds.promotion, 0)} s | loop ` +
+      `${f(r.phaseSeconds.loop, 0)} s | peak RSS |`,
     '| --- | --- | --- | --- | --- | --- |',
     ...labels.map(
       (l) =>
-        `| ${l} (${r.cpu.install.find((c) => c.label === l)!.pid}) | ${cell(r.cpu.install, l)} | ${cell(r.cpu.idle, l)} | ${cell(r.cpu.promotion, l)} | ${cell(r.cpu.loop, l)} | ${peak(l)} MB |`,
+        `| ${l} (${r.cpu.install.find((c) => c.label === l)!.pid}) | ${cell(r.cpu.install, l)} | ` +
+        `${cell(r.cpu.idle, l)} | ${cell(r.cpu.promotion, l)} | ${cell(r.cpu.loop, l)} | ${peak(l)} ` +
+        `MB |`,
     ),
-    `| *whole machine (context: all processes, other users included)* | ${f(r.machineCpuSeconds.install, 1)} | ${f(r.machineCpuSeconds.idle, 1)} | ${f(r.machineCpuSeconds.promotion, 1)} | ${f(r.machineCpuSeconds.loop, 1)} | |`,
+    `| *whole machine (context: all processes, other users included)* | ` +
+      `${f(r.machineCpuSeconds.install, 1)} | ${f(r.machineCpuSeconds.idle, 1)} | ` +
+      `${f(r.machineCpuSeconds.promotion, 1)} | ${f(r.machineCpuSeconds.loop, 1)} | |`,
   ];
 }
 
@@ -242,7 +260,9 @@ function workersTable(r: BenchReport): string[] {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...ws.map(
       (w) =>
-        `| ${w.label} (${w.pid}) | ${f(cpu(r.cpu.install, w.label), 1)} | ${f(cpu(r.cpu.promotion, w.label), 1)} | ${f(w.peakRssMB, 0)} MB | ${kinds.map((g) => share(g, w)).join(' | ')} |`,
+        `| ${w.label} (${w.pid}) | ${f(cpu(r.cpu.install, w.label), 1)} | ` +
+        `${f(cpu(r.cpu.promotion, w.label), 1)} | ${f(w.peakRssMB, 0)} MB | ` +
+        `${kinds.map((g) => share(g, w)).join(' | ')} |`,
     ),
     ...(ws.length > 1
       ? [
@@ -259,7 +279,17 @@ function workersTable(r: BenchReport): string[] {
         ]
       : []),
     '',
-    `${ws.length} worker process(es) on the one task queue. Tasks each worker executed over the run (from its start until the workers stopped, before the loop), with its share of all workers', from its own SDK metrics: the counts of the histograms \`temporal_workflow_task_execution_latency\`, \`temporal_activity_execution_latency\` and \`temporal_local_activity_execution_latency\`. A workflow's tasks go to the worker that holds it in its cache (the SDK's sticky queue; a task that waits there too long goes back to the shared queue), so the workflow task shares mostly follow which worker took each Kyma's first task; activities go to whichever worker polls first; local activities run in the worker that runs their workflow's task. CPU by pid from /proc; peak RSS is each worker's VmHWM, and the sum of the peaks (an upper bound: they need not coincide) is the figure the targets above hold. Figures above that name the workers add up all of them.`,
+    `${ws.length} worker process(es) on the one task queue. Tasks each worker executed over the ` +
+      `run (from its start until the workers stopped, before the loop), with its share of all ` +
+      `workers', from its own SDK metrics: the counts of the histograms ` +
+      `\`temporal_workflow_task_execution_latency\`, \`temporal_activity_execution_latency\` and ` +
+      `\`temporal_local_activity_execution_latency\`. A workflow's tasks go to the worker that ` +
+      `holds it in its cache (the SDK's sticky queue; a task that waits there too long goes back ` +
+      `to the shared queue), so the workflow task shares mostly follow which worker took each ` +
+      `Kyma's first task; activities go to whichever worker polls first; local activities run in ` +
+      `the worker that runs their workflow's task. CPU by pid from /proc; peak RSS is each ` +
+      `worker's VmHWM, and the sum of the peaks (an upper bound: they need not coincide) is the ` +
+      `figure the targets above hold. Figures above that name the workers add up all of them.`,
     '',
   ];
 }
@@ -286,7 +316,9 @@ function historyTable(r: BenchReport): string[] {
     '| --- | --- |',
     ...r.historyKinds.map((k) => `| ${k.kind} | ${f(k.perInstall, 2)} |`),
     '',
-    "Over the sampled Kymas' whole histories (install, then whatever came before the sample was taken). An activity's and a workflow task's events (scheduled, started, completed) count with it; a local activity leaves one marker.",
+    "Over the sampled Kymas' whole histories (install, then whatever came before the sample was " +
+      "taken). An activity's and a workflow task's events (scheduled, started, completed) count " +
+      'with it; a local activity leaves one marker.',
     '',
   ];
 }
@@ -297,7 +329,9 @@ export function renderReport(r: BenchReport): string {
   return [
     `# Fleet benchmark, ${r.date}`,
     '',
-    `${r.kymas} Kymas × ${r.modulesPerKyma} modules on ${r.machine.cores} cores (Node ${r.machine.node}), ${r.targetClusters ? `targeting ${r.targetClusters} further API server(s) through kubeconfig Secrets${r.distinctCredentials ? ', each Kyma with a client certificate of its own' : ''}` : 'targeting the control-plane cluster'}.`,
+    `${r.kymas} Kymas × ${r.modulesPerKyma} modules on ${r.machine.cores} cores (Node ` +
+      `${r.machine.node}), ` +
+      `${targeting(r)}.`,
     '',
     "## Issue 25's targets, with upstream beside them",
     '',
@@ -307,7 +341,9 @@ export function renderReport(r: BenchReport): string {
       (x) => `| ${x.figure} | ${x.value} | ${x.target} | ${x.met ? 'met' : '**missed**'} | ${x.upstream} |`,
     ),
     '',
-    "Upstream's figures are those issue 25 quotes: lifecycle-manager 1.20.4 run beside this product on the same local servers, 20 Kymas × 3 modules, each Kyma its own target cluster (6.3 CPU-s for that install, peak 159 MB); they are context, not a run of this bench.",
+    "Upstream's figures are those issue 25 quotes: lifecycle-manager 1.20.4 run beside this " +
+      'product on the same local servers, 20 Kymas × 3 modules, each Kyma its own target cluster ' +
+      '(6.3 CPU-s for that install, peak 159 MB); they are context, not a run of this bench.',
     '',
     '## Other figures',
     '',
@@ -316,14 +352,23 @@ export function renderReport(r: BenchReport): string {
     `| per-Kyma time to Ready p50 / p95 / p99 | ${f(r.perKymaReadySeconds.p50)} / ${f(r.perKymaReadySeconds.p95)} / ${f(r.perKymaReadySeconds.p99)} s |`,
     `| promotion, Kyma status: first / last Kyma on the new version | ${f(r.promotion.firstSeconds)} / ${f(r.promotion.lastSeconds)} s |`,
     `| promotion, target clusters: first / last new manager Deployment | ${f(r.promotion.inClusterFirstSeconds)} / ${f(r.promotion.inClusterLastSeconds)} s |`,
-    `| staged promotion (default waves, soak ${r.stagedPromotion.soakSeconds} s), Kyma status: first / last Kyma on the new version | ${f(r.stagedPromotion.firstSeconds)} / ${f(r.stagedPromotion.lastSeconds)} s (rollout ${r.stagedPromotion.phase} after ${f(r.stagedPromotion.completedSeconds, 1)} s) |`,
+    `| staged promotion (default waves, soak ${r.stagedPromotion.soakSeconds} s), Kyma status: ` +
+      `first / last Kyma on the new version | ${f(r.stagedPromotion.firstSeconds)} / ` +
+      `${f(r.stagedPromotion.lastSeconds)} s (rollout ${r.stagedPromotion.phase} after ` +
+      `${f(r.stagedPromotion.completedSeconds, 1)} s) |`,
     `| staged promotion, each wave's last Kyma Ready (size: seconds) | ${r.stagedPromotion.waves.map((w) => `${w.size}: ${f(w.lastSeconds, 1)}`).join(', ')} |`,
-    `| staged promotion, last target cluster with the new manager / CPU of ${workersWord(r)} + bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
+    `| staged promotion, last target cluster with the new manager / CPU of ${workersWord(r)} + ` +
+      `bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ` +
+      `${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,
-    `| slow or stuck workflow task warnings in the ${r.workers && r.workers.length > 1 ? "workers' output (all)" : "worker's output"} | ${r.workflowTasks.slowWarnings} |`,
+    `| slow or stuck workflow task warnings in the ` +
+      `${r.workers && r.workers.length > 1 ? "workers' output (all)" : "worker's output"} | ` +
+      `${r.workflowTasks.slowWarnings} |`,
     `| bridge RSS before the first Kyma / after the idle minute | ${f(b.rssBeforeMB, 0)} / ${f(b.rssAfterMB, 0)} MB |`,
     `| bridge V8 heap in use before the first Kyma / after the idle minute | ${f(b.heapBeforeMB, 1)} / ${f(b.heapAfterMB, 1)} MB |`,
-    `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): heap growth / RSS growth / idle CPU | ${f(b.heapMB, 2)} MB / ${f(b.rssMB, 2)} MB / ${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
+    `| bridge per watched cluster (${b.kubeconfigs} distinct kubeconfigs): heap growth / RSS ` +
+      `growth / idle CPU | ${f(b.heapMB, 2)} MB / ${f(b.rssMB, 2)} MB / ` +
+      `${f(b.idleCpuSecondsPerMinute, 3)} CPU-s/min |`,
     ...(r.watches
       ? [
           `| watches open per API server, before the first Kyma → after the idle phase (the clusters' own controllers' included) | ${Object.entries(
@@ -334,22 +379,44 @@ export function renderReport(r: BenchReport): string {
         ]
       : []),
     '',
-    "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` (milliseconds; buckets 1 ms … 1 s, then +Inf) over the Kyma workflows (which run their modules): a task's execution includes the local activities it runs (control-plane reads and status writes), so a slow API server shows here too.",
+    "Workflow task execution latency is the SDK's `temporal_workflow_task_execution_latency` " +
+      '(milliseconds; buckets 1 ms … 1 s, then +Inf) over the Kyma workflows (which run their ' +
+      "modules): a task's execution includes the local activities it runs (control-plane reads " +
+      'and status writes), so a slow API server shows here too.',
     '',
-    `The bridge's figures per cluster are upper bounds: its growth includes what it holds per Kyma (Kymas, Manifests, Secrets in its caches), not only per cluster${r.distinctCredentials ? '' : '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas'}. Its RSS is mostly what start-up left behind and moves by tens of MB as the garbage collector returns pages; the heap in use (from its own /metrics) is the steadier figure.`,
+    `The bridge's figures per cluster are upper bounds: its growth includes what it holds per ` +
+      `Kyma (Kymas, Manifests, Secrets in its caches), not only per ` +
+      `cluster${r.distinctCredentials ? '' : SHARED_KUBECONFIGS}. ` +
+      `Its RSS is mostly what start-up left behind and moves by tens of MB as the garbage ` +
+      `collector returns pages; the heap in use (from its own /metrics) is the steadier figure.`,
     '',
     ...historyTable(r),
     `## API requests per module install (${installs} module installs)`,
     '',
     ...requestTable(r),
     '',
-    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API server), as the difference around the install (creating the Kymas until all Ready) and around the loop. Counted: every resource but those only the clusters' own controllers and kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges, APIServices) and, in target clusters, Events, status subresources and the ConfigMap and ServiceAccount the controller-manager creates in each new namespace (all the controllers' and the sample module managers', for the engine and the loop alike; the engine neither writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are taken out. What remains of the background is removed by subtracting each (server, verb, resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. Server-side apply shows as APPLY. The loop's figure is per module it applied (its namespace included); the loop runs with workers and bridge stopped.`,
+    `From the kube-apiservers' \`apiserver_request_total\` (control plane and every target API ` +
+      `server), as the difference around the install (creating the Kymas until all Ready) and ` +
+      `around the loop. Counted: every resource but those only the clusters' own controllers and ` +
+      `kwok write (pods, ReplicaSets, nodes, leases, endpoints, ControllerRevisions, LimitRanges, ` +
+      `APIServices) and, in target clusters, Events, status subresources and the ConfigMap and ` +
+      `ServiceAccount the controller-manager creates in each new namespace (all the controllers' ` +
+      `and the sample module managers', for the engine and the loop alike; the engine neither ` +
+      `writes nor reads any of them); the bench's own POSTs of the Kymas and their Secrets are ` +
+      `taken out. What remains of the background is removed by subtracting each (server, verb, ` +
+      `resource) key's rate in a quiet window of ${f(r.requests.quietSeconds, 0)} s before the ` +
+      `first Kyma. A WATCH is counted when it ends, so watches show up where their timeout falls. ` +
+      `Server-side apply shows as APPLY. The loop's figure is per module it applied (its ` +
+      `namespace included); the loop runs with workers and bridge stopped.`,
     '',
     '## CPU seconds and memory by process',
     '',
     ...cpuTable(r),
     '',
-    `By pid, from /proc (utime + stime; peak RSS = VmHWM). Each worker and the bridge are processes of their own; "bench" holds the sample module managers, the measuring watches and, in the loop phase, the loop itself (workers and bridge are stopped by then). A supervised server that restarted counts only from its new pid.`,
+    `By pid, from /proc (utime + stime; peak RSS = VmHWM). Each worker and the bridge are ` +
+      `processes of their own; "bench" holds the sample module managers, the measuring watches ` +
+      `and, in the loop phase, the loop itself (workers and bridge are stopped by then). A ` +
+      `supervised server that restarted counts only from its new pid.`,
     '',
     ...workersTable(r),
     'Time to all Ready by fleet size:',

@@ -386,7 +386,16 @@ async function main(): Promise<void> {
           driftIntervalMinutes: DEFAULT_SETTINGS.driftIntervalMs / 60_000,
         },
         peakRssMB: Object.fromEntries([...end].map(([label, x]) => [label, x.peakRssMB])),
-        shared: `${distinctCredentials ? `Each Kyma is a simulated runtime: a client certificate of its own and a namespace of its own on one of the target API servers, its kubeconfig's context naming that namespace; the bridges watch that namespace only (KLM_TARGET_WATCH_SCOPE=context-namespace), so each runtime's watches see its own objects, as in a cluster of its own.` : "Kymas share their target clusters' kubeconfigs (without --distinct-credentials): per-runtime figures are per Kyma."} The API servers, etcd, Temporal (dev server, SQLite) and the registry run on the same machine.`,
+        shared:
+          (distinctCredentials
+            ? 'Each Kyma is a simulated runtime: a client certificate of its own and a namespace of its ' +
+              "own on one of the target API servers, its kubeconfig's context naming that namespace; the " +
+              'bridges watch that namespace only (KLM_TARGET_WATCH_SCOPE=context-namespace), so each ' +
+              "runtime's watches see its own objects, as in a cluster of its own. "
+            : "Kymas share their target clusters' kubeconfigs (without --distinct-credentials): " +
+              'per-runtime figures are per Kyma. ') +
+          `The API servers, etcd, Temporal (dev server, SQLite) and the registry run on the same ` +
+          `machine.`,
       };
       await writeResults(out, report.date, renderCapacity(report), report, '-capacity');
       return;
@@ -655,10 +664,31 @@ async function main(): Promise<void> {
         slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')),
       },
       shared: stack.given
-        ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its servers share is up to it. The bench runs ${klmProcesses} as processes of their own on this machine (${cores} cores), a sample manager per cluster and the measuring watches in the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a kubeconfig Secret of its own.`
+        ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, ` +
+          `registry ${stack.registryHost}, ${stack.targets.length} target cluster(s)): what its ` +
+          `servers share is up to it. The bench runs ${klmProcesses} as processes of their own on ` +
+          `this machine (${cores} cores), a sample manager per cluster and the measuring watches in ` +
+          `the bench process; Kyma i targets cluster i mod ${stack.targets.length || 1} through a ` +
+          `kubeconfig Secret of its own.`
         : clusterCount === 0
-          ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (sample manager, the measuring watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each with a namespace of its own.`
-          : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets (each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the registry, ${klmProcesses} (a process each), and the bench process (a sample manager per cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a kubeconfig Secret of its own; ${distinctCredentials ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one set of watches per Kyma, as per real cluster.` : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} (in production every cluster has its own; --distinct-credentials gives each Kyma its own).`} Each Kyma's namespaced objects go to a namespace of its own.`,
+          ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, ` +
+            `scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ` +
+            `${klmProcesses} (a process each), and the bench process (sample manager, the measuring ` +
+            `watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each ` +
+            `with a namespace of its own.`
+          : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, ` +
+            `controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets ` +
+            `(each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one ` +
+            `etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the ` +
+            `registry, ${klmProcesses} (a process each), and the bench process (a sample manager per ` +
+            `cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a ` +
+            `kubeconfig Secret of its own; ` +
+            (distinctCredentials
+              ? `each Secret carries a client certificate of its own, so ${eachKlm} hold one client and one ` +
+                `set of watches per Kyma, as per real cluster. `
+              : `Secrets holding the same kubeconfig share one client and one set of watches in ${eachKlm} ` +
+                `(in production every cluster has its own; --distinct-credentials gives each Kyma its own). `) +
+            `Each Kyma's namespaced objects go to a namespace of its own.`,
     };
     await writeResults(out, report.date, renderReport(report), report);
   } finally {

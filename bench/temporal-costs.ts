@@ -54,7 +54,8 @@ async function main(): Promise<void> {
       events = (events / 10) * W;
       tasks = (tasks / 10) * W;
       rows.push(
-        `| ${kind} | ${W} × ${N} | ${Math.round(events)} | ${Math.round(tasks)} | ${cpu.toFixed(2)} | ${((cpu * 1000) / events).toFixed(3)} | ${((cpu * 1000) / tasks).toFixed(3)} |`,
+        `| ${kind} | ${W} × ${N} | ${Math.round(events)} | ${Math.round(tasks)} | ${cpu.toFixed(2)} ` +
+          `| ${((cpu * 1000) / events).toFixed(3)} | ${((cpu * 1000) / tasks).toFixed(3)} |`,
       );
       console.log(rows.at(-1));
     }

@@ -66,7 +66,10 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
   }
 
   return {
-    /** Per group of Kymas (same installed template, same default namespace): the objects a promotion to `version` adds, changes and removes. Applies nothing. */
+    /**
+     * Per group of Kymas (same installed template, same default namespace): the objects a
+     * promotion to `version` adds, changes and removes. Applies nothing.
+     */
     async diffPromotion({ channel, version, kymas, defaultNamespace }: DiffPromotionInput): Promise<PromotionDiff> {
       const groups = new Map<string, { from?: string; template?: string; namespace: string; kymas: string[] }>();
       for (const kyma of kymas) {

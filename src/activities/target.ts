@@ -28,7 +28,11 @@ export function refusesCredentials(err: unknown): err is KubeApiError {
 /** What a user does about refused credentials: renew them where they are. */
 function renew(secret: KubeObject | undefined): string {
   if (!secret) return "renew the worker's own credentials (its ServiceAccount token, or the KUBECONFIG it runs with)";
-  return `renew the credentials (a new token, or a new client certificate and key) in Secret ${secret.metadata.namespace}/${secret.metadata.name}, data key "${kubeconfigDataKey(secret)}"; checked again on the retry backoff`;
+  return (
+    `renew the credentials (a new token, or a new client certificate and key) in Secret ` +
+    `${secret.metadata.namespace}/${secret.metadata.name}, data key ` +
+    `"${kubeconfigDataKey(secret)}"; checked again on the retry backoff`
+  );
 }
 
 /** A failure of reaching or using the target cluster as the module shows it; anything else as it is. */
@@ -46,7 +50,9 @@ function targetFailure(err: unknown, ref: KymaRef, secret: KubeObject | undefine
     const why =
       err.status === 401
         ? 'refused the credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is not accepted, has expired or was revoked)'
-        : 'lets the identity of its kubeconfig do nothing at all (HTTP 403 on API discovery, which every authenticated user may read: the kubeconfig carries no credentials the API server recognises, or the identity was stripped of every right)';
+        : 'lets the identity of its kubeconfig do nothing at all (HTTP 403 on API discovery, which ' +
+          'every authenticated user may read: the kubeconfig carries no credentials the API server ' +
+          'recognises, or the identity was stripped of every right)';
     return permanent('TargetCredentialsRefused', `${where} ${why}: ${renew(secret)}`);
   }
   return err;

@@ -87,7 +87,8 @@ export const REASONS = {
   TargetCredentialsRefused: {
     state: 'Error',
     means:
-      "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API discovery), whichever step met it; the message names the Secret to renew them in",
+      "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API " +
+      'discovery), whichever step met it; the message names the Secret to renew them in',
   },
   ApplyRejected: {
     state: 'Error',
@@ -107,12 +108,14 @@ export const REASONS = {
   ManagerRolloutStalled: {
     state: 'Error',
     means:
-      "the manager Deployment's rollout exceeded its progress deadline (its Progressing condition says ProgressDeadlineExceeded); the message is the condition's",
+      "the manager Deployment's rollout exceeded its progress deadline (its Progressing condition " +
+      "says ProgressDeadlineExceeded); the message is the condition's",
   },
   ManagerPodsFailing: {
     state: 'Error',
     means:
-      "the manager's rollout cannot complete: a pod of it cannot be scheduled, crash-loops or cannot pull its image; the message names the pod and its reason (recovers by itself)",
+      "the manager's rollout cannot complete: a pod of it cannot be scheduled, crash-loops or " +
+      'cannot pull its image; the message names the pod and its reason (recovers by itself)',
   },
   ResourceError: { state: 'Error', means: 'the module CR reports Error' },
   InvalidCustomStateCheck: {

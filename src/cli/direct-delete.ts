@@ -38,7 +38,8 @@ async function waitGone(target: KubeClient, o: ObjectId, timeoutMs: number): Pro
         ? ` (finalizers: ${live.metadata.finalizers.join(', ')})`
         : '';
       throw new Refused(
-        `${describe(o)} is still being deleted after ${Math.round(timeoutMs / 1000)} s${finalizers}; its manager clears that. Run \`klm module delete\` again once it is gone`,
+        `${describe(o)} is still being deleted after ${Math.round(timeoutMs / 1000)} ` +
+          `s${finalizers}; its manager clears that. Run \`klm module delete\` again once it is gone`,
       );
     }
     await new Promise((r) => setTimeout(r, 500));

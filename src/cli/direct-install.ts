@@ -175,7 +175,11 @@ export async function directInstall(i: DirectInstallInput): Promise<string> {
   await writeRecord(i.target, i.namespace, { ...record, phase: 'Installed', objects: objects.map(idOf) });
   if (!before) return `module ${module} ${version} installed directly into namespace ${i.namespace}`;
   if (before.version !== version)
-    return `module ${module} upgraded directly from ${before.version} to ${version}${gone.length ? ` (${gone.length} objects ${before.version} had removed)` : ''}; its default CR was left as it is`;
+    return (
+      `module ${module} upgraded directly from ${before.version} to ` +
+      `${version}${gone.length ? ` (${gone.length} objects ${before.version} had removed)` : ''}; ` +
+      `its default CR was left as it is`
+    );
   return before.phase === 'Installing'
     ? `module ${module} ${version}: the interrupted install is finished`
     : `module ${module} ${version} is installed already; its objects were applied again`;

@@ -64,7 +64,9 @@ export async function helperCredentials(
   if (ran.code !== 0) {
     if (ran.stdout.trim() === NOT_FOUND) return undefined;
     throw new Error(
-      `the credential helper ${command} failed for ${host} (${typeof ran.code === 'number' ? `exit code ${ran.code}` : String(ran.code)}); run \`echo ${serverUrlOf(host)} | ${command} get\` to see why`,
+      `the credential helper ${command} failed for ${host} ` +
+        `(${typeof ran.code === 'number' ? `exit code ${ran.code}` : String(ran.code)}); run \`echo ` +
+        `${serverUrlOf(host)} | ${command} get\` to see why`,
     );
   }
   let answer: { Username?: unknown; Secret?: unknown };

@@ -94,7 +94,9 @@ async function crState(
     return cr ? (cr.status?.state ?? 'Unknown') : 'NotFound';
   } catch (err) {
     report(
-      `module ${module}: its custom resource ${r.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be read: ${(err as Error).message}`,
+      `module ${module}: its custom resource ${r.kind} ` +
+        `${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be ` +
+        `read: ${(err as Error).message}`,
     );
     return 'Unknown';
   }
@@ -474,7 +476,9 @@ export async function why(
 export function whyText(w: Why): string {
   const lines = [
     w.direct
-      ? `module ${w.module}, installed directly by klm into namespace ${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ${w.state ?? 'no state yet'}`
+      ? `module ${w.module}, installed directly by klm into namespace ` +
+        `${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ` +
+        `${w.state ?? 'no state yet'}`
       : `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
     ...(w.message ? [`  ${w.message}`] : []),
     `installed version: ${w.installedVersion ?? '-'}; wanted: ${w.desiredVersion ?? '-'}${w.channel ? ` (channel ${w.channel})` : ''}`,

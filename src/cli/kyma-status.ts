@@ -38,7 +38,9 @@ export async function workflowState(workflowId: string, config: Pick<KlmConfig, 
     connection = await Connection.connect({ ...config.temporal.connectionOptions, connectTimeout: CONNECT_TIMEOUT });
   } catch (err) {
     throw new Refused(
-      `cannot tell whether workflow ${workflowId} runs: Temporal at ${config.temporal.describe} did not answer (${(err as Error).message.split('\n')[0]}); set TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE as the worker has them`,
+      `cannot tell whether workflow ${workflowId} runs: Temporal at ${config.temporal.describe} ` +
+        `did not answer (${(err as Error).message.split('\n')[0]}); set TEMPORAL_ADDRESS and ` +
+        `TEMPORAL_NAMESPACE as the worker has them`,
     );
   }
   try {
@@ -95,7 +97,9 @@ export function notRunning(v: KymaStatusView): NotRunningError | undefined {
       ? 'Temporal has no such workflow'
       : `it ended ${w.status}${w.closedAt ? ` at ${w.closedAt}` : ''}`;
   return new NotRunningError(
-    `the workflow ${v.workflowId} of Kyma ${v.kyma} is not running (${how}): nothing reconciles the Kyma; the bridge starts it again when the Kyma's spec or labels change, or when the bridge restarts`,
+    `the workflow ${v.workflowId} of Kyma ${v.kyma} is not running (${how}): nothing reconciles ` +
+      `the Kyma; the bridge starts it again when the Kyma's spec or labels change, or when the ` +
+      `bridge restarts`,
   );
 }
 

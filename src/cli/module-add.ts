@@ -114,14 +114,18 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   const module = template.spec.moduleName!;
   if (kyma?.spec.modules?.some((m) => m.name === module)) {
     throw new Refused(
-      `module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install would fight the lifecycle manager. Remove it from the Kyma first (\`klm module delete ${module}\`), or change how the Kyma has it`,
+      `module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install ` +
+        `would fight the lifecycle manager. Remove it from the Kyma first (\`klm module delete ` +
+        `${module}\`), or change how the Kyma has it`,
     );
   }
   if (community)
     a.progress(`warning: ${module} is a community module: the Kyma team neither supports it nor answers for it`);
   else if (kyma)
     a.progress(
-      `warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` without --direct adds it to the Kyma instead`,
+      `warning: installing ${module} directly beside Kyma ${a.ref.namespace}/${a.ref.name}: the ` +
+        `lifecycle manager will not upgrade, repair or support it; \`klm module add ${module}\` ` +
+        `without --direct adds it to the Kyma instead`,
     );
   if (
     community &&
@@ -155,7 +159,9 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
 async function refuseDirect(target: KubeClient, directNamespace: string, module: string): Promise<void> {
   if (await readRecord(target, directNamespace, module)) {
     throw new Refused(
-      `module ${module} is installed directly in namespace ${directNamespace}: the lifecycle manager would take it over unasked. Delete the direct install first (\`klm module delete ${module}\`)`,
+      `module ${module} is installed directly in namespace ${directNamespace}: the lifecycle ` +
+        `manager would take it over unasked. Delete the direct install first (\`klm module delete ` +
+        `${module}\`)`,
     );
   }
 }

@@ -104,7 +104,8 @@ async function push(
     if (await componentVersionExists(target, c.name, c.version, client)) {
       if (!o.overwrite)
         throw new Refused(
-          `component ${component} is in ${where} already: raise the version in ${o.configFile}, or give --overwrite to replace it (Kymas that run ${c.version} then install the new content)`,
+          `component ${component} is in ${where} already: raise the version in ${o.configFile}, or ` +
+            `give --overwrite to replace it (Kymas that run ${c.version} then install the new content)`,
         );
       progress(`component ${component} is in ${where} already: replacing it (--overwrite)`);
     }
@@ -224,7 +225,18 @@ export async function createModule(o: CreateOptions, progress: (line: string) =>
     : 'KLM_OCI_REGISTRY_HOST must name the registry you push it to';
   const pushed = o.dryRun ? ' (--dry-run: nothing pushed)' : target ? '' : ' (nothing pushed: no --registry)';
   const ocm = o.outputConstructorFile
-    ? `; component constructor written to ${o.outputConstructorFile}${target && !o.dryRun ? '' : `: push the component with the OCM CLI (ocm add componentversions --create --file ./ctf ${o.outputConstructorFile}, then ocm transfer ctf ./ctf <registry>)`}`
+    ? `; component constructor written to ` +
+      o.outputConstructorFile +
+      (target && !o.dryRun
+        ? ''
+        : `: push the component with the OCM CLI (ocm add componentversions --create --file ./ctf ` +
+          `${o.outputConstructorFile}, then ocm transfer ctf ./ctf <registry>)`)
     : '';
-  return `ModuleTemplate ${module}-${config.version} written to ${o.output}${pushed}${ocm}; next: apply it to the control plane (kubectl apply -n <namespace> -f ${o.output}) with a ModuleReleaseMeta ${module} whose spec.ocmComponentName is ${config.name} and whose channels name ${config.version}; the template's descriptor is {}, so the lifecycle manager finds the component in the registry it is configured with: ${registrySetting}`;
+  return (
+    `ModuleTemplate ${module}-${config.version} written to ${o.output}${pushed}${ocm}; next: ` +
+    `apply it to the control plane (kubectl apply -n <namespace> -f ${o.output}) with a ` +
+    `ModuleReleaseMeta ${module} whose spec.ocmComponentName is ${config.name} and whose ` +
+    `channels name ${config.version}; the template's descriptor is {}, so the lifecycle manager ` +
+    `finds the component in the registry it is configured with: ${registrySetting}`
+  );
 }

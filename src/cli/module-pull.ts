@@ -61,5 +61,9 @@ export async function pull(kube: KubeClient, p: PullInput): Promise<string> {
       `ModuleTemplate ${p.namespace}/${name} exists and differs from the community catalog's; --force replaces it`,
     );
   await kube.apply(template);
-  return `pulled ${p.module} ${version} into ModuleTemplate ${p.namespace}/${name}; install it with \`klm module add ${p.namespace}/${name}\` (a community module: no support from the Kyma team)`;
+  return (
+    `pulled ${p.module} ${version} into ModuleTemplate ${p.namespace}/${name}; install it with ` +
+    `\`klm module add ${p.namespace}/${name}\` (a community module: no support from the Kyma ` +
+    `team)`
+  );
 }

@@ -100,11 +100,15 @@ async function configuredLocation(kube: KubeClient, template: Template, where: s
   const component = meta?.spec.ocmComponentName;
   if (!component)
     throw new Refused(
-      `${where} has an empty descriptor and no rawManifest link, and ${meta ? `ModuleReleaseMeta ${ns}/${module} names no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${ns}/${module}`}: klm cannot tell where the module's manifest is`,
+      `${where} has an empty descriptor and no rawManifest link, and ` +
+        `${meta ? `ModuleReleaseMeta ${ns}/${module} names no spec.ocmComponentName` : `there is no ModuleReleaseMeta ${ns}/${module}`}: ` +
+        `klm cannot tell where the module's manifest is`,
     );
   if (!registry?.host)
     throw new Refused(
-      `${where} has an empty descriptor: its component ${component} is in the registry the lifecycle manager is configured with; name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)`,
+      `${where} has an empty descriptor: its component ${component} is in the registry the ` +
+        `lifecycle manager is configured with; name it with --registry host[/path] (or ` +
+        `KLM_OCI_REGISTRY_HOST)`,
     );
   return configuredComponentLocation(registry, component, template.spec.version ?? '', where);
 }

@@ -66,7 +66,9 @@ export async function catalogTemplate(
       version = meta.spec.channels?.find((c) => c.channel === channel)?.version;
       if (!version)
         throw new Refused(
-          `module ${module} has no version on channel "${channel}"; it has: ${(meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none'} (--channel), or name a version with --version`,
+          `module ${module} has no version on channel "${channel}"; it has: ` +
+            `${(meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none'} (--channel), or ` +
+            `name a version with --version`,
         );
     } else {
       if (wanted.channel)

@@ -29,7 +29,8 @@ export async function checkPromotion(
     throw new Refused(`module ${p.module} has no ModuleReleaseMeta in namespace ${p.namespace}: publish it first`);
   if (meta.spec.mandatory)
     throw new Refused(
-      `module ${p.module} is mandatory (version ${meta.spec.mandatory.version}): it has no channels; edit spec.mandatory.version of its ModuleReleaseMeta instead`,
+      `module ${p.module} is mandatory (version ${meta.spec.mandatory.version}): it has no ` +
+        `channels; edit spec.mandatory.version of its ModuleReleaseMeta instead`,
     );
   const { items } = await kube.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', {
     namespace: p.namespace,
@@ -46,7 +47,12 @@ export async function checkPromotion(
 /** Why the promotion is not made: its rollout's policy cannot be used (the problem names the ConfigMap's key and what is wrong). */
 export function policyRefusal(p: PromoteRequest, plan: RolloutPlanView): string | undefined {
   if (!plan.policyProblem) return undefined;
-  return `channel ${p.channel} of module ${p.module} not moved: its rollout would halt at once, for its policy cannot be used: ${plan.policyProblem}; fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${p.namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`;
+  return (
+    `channel ${p.channel} of module ${p.module} not moved: its rollout would halt at once, for ` +
+    `its policy cannot be used: ${plan.policyProblem}; fix that (kubectl edit configmap ` +
+    `${ROLLOUT_POLICY_CONFIGMAP} -n ${p.namespace}), or move the channel anyway with --force ` +
+    `(the rollout then halts until the policy is fixed and it is resumed)`
+  );
 }
 
 /** Writes the channel's new version, guarded by the resourceVersion the check read. */

@@ -47,7 +47,8 @@ export function progressTable(p: RolloutProgress): string {
     lines.push('', 'WAVE  KYMAS  DONE  FAILED  UPGRADING  PENDING');
     p.waves.forEach((w, i) =>
       lines.push(
-        `${String(i + 1).padEnd(6)}${String(w.size).padEnd(7)}${String(w.done).padEnd(6)}${String(w.failed).padEnd(8)}${String(w.upgrading).padEnd(11)}${w.pending}`,
+        [i + 1, w.size, w.done, w.failed, w.upgrading].map((n, c) => String(n).padEnd([6, 7, 6, 8, 11][c]!)).join('') +
+          w.pending,
       ),
     );
   }
@@ -72,7 +73,8 @@ export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temp
     } catch (err) {
       if (err instanceof WorkflowNotFoundError)
         throw new Error(
-          `no rollout for module ${cmd.channel.module} on channel ${cmd.channel.channel} in namespace ${cmd.channel.namespace}: it has not been promoted since the bridge started watching`,
+          `no rollout for module ${cmd.channel.module} on channel ${cmd.channel.channel} in namespace ` +
+            `${cmd.channel.namespace}: it has not been promoted since the bridge started watching`,
         );
       if (err instanceof WorkflowUpdateFailedError)
         throw new Error(`${cmd.action} refused: ${err.cause?.message ?? err.message}`);
@@ -157,7 +159,10 @@ export async function rolloutPlan(
 }
 
 function groupLines(g: PromotionDiffGroup): string[] {
-  const who = `${g.kymas.length} Kyma${g.kymas.length === 1 ? '' : 's'} ${g.from ? `on ${g.from}` : 'without the module yet'} (${g.kymas.slice(0, 3).join(', ')}${g.kymas.length > 3 ? ', …' : ''})`;
+  const who =
+    `${g.kymas.length} Kyma${g.kymas.length === 1 ? '' : 's'} ` +
+    `${g.from ? `on ${g.from}` : 'without the module yet'} ` +
+    `(${g.kymas.slice(0, 3).join(', ')}${g.kymas.length > 3 ? ', …' : ''})`;
   if (g.problem) return [`${who}: cannot tell: ${g.problem}`];
   const lines = [`${who}: ${g.added.length} added, ${g.changed.length} changed, ${g.removed.length} removed`];
   for (const [mark, names] of [
@@ -180,7 +185,8 @@ export function planTable(p: RolloutPlanView): string {
     lines.push(`the Kymas it would move once the policy is fixed: ${p.waves.flat().join(' ') || 'none'}`);
   } else {
     lines.push(
-      `${head} in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`,
+      `${head} in ${p.waves.length} waves, soak ${p.policy.soakMs / 1000} s, at most ` +
+        `${p.policy.maxConcurrent} at once, failure budget ${p.policy.failureBudget}`,
     );
     p.waves.forEach((w, i) => lines.push(`wave ${i + 1} (${w.length}): ${w.join(' ')}`));
   }

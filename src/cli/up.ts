@@ -51,7 +51,10 @@ function watchFleet(kcp: KubeClient): () => void {
             .filter((m) => m.state !== 'Ready' && m.state !== 'Unmanaged' && m.message)
             .map((m) => `\n      ${m.name}: ${m.message}`)
             .join('');
-          return `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}${why}`;
+          return (
+            `  ${`${k.metadata.namespace}/${k.metadata.name}`.padEnd(28)} ` +
+            `${(k.status?.state || '-').padEnd(11)} ${k.spec.channel.padEnd(8)} ${mods}${why}`
+          );
         });
         const text = lines.join('\n');
         if (text !== last) {

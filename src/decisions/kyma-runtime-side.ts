@@ -103,7 +103,9 @@ export class KymaRuntimeSide {
           eventStep(
             'Warning',
             'RuntimeKymaTaken',
-            `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do not see it`,
+            `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} of this cluster belongs to ` +
+              `Kyma ${result.owner}: this Kyma's modules follow its own spec, and its runtime's users do ` +
+              `not see it`,
           ),
         );
       }
@@ -216,7 +218,9 @@ export class KymaRuntimeSide {
         type: 'Runtime',
         status: 'False',
         reason: 'RuntimeKymaTaken',
-        message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec`,
+        message:
+          `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ` +
+          `${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec`,
       };
     return {
       type: 'Runtime',

@@ -91,7 +91,8 @@ export class KymaState {
    * `gated`: an installed module moves to a new version of its channel only when the channel's
    * rollout admits it (false in runs recorded before rollouts existed). `truthful` (false in
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
-   * is none), a workflow the server ended is shown and a module's started again, and a runtime that cannot be synced sways the Kyma's state as its condition says.
+   * is none), a workflow the server ended is shown and a module's started again, and a runtime
+   * that cannot be synced sways the Kyma's state as its condition says.
    */
   constructor(
     private readonly settings: ReconcileSettings,
@@ -404,7 +405,8 @@ export class KymaState {
         if (this.snapshot?.deleting && Object.keys(this.desired).length === 0) {
           const cleanup = this.runtimeSide.cleanup(this.settings.driftIntervalMs);
           if (cleanup) {
-            // The modules are gone; the runtime Kyma, catalog and CRDs go before the finalizer (after a failure: a wait for the next change or the drift timer).
+            // The modules are gone; the runtime Kyma, catalog and CRDs go before the finalizer
+            // (after a failure: a wait for the next change or the drift timer).
             this.writeStatus();
             this.queue.push(cleanup);
             return;

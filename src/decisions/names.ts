@@ -11,7 +11,10 @@ export function kymaNameProblem(name: string): Readiness | undefined {
   if (name.length <= MAX_LABEL_VALUE) return undefined;
   return {
     reason: 'InvalidKymaName',
-    message: `the Kyma name is ${name.length} characters long; it labels the Kyma's kubeconfig Secret, Manifests and module objects, and a label value holds at most ${MAX_LABEL_VALUE}: re-create the Kyma under a name of at most ${MAX_LABEL_VALUE} characters`,
+    message:
+      `the Kyma name is ${name.length} characters long; it labels the Kyma's kubeconfig Secret, ` +
+      `Manifests and module objects, and a label value holds at most ${MAX_LABEL_VALUE}: ` +
+      `re-create the Kyma under a name of at most ${MAX_LABEL_VALUE} characters`,
   };
 }
 
@@ -19,6 +22,8 @@ export function moduleNameProblem(name: string): Readiness | undefined {
   if (name.length <= MAX_LABEL_VALUE && MODULE_NAME.test(name)) return undefined;
   return {
     reason: 'InvalidModuleName',
-    message: `module name "${name}" cannot be used: it must be at most ${MAX_LABEL_VALUE} characters of lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`,
+    message:
+      `module name "${name}" cannot be used: it must be at most ${MAX_LABEL_VALUE} characters of ` +
+      `lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`,
   };
 }

@@ -114,7 +114,10 @@ export function customReadiness(checks: StateCheck[], cr: ModuleCrView, what: st
     if (typeof v !== 'string') {
       return {
         reason: 'InvalidCustomStateCheck',
-        message: `customStateCheck path ${c.jsonPath} of ${what} holds ${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}, not a string`,
+        message:
+          `customStateCheck path ${c.jsonPath} of ${what} holds ` +
+          `${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}, ` +
+          `not a string`,
       };
     }
     if (!seen.some((s) => s.startsWith(`${c.jsonPath}=`))) seen.push(`${c.jsonPath}=${JSON.stringify(v)}`);

@@ -151,6 +151,10 @@ export function moduleNameMismatchEvent(
   return {
     type: 'Warning',
     reason: 'ModuleNameMismatch',
-    message: `module ${module.name}: ${note} (generation ${t.generation}); it is installed as module ${module.name} all the same, as upstream does. Set spec.moduleName: ${module.name} in the template, or, if it is module ${module.templateModuleName}'s, publish it as ${module.templateModuleName}-${module.version}`,
+    message:
+      `module ${module.name}: ${note} (generation ${t.generation}); it is installed as module ` +
+      `${module.name} all the same, as upstream does. Set spec.moduleName: ${module.name} in the ` +
+      `template, or, if it is module ${module.templateModuleName}'s, publish it as ` +
+      `${module.templateModuleName}-${module.version}`,
   };
 }

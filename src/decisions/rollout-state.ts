@@ -520,7 +520,9 @@ export class RolloutState {
     if (!budgetExceeded(this.policy, failed, settled)) return;
     this.set(
       'Halted',
-      `halted: ${failed} of ${settled} Kymas reached failed, beyond the failure budget (${this.policy.failureBudget}); the Kymas not reached stay at their version; resume or abort`,
+      `halted: ${failed} of ${settled} Kymas reached failed, beyond the failure budget ` +
+        `(${this.policy.failureBudget}); the Kymas not reached stay at their version; resume or ` +
+        `abort`,
     );
   }
 

@@ -11,9 +11,12 @@ function cell(text: string | undefined): string {
 /** `omitted`: modules the `Modules` search attribute leaves out (Temporal's limit on a value). */
 export function kymaDetails(status: KymaStatusInput, omitted = 0): string {
   const listed = omitted
-    ? `\n\nThe search attribute Modules lists the first ${(status.modules?.length ?? 0) - omitted} of ${status.modules?.length ?? 0} modules (Temporal's limit on one value); the table below has them all.`
+    ? `\n\nThe search attribute Modules lists the first ${(status.modules?.length ?? 0) - omitted} ` +
+      `of ${status.modules?.length ?? 0} modules (Temporal's limit on one value); the table below ` +
+      `has them all.`
     : '';
-  const head = `**${status.state ?? 'Processing'}**${status.activeChannel ? ` on channel **${status.activeChannel}**` : ''}\n\n${status.lastOperation?.operation ?? ''}${listed}`;
+  const channel = status.activeChannel ? ` on channel **${status.activeChannel}**` : '';
+  const head = `**${status.state ?? 'Processing'}**${channel}\n\n${status.lastOperation?.operation ?? ''}${listed}`;
   const modules = status.modules ?? [];
   if (modules.length === 0) return head;
   const rows = modules.map(

@@ -64,7 +64,9 @@ export class FailureLog {
       return undefined;
     }
     const again = seen.unwritten + 1;
-    const line = `${f.workflowId}: ${f.activity} failed again (${f.reason}), ${again} ${again === 1 ? 'time' : 'times'} in ${span(now - seen.lastLine)}: ${f.message}; ${f.next}`;
+    const line =
+      `${f.workflowId}: ${f.activity} failed again (${f.reason}), ${again} ` +
+      `${again === 1 ? 'time' : 'times'} in ${span(now - seen.lastLine)}: ${f.message}; ${f.next}`;
     entry.seen.set(signature, { lastLine: now, unwritten: 0 });
     return line;
   }

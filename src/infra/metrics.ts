@@ -126,7 +126,9 @@ new Gauge({
 
 export const bridgeLeader = new Gauge({
   name: 'klm_bridge_leader',
-  help: 'Whether this bridge does the fleet-wide duties (1: it holds shard 0, or is the only bridge): promotions, the mandatory finalizer, ended workflows, the fleet state gauges',
+  help:
+    'Whether this bridge does the fleet-wide duties (1: it holds shard 0, or is the only ' +
+    'bridge): promotions, the mandatory finalizer, ended workflows, the fleet state gauges',
   registers: [registry],
 });
 
@@ -151,7 +153,9 @@ new Gauge({
 
 const kubeRequestDuration = new Histogram({
   name: 'klm_kube_request_duration_seconds',
-  help: 'Requests to Kubernetes API servers (watches excepted) by cluster (control-plane or target), HTTP method and status code (0: no answer), and their latency',
+  help:
+    'Requests to Kubernetes API servers (watches excepted) by cluster (control-plane or ' +
+    'target), HTTP method and status code (0: no answer), and their latency',
   labelNames: ['cluster', 'method', 'code'],
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],
@@ -180,7 +184,10 @@ const activityDuration = new Histogram({
 
 const reconcileDuration = new Gauge({
   name: 'reconcile_duration_seconds',
-  help: "Seconds the last install of a Manifest's module on this worker took (fetch, render, apply, default CR, prune, readiness check), kept while it takes a minute or more, as upstream keeps a Manifest reconciliation's",
+  help:
+    "Seconds the last install of a Manifest's module on this worker took (fetch, render, apply, " +
+    'default CR, prune, readiness check), kept while it takes a minute or more, as upstream ' +
+    "keeps a Manifest reconciliation's",
   labelNames: ['manifest_name', 'kyma_namespace'],
   registers: [registry],
 });
@@ -197,7 +204,10 @@ const MAINTENANCE_POLICY_READ = 'lifecycle_mgr_maintenance_window_config_read_su
 /** Registered by the first read of a policy: a process without KLM_MAINTENANCE_POLICY exports no series. */
 const maintenancePolicyRead = new Gauge({
   name: MAINTENANCE_POLICY_READ,
-  help: 'Whether the last read of the maintenance-window policy (KLM_MAINTENANCE_POLICY) by this worker found it usable (1) or not (0: its ConfigMap or key missing, unreadable, or invalid); read at start and whenever an upgrade requires downtime',
+  help:
+    'Whether the last read of the maintenance-window policy (KLM_MAINTENANCE_POLICY) by this ' +
+    'worker found it usable (1) or not (0: its ConfigMap or key missing, unreadable, or ' +
+    'invalid); read at start and whenever an upgrade requires downtime',
   registers: [],
 });
 

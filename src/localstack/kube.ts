@@ -147,7 +147,9 @@ export async function startControllerManager(
         `--service-account-private-key-file=${pki.saKey}`,
         `--root-ca-file=${pki.caCert}`,
         '--use-service-account-credentials=false',
-        '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
+        // Controllers for clouds, nodes' networks and volumes: none here.
+        '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller,' +
+          '-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
         // Defaults (20 QPS, 5 Deployment syncs at a time) would make the simulated cluster's own
         // rollouts, not the lifecycle manager, the limit of a fleet benchmark.
         '--kube-api-qps=500',

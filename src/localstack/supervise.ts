@@ -44,14 +44,17 @@ export async function supervise(
     if (decision.giveUp) {
       log(
         'stack',
-        `${name} ${what}, after ${restarts.length} restarts ${within}: GIVING UP, ${name} stays down and the stack is broken. Look at ${logFile} for the cause, then stop klm (Ctrl-C) and run \`npm start\` again. Last log lines:\n${tail}`,
+        `${name} ${what}, after ${restarts.length} restarts ${within}: GIVING UP, ${name} stays ` +
+          `down and the stack is broken. Look at ${logFile} for the cause, then stop klm (Ctrl-C) and ` +
+          `run \`npm start\` again. Last log lines:\n${tail}`,
       );
       void proc.exited.then(finish);
       return;
     }
     log(
       'stack',
-      `${name} ${what}; restarting it in ${decision.delayMs / 1000}s (restart ${restarts.length} of at most ${RESTART_POLICY.maxRestarts} ${within}). Last log lines (${logFile}):\n${tail}`,
+      `${name} ${what}; restarting it in ${decision.delayMs / 1000}s (restart ${restarts.length} ` +
+        `of at most ${RESTART_POLICY.maxRestarts} ${within}). Last log lines (${logFile}):\n${tail}`,
     );
     timer = setTimeout(() => void restart(), decision.delayMs);
     timer.unref();

@@ -141,7 +141,10 @@ export function componentLocation(raw: unknown, where: string): ComponentLocatio
   if (!name || !version) {
     const missing = [name ? '' : 'component.name', version ? '' : 'component.version'].filter(Boolean);
     throw new DescriptorError(
-      `${where}: its spec.descriptor lacks ${missing.join(' and ')}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`,
+      `${where}: its spec.descriptor lacks ${missing.join(' and ')}: a descriptor in the template ` +
+        `names its OCM component by component.name and component.version (with repositoryContexts); ` +
+        `or make it {} to have the component found through the ModuleReleaseMeta's ` +
+        `spec.ocmComponentName at the template's spec.version`,
     );
   }
   const ctx = effectiveContext(c);

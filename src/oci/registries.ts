@@ -249,7 +249,9 @@ export class Registries implements RegistryTransport {
     if (creds) {
       return new OciError(
         'RegistryCredentialsRefused',
-        `registry ${endpoint.host} refused the credentials from ${this.credentials?.describe ?? 'the configuration'} (HTTP ${status}) to ${access} ${req.repository} while ${req.what}`,
+        `registry ${endpoint.host} refused the credentials from ` +
+          `${this.credentials?.describe ?? 'the configuration'} (HTTP ${status}) to ${access} ` +
+          `${req.repository} while ${req.what}`,
       );
     }
     const where = this.credentials
@@ -277,7 +279,9 @@ export class Registries implements RegistryTransport {
     if (url.protocol === 'http:' && !this.mayUseHttp(url.host.toLowerCase())) {
       throw new OciError(
         'RegistryError',
-        `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; credentials go over plain HTTP only to loopback hosts or hosts listed in KLM_INSECURE_REGISTRIES`,
+        `registry ${endpoint.host} names a plain-HTTP token realm on ${url.host} while ${what}; ` +
+          `credentials go over plain HTTP only to loopback hosts or hosts listed in ` +
+          `KLM_INSECURE_REGISTRIES`,
       );
     }
     if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
@@ -379,7 +383,8 @@ export class Registries implements RegistryTransport {
     if (e.code && CERT_ERRORS.has(e.code)) {
       return new OciError(
         'RegistryUnavailable',
-        `registry ${host} unreachable while ${what}: its TLS certificate is not trusted (${e.code}: ${e.message}); if a private CA signs it, set ${this.caSetting} to that CA's PEM bundle`,
+        `registry ${host} unreachable while ${what}: its TLS certificate is not trusted (${e.code}: ` +
+          `${e.message}); if a private CA signs it, set ${this.caSetting} to that CA's PEM bundle`,
       );
     }
     if (NOT_TLS.test(e.message ?? '') || e.code === 'EPROTO' || e.code?.startsWith('ERR_SSL')) {

@@ -25,5 +25,9 @@ export function managerVersionProblem(config: ModuleConfig, objects: unknown[]):
     }),
   );
   if (tagged) return undefined;
-  return `manager: no container of the ${m.kind} ${m.name} in the manifest runs an image tagged ${config.version}, the module's version; tag the manager's image with it, or leave out --skip-version-validation=false`;
+  return (
+    `manager: no container of the ${m.kind} ${m.name} in the manifest runs an image tagged ` +
+    `${config.version}, the module's version; tag the manager's image with it, or leave out ` +
+    `--skip-version-validation=false`
+  );
 }

@@ -288,7 +288,9 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
     );
   else if (name && (!MODULE_NAME_PATTERN.test(shortName(name)) || shortName(name).length > MODULE_NAME_MAX)) {
     problems.push(
-      `name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} characters, e.g. template-operator`,
+      `name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which ` +
+        `takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} ` +
+        `characters, e.g. template-operator`,
     );
   }
   const version = str(raw, 'version', problems, "give the module's semantic version, e.g. 1.0.0") ?? '';

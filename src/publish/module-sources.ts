@@ -14,7 +14,9 @@ export class ModuleConfigError extends Error {
     readonly problems: string[],
   ) {
     super(
-      `${file} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix ${problems.length === 1 ? 'it' : 'them'} and run again:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      `${file} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix ` +
+        `${problems.length === 1 ? 'it' : 'them'} and run ` +
+        `again:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
     this.name = 'ModuleConfigError';
   }

@@ -43,7 +43,9 @@ export class SearchAttributesMissingError extends Error {
     readonly missing: readonly Name[],
   ) {
     super(
-      `the Temporal namespace "${namespace}" lacks the search attributes ${missing.join(', ')}, which the workflows set; register them (once per namespace), then start again:\n  ${registerCommand(namespace, missing)}`,
+      `the Temporal namespace "${namespace}" lacks the search attributes ${missing.join(', ')}, ` +
+        `which the workflows set; register them (once per namespace), then start again:\n  ` +
+        `${registerCommand(namespace, missing)}`,
     );
     this.name = 'SearchAttributesMissingError';
   }

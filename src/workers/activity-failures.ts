@@ -62,7 +62,9 @@ export function activityFailureLog(
   logger: () => Logger = () => Runtime.instance().logger,
   failures = new FailureLog(),
 ): ActivityInterceptorsFactory {
-  const afterLast = `the workflow shows the failure and tries again after ${span(schedule.installRetryMs)}, doubling up to ${span(schedule.driftIntervalMs)}, or at the next change`;
+  const afterLast =
+    `the workflow shows the failure and tries again after ${span(schedule.installRetryMs)}, ` +
+    `doubling up to ${span(schedule.driftIntervalMs)}, or at the next change`;
   return (ctx: Context) => ({
     inbound: {
       async execute(input, next) {

@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   const started: { worker?: KlmWorker } = {};
   if (config.metricsPort)
     log.info(
-      `worker: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} (/metrics, /healthz, /readyz)`,
+      `worker: metrics and probes on ` +
+        `:${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} ` +
+        `(/metrics, /healthz, /readyz)`,
     );
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
@@ -64,7 +66,8 @@ main().catch((err: unknown) => {
   runtime?.flushLogs();
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(
-    `worker: ${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+    `worker: ` +
+      `${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
   );
   process.exit(1);
 });

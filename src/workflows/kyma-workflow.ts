@@ -327,7 +327,9 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           await record({
             type: 'Warning',
             reason: 'RuntimeCleanupFailed',
-            message: `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; trying again on the next change or the drift timer`,
+            message:
+              `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; ` +
+              `trying again on the next change or the drift timer`,
           });
         st.runtimeCleaned(failure);
         break;

@@ -292,111 +292,119 @@ describe('klm module: direct installs and community modules', () => {
     ]);
   });
 
-  it('deletes a direct install by the seed flow: refused while resources people made exist, then with them, everything klm applied, then nothing to do', async () => {
-    await klm().kube.create({
-      apiVersion: kind.apiVersion,
-      kind: 'Echo',
-      metadata: { name: 'mine', namespace: direct },
-      spec: {},
-    });
-    const refused = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      'module echo still has resources of its kinds; delete them, or run again with --delete-resources:',
-    );
-    expect(refused.stderr).toContain(`Echo ${direct}/mine`);
-    expect(refused.stderr).not.toContain(`Echo ${direct}/default`);
-    const unconfirmed = await klmCli(['module', 'delete', 'echo', ...noKyma(), '--delete-resources']);
-    expect(unconfirmed.code).toBe(1);
-    expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
-    expect(await record()).toBeDefined();
-
-    const done = await klmCli([
-      'module',
-      'delete',
-      `${community}/echo-1.1.0`,
-      ...noKyma(),
-      '--delete-resources',
-      '--auto-approve',
-    ]);
-    expect(done.code, done.stderr).toBe(0);
-    expect(done.stdout).toContain('deleted 1 resources of module echo');
-    expect(done.stdout).toContain('module echo deleted');
-    for (const [apiVersion, k, n, ns] of [
-      [kind.apiVersion, 'Echo', 'default', direct],
-      ['apps/v1', 'Deployment', 'echo-manager', direct],
-      ['v1', 'ServiceAccount', 'echo-manager', direct],
-      ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', `echoes.${group}`, undefined],
-    ] as const) {
-      await eventually(
-        `${k} ${n} to be gone`,
-        async () =>
-          (await klm()
-            .kube.get(apiVersion, k, n, ns)
-            .catch(() => undefined)) === undefined || undefined,
-        60_000,
+  it(
+    'deletes a direct install by the seed flow: refused while resources people made exist, then ' +
+      'with them, everything klm applied, then nothing to do',
+    async () => {
+      await klm().kube.create({
+        apiVersion: kind.apiVersion,
+        kind: 'Echo',
+        metadata: { name: 'mine', namespace: direct },
+        spec: {},
+      });
+      const refused = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'module echo still has resources of its kinds; delete them, or run again with --delete-resources:',
       );
-    }
-    expect(await record()).toBeUndefined();
-    expect(await list(noKyma())).toEqual([]);
-    const again = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('nothing to do');
-  });
+      expect(refused.stderr).toContain(`Echo ${direct}/mine`);
+      expect(refused.stderr).not.toContain(`Echo ${direct}/default`);
+      const unconfirmed = await klmCli(['module', 'delete', 'echo', ...noKyma(), '--delete-resources']);
+      expect(unconfirmed.code).toBe(1);
+      expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
+      expect(await record()).toBeDefined();
 
-  it('installs a catalog module directly beside a Kyma only when asked, with a warning; refuses one the Kyma has, and adding one installed directly to the Kyma', async () => {
-    const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];
-    await klm().kube.create(
-      kymaObject(klm().namespace, kymaName, { channel: 'regular', modules: [{ name: 'counter' }] }),
-    );
-    const managed = await klmCli(['module', 'add', 'counter', ...at, '--direct']);
-    expect(managed.code).toBe(1);
-    expect(managed.stderr).toContain(
-      `module counter is managed by Kyma ${klm().namespace}/${kymaName}: a direct install would fight the lifecycle manager`,
-    );
+      const done = await klmCli([
+        'module',
+        'delete',
+        `${community}/echo-1.1.0`,
+        ...noKyma(),
+        '--delete-resources',
+        '--auto-approve',
+      ]);
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toContain('deleted 1 resources of module echo');
+      expect(done.stdout).toContain('module echo deleted');
+      for (const [apiVersion, k, n, ns] of [
+        [kind.apiVersion, 'Echo', 'default', direct],
+        ['apps/v1', 'Deployment', 'echo-manager', direct],
+        ['v1', 'ServiceAccount', 'echo-manager', direct],
+        ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', `echoes.${group}`, undefined],
+      ] as const) {
+        await eventually(
+          `${k} ${n} to be gone`,
+          async () =>
+            (await klm()
+              .kube.get(apiVersion, k, n, ns)
+              .catch(() => undefined)) === undefined || undefined,
+          60_000,
+        );
+      }
+      expect(await record()).toBeUndefined();
+      expect(await list(noKyma())).toEqual([]);
+      const again = await klmCli(['module', 'delete', 'echo', ...noKyma()]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('nothing to do');
+    },
+  );
 
-    // greeter's template has `descriptor: {}`: its component is found through its ModuleReleaseMeta in the registry named.
-    const unnamed = await klmCli(['module', 'add', 'greeter', ...at, '--direct'], { KLM_OCI_REGISTRY_HOST: '' });
-    expect(unnamed.code).toBe(1);
-    expect(unnamed.stderr).toContain('name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)');
-    const add = await klmCli([
-      'module',
-      'add',
-      'greeter',
-      ...at,
-      '--direct',
-      '--registry',
-      stackInfo().registryHost,
-      '--wait',
-      '--timeout',
-      '2m',
-    ]);
-    expect(add.code, add.stderr).toBe(0);
-    expect(add.stderr).toContain(
-      `warning: installing greeter directly beside Kyma ${klm().namespace}/${kymaName}: the lifecycle manager will not upgrade, repair or support it`,
-    );
-    expect(add.stdout).toContain(`module greeter 1.0.0 installed directly into namespace ${direct}`);
-    const rows = await list(at);
-    // Installed without --default-config-cr: the policy Ignore, as the Kyma CLI installs it; no default CR.
-    expect(rows.find((r) => r.name === 'greeter')).toMatchObject({
-      version: '1.0.0',
-      crPolicy: 'Ignore',
-      managed: 'false',
-      installationStatus: 'Ready',
-      direct: { template: `${klm().namespace}/greeter-1.0.0`, community: false },
-    });
-    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'default', direct)).toBeUndefined();
-    const viaKyma = await klmCli(['module', 'add', 'greeter', ...at]);
-    expect(viaKyma.code).toBe(1);
-    expect(viaKyma.stderr).toContain(
-      `module greeter is installed directly in namespace ${direct}: the lifecycle manager would take it over unasked`,
-    );
-    expect((await getKyma(klm(), kymaName))?.spec.modules?.map((m) => m.name)).toEqual(['counter']);
-    const removed = await klmCli(['module', 'delete', 'greeter', ...at, '--auto-approve']);
-    expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stdout).toContain('module greeter deleted');
-    expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', direct)).toBeUndefined();
-  });
+  it(
+    'installs a catalog module directly beside a Kyma only when asked, with a warning; refuses ' +
+      'one the Kyma has, and adding one installed directly to the Kyma',
+    async () => {
+      const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];
+      await klm().kube.create(
+        kymaObject(klm().namespace, kymaName, { channel: 'regular', modules: [{ name: 'counter' }] }),
+      );
+      const managed = await klmCli(['module', 'add', 'counter', ...at, '--direct']);
+      expect(managed.code).toBe(1);
+      expect(managed.stderr).toContain(
+        `module counter is managed by Kyma ${klm().namespace}/${kymaName}: a direct install would fight the lifecycle manager`,
+      );
+
+      // greeter's template has `descriptor: {}`: its component is found through its ModuleReleaseMeta in the registry named.
+      const unnamed = await klmCli(['module', 'add', 'greeter', ...at, '--direct'], { KLM_OCI_REGISTRY_HOST: '' });
+      expect(unnamed.code).toBe(1);
+      expect(unnamed.stderr).toContain('name it with --registry host[/path] (or KLM_OCI_REGISTRY_HOST)');
+      const add = await klmCli([
+        'module',
+        'add',
+        'greeter',
+        ...at,
+        '--direct',
+        '--registry',
+        stackInfo().registryHost,
+        '--wait',
+        '--timeout',
+        '2m',
+      ]);
+      expect(add.code, add.stderr).toBe(0);
+      expect(add.stderr).toContain(
+        `warning: installing greeter directly beside Kyma ${klm().namespace}/${kymaName}: the lifecycle manager will not upgrade, repair or support it`,
+      );
+      expect(add.stdout).toContain(`module greeter 1.0.0 installed directly into namespace ${direct}`);
+      const rows = await list(at);
+      // Installed without --default-config-cr: the policy Ignore, as the Kyma CLI installs it; no default CR.
+      expect(rows.find((r) => r.name === 'greeter')).toMatchObject({
+        version: '1.0.0',
+        crPolicy: 'Ignore',
+        managed: 'false',
+        installationStatus: 'Ready',
+        direct: { template: `${klm().namespace}/greeter-1.0.0`, community: false },
+      });
+      expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'default', direct)).toBeUndefined();
+      const viaKyma = await klmCli(['module', 'add', 'greeter', ...at]);
+      expect(viaKyma.code).toBe(1);
+      expect(viaKyma.stderr).toContain(
+        `module greeter is installed directly in namespace ${direct}: the lifecycle manager would take it over unasked`,
+      );
+      expect((await getKyma(klm(), kymaName))?.spec.modules?.map((m) => m.name)).toEqual(['counter']);
+      const removed = await klmCli(['module', 'delete', 'greeter', ...at, '--auto-approve']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain('module greeter deleted');
+      expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', direct)).toBeUndefined();
+    },
+  );
 
   it("adds a module to the Kyma with its CR from a file (--config-cr-path): the policy Ignore, the file's CR applied once the module runs", async () => {
     const at = [...cluster(), '--kyma', `${klm().namespace}/${kymaName}`, '--direct-namespace', direct];

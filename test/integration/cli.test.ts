@@ -81,7 +81,9 @@ describe('klm module', () => {
     const beta = await klmCli(['module', 'add', 'preview', ...at()]);
     expect(beta.code).toBe(1);
     expect(beta.stderr).toContain(
-      `module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label: label Kyma ${ns}/${name} so to use it`,
+      `module "preview": ModuleTemplate ${ns}/preview-0.1.0 is beta ` +
+        `(operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that ` +
+        `label: label Kyma ${ns}/${name} so to use it`,
     );
     const ghost = await klmCli(['module', 'add', 'ghost', ...at()]);
     expect(ghost.code).toBe(1);
@@ -89,67 +91,84 @@ describe('klm module', () => {
     expect(await spec()).toEqual([]);
   });
 
-  it('adds a module with its default CR (--default-config-cr) and waits until it is Ready; a second add changes nothing; list shows it as users know it', async () => {
-    const add = await klmCli(['module', 'add', 'greeter', ...at(), '--default-config-cr', '--wait', '--timeout', '2m']);
-    expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toContain(
-      `module greeter added to Kyma ${klm().namespace}/${name} with its default CR (CR policy CreateAndDelete)`,
-    );
-    expect(add.stdout).toContain('module greeter is Ready');
-    expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
-    const again = await klmCli(['module', 'add', 'greeter', ...at()]);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('already in Kyma');
+  it(
+    'adds a module with its default CR (--default-config-cr) and waits until it is Ready; a ' +
+      'second add changes nothing; list shows it as users know it',
+    async () => {
+      const add = await klmCli([
+        'module',
+        'add',
+        'greeter',
+        ...at(),
+        '--default-config-cr',
+        '--wait',
+        '--timeout',
+        '2m',
+      ]);
+      expect(add.code, add.stderr).toBe(0);
+      expect(add.stdout).toContain(
+        `module greeter added to Kyma ${klm().namespace}/${name} with its default CR (CR policy CreateAndDelete)`,
+      );
+      expect(add.stdout).toContain('module greeter is Ready');
+      expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
+      const again = await klmCli(['module', 'add', 'greeter', ...at()]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('already in Kyma');
 
-    const list = await klmCli(['module', 'list', ...at(), '-o', 'json']);
-    expect(list.code, list.stderr).toBe(0);
-    // The Kyma CLI's fields and types (version with its channel, crPolicy, managed a string), klm's beside them.
-    expect(JSON.parse(list.stdout)).toEqual([
-      expect.objectContaining({
-        name: 'greeter',
+      const list = await klmCli(['module', 'list', ...at(), '-o', 'json']);
+      expect(list.code, list.stderr).toBe(0);
+      // The Kyma CLI's fields and types (version with its channel, crPolicy, managed a string), klm's beside them.
+      expect(JSON.parse(list.stdout)).toEqual([
+        expect.objectContaining({
+          name: 'greeter',
+          version: '1.0.0(regular)',
+          crPolicy: 'CreateAndDelete',
+          managed: 'true',
+          moduleStatus: 'Ready',
+          installationStatus: 'Ready',
+          installedVersion: '1.0.0',
+        }),
+      ]);
+      const yaml = await klmCli(['modules', 'list', ...at(), '-o', 'yaml']);
+      expect(yaml.code, yaml.stderr).toBe(0);
+      expect(parse(yaml.stdout)).toEqual(JSON.parse(list.stdout));
+      expect(yaml.stdout).toContain('managed: "true"');
+      const table = await klmCli(['module', 'list', ...at()]);
+      expect(table.stdout).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
+      expect(table.stdout).toMatch(/greeter\s+1\.0\.0\(regular\)\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
+    },
+  );
+
+  it(
+    'adds a module without its default CR unless asked, as the Kyma CLI does: the policy ' +
+      'Ignore, no default CR; -c picks the channel; del removes it',
+    async () => {
+      const add = await klmCli(['modules', 'add', 'counter', ...at(), '-c', 'regular', '--wait', '--timeout', '2m']);
+      expect(add.code, add.stderr).toBe(0);
+      expect(add.stdout).toContain(
+        `module counter added to Kyma ${klm().namespace}/${name} without its default CR (CR policy Ignore; --default-config-cr creates it)`,
+      );
+      expect(add.stdout).toContain('module counter is Ready');
+      expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+        name: 'counter',
+        channel: 'regular',
+        customResourcePolicy: 'Ignore',
+        managed: true,
+      });
+      const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { name: string }[];
+      expect(list.find((e) => e.name === 'counter')).toMatchObject({
         version: '1.0.0(regular)',
-        crPolicy: 'CreateAndDelete',
+        crPolicy: 'Ignore',
         managed: 'true',
-        moduleStatus: 'Ready',
+        moduleStatus: '-',
         installationStatus: 'Ready',
-        installedVersion: '1.0.0',
-      }),
-    ]);
-    const yaml = await klmCli(['modules', 'list', ...at(), '-o', 'yaml']);
-    expect(yaml.code, yaml.stderr).toBe(0);
-    expect(parse(yaml.stdout)).toEqual(JSON.parse(list.stdout));
-    expect(yaml.stdout).toContain('managed: "true"');
-    const table = await klmCli(['module', 'list', ...at()]);
-    expect(table.stdout).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
-    expect(table.stdout).toMatch(/greeter\s+1\.0\.0\(regular\)\s+CreateAndDelete\s+true\s+Ready\s+Ready/);
-  });
-
-  it('adds a module without its default CR unless asked, as the Kyma CLI does: the policy Ignore, no default CR; -c picks the channel; del removes it', async () => {
-    const add = await klmCli(['modules', 'add', 'counter', ...at(), '-c', 'regular', '--wait', '--timeout', '2m']);
-    expect(add.code, add.stderr).toBe(0);
-    expect(add.stdout).toContain(
-      `module counter added to Kyma ${klm().namespace}/${name} without its default CR (CR policy Ignore; --default-config-cr creates it)`,
-    );
-    expect(add.stdout).toContain('module counter is Ready');
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
-      name: 'counter',
-      channel: 'regular',
-      customResourcePolicy: 'Ignore',
-      managed: true,
-    });
-    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { name: string }[];
-    expect(list.find((e) => e.name === 'counter')).toMatchObject({
-      version: '1.0.0(regular)',
-      crPolicy: 'Ignore',
-      managed: 'true',
-      moduleStatus: '-',
-      installationStatus: 'Ready',
-    });
-    const removed = await klmCli(['module', 'del', 'counter', ...at(), '--wait', '--timeout', '2m']);
-    expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stdout).toContain('module counter is gone');
-    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
-  });
+      });
+      const removed = await klmCli(['module', 'del', 'counter', ...at(), '--wait', '--timeout', '2m']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain('module counter is gone');
+      expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+    },
+  );
 
   it('refuses what the catalog does not offer and says what to do (exit 1); without the Kyma, lists only direct installs', async () => {
     const unknown = await klmCli(['module', 'add', 'nosuch', ...at()]);
@@ -254,30 +273,36 @@ describe('klm module', () => {
     expect(absent.stderr).toContain('module counter is not in Kyma');
   });
 
-  it('manage adds a module the Kyma lacks with the CR policy --policy, and sets the policy of one it has (CreateAndDelete unless told), as the Kyma CLI does', async () => {
-    const missing = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
-    expect(missing.code, missing.stderr).toBe(0);
-    expect(missing.stdout).toContain(`module counter added to Kyma ${klm().namespace}/${name} without its default CR`);
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
-      name: 'counter',
-      customResourcePolicy: 'Ignore',
-      managed: true,
-    });
-    const again = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('module counter is already managed (CR policy Ignore)');
-    const policy = await klmCli(['module', 'manage', 'counter', ...at()]);
-    expect(policy.code, policy.stderr).toBe(0);
-    expect(policy.stdout).toContain('module counter is now managed (CR policy CreateAndDelete)');
-    expect((await spec()).find((m) => m.name === 'counter')).toEqual({
-      name: 'counter',
-      customResourcePolicy: 'CreateAndDelete',
-      managed: true,
-    });
-    const removed = await klmCli(['module', 'delete', 'counter', ...at(), '--wait', '--timeout', '2m']);
-    expect(removed.code, removed.stderr).toBe(0);
-    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
-  });
+  it(
+    'manage adds a module the Kyma lacks with the CR policy --policy, and sets the policy of ' +
+      'one it has (CreateAndDelete unless told), as the Kyma CLI does',
+    async () => {
+      const missing = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
+      expect(missing.code, missing.stderr).toBe(0);
+      expect(missing.stdout).toContain(
+        `module counter added to Kyma ${klm().namespace}/${name} without its default CR`,
+      );
+      expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+        name: 'counter',
+        customResourcePolicy: 'Ignore',
+        managed: true,
+      });
+      const again = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain('module counter is already managed (CR policy Ignore)');
+      const policy = await klmCli(['module', 'manage', 'counter', ...at()]);
+      expect(policy.code, policy.stderr).toBe(0);
+      expect(policy.stdout).toContain('module counter is now managed (CR policy CreateAndDelete)');
+      expect((await spec()).find((m) => m.name === 'counter')).toEqual({
+        name: 'counter',
+        customResourcePolicy: 'CreateAndDelete',
+        managed: true,
+      });
+      const removed = await klmCli(['module', 'delete', 'counter', ...at(), '--wait', '--timeout', '2m']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+    },
+  );
 
   it('--show-errors says on stderr what list could not read; without it, the list alone', async () => {
     const broken = uniqueName('broken');
@@ -304,57 +329,63 @@ describe('klm module', () => {
     const told = await klmCli([...args, '--show-errors']);
     expect(told.code, told.stderr).toBe(0);
     expect(told.stderr).toContain(
-      `klm: error: the cluster of Kyma ${klm().namespace}/${broken} cannot be reached, so its direct installs are not listed: Secret ${klm().namespace}/${broken}-kubeconfig does not hold a valid kubeconfig`,
+      `klm: error: the cluster of Kyma ${klm().namespace}/${broken} cannot be reached, so its ` +
+        `direct installs are not listed: Secret ${klm().namespace}/${broken}-kubeconfig does not ` +
+        `hold a valid kubeconfig`,
     );
     expect(told.stdout).toBe(quiet.stdout);
   });
 
-  it('deletes only once the resources people made of its kinds are gone: refused with the list, not without confirmation, then with --auto-approve', async () => {
-    const ns = `${name}-system`;
-    await klm().kube.create({
-      apiVersion: 'greeter.example.io/v1alpha1',
-      kind: 'Greeter',
-      metadata: { name: 'mine', namespace: ns },
-      spec: {},
-    });
-    const refused = await klmCli(['module', 'delete', 'greeter', ...at()]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      'module greeter still has resources of its kinds; delete them, or run again with --delete-resources:',
-    );
-    expect(refused.stderr).toContain(`Greeter ${ns}/mine`);
-    // The module's own default CR is the lifecycle manager's to delete: not listed.
-    expect(refused.stderr).not.toContain(`Greeter ${ns}/default`);
-    const unconfirmed = await klmCli(['module', 'delete', 'greeter', ...at(), '--delete-resources']);
-    expect(unconfirmed.code).toBe(1);
-    expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
-    expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'mine', ns)).toBeDefined();
-    expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+  it(
+    'deletes only once the resources people made of its kinds are gone: refused with the list, ' +
+      'not without confirmation, then with --auto-approve',
+    async () => {
+      const ns = `${name}-system`;
+      await klm().kube.create({
+        apiVersion: 'greeter.example.io/v1alpha1',
+        kind: 'Greeter',
+        metadata: { name: 'mine', namespace: ns },
+        spec: {},
+      });
+      const refused = await klmCli(['module', 'delete', 'greeter', ...at()]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'module greeter still has resources of its kinds; delete them, or run again with --delete-resources:',
+      );
+      expect(refused.stderr).toContain(`Greeter ${ns}/mine`);
+      // The module's own default CR is the lifecycle manager's to delete: not listed.
+      expect(refused.stderr).not.toContain(`Greeter ${ns}/default`);
+      const unconfirmed = await klmCli(['module', 'delete', 'greeter', ...at(), '--delete-resources']);
+      expect(unconfirmed.code).toBe(1);
+      expect(unconfirmed.stderr).toContain('not confirmed: nothing deleted');
+      expect(await klm().kube.get('greeter.example.io/v1alpha1', 'Greeter', 'mine', ns)).toBeDefined();
+      expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
 
-    const done = await klmCli([
-      'module',
-      'delete',
-      'greeter',
-      ...at(),
-      '--delete-resources',
-      '--auto-approve',
-      '--wait',
-      '--timeout',
-      '2m',
-    ]);
-    expect(done.code, done.stderr).toBe(0);
-    expect(done.stdout).toContain('deleted 1 resources of module greeter');
-    expect(done.stdout).toContain('module greeter is gone');
-    expect(await spec()).toEqual([]);
-    await eventually(
-      'the manager to be gone',
-      async () => (await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)) === undefined || undefined,
-      60_000,
-    );
-    const again = await klmCli(['module', 'delete', 'greeter', ...at()]);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('nothing to do');
-  });
+      const done = await klmCli([
+        'module',
+        'delete',
+        'greeter',
+        ...at(),
+        '--delete-resources',
+        '--auto-approve',
+        '--wait',
+        '--timeout',
+        '2m',
+      ]);
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toContain('deleted 1 resources of module greeter');
+      expect(done.stdout).toContain('module greeter is gone');
+      expect(await spec()).toEqual([]);
+      await eventually(
+        'the manager to be gone',
+        async () => (await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', ns)) === undefined || undefined,
+        60_000,
+      );
+      const again = await klmCli(['module', 'delete', 'greeter', ...at()]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('nothing to do');
+    },
+  );
 
   it('tells a module never installed from one installed, and deletes it from Error with --wait (exit 0)', async () => {
     // As someone editing the Kyma would add it: its channel's version has no template.
@@ -499,7 +530,9 @@ describe('klm module', () => {
     const asked = await klmCli(args, env);
     expect(asked.code, asked.stderr).toBe(1);
     expect(asked.stdout).toContain(
-      `channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 at once, failure budget 1`,
+      `channel regular of module greeter in ${klm().namespace}: 1.0.0 → 1.1.0; the plan of the ` +
+        `rollout this starts:\ngreeter on regular → 1.1.0: 0 Kymas in 0 waves, soak 0 s, at most 5 ` +
+        `at once, failure budget 1`,
     );
     expect(asked.stderr).toContain('not confirmed: nothing promoted');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });
@@ -508,7 +541,12 @@ describe('klm module', () => {
     const refused = await klmCli([...args, '--auto-approve'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toEqual([
-      `klm: channel regular of module greeter not moved: its rollout would halt at once, for its policy cannot be used: key regular of ConfigMap ${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway with --force (the rollout then halts until the policy is fixed and it is resumed)`,
+      `klm: channel regular of module greeter not moved: its rollout would halt at once, for its ` +
+        `policy cannot be used: key regular of ConfigMap ` +
+        `${klm().namespace}/${ROLLOUT_POLICY_CONFIGMAP}: waves: the size "abc" is neither a ` +
+        `positive whole count (5) nor a share between 0 and 100 % ("10%"); fix that (kubectl edit ` +
+        `configmap ${ROLLOUT_POLICY_CONFIGMAP} -n ${klm().namespace}), or move the channel anyway ` +
+        `with --force (the rollout then halts until the policy is fixed and it is resumed)`,
     ]);
     expect(refused.stdout).toBe('');
     expect(await channels()).toContainEqual({ channel: 'regular', version: '1.0.0' });

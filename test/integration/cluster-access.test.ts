@@ -141,53 +141,61 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
     expect((await installation(klm(), name, mod().name)).state).toBe('Ready');
   }, 180_000);
 
-  it('names the Secret, the field and what to do when its client key cannot be used or the cluster refuses its token, on the module and in the Runtime condition alike', async () => {
-    const ns = klm().namespace;
-    const token = own.expiredToken();
-    const cert = (await readFile(pkiIn(stackInfo().pkiDir).adminCert)).toString('base64');
-    const configs = [
-      own.userKubeconfig({
-        'client-certificate-data': cert,
-        'client-key-data': Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString(
-          'base64',
-        ),
-      }),
-      own.userKubeconfig({ token }),
-    ];
-    const [keyKyma, tokenKyma] = await Promise.all(
-      configs.map(async (config) => {
-        const name = uniqueName('kyma');
-        await klm().kube.create(kubeconfigSecret(ns, name, config));
-        await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: mod().name }] }));
-        return name;
-      }),
-    );
-    const failed = (name: string, reason: string) =>
-      eventually(`${reason} on the module and in the Runtime condition of ${name}`, async () => {
-        const i = await installation(klm(), name, mod().name);
-        const runtime = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
-        return i.state === 'Error' &&
-          i.reason === reason &&
-          i.entry?.message === i.message &&
-          runtime?.reason === reason
-          ? { ...i, runtime }
-          : undefined;
-      });
-    const key = await failed(keyKyma!, 'InvalidKubeconfig');
-    expect(key.message).toBe(
-      `Secret ${ns}/kubeconfig-${keyKyma} (data key "config"): in its kubeconfig, user "user" has a client-key-data that is not a private key that can be read (damaged, truncated or of an unsupported type); put the user's private key there (PEM, unencrypted, then base64-encoded), and update the Secret`,
-    );
-    const refused = await failed(tokenKyma!, 'TargetCredentialsRefused');
-    expect(refused.message).toContain(
-      `the target cluster of Kyma ${ns}/${tokenKyma} (kubeconfig Secret ${ns}/kubeconfig-${tokenKyma}) refused the credentials of its kubeconfig (HTTP 401`,
-    );
-    for (const m of [refused.message, refused.runtime.message]) {
-      expect(m).toContain(
-        `renew the credentials (a new token, or a new client certificate and key) in Secret ${ns}/kubeconfig-${tokenKyma}, data key "config"`,
+  it(
+    'names the Secret, the field and what to do when its client key cannot be used or the ' +
+      'cluster refuses its token, on the module and in the Runtime condition alike',
+    async () => {
+      const ns = klm().namespace;
+      const token = own.expiredToken();
+      const cert = (await readFile(pkiIn(stackInfo().pkiDir).adminCert)).toString('base64');
+      const configs = [
+        own.userKubeconfig({
+          'client-certificate-data': cert,
+          'client-key-data': Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString(
+            'base64',
+          ),
+        }),
+        own.userKubeconfig({ token }),
+      ];
+      const [keyKyma, tokenKyma] = await Promise.all(
+        configs.map(async (config) => {
+          const name = uniqueName('kyma');
+          await klm().kube.create(kubeconfigSecret(ns, name, config));
+          await klm().kube.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: mod().name }] }));
+          return name;
+        }),
       );
-      expect(m).not.toContain(token);
-    }
-  }, 120_000);
+      const failed = (name: string, reason: string) =>
+        eventually(`${reason} on the module and in the Runtime condition of ${name}`, async () => {
+          const i = await installation(klm(), name, mod().name);
+          const runtime = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Runtime');
+          return i.state === 'Error' &&
+            i.reason === reason &&
+            i.entry?.message === i.message &&
+            runtime?.reason === reason
+            ? { ...i, runtime }
+            : undefined;
+        });
+      const key = await failed(keyKyma!, 'InvalidKubeconfig');
+      expect(key.message).toBe(
+        `Secret ${ns}/kubeconfig-${keyKyma} (data key "config"): in its kubeconfig, user "user" has ` +
+          `a client-key-data that is not a private key that can be read (damaged, truncated or of an ` +
+          `unsupported type); put the user's private key there (PEM, unencrypted, then ` +
+          `base64-encoded), and update the Secret`,
+      );
+      const refused = await failed(tokenKyma!, 'TargetCredentialsRefused');
+      expect(refused.message).toContain(
+        `the target cluster of Kyma ${ns}/${tokenKyma} (kubeconfig Secret ${ns}/kubeconfig-${tokenKyma}) refused the credentials of its kubeconfig (HTTP 401`,
+      );
+      for (const m of [refused.message, refused.runtime.message]) {
+        expect(m).toContain(
+          `renew the credentials (a new token, or a new client certificate and key) in Secret ${ns}/kubeconfig-${tokenKyma}, data key "config"`,
+        );
+        expect(m).not.toContain(token);
+      }
+    },
+    120_000,
+  );
 });
 
 describe('API servers that hang or die, with default timers', () => {

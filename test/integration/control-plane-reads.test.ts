@@ -26,36 +26,40 @@ describe('control-plane reads', async () => {
   const workerKcp = await countingClient();
   const klm = useKlm({ workerKcp });
 
-  it('installs two modules and follows a promotion without reading templates, release metas or Manifests, and reads each manager and CR once per install', async () => {
-    const name = uniqueName('kyma');
-    gets.clear();
-    await klm().kube.create(
-      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
-    );
-    await kymaInState(klm(), name, 'Ready');
-    await klm().kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace, {
-      spec: {
-        channels: [
-          { channel: 'regular', version: '1.1.0' },
-          { channel: 'fast', version: '1.1.0' },
-        ],
-      },
-    });
-    await eventually('greeter 1.1.0 Ready', async () => {
-      const kyma = await getKyma(klm(), name);
-      return (
-        kyma?.status?.state === 'Ready' && kyma.status.modules?.find((m) => m.name === 'greeter')?.version === '1.1.0'
+  it(
+    'installs two modules and follows a promotion without reading templates, release metas or ' +
+      'Manifests, and reads each manager and CR once per install',
+    async () => {
+      const name = uniqueName('kyma');
+      gets.clear();
+      await klm().kube.create(
+        kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
       );
-    });
-    expect(gets.get('ModuleTemplate') ?? 0).toBe(0);
-    expect(gets.get('ModuleReleaseMeta') ?? 0).toBe(0);
-    expect(gets.get('Manifest') ?? 0).toBe(0);
-    // At most the first load (the cache may not hold a Kyma created a moment ago) and a finalizer
-    // write that found the cached Kyma outdated.
-    expect(gets.get('Kyma') ?? 0).toBeLessThanOrEqual(2);
-    // Readiness reads a manager and a CR once after each of the three installs at most: later
-    // checks use what the bridge's watch saw (these Kymas target the control plane itself).
-    expect(gets.get('Deployment') ?? 0).toBeLessThanOrEqual(3);
-    expect((gets.get('Greeter') ?? 0) + (gets.get('Counter') ?? 0)).toBeLessThanOrEqual(3);
-  });
+      await kymaInState(klm(), name, 'Ready');
+      await klm().kube.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'greeter', klm().namespace, {
+        spec: {
+          channels: [
+            { channel: 'regular', version: '1.1.0' },
+            { channel: 'fast', version: '1.1.0' },
+          ],
+        },
+      });
+      await eventually('greeter 1.1.0 Ready', async () => {
+        const kyma = await getKyma(klm(), name);
+        return (
+          kyma?.status?.state === 'Ready' && kyma.status.modules?.find((m) => m.name === 'greeter')?.version === '1.1.0'
+        );
+      });
+      expect(gets.get('ModuleTemplate') ?? 0).toBe(0);
+      expect(gets.get('ModuleReleaseMeta') ?? 0).toBe(0);
+      expect(gets.get('Manifest') ?? 0).toBe(0);
+      // At most the first load (the cache may not hold a Kyma created a moment ago) and a finalizer
+      // write that found the cached Kyma outdated.
+      expect(gets.get('Kyma') ?? 0).toBeLessThanOrEqual(2);
+      // Readiness reads a manager and a CR once after each of the three installs at most: later
+      // checks use what the bridge's watch saw (these Kymas target the control plane itself).
+      expect(gets.get('Deployment') ?? 0).toBeLessThanOrEqual(3);
+      expect((gets.get('Greeter') ?? 0) + (gets.get('Counter') ?? 0)).toBeLessThanOrEqual(3);
+    },
+  );
 });

@@ -165,144 +165,156 @@ describe('three bridges sharing 200 clusters, two workers', () => {
     await klm?.stop();
   });
 
-  it(`installs ${KYMAS} Kymas through a worker's SIGKILL: each Ready once, every shard held once, every cluster watched by the bridge of its shard`, async () => {
-    await Promise.all(
-      names.map((n) =>
-        klm.kube.create(
-          kymaObject(klm.namespace, n, {
-            channel: 'regular',
-            modules: withModule.includes(n) ? [{ name: 'greeter' }] : [],
-          }),
+  it(
+    `installs ${KYMAS} Kymas through a worker's SIGKILL: each Ready once, every shard held ` +
+      `once, every cluster watched by the bridge of its shard`,
+    async () => {
+      await Promise.all(
+        names.map((n) =>
+          klm.kube.create(
+            kymaObject(klm.namespace, n, {
+              channel: 'regular',
+              modules: withModule.includes(n) ? [{ name: 'greeter' }] : [],
+            }),
+          ),
         ),
-      ),
-    );
-    await eventually(
-      'some Kymas to be Ready',
-      async () => (await states()).filter((s) => s === 'Ready').length >= KYMAS / 4 || undefined,
-      300_000,
-    );
-    expect((await states()).every((s) => s === 'Ready')).toBe(false);
-    workers[0]!.proc.kill('SIGKILL');
-    await eventually(
-      `all ${KYMAS} Kymas to be Ready`,
-      async () => {
-        const now = await states();
-        if (now.every((s) => s === 'Ready')) return true;
-        const counts = new Map<string, number>();
-        for (const s of now) counts.set(s ?? 'none', (counts.get(s ?? 'none') ?? 0) + 1);
-        throw new Error(
-          `states: ${JSON.stringify(Object.fromEntries(counts))}; not Ready: ${names
-            .filter((_, i) => now[i] !== 'Ready')
-            .slice(0, 5)
-            .join(', ')}`,
-        );
-      },
-      600_000,
-    );
+      );
+      await eventually(
+        'some Kymas to be Ready',
+        async () => (await states()).filter((s) => s === 'Ready').length >= KYMAS / 4 || undefined,
+        300_000,
+      );
+      expect((await states()).every((s) => s === 'Ready')).toBe(false);
+      workers[0]!.proc.kill('SIGKILL');
+      await eventually(
+        `all ${KYMAS} Kymas to be Ready`,
+        async () => {
+          const now = await states();
+          if (now.every((s) => s === 'Ready')) return true;
+          const counts = new Map<string, number>();
+          for (const s of now) counts.set(s ?? 'none', (counts.get(s ?? 'none') ?? 0) + 1);
+          throw new Error(
+            `states: ${JSON.stringify(Object.fromEntries(counts))}; not Ready: ${names
+              .filter((_, i) => now[i] !== 'Ready')
+              .slice(0, 5)
+              .join(', ')}`,
+          );
+        },
+        600_000,
+      );
 
-    await eventually(
-      'the shards shared by all three bridges, every cluster watched once',
-      () => everyClusterWatchedOnce(['bridge-a', 'bridge-b', 'bridge-c']),
-      60_000,
-    );
-    const now = await holders();
-    for (const id of ['bridge-a', 'bridge-b', 'bridge-c']) {
-      // Shard 0's holder does the fleet-wide duties, and only it.
-      expect(sample(await scrape(bridges.get(id)!.port), 'klm_bridge_leader'), id).toBe(now[0] === id ? 1 : 0);
-    }
-    // One default CR per module, one workflow per Kyma, each in its first run.
-    for (const n of withModule) {
-      const { items } = await klm.kube.list('greeter.example.io/v1alpha1', 'Greeter', { namespace: `${n}-system` });
-      expect(
-        items.map((i) => i.metadata.name),
-        n,
-      ).toEqual(['default']);
-    }
-    const runs = new Map<string, string[]>();
-    for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}'` }))
-      runs.set(wf.workflowId, [...(runs.get(wf.workflowId) ?? []), wf.status.name]);
-    for (const n of names) expect(runs.get(`kyma/${klm.namespace}/${n}`), n).toEqual(['RUNNING']);
-  }, 900_000);
+      await eventually(
+        'the shards shared by all three bridges, every cluster watched once',
+        () => everyClusterWatchedOnce(['bridge-a', 'bridge-b', 'bridge-c']),
+        60_000,
+      );
+      const now = await holders();
+      for (const id of ['bridge-a', 'bridge-b', 'bridge-c']) {
+        // Shard 0's holder does the fleet-wide duties, and only it.
+        expect(sample(await scrape(bridges.get(id)!.port), 'klm_bridge_leader'), id).toBe(now[0] === id ? 1 : 0);
+      }
+      // One default CR per module, one workflow per Kyma, each in its first run.
+      for (const n of withModule) {
+        const { items } = await klm.kube.list('greeter.example.io/v1alpha1', 'Greeter', { namespace: `${n}-system` });
+        expect(
+          items.map((i) => i.metadata.name),
+          n,
+        ).toEqual(['default']);
+      }
+      const runs = new Map<string, string[]>();
+      for await (const wf of klm.client.workflow.list({ query: `TaskQueue = '${klm.taskQueue}'` }))
+        runs.set(wf.workflowId, [...(runs.get(wf.workflowId) ?? []), wf.status.name]);
+      for (const n of names) expect(runs.get(`kyma/${klm.namespace}/${n}`), n).toEqual(['RUNNING']);
+    },
+    900_000,
+  );
 
-  it('SIGKILL of the bridge holding shard 0: its shards are served again within the lease, what changed meanwhile reaches its workflows, and the bridge that comes back gets its share', async () => {
-    const before = await holders();
-    const victim = before[0]!;
-    const survivors = ['bridge-a', 'bridge-b', 'bridge-c'].filter((id) => id !== victim);
-    const orphaned = before.flatMap((h, shard) => (h === victim ? [shard] : []));
-    const orphans = names.filter((n) => orphaned.includes(shardOf(klm.namespace, n, SHARDS)));
-    // A Kyma of the victim's with the module, and one without.
-    const installed = orphans.find((n) => withModule.includes(n))!;
-    const bare = orphans.find((n) => !withModule.includes(n))!;
-    expect(installed, "a Kyma with the module in the victim's shards").toBeDefined();
-    const deployment = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
+  it(
+    'SIGKILL of the bridge holding shard 0: its shards are served again within the lease, what ' +
+      'changed meanwhile reaches its workflows, and the bridge that comes back gets its share',
+    async () => {
+      const before = await holders();
+      const victim = before[0]!;
+      const survivors = ['bridge-a', 'bridge-b', 'bridge-c'].filter((id) => id !== victim);
+      const orphaned = before.flatMap((h, shard) => (h === victim ? [shard] : []));
+      const orphans = names.filter((n) => orphaned.includes(shardOf(klm.namespace, n, SHARDS)));
+      // A Kyma of the victim's with the module, and one without.
+      const installed = orphans.find((n) => withModule.includes(n))!;
+      const bare = orphans.find((n) => !withModule.includes(n))!;
+      expect(installed, "a Kyma with the module in the victim's shards").toBeDefined();
+      const deployment = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
 
-    bridges.get(victim)!.proc.proc.kill('SIGKILL');
-    const killedAt = Date.now();
-    // While nobody serves their shards: a manager deleted by hand in one's cluster, a module added to another's spec.
-    await klm.kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
-    await klm.kube.mergePatch(API_VERSION, 'Kyma', bare, klm.namespace, { spec: { modules: [{ name: 'greeter' }] } });
+      bridges.get(victim)!.proc.proc.kill('SIGKILL');
+      const killedAt = Date.now();
+      // While nobody serves their shards: a manager deleted by hand in one's cluster, a module added to another's spec.
+      await klm.kube.delete('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
+      await klm.kube.mergePatch(API_VERSION, 'Kyma', bare, klm.namespace, { spec: { modules: [{ name: 'greeter' }] } });
 
-    await eventually(
-      'the survivors to serve every shard, every cluster watched once',
-      () => everyClusterWatchedOnce(survivors),
-      (LEASE_S + 30) * 1000,
-    );
-    const takeoverS = (Date.now() - killedAt) / 1000;
-    // The Leases expire a lease duration after their last renewal; a survivor takes them at its next round.
-    expect(takeoverS).toBeLessThan(LEASE_S + 3 * RETRY_S + 5);
+      await eventually(
+        'the survivors to serve every shard, every cluster watched once',
+        () => everyClusterWatchedOnce(survivors),
+        (LEASE_S + 30) * 1000,
+      );
+      const takeoverS = (Date.now() - killedAt) / 1000;
+      // The Leases expire a lease duration after their last renewal; a survivor takes them at its next round.
+      expect(takeoverS).toBeLessThan(LEASE_S + 3 * RETRY_S + 5);
 
-    // The drift timer is 10 minutes here: only the takeover's fresh look explains these.
-    await eventually(
-      'the deleted manager to be back',
-      async () => {
-        const d = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
-        return d && d.metadata.uid !== deployment?.metadata.uid ? d : undefined;
-      },
-      90_000,
-    );
-    const kyma = await eventually(
-      `${bare} to have installed greeter`,
-      async () => {
-        const k = await getKyma(klm, bare);
-        return k?.status?.state === 'Ready' &&
-          k.status?.modules?.some((m) => m.name === 'greeter' && m.state === 'Ready')
-          ? k
-          : undefined;
-      },
-      90_000,
-    );
-    expect(kyma.status?.state).toBe('Ready');
-    const heldNow = await holders();
-    expect(sample(await scrape(bridges.get(heldNow[0]!)!.port), 'klm_bridge_leader')).toBe(1);
+      // The drift timer is 10 minutes here: only the takeover's fresh look explains these.
+      await eventually(
+        'the deleted manager to be back',
+        async () => {
+          const d = await klm.kube.get('apps/v1', 'Deployment', 'greeter-manager', `${installed}-system`);
+          return d && d.metadata.uid !== deployment?.metadata.uid ? d : undefined;
+        },
+        90_000,
+      );
+      const kyma = await eventually(
+        `${bare} to have installed greeter`,
+        async () => {
+          const k = await getKyma(klm, bare);
+          return k?.status?.state === 'Ready' &&
+            k.status?.modules?.some((m) => m.name === 'greeter' && m.state === 'Ready')
+            ? k
+            : undefined;
+        },
+        90_000,
+      );
+      expect(kyma.status?.state).toBe('Ready');
+      const heldNow = await holders();
+      expect(sample(await scrape(bridges.get(heldNow[0]!)!.port), 'klm_bridge_leader')).toBe(1);
 
-    // As its Deployment would, the killed replica comes back: the others hand it its share, and
-    // while they do no shard is served by two bridges for longer than the lease.
-    await startBridge(victim);
-    const all = ['bridge-a', 'bridge-b', 'bridge-c'];
-    const twiceSince = new Map<number, number>();
-    let longestTwiceMs = 0;
-    await eventually(
-      'the shards shared by all three again',
-      async () => {
-        const seen = await served(all).catch(() => undefined);
-        if (seen) {
-          const count = new Map<number, number>();
-          for (const shards of seen.values())
-            for (const shard of shards.keys()) count.set(shard, (count.get(shard) ?? 0) + 1);
-          for (let shard = 0; shard < SHARDS; shard++) {
-            if ((count.get(shard) ?? 0) > 1) twiceSince.set(shard, twiceSince.get(shard) ?? Date.now());
-            else twiceSince.delete(shard);
+      // As its Deployment would, the killed replica comes back: the others hand it its share, and
+      // while they do no shard is served by two bridges for longer than the lease.
+      await startBridge(victim);
+      const all = ['bridge-a', 'bridge-b', 'bridge-c'];
+      const twiceSince = new Map<number, number>();
+      let longestTwiceMs = 0;
+      await eventually(
+        'the shards shared by all three again',
+        async () => {
+          const seen = await served(all).catch(() => undefined);
+          if (seen) {
+            const count = new Map<number, number>();
+            for (const shards of seen.values())
+              for (const shard of shards.keys()) count.set(shard, (count.get(shard) ?? 0) + 1);
+            for (let shard = 0; shard < SHARDS; shard++) {
+              if ((count.get(shard) ?? 0) > 1) twiceSince.set(shard, twiceSince.get(shard) ?? Date.now());
+              else twiceSince.delete(shard);
+            }
+            for (const since of twiceSince.values()) longestTwiceMs = Math.max(longestTwiceMs, Date.now() - since);
           }
-          for (const since of twiceSince.values()) longestTwiceMs = Math.max(longestTwiceMs, Date.now() - since);
-        }
-        return everyClusterWatchedOnce(all);
-      },
-      120_000,
-    );
-    expect(longestTwiceMs).toBeLessThan(LEASE_S * 1000);
-    expect((await holders()).filter((h) => h === victim).length).toBeGreaterThan(0);
-    console.log(
-      `failover: ${orphaned.length} shards served again ${takeoverS.toFixed(1)} s after SIGKILL (lease ${LEASE_S} s); no shard served twice for longer than ${(longestTwiceMs / 1000).toFixed(1)} s`,
-    );
-  }, 600_000);
+          return everyClusterWatchedOnce(all);
+        },
+        120_000,
+      );
+      expect(longestTwiceMs).toBeLessThan(LEASE_S * 1000);
+      expect((await holders()).filter((h) => h === victim).length).toBeGreaterThan(0);
+      console.log(
+        `failover: ${orphaned.length} shards served again ${takeoverS.toFixed(1)} s after SIGKILL ` +
+          `(lease ${LEASE_S} s); no shard served twice for longer than ` +
+          `${(longestTwiceMs / 1000).toFixed(1)} s`,
+      );
+    },
+    600_000,
+  );
 });

@@ -95,47 +95,51 @@ describe("the Kyma's status writer", () => {
     expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'ready again' } });
   });
 
-  it('reads afresh when its read was older than the Kyma (the API server refuses a status patch at an old resourceVersion), and then does not write late', async () => {
-    const { name, uid } = await freshKyma();
-    const before = await read(name);
-    // Another writer's newer status, which this worker's cache has not seen yet.
-    const at = Date.now();
-    await kcp.mergePatch(
-      API_VERSION,
-      'Kyma',
-      name,
-      ns,
-      {
-        status: {
-          ...status('Ready', 'newer'),
-          conditions: [],
-          lastOperation: { operation: 'newer', lastUpdateTime: new Date(at).toISOString() },
-        },
-      },
-      'status',
-    );
-    const refused = await kcp
-      .mergePatch(
+  it(
+    'reads afresh when its read was older than the Kyma (the API server refuses a status patch ' +
+      'at an old resourceVersion), and then does not write late',
+    async () => {
+      const { name, uid } = await freshKyma();
+      const before = await read(name);
+      // Another writer's newer status, which this worker's cache has not seen yet.
+      const at = Date.now();
+      await kcp.mergePatch(
         API_VERSION,
         'Kyma',
         name,
         ns,
-        { metadata: { resourceVersion: before.metadata.resourceVersion }, status: { state: 'Processing' } },
+        {
+          status: {
+            ...status('Ready', 'newer'),
+            conditions: [],
+            lastOperation: { operation: 'newer', lastUpdateTime: new Date(at).toISOString() },
+          },
+        },
         'status',
-      )
-      .catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(KubeApiError);
-    expect((refused as KubeApiError).status).toBe(409);
+      );
+      const refused = await kcp
+        .mergePatch(
+          API_VERSION,
+          'Kyma',
+          name,
+          ns,
+          { metadata: { resourceVersion: before.metadata.resourceVersion }, status: { state: 'Processing' } },
+          'status',
+        )
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(KubeApiError);
+      expect((refused as KubeApiError).status).toBe(409);
 
-    // A cache that still shows the Kyma as it was before: the activity's guarded patch meets the conflict, reads afresh, and sees it is late.
-    const stale = { get: () => Promise.resolve(before), list: () => Promise.resolve([]) } as unknown as ObjectCache;
-    const acts = kymaActivities(kcp, stale, new TargetClusters(kcp));
-    await acts.writeKymaStatus({
-      kyma: { namespace: ns, name },
-      uid,
-      status: status('Processing', 'late'),
-      at: at - 10_000,
-    });
-    expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'newer' } });
-  });
+      // A cache that still shows the Kyma as it was before: the activity's guarded patch meets the conflict, reads afresh, and sees it is late.
+      const stale = { get: () => Promise.resolve(before), list: () => Promise.resolve([]) } as unknown as ObjectCache;
+      const acts = kymaActivities(kcp, stale, new TargetClusters(kcp));
+      await acts.writeKymaStatus({
+        kyma: { namespace: ns, name },
+        uid,
+        status: status('Processing', 'late'),
+        at: at - 10_000,
+      });
+      expect((await read(name)).status).toMatchObject({ state: 'Ready', lastOperation: { operation: 'newer' } });
+    },
+  );
 });

@@ -62,26 +62,30 @@ describe('mandatory modules', () => {
     for (const k of fleet) await kymaInState(klm(), k, 'Ready');
   }, 600_000);
 
-  it('installs the module on every Kyma that does not skip reconciliation, lists it in no status, and puts its finalizer on the ModuleReleaseMeta', async () => {
-    await klm().kube.apply(releaseMeta('1.0.0'));
-    const all = await allAt('1.0.0');
-    expect(all.has(paused)).toBe(false);
-    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${fleet[0]}-system`)).toBeDefined();
-    // A Kyma that lists the module has it as its own: in its status, its Manifest not mandatory.
-    await eventually('the listing Kyma shows the mandatory version', async () =>
-      (await getKyma(klm(), listsIt))?.status?.modules?.find(
-        (m) => m.name === mod.name && m.version === '1.0.0' && m.state === 'Ready',
-      ),
-    );
-    expect((await manifests()).get(listsIt)?.metadata.labels?.[LABELS.mandatoryModule]).toBeUndefined();
-    for (const k of fleet.slice(0, 5)) {
-      const kyma = await getKyma(klm(), k);
-      expect(kyma?.status?.state).toBe('Ready');
-      expect(kyma?.status?.modules ?? []).toEqual([]);
-    }
-    const meta = await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace);
-    expect(meta?.metadata.finalizers).toContain(MANDATORY_FINALIZER);
-  });
+  it(
+    'installs the module on every Kyma that does not skip reconciliation, lists it in no ' +
+      'status, and puts its finalizer on the ModuleReleaseMeta',
+    async () => {
+      await klm().kube.apply(releaseMeta('1.0.0'));
+      const all = await allAt('1.0.0');
+      expect(all.has(paused)).toBe(false);
+      expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${fleet[0]}-system`)).toBeDefined();
+      // A Kyma that lists the module has it as its own: in its status, its Manifest not mandatory.
+      await eventually('the listing Kyma shows the mandatory version', async () =>
+        (await getKyma(klm(), listsIt))?.status?.modules?.find(
+          (m) => m.name === mod.name && m.version === '1.0.0' && m.state === 'Ready',
+        ),
+      );
+      expect((await manifests()).get(listsIt)?.metadata.labels?.[LABELS.mandatoryModule]).toBeUndefined();
+      for (const k of fleet.slice(0, 5)) {
+        const kyma = await getKyma(klm(), k);
+        expect(kyma?.status?.state).toBe('Ready');
+        expect(kyma?.status?.modules ?? []).toEqual([]);
+      }
+      const meta = await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace);
+      expect(meta?.metadata.finalizers).toContain(MANDATORY_FINALIZER);
+    },
+  );
 
   it('moves every Kyma to a new mandatory version through the rollout of the channel "mandatory"', async () => {
     await klm().kube.apply(releaseMeta('1.1.0'));

@@ -158,7 +158,9 @@ describe('templates as modulectl writes them', () => {
     await kymaInState(klm(), name, 'Error');
     expect(await manifestReason(klm(), name, mod.name)).toBe('OcmComponentNameMissing');
     expect((await moduleStatus(klm(), name, mod.name))?.message).toContain(
-      `ModuleTemplate ${klm().namespace}/${mod.name}-1.0.0 has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ModuleReleaseMeta ${klm().namespace}/${mod.name} has no spec.ocmComponentName`,
+      `ModuleTemplate ${klm().namespace}/${mod.name}-1.0.0 has an empty descriptor, so its OCM ` +
+        `component is named by the module's ModuleReleaseMeta, but ModuleReleaseMeta ` +
+        `${klm().namespace}/${mod.name} has no spec.ocmComponentName`,
     );
     await mod.channels({ regular: '1.0.0' });
     await kymaInState(klm(), name, 'Ready');

@@ -465,7 +465,9 @@ describe('klm module create to a registry with TLS and token auth', () => {
     const anonymous = await create({});
     expect(anonymous.code).toBe(1);
     expect(anonymous.stderr).toContain(
-      `registry ${reg.registry.host} refused anonymous access to ${reg.registry.host}/kyma/modules/component-descriptors/${component}: give --registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`,
+      `registry ${reg.registry.host} refused anonymous access to ` +
+        `${reg.registry.host}/kyma/modules/component-descriptors/${component}: give ` +
+        `--registry-credentials user:password (or set KLM_REGISTRY_CREDENTIALS)`,
     );
     const wrong = await create({}, '--registry-credentials', `${USER}:${WRONG}`);
     expect(wrong.code).toBe(1);

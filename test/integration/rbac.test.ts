@@ -214,133 +214,140 @@ describe('the deployed roles, used by the processes with their own tokens', () =
     await api?.process.stop();
   });
 
-  it('installs, upgrades by promotion and deletes a Kyma without one forbidden request, leaves a Kyma outside its namespaces alone, and uses every right it is granted', async () => {
-    const ns = 'kcp-system';
-    expect(settings.KLM_KYMA_NAMESPACES).toBe(ns);
-    await admin.create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns },
-      data: { default: 'waves: []\nsoak: 0s' },
-    });
-    await publishSamples(admin, info.registryHost, ns);
-    // The worker reads its registry credentials from a Secret (the local registry takes any).
-    const auths = { auths: { [info.registryHost]: { auth: Buffer.from('klm:any').toString('base64') } } };
-    await admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/dockerconfigjson',
-      metadata: { name: 'klm-registry', namespace: ns },
-      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
-    });
-    // counter is mandatory: on every Kyma, behind the bridge's finalizer on its ModuleReleaseMeta.
-    await admin.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'counter', ns, {
-      spec: { channels: null, mandatory: { version: '1.0.0' } },
-    });
-    // A Kyma where the installation does not serve (its Secret there is not readable): left alone.
-    const stray = uniqueName('stray');
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } });
-    await admin.create(kubeconfigSecret('elsewhere', stray, await readFile(info.kubeconfig, 'utf8')));
-    await admin.create(kymaObject('elsewhere', stray, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    const name = uniqueName('kyma');
-    await admin.create(kubeconfigSecret(ns, name, await readFile(info.kubeconfig, 'utf8')));
-    await admin.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
-    const module = async () =>
-      (await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, ns))?.status?.modules?.find(
-        (m) => m.name === 'greeter',
-      );
-    /** Waits for `check`; a request the roles forbid ends the wait at once. */
-    const until = async (what: string, check: () => Promise<boolean>) => {
-      const deadline = Date.now() + 180_000;
-      for (;;) {
-        const refused = forbidden(await audit());
-        if (refused.length) throw new Error(`forbidden while waiting for ${what}: ${refused.join('; ')}`);
-        if (await check().catch(() => false)) return;
-        if (Date.now() > deadline)
-          throw new Error(
-            `timed out after 180 s waiting for ${what}; the processes said:\n${procs.map((p) => p.out()).join('\n')}`,
-          );
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    };
-
-    await until('greeter 1.0.0 to be Ready', async () => {
-      const m = await module();
-      return m?.state === 'Ready' && m.version === '1.0.0';
-    });
-    await until('the mandatory counter to be Ready', async () => {
-      const { items } = await admin.list<KubeObject & { status?: { state?: string } }>(API_VERSION, 'Manifest', {
-        namespace: ns,
-        labelSelector: `${LABELS.kymaName}=${name},${LABELS.moduleName}=counter`,
+  it(
+    'installs, upgrades by promotion and deletes a Kyma without one forbidden request, leaves a ' +
+      'Kyma outside its namespaces alone, and uses every right it is granted',
+    async () => {
+      const ns = 'kcp-system';
+      expect(settings.KLM_KYMA_NAMESPACES).toBe(ns);
+      await admin.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns },
+        data: { default: 'waves: []\nsoak: 0s' },
       });
-      return items[0]?.status?.state === 'Ready';
-    });
-    // The regular channel moves to 1.1.0: a promotion, rolled out by the rollout workflow.
-    await admin.apply(
-      moduleReleaseMeta('greeter', 'kyma-project.io/module/greeter', ns, { regular: '1.1.0', fast: '1.1.0' }),
-    );
-    await until('greeter 1.1.0 to be Ready', async () => {
-      const m = await module();
-      return m?.state === 'Ready' && m.version === '1.1.0';
-    });
-    await admin.delete(API_VERSION, 'Kyma', name, ns);
-    await until('the Kyma to be gone', async () => (await admin.get(API_VERSION, 'Kyma', name, ns)) === undefined);
-    expect(await target.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeUndefined();
-    expect(await target.get('apps/v1', 'Deployment', 'counter-manager', `${name}-system`)).toBeUndefined();
-    // No longer mandatory anywhere: the bridge drops its finalizer and the ModuleReleaseMeta goes.
-    await admin.delete(API_VERSION, 'ModuleReleaseMeta', 'counter', ns);
-    await until(
-      'the mandatory ModuleReleaseMeta to be gone',
-      async () => (await admin.get(API_VERSION, 'ModuleReleaseMeta', 'counter', ns)) === undefined,
-    );
+      await publishSamples(admin, info.registryHost, ns);
+      // The worker reads its registry credentials from a Secret (the local registry takes any).
+      const auths = { auths: { [info.registryHost]: { auth: Buffer.from('klm:any').toString('base64') } } };
+      await admin.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/dockerconfigjson',
+        metadata: { name: 'klm-registry', namespace: ns },
+        data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
+      });
+      // counter is mandatory: on every Kyma, behind the bridge's finalizer on its ModuleReleaseMeta.
+      await admin.mergePatch(API_VERSION, 'ModuleReleaseMeta', 'counter', ns, {
+        spec: { channels: null, mandatory: { version: '1.0.0' } },
+      });
+      // A Kyma where the installation does not serve (its Secret there is not readable): left alone.
+      const stray = uniqueName('stray');
+      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } });
+      await admin.create(kubeconfigSecret('elsewhere', stray, await readFile(info.kubeconfig, 'utf8')));
+      await admin.create(kymaObject('elsewhere', stray, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+      const name = uniqueName('kyma');
+      await admin.create(kubeconfigSecret(ns, name, await readFile(info.kubeconfig, 'utf8')));
+      await admin.create(kymaObject(ns, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+      const module = async () =>
+        (await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', name, ns))?.status?.modules?.find(
+          (m) => m.name === 'greeter',
+        );
+      /** Waits for `check`; a request the roles forbid ends the wait at once. */
+      const until = async (what: string, check: () => Promise<boolean>) => {
+        const deadline = Date.now() + 180_000;
+        for (;;) {
+          const refused = forbidden(await audit());
+          if (refused.length) throw new Error(`forbidden while waiting for ${what}: ${refused.join('; ')}`);
+          if (await check().catch(() => false)) return;
+          if (Date.now() > deadline)
+            throw new Error(
+              `timed out after 180 s waiting for ${what}; the processes said:\n${procs.map((p) => p.out()).join('\n')}`,
+            );
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      };
 
-    // The stray Kyma was never reconciled, and the bridge said why.
-    expect((await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', stray, 'elsewhere'))?.status).toBeUndefined();
-    expect(procs[1]!.out()).toContain(
-      `Kyma elsewhere/${stray} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: kcp-system): left alone`,
-    );
+      await until('greeter 1.0.0 to be Ready', async () => {
+        const m = await module();
+        return m?.state === 'Ready' && m.version === '1.0.0';
+      });
+      await until('the mandatory counter to be Ready', async () => {
+        const { items } = await admin.list<KubeObject & { status?: { state?: string } }>(API_VERSION, 'Manifest', {
+          namespace: ns,
+          labelSelector: `${LABELS.kymaName}=${name},${LABELS.moduleName}=counter`,
+        });
+        return items[0]?.status?.state === 'Ready';
+      });
+      // The regular channel moves to 1.1.0: a promotion, rolled out by the rollout workflow.
+      await admin.apply(
+        moduleReleaseMeta('greeter', 'kyma-project.io/module/greeter', ns, { regular: '1.1.0', fast: '1.1.0' }),
+      );
+      await until('greeter 1.1.0 to be Ready', async () => {
+        const m = await module();
+        return m?.state === 'Ready' && m.version === '1.1.0';
+      });
+      await admin.delete(API_VERSION, 'Kyma', name, ns);
+      await until('the Kyma to be gone', async () => (await admin.get(API_VERSION, 'Kyma', name, ns)) === undefined);
+      expect(await target.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeUndefined();
+      expect(await target.get('apps/v1', 'Deployment', 'counter-manager', `${name}-system`)).toBeUndefined();
+      // No longer mandatory anywhere: the bridge drops its finalizer and the ModuleReleaseMeta goes.
+      await admin.delete(API_VERSION, 'ModuleReleaseMeta', 'counter', ns);
+      await until(
+        'the mandatory ModuleReleaseMeta to be gone',
+        async () => (await admin.get(API_VERSION, 'ModuleReleaseMeta', 'counter', ns)) === undefined,
+      );
 
-    // The bridge stops as its pod would (SIGTERM): it frees its shards' Leases and deletes its own.
-    const bridge = procs[1]!.proc;
-    const exited = new Promise((resolve) => bridge.once('exit', resolve));
-    bridge.kill('SIGTERM');
-    await until(
-      'the bridge to exit',
-      async () =>
-        (await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 1000))])) === true,
-    );
-    const leases = (await admin.list('coordination.k8s.io/v1', 'Lease', { namespace: SYSTEM })).items as (KubeObject & {
-      spec?: { holderIdentity?: string };
-    })[];
-    expect(
-      leases.filter((l) => l.metadata.name.startsWith('klm-bridge-member-')).map((l) => l.metadata.name),
-      'presence Leases left',
-    ).toEqual([]);
-    // As many as it took meanwhile (a replica takes one a round in its first lease duration).
-    const shards = leases.filter((l) => l.metadata.name.startsWith('klm-bridge-shard-'));
-    expect(shards.length).toBeGreaterThan(0);
-    expect(shards.map((l) => l.spec?.holderIdentity ?? '').filter(Boolean), 'shards still held').toEqual([]);
+      // The stray Kyma was never reconciled, and the bridge said why.
+      expect((await admin.get<Kyma & KubeObject>(API_VERSION, 'Kyma', stray, 'elsewhere'))?.status).toBeUndefined();
+      expect(procs[1]!.out()).toContain(
+        `Kyma elsewhere/${stray} is in a namespace this installation does not serve (KLM_KYMA_NAMESPACES: kcp-system): left alone`,
+      );
 
-    const events = await audit();
-    expect(forbidden(events), 'requests the roles forbid').toEqual([]);
-    const used = new Set<string>();
-    for (const e of events) {
-      const account = e.user.username.split(':').pop()!;
-      const o = e.objectRef;
-      if (!o?.resource || !ACCOUNTS.includes(account)) continue;
-      const resource = o.subresource ? `${o.resource}/${o.subresource}` : o.resource;
-      used.add(right(account, o.apiGroup ?? '', resource, e.verb));
-      // A server-side apply that made the object was authorized for create as well.
-      if (e.verb === 'patch' && e.responseStatus?.code === 201)
-        used.add(right(account, o.apiGroup ?? '', resource, 'create'));
-    }
-    expect(
-      [...granted].filter((g) => !used.has(g) && !NOT_IN_THIS_FLOW.has(g)).sort(),
-      'rights granted and never used',
-    ).toEqual([]);
-    expect(
-      [...NOT_IN_THIS_FLOW].filter((g) => !granted.has(g)),
-      'exemptions that are not granted',
-    ).toEqual([]);
-  }, 600_000);
+      // The bridge stops as its pod would (SIGTERM): it frees its shards' Leases and deletes its own.
+      const bridge = procs[1]!.proc;
+      const exited = new Promise((resolve) => bridge.once('exit', resolve));
+      bridge.kill('SIGTERM');
+      await until(
+        'the bridge to exit',
+        async () =>
+          (await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 1000))])) ===
+          true,
+      );
+      const leases = (await admin.list('coordination.k8s.io/v1', 'Lease', { namespace: SYSTEM }))
+        .items as (KubeObject & {
+        spec?: { holderIdentity?: string };
+      })[];
+      expect(
+        leases.filter((l) => l.metadata.name.startsWith('klm-bridge-member-')).map((l) => l.metadata.name),
+        'presence Leases left',
+      ).toEqual([]);
+      // As many as it took meanwhile (a replica takes one a round in its first lease duration).
+      const shards = leases.filter((l) => l.metadata.name.startsWith('klm-bridge-shard-'));
+      expect(shards.length).toBeGreaterThan(0);
+      expect(shards.map((l) => l.spec?.holderIdentity ?? '').filter(Boolean), 'shards still held').toEqual([]);
+
+      const events = await audit();
+      expect(forbidden(events), 'requests the roles forbid').toEqual([]);
+      const used = new Set<string>();
+      for (const e of events) {
+        const account = e.user.username.split(':').pop()!;
+        const o = e.objectRef;
+        if (!o?.resource || !ACCOUNTS.includes(account)) continue;
+        const resource = o.subresource ? `${o.resource}/${o.subresource}` : o.resource;
+        used.add(right(account, o.apiGroup ?? '', resource, e.verb));
+        // A server-side apply that made the object was authorized for create as well.
+        if (e.verb === 'patch' && e.responseStatus?.code === 201)
+          used.add(right(account, o.apiGroup ?? '', resource, 'create'));
+      }
+      expect(
+        [...granted].filter((g) => !used.has(g) && !NOT_IN_THIS_FLOW.has(g)).sort(),
+        'rights granted and never used',
+      ).toEqual([]);
+      expect(
+        [...NOT_IN_THIS_FLOW].filter((g) => !granted.has(g)),
+        'exemptions that are not granted',
+      ).toEqual([]);
+    },
+    600_000,
+  );
 });

@@ -402,130 +402,138 @@ describe('staged rollouts', () => {
     });
   }, 600_000);
 
-  it('continues as new on its way past a small history threshold and goes on where it was: every Kyma moves once; plan, pause, resume, halt and abort answer across runs', async () => {
-    const ns = klm().namespace;
-    const steady = await testModule(klm());
-    const publishSteady = async (version: string, broken = false) =>
-      await steady.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
-    for (const v of ['1.0.0', '1.1.0']) await publishSteady(v);
-    await publishSteady('1.2.0', true);
-    await steady.channels({ steady: '1.0.0' });
-    const kymas = Array.from({ length: 6 }, (_, i) => uniqueName(`s${i}`));
-    for (const k of kymas)
-      await klm().kube.create(kymaObject(ns, k, { channel: 'steady', modules: [{ name: steady.name }] }));
-    await allAt(kymas, '1.0.0', steady.name);
+  it(
+    'continues as new on its way past a small history threshold and goes on where it was: every ' +
+      'Kyma moves once; plan, pause, resume, halt and abort answer across runs',
+    async () => {
+      const ns = klm().namespace;
+      const steady = await testModule(klm());
+      const publishSteady = async (version: string, broken = false) =>
+        await steady.publish(version, broken ? BROKEN : undefined, undefined, { descriptor: 'inline' });
+      for (const v of ['1.0.0', '1.1.0']) await publishSteady(v);
+      await publishSteady('1.2.0', true);
+      await steady.channels({ steady: '1.0.0' });
+      const kymas = Array.from({ length: 6 }, (_, i) => uniqueName(`s${i}`));
+      for (const k of kymas)
+        await klm().kube.create(kymaObject(ns, k, { channel: 'steady', modules: [{ name: steady.name }] }));
+      await allAt(kymas, '1.0.0', steady.name);
 
-    // The channel's rollout, started as the bridge starts it, but continuing as new past 60 events.
-    const channel = { namespace: ns, module: steady.name, channel: 'steady' };
-    const start = rolloutStart(channel, klm().taskQueue, klm().settings.defaultNamespace);
-    const input: RolloutWorkflowInput = { ...start.args[0], continueAsNewAfterEvents: 60 };
-    const first = await klm().client.workflow.start(ROLLOUT_WORKFLOW, { ...start, args: [input] });
-    const latest = klm().client.workflow.getHandle(first.workflowId);
-    const runId = async () => (await latest.describe()).runId;
-    const state = async () => await latest.query(rolloutProgress);
-    /** Until the rollout continues as new from the run now: the bridge relisting (a promotion of the version rolling, which changes nothing) lengthens its history. */
-    const nextRun = async (version: string) => {
-      const before = await runId();
-      await eventually('the rollout to continue as new', async () => {
-        await latest.signal(promoted, { version });
-        return (await runId()) !== before;
+      // The channel's rollout, started as the bridge starts it, but continuing as new past 60 events.
+      const channel = { namespace: ns, module: steady.name, channel: 'steady' };
+      const start = rolloutStart(channel, klm().taskQueue, klm().settings.defaultNamespace);
+      const input: RolloutWorkflowInput = { ...start.args[0], continueAsNewAfterEvents: 60 };
+      const first = await klm().client.workflow.start(ROLLOUT_WORKFLOW, { ...start, args: [input] });
+      const latest = klm().client.workflow.getHandle(first.workflowId);
+      const runId = async () => (await latest.describe()).runId;
+      const state = async () => await latest.query(rolloutProgress);
+      /**
+       * Until the rollout continues as new from the run now: the bridge relisting (a promotion of
+       * the version rolling, which changes nothing) lengthens its history.
+       */
+      const nextRun = async (version: string) => {
+        const before = await runId();
+        await eventually('the rollout to continue as new', async () => {
+          await latest.signal(promoted, { version });
+          return (await runId()) !== before;
+        });
+      };
+
+      await steady.channels({ steady: '1.1.0' });
+      const plan = await eventually(
+        'the plan of 1.1.0',
+        async () => (await latest.query(rolloutPlanQuery).catch(() => null)) ?? undefined,
+      );
+      expect(plan.waves.map((w) => w.length)).toEqual([2, 2, 2]);
+      // Paused while it rolls, and still paused, by the same operator for the same reason, in the next run.
+      const paused = await latest.executeUpdate(pauseRollout, { args: [{ reason: 'hold across runs' }] });
+      expect(paused.phase).toBe('Paused');
+      await nextRun('1.1.0');
+      expect(await state()).toMatchObject({
+        version: '1.1.0',
+        phase: 'Paused',
+        message: 'paused: hold across runs',
+        actions: [{ action: 'pause', reason: 'hold across runs' }],
       });
-    };
-
-    await steady.channels({ steady: '1.1.0' });
-    const plan = await eventually(
-      'the plan of 1.1.0',
-      async () => (await latest.query(rolloutPlanQuery).catch(() => null)) ?? undefined,
-    );
-    expect(plan.waves.map((w) => w.length)).toEqual([2, 2, 2]);
-    // Paused while it rolls, and still paused, by the same operator for the same reason, in the next run.
-    const paused = await latest.executeUpdate(pauseRollout, { args: [{ reason: 'hold across runs' }] });
-    expect(paused.phase).toBe('Paused');
-    await nextRun('1.1.0');
-    expect(await state()).toMatchObject({
-      version: '1.1.0',
-      phase: 'Paused',
-      message: 'paused: hold across runs',
-      actions: [{ action: 'pause', reason: 'hold across runs' }],
-    });
-    expect(await latest.query(rolloutPlanQuery)).toEqual(plan);
-    expect(await latest.query(rolloutWaves)).toEqual(plan.waves);
-    expect(await refused(latest.executeUpdate(pauseRollout, { args: [{ reason: 'again' }] }))).toMatch(/is Paused/);
-    expect((await latest.executeUpdate(resumeRollout, { args: [{ reason: 'carry on' }] })).phase).not.toBe('Paused');
-    const done = await eventually(
-      'the rollout of 1.1.0 to complete',
-      async () => {
-        const p = await state();
-        return p.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
-      },
-      240_000,
-    );
-    await allAt(kymas, '1.1.0', steady.name);
-    expect(done.waves.map((w) => [w.size, w.done, w.failed])).toEqual([
-      [2, 2, 0],
-      [2, 2, 0],
-      [2, 2, 0],
-    ]);
-    expect(done.actions.map((a) => `${a.action}: ${a.reason}`)).toEqual([
-      'pause: hold across runs',
-      'resume: carry on',
-    ]);
-    // Each Kyma was admitted once: no run admitted again what a run before it had admitted.
-    for (const k of kymas) {
-      const admissions = (await historyOf(klm(), kymaWorkflowId(ns, k))).filter(
-        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'admitModule',
+      expect(await latest.query(rolloutPlanQuery)).toEqual(plan);
+      expect(await latest.query(rolloutWaves)).toEqual(plan.waves);
+      expect(await refused(latest.executeUpdate(pauseRollout, { args: [{ reason: 'again' }] }))).toMatch(/is Paused/);
+      expect((await latest.executeUpdate(resumeRollout, { args: [{ reason: 'carry on' }] })).phase).not.toBe('Paused');
+      const done = await eventually(
+        'the rollout of 1.1.0 to complete',
+        async () => {
+          const p = await state();
+          return p.phase === 'Completed' && p.version === '1.1.0' ? p : undefined;
+        },
+        240_000,
       );
-      expect({ k, admissions: admissions.length }).toEqual({ k, admissions: 1 });
-    }
+      await allAt(kymas, '1.1.0', steady.name);
+      expect(done.waves.map((w) => [w.size, w.done, w.failed])).toEqual([
+        [2, 2, 0],
+        [2, 2, 0],
+        [2, 2, 0],
+      ]);
+      expect(done.actions.map((a) => `${a.action}: ${a.reason}`)).toEqual([
+        'pause: hold across runs',
+        'resume: carry on',
+      ]);
+      // Each Kyma was admitted once: no run admitted again what a run before it had admitted.
+      for (const k of kymas) {
+        const admissions = (await historyOf(klm(), kymaWorkflowId(ns, k))).filter(
+          (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'admitModule',
+        );
+        expect({ k, admissions: admissions.length }).toEqual({ k, admissions: 1 });
+      }
 
-    // A version that fails halts the rollout; the halt, the plan and then an abort hold across runs.
-    await steady.channels({ steady: '1.2.0' });
-    const halted = await eventually(
-      'the rollout of 1.2.0 to halt with both Kymas of its first wave failed',
-      async () => {
-        const p = await state();
-        return p.phase === 'Halted' && p.version === '1.2.0' && p.failed.length === 2 ? p : undefined;
-      },
-      240_000,
-    );
-    const waves = await latest.query(rolloutWaves);
-    await nextRun('1.2.0');
-    expect(await state()).toMatchObject({
-      phase: 'Halted',
-      version: '1.2.0',
-      message: halted.message,
-      failed: halted.failed,
-    });
-    expect(await latest.query(rolloutWaves)).toEqual(waves);
-    expect((await latest.executeUpdate(abortRollout, { args: [{ reason: 'bad release' }] })).phase).toBe('Aborted');
-    await nextRun('1.2.0');
-    expect(await refused(latest.executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(
-      /the rollout of 1\.2\.0 is Aborted/,
-    );
-    // 1.2.0 fixed pokes the Kymas: the admitted ones recover, the others stay at 1.1.0 and say why.
-    await publishSteady('1.2.0');
-    await allAt(waves[0]!, '1.2.0', steady.name);
-    const unreached = [...waves[1]!, ...waves[2]!];
-    await eventually('the unreached Kymas to stay at 1.1.0 and say the rollout was aborted', async () => {
-      const ms = await Promise.all(unreached.map(async (k) => await versionOf(k, steady.name)));
-      return ms.every(
-        (m) =>
-          m?.version === '1.1.0' &&
-          m.state === 'Ready' &&
-          m.message?.endsWith(
-            'the rollout of 1.2.0 on channel steady was aborted: bad release; it stays at 1.1.0 until the next promotion',
-          ),
+      // A version that fails halts the rollout; the halt, the plan and then an abort hold across runs.
+      await steady.channels({ steady: '1.2.0' });
+      const halted = await eventually(
+        'the rollout of 1.2.0 to halt with both Kymas of its first wave failed',
+        async () => {
+          const p = await state();
+          return p.phase === 'Halted' && p.version === '1.2.0' && p.failed.length === 2 ? p : undefined;
+        },
+        240_000,
       );
-    });
-    // The runs it continued as new from (at least the three asked for here); the last keeps the search attributes it was started with.
-    await eventually('three runs or more continued as new', async () => {
-      let runs = 0;
-      for await (const _ of klm().client.workflow.list({
-        query: `WorkflowId = '${first.workflowId}' AND ExecutionStatus = 'ContinuedAsNew'`,
-      }))
-        runs++;
-      return runs >= 3;
-    });
-    expect((await latest.describe()).typedSearchAttributes.get(SA.KymaNamespace)).toBe(ns);
-  }, 600_000);
+      const waves = await latest.query(rolloutWaves);
+      await nextRun('1.2.0');
+      expect(await state()).toMatchObject({
+        phase: 'Halted',
+        version: '1.2.0',
+        message: halted.message,
+        failed: halted.failed,
+      });
+      expect(await latest.query(rolloutWaves)).toEqual(waves);
+      expect((await latest.executeUpdate(abortRollout, { args: [{ reason: 'bad release' }] })).phase).toBe('Aborted');
+      await nextRun('1.2.0');
+      expect(await refused(latest.executeUpdate(resumeRollout, { args: [{ reason: 'try again' }] }))).toMatch(
+        /the rollout of 1\.2\.0 is Aborted/,
+      );
+      // 1.2.0 fixed pokes the Kymas: the admitted ones recover, the others stay at 1.1.0 and say why.
+      await publishSteady('1.2.0');
+      await allAt(waves[0]!, '1.2.0', steady.name);
+      const unreached = [...waves[1]!, ...waves[2]!];
+      await eventually('the unreached Kymas to stay at 1.1.0 and say the rollout was aborted', async () => {
+        const ms = await Promise.all(unreached.map(async (k) => await versionOf(k, steady.name)));
+        return ms.every(
+          (m) =>
+            m?.version === '1.1.0' &&
+            m.state === 'Ready' &&
+            m.message?.endsWith(
+              'the rollout of 1.2.0 on channel steady was aborted: bad release; it stays at 1.1.0 until the next promotion',
+            ),
+        );
+      });
+      // The runs it continued as new from (at least the three asked for here); the last keeps the search attributes it was started with.
+      await eventually('three runs or more continued as new', async () => {
+        let runs = 0;
+        for await (const _ of klm().client.workflow.list({
+          query: `WorkflowId = '${first.workflowId}' AND ExecutionStatus = 'ContinuedAsNew'`,
+        }))
+          runs++;
+        return runs >= 3;
+      });
+      expect((await latest.describe()).typedSearchAttributes.get(SA.KymaNamespace)).toBe(ns);
+    },
+    600_000,
+  );
 });

@@ -250,36 +250,40 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     );
   });
 
-  it("follows the control plane's catalog: a new version reaches every runtime with one write each, a runtime that loses the beta label loses the beta module", async () => {
-    const before = await Promise.all(kymas.map((k) => catalogSyncs(k)));
-    await greeter.publish('1.1.0', undefined, withoutWorkload);
-    for (const i of [0, 1, 2])
+  it(
+    "follows the control plane's catalog: a new version reaches every runtime with one write " +
+      'each, a runtime that loses the beta label loses the beta module',
+    async () => {
+      const before = await Promise.all(kymas.map((k) => catalogSyncs(k)));
+      await greeter.publish('1.1.0', undefined, withoutWorkload);
+      for (const i of [0, 1, 2])
+        await eventually(
+          `the new template in cluster ${i}`,
+          async () => (await templatesIn(i)).includes(`${greeter.name}-1.1.0`) || undefined,
+        );
+      // What the syncs wrote since: the new template, once per runtime, nothing else.
+      for (const [i, k] of kymas.entries()) {
+        const since = (await catalogSyncs(k)).slice(before[i]!.length);
+        expect(
+          since.reduce((n, r) => n + r.applied, 0),
+          `writes into runtime ${i}`,
+        ).toBe(1);
+        expect(since.reduce((n, r) => n + r.deleted, 0)).toBe(0);
+      }
+      await klm().kube.mergePatch(API_VERSION, 'Kyma', kymas[1]!, klm().namespace, {
+        metadata: { labels: { 'operator.kyma-project.io/beta': null } },
+      });
       await eventually(
-        `the new template in cluster ${i}`,
-        async () => (await templatesIn(i)).includes(`${greeter.name}-1.1.0`) || undefined,
+        'the beta template to leave the runtime',
+        async () => !(await templatesIn(1)).includes(`${preview.name}-1.0.0`) || undefined,
       );
-    // What the syncs wrote since: the new template, once per runtime, nothing else.
-    for (const [i, k] of kymas.entries()) {
-      const since = (await catalogSyncs(k)).slice(before[i]!.length);
       expect(
-        since.reduce((n, r) => n + r.applied, 0),
-        `writes into runtime ${i}`,
-      ).toBe(1);
-      expect(since.reduce((n, r) => n + r.deleted, 0)).toBe(0);
-    }
-    await klm().kube.mergePatch(API_VERSION, 'Kyma', kymas[1]!, klm().namespace, {
-      metadata: { labels: { 'operator.kyma-project.io/beta': null } },
-    });
-    await eventually(
-      'the beta template to leave the runtime',
-      async () => !(await templatesIn(1)).includes(`${preview.name}-1.0.0`) || undefined,
-    );
-    expect(
-      (await clusters[1]!.client.list(API_VERSION, 'ModuleReleaseMeta', { namespace: 'kyma-system' })).items.map(
-        (m) => m.metadata.name,
-      ),
-    ).not.toContain(preview.name);
-  });
+        (await clusters[1]!.client.list(API_VERSION, 'ModuleReleaseMeta', { namespace: 'kyma-system' })).items.map(
+          (m) => m.metadata.name,
+        ),
+      ).not.toContain(preview.name);
+    },
+  );
 
   it('brings a runtime Kyma deleted by hand back, with the modules it asked for', async () => {
     await clusters[0]!.client.mergePatch(API_VERSION, 'Kyma', 'default', 'kyma-system', {

@@ -174,7 +174,8 @@ describe("readiness of a new version is the new version's", () => {
       version: '1.0.0',
       state: 'Ready',
       message:
-        'module is ready; the rollout of 2.0.0 on channel regular was aborted: the canary cannot schedule its manager; it stays at 1.0.0 until the next promotion',
+        'module is ready; the rollout of 2.0.0 on channel regular was aborted: the canary cannot ' +
+        'schedule its manager; it stays at 1.0.0 until the next promotion',
     });
     await promoteFaulty(klm(), '1.0.0');
   }, 180_000);

@@ -90,132 +90,139 @@ describe('upgrading a running fleet from module workflows to one workflow per Ky
     await klm?.stop();
   });
 
-  it('takes every module over as it runs: nothing reinstalled, re-created or deleted, no status lost, and changes after it still reach the modules', async () => {
-    const previous = await startProducts(await sourceOf(PREVIOUS_SHAPE));
-    const mod = await testModule(klm);
-    await mod.publish('1.0.0');
-    await mod.channels({ regular: '1.0.0' });
-    const [steady, leaving] = [uniqueName('steady'), uniqueName('leaving')];
-    await klm.kube.create(
-      kymaObject(klm.namespace, steady, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
-    );
-    await klm.kube.create(
-      kymaObject(klm.namespace, leaving, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }),
-    );
-    for (const n of [steady, leaving]) await kymaInState(klm, n, 'Ready', 120_000);
-    // A removal under way at the upgrade: a CR of the user's blocks it.
-    await klm.kube.create({
-      apiVersion: mod.apiVersion,
-      kind: mod.kind,
-      metadata: { name: 'blocker', namespace: klm.namespace },
-      spec: {},
-    });
-    await klm.kube.mergePatch(API_VERSION, 'Kyma', leaving, klm.namespace, {
-      spec: { modules: [{ name: 'counter' }] },
-    });
-    await eventually(
-      'the blocked removal',
-      async () =>
-        (await getKyma(klm, leaving))?.status?.modules?.find(
-          (m) => m.name === mod.name && m.message?.includes('deletion blocked'),
-        ),
-      60_000,
-    );
-    expect(await running('moduleWorkflow')).toHaveLength(4);
-
-    const objects = [
-      ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`],
-      ['counter.example.io/v1alpha1', 'Counter', 'default', `${steady}-system`],
-      ['apps/v1', 'Deployment', 'greeter-manager', `${steady}-system`],
-      ['apps/v1', 'Deployment', 'counter-manager', `${steady}-system`],
-      [API_VERSION, 'Manifest', manifestName(steady, 'greeter'), klm.namespace],
-      [API_VERSION, 'Manifest', manifestName(leaving, mod.name), klm.namespace],
-    ] as const;
-    const identities = async () =>
-      Promise.all(
-        objects.map(
-          async ([apiVersion, kind, name, namespace]) =>
-            (await klm.kube.get<KubeObject>(apiVersion, kind, name, namespace))?.metadata.uid,
-        ),
+  it(
+    'takes every module over as it runs: nothing reinstalled, re-created or deleted, no status ' +
+      'lost, and changes after it still reach the modules',
+    async () => {
+      const previous = await startProducts(await sourceOf(PREVIOUS_SHAPE));
+      const mod = await testModule(klm);
+      await mod.publish('1.0.0');
+      await mod.channels({ regular: '1.0.0' });
+      const [steady, leaving] = [uniqueName('steady'), uniqueName('leaving')];
+      await klm.kube.create(
+        kymaObject(klm.namespace, steady, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
       );
-    const before = await identities();
-    expect(before.every(Boolean)).toBe(true);
-    const statusBefore = (await getKyma(klm, steady))?.status;
+      await klm.kube.create(
+        kymaObject(klm.namespace, leaving, { channel: 'regular', modules: [{ name: mod.name }, { name: 'counter' }] }),
+      );
+      for (const n of [steady, leaving]) await kymaInState(klm, n, 'Ready', 120_000);
+      // A removal under way at the upgrade: a CR of the user's blocks it.
+      await klm.kube.create({
+        apiVersion: mod.apiVersion,
+        kind: mod.kind,
+        metadata: { name: 'blocker', namespace: klm.namespace },
+        spec: {},
+      });
+      await klm.kube.mergePatch(API_VERSION, 'Kyma', leaving, klm.namespace, {
+        spec: { modules: [{ name: 'counter' }] },
+      });
+      await eventually(
+        'the blocked removal',
+        async () =>
+          (await getKyma(klm, leaving))?.status?.modules?.find(
+            (m) => m.name === mod.name && m.message?.includes('deletion blocked'),
+          ),
+        60_000,
+      );
+      expect(await running('moduleWorkflow')).toHaveLength(4);
 
-    await stop(previous);
-    await startProducts(ROOT);
-
-    // Every module workflow hands its module over to its Kyma's workflow and completes.
-    await eventually(
-      'no module workflow left running',
-      async () => ((await running('moduleWorkflow')).length === 0 ? true : undefined),
-      120_000,
-    );
-    const ended: string[] = [];
-    for await (const wf of klm.client.workflow.list({
-      query: `TaskQueue = '${klm.taskQueue}' AND WorkflowType = 'moduleWorkflow' AND ExecutionStatus != 'Completed'`,
-    }))
-      ended.push(`${wf.workflowId}: ${wf.status.name}`);
-    expect(ended).toEqual([]);
-    expect(await running('kymaWorkflow')).toEqual(
-      [kymaWorkflowId(klm.namespace, leaving), kymaWorkflowId(klm.namespace, steady)].sort(),
-    );
-
-    // Nothing was made again, nothing lost.
-    expect(await identities()).toEqual(before);
-    const statusAfter = (await getKyma(klm, steady))?.status;
-    expect(statusAfter?.state).toBe('Ready');
-    expect(statusAfter?.modules).toEqual(statusBefore?.modules);
-    const installsAfter = (
-      await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, steady)).fetchHistory()
-    ).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'installModule').length;
-    expect(installsAfter, 'installs by the new run').toBe(0);
-
-    // The modules follow their CRs through the Kyma's workflow now ...
-    await klm.kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`, {
-      spec: { simulateState: 'Error' },
-    });
-    await kymaInState(klm, steady, 'Error');
-    await klm.kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`, {
-      spec: { simulateState: null },
-    });
-    await kymaInState(klm, steady, 'Ready');
-    // ... and the removal under way ends once the user's CR goes.
-    await klm.kube.delete(mod.apiVersion, mod.kind, 'blocker', klm.namespace);
-    await eventually(
-      `${mod.name} to leave ${leaving}`,
-      async () => {
-        const k = await getKyma(klm, leaving);
-        return k?.status?.state === 'Ready' && !k.status.modules?.some((m) => m.name === mod.name) ? true : undefined;
-      },
-      60_000,
-    );
-    expect(await klm.kube.get(API_VERSION, 'Manifest', manifestName(leaving, mod.name), klm.namespace)).toBeUndefined();
-
-    if (process.env.KLM_RECORD_HISTORIES === '1') {
-      const { tools, temporalAddress, temporalNamespace } = stackInfo();
-      for (const [kyma, file] of [
-        [steady, 'kyma-workflow-takeover'],
-        [leaving, 'kyma-workflow-takeover-removal'],
-      ] as const) {
-        const json = execFileSync(
-          tools.temporal,
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            kymaWorkflowId(klm.namespace, kyma),
-            '--address',
-            temporalAddress,
-            '--namespace',
-            temporalNamespace,
-            '--output',
-            'json',
-          ],
-          { encoding: 'utf8' },
+      const objects = [
+        ['greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`],
+        ['counter.example.io/v1alpha1', 'Counter', 'default', `${steady}-system`],
+        ['apps/v1', 'Deployment', 'greeter-manager', `${steady}-system`],
+        ['apps/v1', 'Deployment', 'counter-manager', `${steady}-system`],
+        [API_VERSION, 'Manifest', manifestName(steady, 'greeter'), klm.namespace],
+        [API_VERSION, 'Manifest', manifestName(leaving, mod.name), klm.namespace],
+      ] as const;
+      const identities = async () =>
+        Promise.all(
+          objects.map(
+            async ([apiVersion, kind, name, namespace]) =>
+              (await klm.kube.get<KubeObject>(apiVersion, kind, name, namespace))?.metadata.uid,
+          ),
         );
-        await writeFile(`${HISTORIES}${file}.json`, json);
+      const before = await identities();
+      expect(before.every(Boolean)).toBe(true);
+      const statusBefore = (await getKyma(klm, steady))?.status;
+
+      await stop(previous);
+      await startProducts(ROOT);
+
+      // Every module workflow hands its module over to its Kyma's workflow and completes.
+      await eventually(
+        'no module workflow left running',
+        async () => ((await running('moduleWorkflow')).length === 0 ? true : undefined),
+        120_000,
+      );
+      const ended: string[] = [];
+      for await (const wf of klm.client.workflow.list({
+        query: `TaskQueue = '${klm.taskQueue}' AND WorkflowType = 'moduleWorkflow' AND ExecutionStatus != 'Completed'`,
+      }))
+        ended.push(`${wf.workflowId}: ${wf.status.name}`);
+      expect(ended).toEqual([]);
+      expect(await running('kymaWorkflow')).toEqual(
+        [kymaWorkflowId(klm.namespace, leaving), kymaWorkflowId(klm.namespace, steady)].sort(),
+      );
+
+      // Nothing was made again, nothing lost.
+      expect(await identities()).toEqual(before);
+      const statusAfter = (await getKyma(klm, steady))?.status;
+      expect(statusAfter?.state).toBe('Ready');
+      expect(statusAfter?.modules).toEqual(statusBefore?.modules);
+      const installsAfter = (
+        await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, steady)).fetchHistory()
+      ).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'installModule').length;
+      expect(installsAfter, 'installs by the new run').toBe(0);
+
+      // The modules follow their CRs through the Kyma's workflow now ...
+      await klm.kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`, {
+        spec: { simulateState: 'Error' },
+      });
+      await kymaInState(klm, steady, 'Error');
+      await klm.kube.mergePatch('greeter.example.io/v1alpha1', 'Greeter', 'default', `${steady}-system`, {
+        spec: { simulateState: null },
+      });
+      await kymaInState(klm, steady, 'Ready');
+      // ... and the removal under way ends once the user's CR goes.
+      await klm.kube.delete(mod.apiVersion, mod.kind, 'blocker', klm.namespace);
+      await eventually(
+        `${mod.name} to leave ${leaving}`,
+        async () => {
+          const k = await getKyma(klm, leaving);
+          return k?.status?.state === 'Ready' && !k.status.modules?.some((m) => m.name === mod.name) ? true : undefined;
+        },
+        60_000,
+      );
+      expect(
+        await klm.kube.get(API_VERSION, 'Manifest', manifestName(leaving, mod.name), klm.namespace),
+      ).toBeUndefined();
+
+      if (process.env.KLM_RECORD_HISTORIES === '1') {
+        const { tools, temporalAddress, temporalNamespace } = stackInfo();
+        for (const [kyma, file] of [
+          [steady, 'kyma-workflow-takeover'],
+          [leaving, 'kyma-workflow-takeover-removal'],
+        ] as const) {
+          const json = execFileSync(
+            tools.temporal,
+            [
+              'workflow',
+              'show',
+              '--workflow-id',
+              kymaWorkflowId(klm.namespace, kyma),
+              '--address',
+              temporalAddress,
+              '--namespace',
+              temporalNamespace,
+              '--output',
+              'json',
+            ],
+            { encoding: 'utf8' },
+          );
+          await writeFile(`${HISTORIES}${file}.json`, json);
+        }
       }
-    }
-  }, 420_000);
+    },
+    420_000,
+  );
 });

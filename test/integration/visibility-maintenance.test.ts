@@ -41,7 +41,9 @@ describe('visibility and maintenance windows', () => {
       return s?.state === 'Error' ? s : undefined;
     });
     expect(hidden.message).toBe(
-      `module "counter": ModuleTemplate ${ns}/counter-1.0.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label`,
+      `module "counter": ModuleTemplate ${ns}/counter-1.0.0 is beta ` +
+        `(operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that ` +
+        `label`,
     );
     expect((await getKyma(klm(), name))?.status?.conditions?.[0]).toMatchObject({ reason: 'ModuleNotVisible' });
     expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, 'counter'), ns)).toBeUndefined();
@@ -71,65 +73,70 @@ describe('visibility and maintenance windows', () => {
     ]);
   }, 120_000);
 
-  it('upgrades a module whose template requires downtime only when the maintenance window opens, by its timer; at once when the Kyma skips windows', async () => {
-    const ns = klm().namespace;
-    const [held, skipping] = [uniqueName('held'), uniqueName('skip')];
-    await klm().kube.create(
-      kymaObject(ns, held, { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] }),
-    );
-    await klm().kube.create(
-      kymaObject(ns, skipping, {
-        channel: 'regular',
-        skipMaintenanceWindows: true,
-        modules: [{ name: 'greeter', version: '1.0.0' }],
-      }),
-    );
-    for (const k of [held, skipping]) await kymaInState(klm(), k, 'Ready');
+  it(
+    'upgrades a module whose template requires downtime only when the maintenance window opens, ' +
+      'by its timer; at once when the Kyma skips windows',
+    async () => {
+      const ns = klm().namespace;
+      const [held, skipping] = [uniqueName('held'), uniqueName('skip')];
+      await klm().kube.create(
+        kymaObject(ns, held, { channel: 'regular', modules: [{ name: 'greeter', version: '1.0.0' }] }),
+      );
+      await klm().kube.create(
+        kymaObject(ns, skipping, {
+          channel: 'regular',
+          skipMaintenanceWindows: true,
+          modules: [{ name: 'greeter', version: '1.0.0' }],
+        }),
+      );
+      for (const k of [held, skipping]) await kymaInState(klm(), k, 'Ready');
 
-    // A window that opens in 40 s and lasts well beyond upstream's 20-minute minimum.
-    const begin = Date.now() + 40_000;
-    const window = { begin: new Date(begin).toISOString(), end: new Date(begin + 2 * 3_600_000).toISOString() };
-    await klm().kube.create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: POLICY,
-      data: { 'policy.json': JSON.stringify({ rules: [], default: window }) },
-    });
-    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'greeter-1.1.0', ns, {
-      spec: { requiresDowntime: true },
-    });
-    for (const k of [held, skipping])
-      await klm().kube.mergePatch(API_VERSION, 'Kyma', k, ns, {
-        spec: { modules: [{ name: 'greeter', version: '1.1.0' }] },
+      // A window that opens in 40 s and lasts well beyond upstream's 20-minute minimum.
+      const begin = Date.now() + 40_000;
+      const window = { begin: new Date(begin).toISOString(), end: new Date(begin + 2 * 3_600_000).toISOString() };
+      await klm().kube.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: POLICY,
+        data: { 'policy.json': JSON.stringify({ rules: [], default: window }) },
       });
+      await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'greeter-1.1.0', ns, {
+        spec: { requiresDowntime: true },
+      });
+      for (const k of [held, skipping])
+        await klm().kube.mergePatch(API_VERSION, 'Kyma', k, ns, {
+          spec: { modules: [{ name: 'greeter', version: '1.1.0' }] },
+        });
 
-    await eventually('the skipping Kyma to run greeter 1.1.0', async () => {
-      const s = await moduleStatus(klm(), skipping, 'greeter');
-      return s?.version === '1.1.0' && s.state === 'Ready';
-    });
-    const waiting = await eventually('the held Kyma to show maintenance', async () => {
-      const s = await moduleStatus(klm(), held, 'greeter');
-      return s?.maintenance ? s : undefined;
-    });
-    expect(Date.now()).toBeLessThan(begin);
-    expect(waiting).toMatchObject({
-      version: '1.0.0',
-      state: 'Ready',
-      message: `upgrading greeter from 1.0.0 to 1.1.0 requires downtime: waiting for the maintenance window ${window.begin} – ${window.end}`,
-    });
-    const signals = await bridgeSignals(klm(), held);
-
-    const moved = await eventually(
-      'the held Kyma to run greeter 1.1.0',
-      async () => {
+      await eventually('the skipping Kyma to run greeter 1.1.0', async () => {
+        const s = await moduleStatus(klm(), skipping, 'greeter');
+        return s?.version === '1.1.0' && s.state === 'Ready';
+      });
+      const waiting = await eventually('the held Kyma to show maintenance', async () => {
         const s = await moduleStatus(klm(), held, 'greeter');
-        return s?.version === '1.1.0' && s.state === 'Ready' ? s : undefined;
-      },
-      90_000,
-    );
-    expect(Date.now()).toBeGreaterThanOrEqual(begin);
-    expect(moved.maintenance).toBeFalsy();
-    // Nothing but the workflow's timer woke it.
-    expect(await bridgeSignals(klm(), held)).toBe(signals);
-  }, 180_000);
+        return s?.maintenance ? s : undefined;
+      });
+      expect(Date.now()).toBeLessThan(begin);
+      expect(waiting).toMatchObject({
+        version: '1.0.0',
+        state: 'Ready',
+        message: `upgrading greeter from 1.0.0 to 1.1.0 requires downtime: waiting for the maintenance window ${window.begin} – ${window.end}`,
+      });
+      const signals = await bridgeSignals(klm(), held);
+
+      const moved = await eventually(
+        'the held Kyma to run greeter 1.1.0',
+        async () => {
+          const s = await moduleStatus(klm(), held, 'greeter');
+          return s?.version === '1.1.0' && s.state === 'Ready' ? s : undefined;
+        },
+        90_000,
+      );
+      expect(Date.now()).toBeGreaterThanOrEqual(begin);
+      expect(moved.maintenance).toBeFalsy();
+      // Nothing but the workflow's timer woke it.
+      expect(await bridgeSignals(klm(), held)).toBe(signals);
+    },
+    180_000,
+  );
 });

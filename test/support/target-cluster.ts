@@ -41,7 +41,8 @@ import { appendFileSync } from 'node:fs';
 const exp = Date.now() + Number(process.env.KLM_TEST_TTL_MS);
 const sig = createHmac('sha256', process.env.KLM_TEST_KEY).update(String(exp)).digest('hex');
 appendFileSync(process.env.KLM_TEST_COUNT_FILE, 'x');
-process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'klmexec.' + exp + '.' + sig, expirationTimestamp: new Date(exp).toISOString() } }));
+const status = { token: 'klmexec.' + exp + '.' + sig, expirationTimestamp: new Date(exp).toISOString() };
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
 `;
 
 function token(key: string, exp: number): string {

@@ -79,7 +79,8 @@ describe('a community catalog', () => {
     const yaml = await readCommunityCatalog(
       await file(
         'all-modules.yaml',
-        'apiVersion: operator.kyma-project.io/v1beta2\nkind: ModuleTemplate\nmetadata: {name: a-1.0.0}\nspec: {moduleName: a, version: 1.0.0, descriptor: {}}\n---\n',
+        'apiVersion: operator.kyma-project.io/v1beta2\nkind: ModuleTemplate\nmetadata: {name: ' +
+          'a-1.0.0}\nspec: {moduleName: a, version: 1.0.0, descriptor: {}}\n---\n',
       ),
     );
     expect(yaml.map((t) => t.spec.version)).toEqual(['1.0.0']);
@@ -95,7 +96,9 @@ describe('a community catalog', () => {
       ]),
     );
     await expect(readCommunityCatalog(bad)).rejects.toThrow(
-      `the community catalog ${bad} holds entries that are no module versions: entry 2 lacks kind: ModuleTemplate, metadata.name, spec.moduleName, spec.version; entry 3 (x) lacks spec.version`,
+      `the community catalog ${bad} holds entries that are no module versions: entry 2 lacks ` +
+        `kind: ModuleTemplate, metadata.name, spec.moduleName, spec.version; entry 3 (x) lacks ` +
+        `spec.version`,
     );
     await expect(readCommunityCatalog(await file('x.json', '[{'))).rejects.toThrow('is not valid JSON');
     await expect(readCommunityCatalog('/nonexistent/catalog.json')).rejects.toThrow(

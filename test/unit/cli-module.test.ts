@@ -248,7 +248,9 @@ describe('klm module promote', () => {
     expect(planTable(plan)).toContain('wave 2 (2): k2 k3');
     const shown = planTable({ ...plan, policyProblem: problem });
     expect(shown).toBe(
-      `greeter on regular → 1.1.0 (from 1.0.0): 3 Kymas; the rollout would halt at once, for its policy cannot be used: ${problem}\nthe Kymas it would move once the policy is fixed: k1 k2 k3`,
+      `greeter on regular → 1.1.0 (from 1.0.0): 3 Kymas; the rollout would halt at once, for its ` +
+        `policy cannot be used: ${problem}\nthe Kymas it would move once the policy is fixed: k1 k2 ` +
+        `k3`,
     );
   });
 });

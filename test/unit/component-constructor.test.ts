@@ -153,7 +153,9 @@ describe('managerVersionProblem (--skip-version-validation=false)', () => {
       [deployment('other', ['example.io/op:1.2.3'])],
     ])
       expect(managerVersionProblem(CONFIG, objects)).toBe(
-        "manager: no container of the Deployment manager in the manifest runs an image tagged 1.2.3, the module's version; tag the manager's image with it, or leave out --skip-version-validation=false",
+        'manager: no container of the Deployment manager in the manifest runs an image tagged ' +
+          "1.2.3, the module's version; tag the manager's image with it, or leave out " +
+          '--skip-version-validation=false',
       );
   });
 });

@@ -123,7 +123,8 @@ describe('KubeClient', () => {
 appendFileSync(${JSON.stringify(count)}, 'x');
 const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
 if (process.env.FAIL) { process.stderr.write('SECRET-MARKER-in-stderr'); process.exit(3); }
-process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() } }));
+const status = { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() };
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
 `,
     );
     const seen: string[] = [];
@@ -158,7 +159,9 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     const broken = '-----BEGIN PRIVATE KEY-----\\nSECRET-MARKER-in-key\\n-----END PRIVATE KEY-----\\n';
     await writeFile(
       plugin,
-      `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: "${broken}", clientKeyData: "${broken}" } }));\n`,
+      `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: ` +
+        `'ExecCredential', status: { clientCertificateData: "${broken}", clientKeyData: "${broken}" ` +
+        `} }));\n`,
     );
     // The server need not answer: the material is refused before any request.
     const err = await failure(
@@ -173,7 +176,10 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     );
     expect(err).toBeInstanceOf(TlsMaterialError);
     expect(err.message).toBe(
-      'the kubeconfig for https://127.0.0.1:1 could not be used: its user "u" has an exec credential plugin that hands out a client certificate and key that cannot be used (damaged, or not of one key pair); fix the plugin or the credentials it hands out (clientCertificateData, clientKeyData)',
+      'the kubeconfig for https://127.0.0.1:1 could not be used: its user "u" has an exec ' +
+        'credential plugin that hands out a client certificate and key that cannot be used ' +
+        '(damaged, or not of one key pair); fix the plugin or the credentials it hands out ' +
+        '(clientCertificateData, clientKeyData)',
     );
     expect(err.message).not.toContain('SECRET-MARKER');
   });
@@ -194,7 +200,8 @@ if (process.env.HANG) setTimeout(() => {}, 3000); // hangs past the limit, then 
 else {
   appendFileSync(${JSON.stringify(count)}, 'x');
   const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
-  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() } }));
+  const status = { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() };
+  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
 }
 `,
     );

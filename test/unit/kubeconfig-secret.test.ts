@@ -61,7 +61,8 @@ current-context: c
     );
     expect(err).toBeInstanceOf(TargetClusterError);
     expect((err as Error).message).toBe(
-      "Secret kcp/kc: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)",
+      'Secret kcp/kc: its kubeconfig runs a command for its credential (exec or an auth ' +
+        "provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)",
     );
   });
 });
@@ -132,7 +133,9 @@ describe('clientFromSecret: TLS material that cannot be used', () => {
     [
       'a key of another pair',
       (_c, u) => (u['client-key-data'] = b64(pem.otherKey)),
-      'user "admin" has a client-key-data that does not belong to the certificate in its client-certificate-data; put the key and the certificate of one key pair there, and update the Secret',
+      'user "admin" has a client-key-data that does not belong to the certificate in its ' +
+        'client-certificate-data; put the key and the certificate of one key pair there, and update ' +
+        'the Secret',
     ],
     [
       'a damaged client certificate',
@@ -140,12 +143,16 @@ describe('clientFromSecret: TLS material that cannot be used', () => {
         (u['client-certificate-data'] = b64(
           `-----BEGIN CERTIFICATE-----\n${b64(MARKER)}\n-----END CERTIFICATE-----\n`,
         )),
-      'user "admin" has a client-certificate-data that holds a certificate that cannot be read (damaged or truncated); put the user\'s client certificate there (PEM, then base64-encoded), and update the Secret',
+      'user "admin" has a client-certificate-data that holds a certificate that cannot be read ' +
+        "(damaged or truncated); put the user's client certificate there (PEM, then " +
+        'base64-encoded), and update the Secret',
     ],
     [
       'a CA that holds no certificate',
       (c) => (c['certificate-authority-data'] = b64(`${MARKER}\n-----BEGIN NOTHING-----\n`)),
-      'cluster "c" has a certificate-authority-data that holds no PEM certificate; put the certificate of the CA that signed the API server\'s certificate there (PEM, then base64-encoded), and update the Secret',
+      'cluster "c" has a certificate-authority-data that holds no PEM certificate; put the ' +
+        "certificate of the CA that signed the API server's certificate there (PEM, then " +
+        'base64-encoded), and update the Secret',
     ],
     [
       'a key file that is not there',
@@ -153,7 +160,8 @@ describe('clientFromSecret: TLS material that cannot be used', () => {
         delete u['client-key-data'];
         u['client-key'] = `/nonexistent/${MARKER}.key`;
       },
-      'user "admin" has a client-key that names a file that cannot be read (ENOENT); make it name a file holding the user\'s private key (PEM, unencrypted), and update the Secret',
+      'user "admin" has a client-key that names a file that cannot be read (ENOENT); make it name ' +
+        "a file holding the user's private key (PEM, unencrypted), and update the Secret",
     ],
   ])('refuses %s, naming the Secret, its data key, the entry and the field', async (_what, edit, says) => {
     const err = await refusal(secret(config(edit)));

@@ -73,7 +73,8 @@ describe('parsing a raw manifest', () => {
 
   it('refuses a repeated object, also in another version of its kind, as MalformedManifest', () => {
     const twice = renderError(
-      'apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\n',
+      'apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: ' +
+        'h}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\n',
     );
     expect(twice.reason).toBe('MalformedManifest');
     expect(twice.message).toBe('the manifest repeats HorizontalPodAutoscaler kyma-system/h');

@@ -107,7 +107,9 @@ describe('parseModuleConfig', () => {
     [
       'whose module name has digits',
       'kyma-project.io/module/widget2',
-      'name: its last segment "widget2" names the module in the ModuleTemplate, which takes words of three or more lower-case letters joined by \'-\', at most 64 characters, e.g. template-operator',
+      'name: its last segment "widget2" names the module in the ModuleTemplate, which takes words ' +
+        "of three or more lower-case letters joined by '-', at most 64 characters, e.g. " +
+        'template-operator',
     ],
     [
       'whose module name has a short word',
@@ -166,7 +168,8 @@ describe('parseModuleConfig', () => {
   it('requires repository and documentation as https URLs', () => {
     expect(problems({ repository: undefined, documentation: 'http://example.io' })).toEqual([
       'repository: missing; give an https URL, e.g. https://github.com/kyma-project/template-operator',
-      'documentation: "http://example.io" does not use https; give an https URL, e.g. https://help.sap.com/docs/btp/sap-business-technology-platform/kyma-modules',
+      'documentation: "http://example.io" does not use https; give an https URL, e.g. ' +
+        'https://help.sap.com/docs/btp/sap-business-technology-platform/kyma-modules',
     ]);
     expect(problems({ repository: 'not a url' })).toEqual([
       'repository: "not a url" is not a URL; give an https URL, e.g. https://github.com/kyma-project/template-operator',
@@ -510,7 +513,9 @@ describe('moduleComponentOf', () => {
 
 describe('readModuleSources', () => {
   const manifest =
-    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {group: demo.example.io, scope: Cluster, names: {kind: Widget}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}\n';
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {group: ' +
+    'demo.example.io, scope: Cluster, names: {kind: Widget}}\n---\napiVersion: v1\nkind: ' +
+    'ServiceAccount\nmetadata: {name: sa}\n';
   const cr = 'apiVersion: demo.example.io/v1\nkind: Widget\nmetadata: {name: default}\nspec: {size: 3}\n';
 
   async function configIn(changes: Record<string, unknown>, files: Record<string, string> = {}): Promise<string> {

@@ -86,7 +86,10 @@ describe('componentLocation and blobLocation (descriptors that name the componen
     expect(err).toBeInstanceOf(DescriptorError);
     expect(err.reason).toBeUndefined(); // MalformedDescriptor
     expect(err.message).toBe(
-      `ModuleTemplate kcp/greeter-1.1.0: its spec.descriptor lacks ${missing}: a descriptor in the template names its OCM component by component.name and component.version (with repositoryContexts); or make it {} to have the component found through the ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`,
+      `ModuleTemplate kcp/greeter-1.1.0: its spec.descriptor lacks ${missing}: a descriptor in ` +
+        `the template names its OCM component by component.name and component.version (with ` +
+        `repositoryContexts); or make it {} to have the component found through the ` +
+        `ModuleReleaseMeta's spec.ocmComponentName at the template's spec.version`,
     );
     expect(err.message).not.toContain('not found in the registry');
   });

@@ -28,7 +28,8 @@ describe('the fleet state gauges', () => {
     expect(await series('lifecycle_mgr_module_state')).toEqual(
       ['Ready', 'Processing', 'Error', 'Deleting', 'Warning', 'Unmanaged'].map(
         (s) =>
-          `lifecycle_mgr_module_state{kyma_name="k1",kyma_namespace="kcp",module_name="greeter",shoot="c-1",instance_id="i1",state="${s}"} ${s === 'Unmanaged' ? 1 : 0}`,
+          `lifecycle_mgr_module_state{kyma_name="k1",kyma_namespace="kcp",module_name="greeter",shoot="c-1",instance_id="i1",state="${s}"} ` +
+          `${s === 'Unmanaged' ? 1 : 0}`,
       ),
     );
     expect(await series('lifecycle_mgr_mandatory_module_state')).toEqual(

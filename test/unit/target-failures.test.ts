@@ -111,7 +111,8 @@ async function install(t: TargetClusters): Promise<ApplicationFailure> {
 
 describe('refused credentials, whichever step meets them', () => {
   const renew =
-    'renew the credentials (a new token, or a new client certificate and key) in Secret kcp/kubeconfig-k1, data key "config"; checked again on the retry backoff';
+    'renew the credentials (a new token, or a new client certificate and key) in Secret ' +
+    'kcp/kubeconfig-k1, data key "config"; checked again on the retry backoff';
 
   it('is TargetCredentialsRefused when an install is refused 401 (after the reload), not ApplyRejected', async () => {
     const url = await apiServer(() => status(401, 'Unauthorized', 'Unauthorized'));
@@ -119,7 +120,9 @@ describe('refused credentials, whichever step meets them', () => {
     expect(f.type).toBe('TargetCredentialsRefused');
     expect(f.nonRetryable).toBe(true);
     expect(f.message).toBe(
-      `the target cluster of Kyma kcp/k1 (kubeconfig Secret kcp/kubeconfig-k1) refused the credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is not accepted, has expired or was revoked): ${renew}`,
+      `the target cluster of Kyma kcp/k1 (kubeconfig Secret kcp/kubeconfig-k1) refused the ` +
+        `credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is ` +
+        `not accepted, has expired or was revoked): ${renew}`,
     );
     expect(f.message).not.toContain(MARKER);
   });
@@ -167,7 +170,10 @@ describe('a 403 on one object of an install', () => {
     const f = await install(targets(kubeconfigSecret(kubeconfig(url, { token: 't' }))));
     expect(f.type).toBe('ApplyRejected');
     expect(f.message).toBe(
-      `applying ConfigMap k1-system/settings: the identity of the target cluster's kubeconfig may not patch configmaps of the core API group in namespace k1-system (server-side apply needs create and patch): grant it with a Role or ClusterRole bound to that identity, or use a kubeconfig whose identity may install modules (the API server said: ${said})`,
+      `applying ConfigMap k1-system/settings: the identity of the target cluster's kubeconfig may ` +
+        `not patch configmaps of the core API group in namespace k1-system (server-side apply needs ` +
+        `create and patch): grant it with a Role or ClusterRole bound to that identity, or use a ` +
+        `kubeconfig whose identity may install modules (the API server said: ${said})`,
     );
   });
 
@@ -213,7 +219,10 @@ describe('a kubeconfig whose client key cannot be used', () => {
     const f = err as ApplicationFailure;
     expect(f.type).toBe('InvalidKubeconfig');
     expect(f.message).toBe(
-      'Secret kcp/kubeconfig-k1 (data key "config"): in its kubeconfig, user "u" has a client-key-data that is not a private key that can be read (damaged, truncated or of an unsupported type); put the user\'s private key there (PEM, unencrypted, then base64-encoded), and update the Secret',
+      'Secret kcp/kubeconfig-k1 (data key "config"): in its kubeconfig, user "u" has a ' +
+        'client-key-data that is not a private key that can be read (damaged, truncated or of an ' +
+        "unsupported type); put the user's private key there (PEM, unencrypted, then " +
+        'base64-encoded), and update the Secret',
     );
     expect(f.message).not.toMatch(/DECODER|routines|error:/);
     expect(f.message).not.toContain(MARKER);

@@ -260,7 +260,9 @@ describe('the activity interceptor with the SDK', () => {
     for (let cycle = 0; cycle < 3; cycle++) for (let n = 1; n <= 5; n++) await attempt(factory, log, n, fail);
     expect(out).toHaveLength(1);
     expect(out[0]).toContain(
-      `WARN ${MODULE}: installModule failed (RegistryUnavailable): registry r.example unreachable; attempt 1 of 5, next in 1s; after the last, the workflow shows the failure and tries again after 30s, doubling up to 10m, or at the next change`,
+      `WARN ${MODULE}: installModule failed (RegistryUnavailable): registry r.example ` +
+        `unreachable; attempt 1 of 5, next in 1s; after the last, the workflow shows the failure ` +
+        `and tries again after 30s, doubling up to 10m, or at the next change`,
     );
     await attempt(factory, log, 1, () => Promise.resolve('installed'));
     expect(out).toHaveLength(2);

@@ -32,7 +32,12 @@ function forbidden(err: KubeApiError, o: KubeObject, verb: string): string {
   const scope = o.metadata.namespace ? `in namespace ${o.metadata.namespace}` : 'at cluster scope';
   const needs = verb === 'patch' ? ' (server-side apply needs create and patch)' : '';
   const of = group ? `of API group "${group}"` : 'of the core API group';
-  return `applying ${describe(o)}: the identity of the target cluster's kubeconfig may not ${said} ${resource} ${of} ${scope}${needs}: grant it with a ${o.metadata.namespace ? 'Role or ClusterRole' : 'ClusterRole'} bound to that identity, or use a kubeconfig whose identity may install modules (the API server said: ${err.message})`;
+  return (
+    `applying ${describe(o)}: the identity of the target cluster's kubeconfig may not ${said} ` +
+    `${resource} ${of} ${scope}${needs}: grant it with a ` +
+    `${o.metadata.namespace ? 'Role or ClusterRole' : 'ClusterRole'} bound to that identity, or ` +
+    `use a kubeconfig whose identity may install modules (the API server said: ${err.message})`
+  );
 }
 
 /**
@@ -45,7 +50,9 @@ export function applyFailure(err: unknown, o: KubeObject, verb: 'patch' | 'creat
   if (err instanceof KubeApiError && err.status === 404) {
     return permanent(
       'KindNotServed',
-      `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; the module's manifest must define its CustomResourceDefinition, or use a kind the cluster serves`,
+      `applying ${describe(o)}: the target cluster does not serve ${o.kind} in ${o.apiVersion}; ` +
+        `the module's manifest must define its CustomResourceDefinition, or use a kind the cluster ` +
+        `serves`,
     );
   }
   if (err instanceof KubeApiError && err.status === 403) return permanent('ApplyRejected', forbidden(err, o, verb));

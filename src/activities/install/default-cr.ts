@@ -29,7 +29,9 @@ export async function ensureDefaultCr(
     if (!isNotFound(err)) throw err;
     throw permanent(
       'DefaultCrKindNotServed',
-      `${where}: its default CR (spec.data) is a ${data.kind} of ${data.apiVersion}, which the target cluster does not serve even after the module's manifest was applied; the manifest must define that kind's CustomResourceDefinition, or spec.data must name a kind it defines`,
+      `${where}: its default CR (spec.data) is a ${data.kind} of ${data.apiVersion}, which the ` +
+        `target cluster does not serve even after the module's manifest was applied; the manifest ` +
+        `must define that kind's CustomResourceDefinition, or spec.data must name a kind it defines`,
     );
   }
   const who = { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: module.name };

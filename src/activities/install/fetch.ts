@@ -156,14 +156,18 @@ export class ModuleFetcher {
         ? `ModuleReleaseMeta ${namespace}/${module.name} has no spec.ocmComponentName`
         : `there is no ModuleReleaseMeta ${namespace}/${module.name}`;
       throw new DescriptorError(
-        `${where} has an empty descriptor, so its OCM component is named by the module's ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. kyma-project.io/module/${module.name}) or put the descriptor into the template`,
+        `${where} has an empty descriptor, so its OCM component is named by the module's ` +
+          `ModuleReleaseMeta, but ${why}: set spec.ocmComponentName (e.g. ` +
+          `kyma-project.io/module/${module.name}) or put the descriptor into the template`,
         'OcmComponentNameMissing',
       );
     }
     const version = template.spec.version ?? module.version;
     if (!this.registry?.host) {
       throw new DescriptorError(
-        `${where} has an empty descriptor: component ${component}:${version} is to be found in the configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`,
+        `${where} has an empty descriptor: component ${component}:${version} is to be found in the ` +
+          `configured OCI registry, but none is configured (set KLM_OCI_REGISTRY_HOST, and ` +
+          `KLM_MODULES_REPOSITORY_SUBPATH if the components lie under a subpath)`,
         'OciRegistryNotConfigured',
       );
     }

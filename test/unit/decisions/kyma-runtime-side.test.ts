@@ -36,19 +36,23 @@ function synced(...modules: string[]): KymaRuntimeSide {
 }
 
 describe('the runtime side of a Kyma', () => {
-  it("makes the runtime Kyma's spec the modules the Kyma follows, keeping the control plane's mandatory ones, and syncs a new runtime's catalog in full", () => {
-    const rt = new KymaRuntimeSide(true);
-    const s = snapshot([spec('greeter'), spec('base', { mandatory: true })]);
-    expect(rt.sync(s)).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
-    const out = rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: true }, s);
-    expect(out.snapshot).toMatchObject({
-      channel: 'fast',
-      modules: [spec('counter'), spec('base', { mandatory: true })],
-    });
-    expect(out.steps).toEqual([{ kind: 'syncCatalog', visibility: s.visibility, full: true, after: 0 }]);
-    expect(out.rewrite).toBe(true);
-    expect(rt.condition(true)).toMatchObject({ type: 'Runtime', status: 'True', reason: 'Synced' });
-  });
+  it(
+    "makes the runtime Kyma's spec the modules the Kyma follows, keeping the control plane's " +
+      "mandatory ones, and syncs a new runtime's catalog in full",
+    () => {
+      const rt = new KymaRuntimeSide(true);
+      const s = snapshot([spec('greeter'), spec('base', { mandatory: true })]);
+      expect(rt.sync(s)).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
+      const out = rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: true }, s);
+      expect(out.snapshot).toMatchObject({
+        channel: 'fast',
+        modules: [spec('counter'), spec('base', { mandatory: true })],
+      });
+      expect(out.steps).toEqual([{ kind: 'syncCatalog', visibility: s.visibility, full: true, after: 0 }]);
+      expect(out.rewrite).toBe(true);
+      expect(rt.condition(true)).toMatchObject({ type: 'Runtime', status: 'True', reason: 'Synced' });
+    },
+  );
 
   it("sends the control-plane spec of the last sync and the runtime's as last read, so that only the operator's changes reach the runtime", () => {
     const rt = synced('counter');

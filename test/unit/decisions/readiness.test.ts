@@ -110,13 +110,17 @@ describe('evaluateReadiness', () => {
       'that upgrade, its new pod unschedulable',
       { paused: false, manager: { ref: MANAGER, live: STUCK_UPGRADE, pods: [SERVING_POD, UNSCHEDULABLE_POD] } },
       'ManagerPodsFailing',
-      "manager Deployment k1-system/greeter-manager cannot roll out (1 of 1 replicas updated, 1 old replica still running): pod greeter-manager-7d9f cannot be scheduled: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+      'manager Deployment k1-system/greeter-manager cannot roll out (1 of 1 replicas updated, 1 ' +
+        'old replica still running): pod greeter-manager-7d9f cannot be scheduled: 0/1 nodes are ' +
+        "available: 1 node(s) didn't match Pod's node affinity/selector.",
     ],
     [
       'a manager whose pod crash-loops',
       { paused: false, manager: { ref: MANAGER, live: deployment({ availableReplicas: 0 }), pods: [CRASHING_POD] } },
       'ManagerPodsFailing',
-      'manager Deployment k1-system/greeter-manager cannot roll out (0 of 1 updated replicas available): pod greeter-manager-5c6b container manager is CrashLoopBackOff: back-off 1m20s restarting failed container=manager, restarted 4 times, last exit: Error (code 1)',
+      'manager Deployment k1-system/greeter-manager cannot roll out (0 of 1 updated replicas ' +
+        'available): pod greeter-manager-5c6b container manager is CrashLoopBackOff: back-off 1m20s ' +
+        'restarting failed container=manager, restarted 4 times, last exit: Error (code 1)',
     ],
     [
       'a rollout past its progress deadline',

@@ -171,7 +171,8 @@ describe('resolveModule', () => {
         'a beta template to a Kyma without the beta label',
         spec('preview'),
         none,
-        'module "preview": ModuleTemplate kcp/preview-0.1.0 is beta (operator.kyma-project.io/beta: "true"): not available to this Kyma, which lacks that label',
+        'module "preview": ModuleTemplate kcp/preview-0.1.0 is beta (operator.kyma-project.io/beta: ' +
+          '"true"): not available to this Kyma, which lacks that label',
       ],
       [
         'an internal template (checked first) to a beta Kyma',
@@ -224,7 +225,10 @@ describe('resolveModule', () => {
         type: 'Warning',
         reason: 'ModuleNameMismatch',
         message:
-          'module twin: ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" (generation 3); it is installed as module twin all the same, as upstream does. Set spec.moduleName: twin in the template, or, if it is module other\'s, publish it as other-1.0.0',
+          'module twin: ModuleTemplate kcp/twin-1.0.0 says spec.moduleName "other", not "twin" ' +
+          '(generation 3); it is installed as module twin all the same, as upstream does. Set ' +
+          "spec.moduleName: twin in the template, or, if it is module other's, publish it as " +
+          'other-1.0.0',
       });
       expect(moduleNameMismatchEvent(twin, twin)).toBeUndefined();
       expect(

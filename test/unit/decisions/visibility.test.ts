@@ -41,12 +41,16 @@ describe('visibility', () => {
     expect(missingLabel(visibilityOf(template), visibilityOf(kyma))).toBe(missing);
   });
 
-  it("lets a runtime Kyma see the whole catalog synced into its cluster (its control-plane Kyma's labels chose it), and a control-plane Kyma what its labels say", () => {
-    expect(
-      kymaVisibility({ metadata: { annotations: { 'operator.kyma-project.io/control-plane-kyma': 'kcp/k1' } } }),
-    ).toEqual({ beta: true, internal: true });
-    expect(kymaVisibility({ metadata: { labels: { [BETA]: 'true' } } })).toEqual({ beta: true, internal: false });
-  });
+  it(
+    'lets a runtime Kyma see the whole catalog synced into its cluster (its control-plane ' +
+      "Kyma's labels chose it), and a control-plane Kyma what its labels say",
+    () => {
+      expect(
+        kymaVisibility({ metadata: { annotations: { 'operator.kyma-project.io/control-plane-kyma': 'kcp/k1' } } }),
+      ).toEqual({ beta: true, internal: true });
+      expect(kymaVisibility({ metadata: { labels: { [BETA]: 'true' } } })).toEqual({ beta: true, internal: false });
+    },
+  );
 
   it('hides a labelled template from a Kyma whose labels are unknown', () => {
     expect(missingLabel({ beta: true, internal: false }, undefined)).toBe('beta');
