@@ -7,7 +7,7 @@ import { byId, el, messageOf, noRows, say } from './dom';
 import { shownKymas, stateCounts } from './fleet-filter';
 import { rolloutVersion, stateClass, steerQuestion, wavesText } from './labels';
 import { session } from './session';
-import type { ChannelRollout, Fleet, SteerAction } from './types';
+import type { ChannelRollout, Fleet, FleetKyma, SteerAction } from './types';
 import { fleetEventsUrl, namespaceOf } from './urls';
 
 /** Opens a Kyma of the fleet in the Modules tab. */
@@ -48,49 +48,37 @@ export async function showFleet(open: OpenKyma): Promise<void> {
   );
   const shown = shownKymas(fleet.kymas, stateFilter);
   byId('fleet-kymas').replaceChildren(
-    ...(shown.length
-      ? shown.map((k) =>
-          el(
-            'tr',
-            { 'data-kyma': k.name },
-            el(
-              'td',
-              {},
-              el(
-                'a',
-                {
-                  href: '#',
-                  onclick: (ev: Event) => {
-                    ev.preventDefault();
-                    open(fleet.namespace + '/' + k.name);
-                  },
-                },
-                k.name,
-              ),
-            ),
-            el('td', {}, el('span', { class: stateClass(k.state) }, k.state)),
-            el('td', {}, k.channel),
-            el('td', {}, k.modules),
-            el('td', {}, k.errors || ''),
-          ),
-        )
-      : noRows(5, 'No Kymas.')),
+    ...(shown.length ? shown.map((k) => kymaRow(k, fleet.namespace, open)) : noRows(5, 'No Kymas.')),
   );
-  byId('fleet-errors').replaceChildren(
-    ...(fleet.errors.length
-      ? fleet.errors.map((e) =>
-          el(
-            'tr',
-            { 'data-kyma': e.kyma, 'data-module': e.module },
-            el('td', {}, e.kyma),
-            el('td', {}, e.module),
-            el('td', {}, e.message),
-          ),
-        )
-      : noRows(3, 'None.')),
-  );
+  byId('fleet-errors').replaceChildren(...(fleet.errors.length ? fleet.errors.map(errorRow) : noRows(3, 'None.')));
   byId('rollouts').replaceChildren(
     ...(rollouts.length ? rollouts.map((r) => rolloutRow(r, ns, open)) : noRows(6, 'No channels.')),
+  );
+}
+
+function kymaRow(k: FleetKyma, namespace: string, open: OpenKyma): HTMLTableRowElement {
+  const show = (ev: Event) => {
+    ev.preventDefault();
+    open(namespace + '/' + k.name);
+  };
+  return el(
+    'tr',
+    { 'data-kyma': k.name },
+    el('td', {}, el('a', { href: '#', onclick: show }, k.name)),
+    el('td', {}, el('span', { class: stateClass(k.state) }, k.state)),
+    el('td', {}, k.channel),
+    el('td', {}, k.modules),
+    el('td', {}, k.errors || ''),
+  );
+}
+
+function errorRow(e: Fleet['errors'][number]): HTMLTableRowElement {
+  return el(
+    'tr',
+    { 'data-kyma': e.kyma, 'data-module': e.module },
+    el('td', {}, e.kyma),
+    el('td', {}, e.module),
+    el('td', {}, e.message),
   );
 }
 
