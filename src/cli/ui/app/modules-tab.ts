@@ -68,39 +68,32 @@ async function why(module: string): Promise<void> {
   );
 }
 
+/** Asks before a deletion: the resources that block it listed first (then they go too). */
+function confirmDeletion(module: string, blockers: Blocker[]): Promise<boolean> {
+  if (!blockers.length) {
+    const what = el('p', {}, 'Its objects and its default CR are deleted.');
+    return ask('Delete module ' + module + '?', [what], 'Delete ' + module);
+  }
+  const why = el(
+    'p',
+    {},
+    'People made these resources of the module\u2019s kinds. The module can go only after they are deleted:',
+  );
+  const list = el(
+    'ul',
+    { id: 'blockers' },
+    blockers.map((b) => el('li', {}, blockerText(b))),
+  );
+  const ok = 'Delete these ' + blockers.length + ' resources and the module';
+  return ask('Resources of ' + module + ' still exist', [why, list], ok);
+}
+
 async function remove(module: string, refresh: () => Promise<void>): Promise<void> {
   try {
     const blockers = await call<Blocker[]>('GET', '/api/blockers?module=' + encodeURIComponent(module));
-    let deleteResources = false;
-    if (blockers.length) {
-      const list = el(
-        'ul',
-        { id: 'blockers' },
-        blockers.map((b) => el('li', {}, blockerText(b))),
-      );
-      const why = el(
-        'p',
-        {},
-        'People made these resources of the module\u2019s kinds. The module can go only after they are deleted:',
-      );
-      if (
-        !(await ask(
-          'Resources of ' + module + ' still exist',
-          [why, list],
-          'Delete these ' + blockers.length + ' resources and the module',
-        ))
-      )
-        return say('Nothing deleted.');
-      deleteResources = true;
-    } else if (
-      !(await ask(
-        'Delete module ' + module + '?',
-        [el('p', {}, 'Its objects and its default CR are deleted.')],
-        'Delete ' + module,
-      ))
-    )
-      return say('Nothing deleted.');
-    const { said } = await call<Said>('POST', '/api/delete', { module, deleteResources });
+    if (!(await confirmDeletion(module, blockers))) return say('Nothing deleted.');
+    const body = { module, deleteResources: blockers.length > 0 };
+    const { said } = await call<Said>('POST', '/api/delete', body);
     say(said.join('\n'));
   } catch (err) {
     say(messageOf(err), true);
