@@ -1,6 +1,6 @@
 // The Catalog tab: the modules on offer, each with its channels, origin and flags, and a button
 // that adds it to the Kyma or installs it directly (after saying what that means).
-import { addChoice, addRequest } from './catalog-choice';
+import { addChoice, addRequest, type AddChoice } from './catalog-choice';
 import { call } from './call';
 import { ask } from './confirm';
 import { byId, el, messageOf, say } from './dom';
@@ -28,30 +28,7 @@ function entryRow(e: CatalogEntry, exists: boolean, advanced: boolean, added: ()
     : undefined;
   const choice = addChoice(e, exists, advanced);
   const add = async () => {
-    if (
-      choice.confirm === 'community' &&
-      !(await ask(
-        'Install community module ' + e.name + '?',
-        [el('p', {}, 'Community modules come with no support from the Kyma team.')],
-        'Install',
-      ))
-    )
-      return;
-    if (
-      choice.confirm === 'direct' &&
-      !(await ask(
-        'Install ' + e.name + ' directly?',
-        [
-          el(
-            'p',
-            {},
-            'The lifecycle manager will not upgrade, repair or support a module installed directly beside the Kyma.',
-          ),
-        ],
-        'Install directly',
-      ))
-    )
-      return;
+    if (!(await confirmAdd(choice, e.name))) return;
     try {
       const { said } = await call<Said>('POST', '/api/add', addRequest(choice, select ? select.value : ''));
       say(said.join('\n'));
@@ -81,4 +58,21 @@ function entryRow(e: CatalogEntry, exists: boolean, advanced: boolean, added: ()
     ),
     el('td', {}, el('button', { type: 'button', onclick: add }, choice.label)),
   );
+}
+
+/** What the user agrees to before a direct install: no support for it. */
+function confirmAdd(choice: AddChoice, name: string): Promise<boolean> {
+  if (choice.confirm === 'community') {
+    const what = el('p', {}, 'Community modules come with no support from the Kyma team.');
+    return ask('Install community module ' + name + '?', [what], 'Install');
+  }
+  if (choice.confirm === 'direct') {
+    const what = el(
+      'p',
+      {},
+      'The lifecycle manager will not upgrade, repair or support a module installed directly beside the Kyma.',
+    );
+    return ask('Install ' + name + ' directly?', [what], 'Install directly');
+  }
+  return Promise.resolve(true);
 }
