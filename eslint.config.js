@@ -146,6 +146,34 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': layerRule(layer) },
   })),
   {
+    // The web page runs in the browser, bundled alone by esbuild (src/cli/ui/page.ts), and sees the
+    // DOM through its own tsconfig (src/cli/ui/app/tsconfig.json): it imports only its own modules.
+    files: ['src/cli/ui/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)|\\.\\./',
+              message:
+                'The web page runs in the browser, bundled alone: it imports its own modules (./…) only, ' +
+                'no Node built-in, npm package or server code.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'global', '__dirname', '__filename', 'setImmediate'].map((name) => ({
+          name,
+          message: 'The web page runs in the browser: no Node globals.',
+        })),
+      ],
+    },
+  },
+  {
     // Workflow code in test fixtures runs in the sandbox too.
     files: ['test/**/*-workflows.ts'],
     rules: {

@@ -2,6 +2,7 @@
 // workflow bundle built ahead of time, which the worker loads instead of bundling at start.
 //   dist/workers/main.js   the worker          dist/starter/main.js   the bridge
 //   dist/cli/klm.js        the command line    dist/workflow-bundle.js the workflows
+//   dist/cli/app/          the web page of klm ui (its script bundled for the browser)
 // Each entry is bundled with esbuild (our code inlined, npm packages left as imports), under the
 // same folder depth as in src/, so that paths it resolves from its own URL (deploy/crds,
 // examples/modules) hold. klm's commands that run servers (up, tools, bundle, ui) are imported
@@ -12,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { tsImport } from 'tsx/esm/api';
 
 const started = Date.now();
 const common = {
@@ -35,5 +37,8 @@ console.error('[build] bundling the workflows to dist/workflow-bundle.js ...');
 execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'bundle', '--out', 'dist/workflow-bundle.js'], {
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+console.error('[build] bundling the web page to dist/cli/app/ ...');
+const { writePage } = await tsImport('../src/cli/ui/page.ts', import.meta.url);
+await writePage('dist/cli/app');
 writeFileSync('dist/build.json', `${JSON.stringify({ started })}\n`);
 console.error(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)}s`);

@@ -1,6 +1,6 @@
 // The production build: `npm run build` compiles worker, bridge and klm to plain JavaScript in
 // dist/ and bundles the workflows ahead of time; `node dist/…` runs them without tsx, and a module
-// installs end to end through them; the built klm manages a Kyma's modules.
+// installs end to end through them; the built klm manages a Kyma's modules and serves the web page.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
@@ -33,8 +33,8 @@ describe('the compiled processes', () => {
   });
 
   /** Plain node: no loader, nothing compiled at run time. */
-  function start(entry: string, env: NodeJS.ProcessEnv) {
-    const started = startNode([entry], env);
+  function start(entry: string, env: NodeJS.ProcessEnv, args: string[] = []) {
+    const started = startNode([entry, ...args], env);
     processes.push(started.proc);
     return started;
   }
@@ -106,6 +106,19 @@ describe('the compiled processes', () => {
         moduleStatus: 'Ready',
       }),
     ]);
+  });
+
+  it('serves the web page of klm ui as built into dist/cli/app/', async () => {
+    const args = ['ui', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/page`, '--port', '0'];
+    const ui = start('dist/cli/klm.js', { ...process.env, NODE_OPTIONS: '' }, args);
+    const url = await eventually('klm ui to print its address', () =>
+      Promise.resolve(/open (http:\/\/\S+)/.exec(ui.out())?.[1]),
+    );
+    for (const [file, served] of Object.entries({ 'index.html': '/', 'style.css': '/app.css', 'app.js': '/app.js' })) {
+      const res = await fetch(new URL(served, url));
+      expect(res.status, served).toBe(200);
+      expect(await res.text(), served).toBe(await readFile(`dist/cli/app/${file}`, 'utf8'));
+    }
   });
 
   it('runs klm with plain node', async () => {

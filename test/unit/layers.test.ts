@@ -21,6 +21,8 @@ async function circles(filePath: string, code: string): Promise<string[]> {
 
 const use = (spec: string) => `import * as m from '${spec}';\nexport const x = m;\n`;
 
+const PAGE_ALONE = 'The web page runs in the browser, bundled alone: it imports its own modules (./…) only';
+
 // [layer, a file of it, an import it must not make, the rule's message]
 const VIOLATIONS: [string, string, string, string][] = [
   ['api', 'src/api/shared.ts', '../contract/settings', 'Layer rule: src/api is the leaf'],
@@ -93,6 +95,12 @@ const VIOLATIONS: [string, string, string, string][] = [
     '../activities/install/render',
     'Layer rule: the command line composes the processes',
   ],
+  ['web page', 'src/cli/ui/app/main.ts', '../server', PAGE_ALONE],
+  ['web page', 'src/cli/ui/app/labels.ts', '../../../api/shared', PAGE_ALONE],
+  ['web page', 'src/cli/ui/app/main.ts', './../page', PAGE_ALONE],
+  ['web page', 'src/cli/ui/app/main.ts', 'node:fs', PAGE_ALONE],
+  ['web page', 'src/cli/ui/app/call.ts', 'http', PAGE_ALONE],
+  ['web page', 'src/cli/ui/app/main.ts', 'esbuild', PAGE_ALONE],
 ];
 
 // [layer, a file of it, an import it may make]
@@ -111,6 +119,8 @@ const ALLOWED: [string, string, string][] = [
   ['activities', 'src/activities/install/apply.ts', '../../manifests/apply'],
   ['manifests', 'src/manifests/apply.ts', '../k8s/rest-client'],
   ['manifests', 'src/manifests/apply.ts', '../api/object-id'],
+  ['web page', 'src/cli/ui/app/main.ts', './modules-tab'],
+  ['cli', 'src/cli/ui/server.ts', './page'],
 ];
 
 describe('the layer rules', () => {
@@ -131,6 +141,13 @@ describe('the layer rules', () => {
         "import type { Activities } from '../activities/index';\nexport type X = Activities;\n",
       ),
     ).toEqual([]);
+  });
+
+  it('keeps Node globals out of the web page', async () => {
+    expect(await restrictions('src/cli/ui/app/main.ts', 'export const x = process.env.HOME;\n')).toEqual([
+      "Unexpected use of 'process'. The web page runs in the browser: no Node globals.",
+    ]);
+    expect(await restrictions('src/cli/ui/app/main.ts', 'export const x = document.title;\n')).toEqual([]);
   });
 
   it('holds test workflow fixtures to the determinism rule', async () => {

@@ -16,7 +16,7 @@ import { installTargetOf, type KymaRef } from '../kyma-modules';
 import { Refused, UsageError } from '../output';
 import { addFrom, blockersOf, catalogOf, deleteFrom, modulesOf, whyOf, type UiContext } from './api';
 import { fleetOf, rolloutsOf, steer } from './fleet';
-import { APP_CSS, APP_JS, INDEX_HTML } from './page';
+import { loadPage } from './page';
 
 export interface UiOptions {
   context: UiContext;
@@ -142,6 +142,7 @@ function fleetWatch(c: UiContext, namespace: string, onChange: () => void): Prom
 }
 
 export async function startUi(o: UiOptions): Promise<UiServer> {
+  const page = await loadPage();
   const token = randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
   const open = new Set<http.ServerResponse>();
@@ -263,9 +264,9 @@ export async function startUi(o: UiOptions): Promise<UiServer> {
       if (url.pathname.startsWith('/api/')) return await api(req, res, url);
       if (req.method !== 'GET') throw new HttpError(405, 'only GET here');
       if (url.pathname === '/' || url.pathname === '/index.html')
-        return send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
-      if (url.pathname === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
-      if (url.pathname === '/app.css') return send(res, 200, 'text/css; charset=utf-8', APP_CSS);
+        return send(res, 200, 'text/html; charset=utf-8', page.html);
+      if (url.pathname === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', page.js);
+      if (url.pathname === '/app.css') return send(res, 200, 'text/css; charset=utf-8', page.css);
       throw new HttpError(404, 'not found');
     })().catch((err: unknown) => {
       if (res.headersSent) return res.end();
