@@ -1,10 +1,11 @@
 // Runs a command with another Node.js first on PATH: by default the LTS the container image uses,
 // so that the suite can be run on it where the machine has an older Node. The binary comes from
-// npm (Node's own builds, published as the package `node-<platform>-<arch>`; `npm pack` checks its
-// integrity) and is kept outside the repository, in ~/.cache/klm-temporal/node-<version>/bin/node.
+// npm (Node's release builds, repackaged as `node-<platform>-<arch>`, the packages behind npm's
+// `node`; `npm pack` checks the tarball against the registry's integrity hash) and is kept outside
+// the repository, in ~/.cache/klm-temporal/node-<version>/bin/node.
 //   node scripts/with-node.mjs npm test
 //   node scripts/with-node.mjs --node 24.21.0 npx vitest run --project unit
-// npm and npx stay the machine's: they start with `#!/usr/bin/env node`, so they run on this one.
+// npm and npx stay the machine's, but start with `#!/usr/bin/env node`: they run on the Node put first.
 // Plain JavaScript on purpose: it runs before anything is installed.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
