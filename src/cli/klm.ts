@@ -139,7 +139,8 @@ export function program(): Command {
   klm
     .command('up')
     .description(
-      'the local stack (Kubernetes, Temporal and its UI, registry), worker, bridge, sample modules and a sample fleet; or worker and bridge against an existing cluster and Temporal',
+      'the local stack (Kubernetes, Temporal and its UI, registry), worker, bridge, sample ' +
+        'modules and a sample fleet; or worker and bridge against an existing cluster and Temporal',
     )
     .addOption(new Option('--profile <profile>', 'which servers').choices(['full', 'minimal']).default('full'))
     .option('--dir <dir>', "keep the stack's data and logs here")
@@ -257,7 +258,9 @@ export function program(): Command {
     .description("a Kyma's modules: what is offered, what is installed, add, delete, manage");
   withOutput(withKyma(mod.command('catalog')))
     .description(
-      "the modules the Kyma's namespace offers it (versions, channels, beta or internal; a channel whose version cannot be installed is marked), the community modules pulled into the cluster, and those of a community catalog",
+      "the modules the Kyma's namespace offers it (versions, channels, beta or internal; a " +
+        'channel whose version cannot be installed is marked), the community modules pulled into ' +
+        'the cluster, and those of a community catalog',
     )
     .option(
       '--community-catalog <file|url>',
@@ -305,7 +308,10 @@ export function program(): Command {
     });
   withSources(withDirect(withWait(withKyma(mod.command('add <module>')))))
     .description(
-      'add the module to the Kyma (or change its channel, version or CR policy); or install it directly: a community module (namespace/template), a cluster without the Kyma, or --direct. As with the Kyma CLI, a module added without --default-config-cr (or --policy) gets the CR policy Ignore: no default CR',
+      'add the module to the Kyma (or change its channel, version or CR policy); or install it ' +
+        'directly: a community module (namespace/template), a cluster without the Kyma, or ' +
+        '--direct. As with the Kyma CLI, a module added without --default-config-cr (or --policy) ' +
+        'gets the CR policy Ignore: no default CR',
     )
     .option('-c, --channel <channel>', "name of the Kyma channel to use for the module (default: the Kyma's)")
     .option('--version <version>', 'a version to pin instead of following a channel')
@@ -377,7 +383,8 @@ export function program(): Command {
     );
   withDirect(withWait(withKyma(mod.command('delete <module>').alias('del'))))
     .description(
-      "remove the module from the Kyma, or delete its direct install; refused while resources of the module's kinds that people made exist, unless --delete-resources",
+      'remove the module from the Kyma, or delete its direct install; refused while resources of ' +
+        "the module's kinds that people made exist, unless --delete-resources",
     )
     .option('--delete-resources', 'delete those resources first (asks for confirmation)')
     .option('--auto-approve', 'do not ask (for scripts)')
@@ -512,7 +519,9 @@ export function program(): Command {
         if (refusal && !o.force) throw new Refused(refusal);
         if (refusal)
           progress(
-            `warning: --force: moving the channel although its rollout policy cannot be used; the rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`,
+            `warning: --force: moving the channel although its rollout policy cannot be used; the ` +
+              `rollout halts at once until the policy is fixed and it is resumed (klm rollout resume ` +
+              `${module} --channel ${o.channel} --namespace ${o.namespace} --reason …)`,
           );
         console.log(
           `channel ${o.channel} of module ${module} in ${o.namespace}: ${from ?? 'no version yet'} → ${version}; the plan of the rollout this starts:`,
@@ -522,7 +531,9 @@ export function program(): Command {
           throw new Refused('not confirmed: nothing promoted (--auto-approve skips the question)');
         await promote(kube, p, meta);
         console.log(
-          `channel ${o.channel} of module ${module} now carries ${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ${o.channel} --namespace ${o.namespace}\` follows its rollout`,
+          `channel ${o.channel} of module ${module} now carries ` +
+            `${version}${from ? ` (was ${from})` : ''}; \`klm rollout status ${module} --channel ` +
+            `${o.channel} --namespace ${o.namespace}\` follows its rollout`,
         );
       },
     );
@@ -530,7 +541,10 @@ export function program(): Command {
   mod
     .command('create')
     .description(
-      "module authors: write a module version's ModuleTemplate (modulectl's module-config.yaml) and, with --output-constructor-file, the component constructor the OCM CLI pushes, as modulectl 3.2.0 does; with --registry, push the OCM component too (klm's own: modulectl 3.1 was the last modulectl that pushed)",
+      "module authors: write a module version's ModuleTemplate (modulectl's module-config.yaml) " +
+        'and, with --output-constructor-file, the component constructor the OCM CLI pushes, as ' +
+        "modulectl 3.2.0 does; with --registry, push the OCM component too (klm's own: modulectl " +
+        '3.1 was the last modulectl that pushed)',
     )
     .option('-c, --config-file <file>', "the module config, in modulectl's format", 'module-config.yaml')
     .option('-o, --output <file>', 'where to write the ModuleTemplate', 'template.yaml')
@@ -626,7 +640,8 @@ export function program(): Command {
   const ky = klm.command('kyma').description("the control plane's Kymas, as operators look at them");
   withOutput(withCluster(ky.command('status <kyma>')))
     .description(
-      'a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)',
+      'a Kyma (namespace/name): its state and conditions, its modules, whether its workflow runs ' +
+        'in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE; exit 4 when it does not)',
     )
     .option('--temporal-ui <url>', "Temporal's web UI, for a link to the workflow", process.env.KLM_TEMPORAL_UI_URL)
     .action(async (kyma: string, o: ClusterOptions & { output: string; temporalUi?: string }) => {

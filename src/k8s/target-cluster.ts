@@ -83,7 +83,8 @@ export async function clientFromSecret(secret: KubeObject, opts: TargetClientOpt
     (user?.exec || (user?.authProvider as { config?: Record<string, unknown> } | undefined)?.config?.['cmd-path'])
   ) {
     throw new TargetClusterError(
-      `${where}: its kubeconfig runs a command for its credential (exec or an auth provider's cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`,
+      `${where}: its kubeconfig runs a command for its credential (exec or an auth provider's ` +
+        `cmd-path), which this installation forbids (KLM_KUBECONFIG_EXEC=deny)`,
     );
   }
   const { allowExec: _allowExec, ...clientOptions } = opts;
