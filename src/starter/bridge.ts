@@ -9,7 +9,9 @@
 // changes moves its Kyma's watches to a client of the new kubeconfig. In each cluster a
 // kubeconfig Secret names, the runtime Kyma (kyma-system/default) is watched too: its users'
 // edits poke the Kyma workflow; template and release-meta events also tell the Kymas with a
-// runtime that their catalog may have changed (`catalogChanged`).
+// runtime that their catalog may have changed (`catalogChanged`). Here the watches are wired:
+// which workflows an event concerns and what each is told, ./routing.ts decides (pure); the
+// target clusters' watches are ./target-pool.ts's; the Temporal calls, ./workflow-starts.ts's.
 import type { Client } from '@temporalio/client';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
