@@ -1,0 +1,451 @@
+// The bridge's routing, without I/O: given an event of a watched object (Kyma, ModuleTemplate,
+// ModuleReleaseMeta, Manifest, kubeconfig Secret, or an object in a target cluster) and what the
+// bridge remembers, which workflows it concerns and which signal, with which payload, each gets.
+// The bridge (./bridge.ts) feeds it its watches' events and sends what it returns; which Kymas a
+// template or release meta concerns the fleet index (./fleet-index.ts) tells.
+import { kymaWorkflowId, moduleWorkflowId, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import { LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
+import type { Visibility } from '../contract/kyma';
+import type { ObservedObject } from '../contract/readiness';
+import { rolloutWorkflowId, type ChannelRef, type Promotion } from '../contract/rollout';
+import type { CachedKind, SeenVersions } from '../contract/seen-versions';
+import type { ModuleChange, WorkflowEnded } from '../contract/signals';
+import { shardOf } from '../decisions/shards';
+import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibility';
+import type { InformerEventType } from '../k8s/informer';
+import { kubeconfigKey } from '../k8s/target-cluster';
+
+export interface KymaRef {
+  namespace: string;
+  name: string;
+}
+
+/** A signal the bridge sends (`start`: with signalWithStart, starting the workflow where none runs). */
+export type Signal =
+  | { signal: 'kymaChanged'; kyma: KymaRef; start: boolean; args: [SeenVersions] | []; runtime?: true }
+  | { signal: 'workflowEnded'; kyma: KymaRef; ended: WorkflowEnded }
+  | { signal: 'templatesChanged'; kyma: KymaRef; of: 'ModuleTemplate' | 'ModuleReleaseMeta'; args: [SeenVersions] | [] }
+  | { signal: 'catalogChanged'; kyma: KymaRef }
+  | { signal: 'modulesChanged'; kyma: KymaRef; changes: ModuleChange[] }
+  | { signal: 'promoted'; channel: ChannelRef; promotion: Promotion };
+
+/** News for a module workflow (its id), told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
+export interface ModuleNote {
+  module: string;
+  news: { view: ObservedObject } | { seen: SeenVersions } | 'everything';
+}
+
+/** Which Kymas a bridge serves: of the namespaces it serves (unset: all) and, with `shards`, of the shards it holds. */
+export interface Scope {
+  namespaces?: readonly string[];
+  shards?: number;
+  held: ReadonlySet<number>;
+}
+
+export function kymaRef(who: string): KymaRef {
+  const [namespace, name] = who.split('/') as [string, string];
+  return { namespace, name };
+}
+
+/** Whether the bridge serves Kymas of namespace `namespace` (KLM_KYMA_NAMESPACES). */
+export function servesNamespace(scope: Scope, namespace: string): boolean {
+  return !scope.namespaces || scope.namespaces.includes(namespace);
+}
+
+/** Whether the bridge serves Kyma `namespace/name`: it is the only bridge, or holds the Kyma's shard. */
+export function owns(scope: Scope, namespace: string, name: string): boolean {
+  return scope.shards === undefined || scope.held.has(shardOf(namespace, name, scope.shards));
+}
+
+/** Whether the bridge does the fleet-wide duties: promotions, the mandatory finalizer, ended workflows, the fleet's state gauges. */
+export function leads(scope: Scope): boolean {
+  return scope.shards === undefined || scope.held.has(0);
+}
+
+/** Whether Kyma `namespace/kyma` (none: no Kyma) is in shard `shard` of `count`. */
+export function inShard(
+  namespace: string | undefined,
+  kyma: string | undefined,
+  shard: number,
+  count: number,
+): boolean {
+  return kyma !== undefined && shardOf(namespace ?? '', kyma, count) === shard;
+}
+
+/** The Signaller key of a signal: calls under one key collapse into one in flight and one more. */
+export function signalKey(s: Signal): string {
+  if (s.signal === 'promoted') return `${rolloutWorkflowId(s.channel)}#promoted`;
+  const id = kymaWorkflowId(s.kyma.namespace, s.kyma.name);
+  switch (s.signal) {
+    case 'kymaChanged':
+      return `${id}#kymaChanged${s.runtime ? '/runtime' : ''}`;
+    case 'workflowEnded':
+      return `${id}#workflowEnded/${s.ended.runId}`;
+    case 'templatesChanged':
+      // Keyed by kind: a template event and a release-meta event that collapse for one Kyma keep both versions.
+      return `${id}#templatesChanged/${s.of}`;
+    default:
+      return `${id}#${s.signal}`;
+  }
+}
+
+/** The object behind a control-plane event, as a signal's SeenVersions (none without a resourceVersion). */
+export function seenVersion(kind: CachedKind, o: KubeObject): [SeenVersions] | [] {
+  return o.metadata.resourceVersion ? [{ [kind]: o.metadata.resourceVersion }] : [];
+}
+
+/** The newest of the versions seen so far (`seen`, none yet: '') and `version`. */
+export function newestVersion(seen: string, version: string): string {
+  return !seen || resourceVersionReached(version, seen) ? version : seen;
+}
+
+/**
+ * A Kyma event. `before`: what of the Kyma its workflow acts on, as last signalled; `also`:
+ * further versions its reads must reflect (a bridge taking the Kyma's shard over: the newest
+ * templates and release metas it has seen). Returns what to remember instead (undefined:
+ * nothing) and the signal: a deletion pokes the workflow, never starts it; otherwise only spec
+ * (generation), labels, finalizers and deletion are news (its own status writes come back as
+ * events too; its drift timer covers anything missed), and start the workflow if none runs.
+ */
+export function routeKyma(
+  type: InformerEventType,
+  k: KubeObject,
+  scope: Scope,
+  before: string | undefined,
+  also?: SeenVersions,
+): { seen: string | undefined; signal?: Signal } {
+  const kyma = { namespace: k.metadata.namespace!, name: k.metadata.name };
+  if (type === 'DELETED') {
+    if (!owns(scope, kyma.namespace, kyma.name)) return { seen: undefined };
+    return { seen: undefined, signal: { signal: 'kymaChanged', kyma, start: false, args: [] } };
+  }
+  if (!owns(scope, kyma.namespace, kyma.name)) return { seen: before };
+  const meta = k.metadata;
+  const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
+  if (type === 'MODIFIED' && before === seen) return { seen };
+  const [version] = seenVersion('Kyma', k);
+  const args: [SeenVersions] | [] = version || also ? [{ ...version, ...also }] : [];
+  return { seen, signal: { signal: 'kymaChanged', kyma, start: true, args } };
+}
+
+/** A workflow of Kyma `kyma` ended without finishing: the Kyma's workflow (started again if it was its own run) shows it, if the Kyma is still there. */
+export function routeWorkflowEnded(
+  kyma: KymaRef,
+  ended: WorkflowEnded,
+  scope: Scope,
+  kymaExists: boolean,
+): Signal | undefined {
+  // Not leading: a poll that was under way when shard 0 went to another bridge.
+  if (!leads(scope) || !kymaExists) return undefined;
+  return { signal: 'workflowEnded', kyma, ended };
+}
+
+/**
+ * A template or release-meta event (`o`, of `kind`) that concerns Kymas `concerned` of the
+ * namespace (as the fleet index says, of `kymaCount` there): templatesChanged to those this
+ * bridge serves, carrying the event's kind and version; and how many the index spared (counted
+ * by the bridge that leads only). `templatesSeen`: the newest template version the bridge has seen.
+ */
+export function routeTemplates(
+  namespace: string,
+  concerned: string[],
+  kind: 'ModuleTemplate' | 'ModuleReleaseMeta',
+  o: KubeObject,
+  p: { scope: Scope; templatesSeen: string; kymaCount: number },
+): { signals: Signal[]; skipped: number } {
+  const skipped = leads(p.scope) ? Math.max(0, p.kymaCount - concerned.length) : 0;
+  const kymas = concerned.filter((k) => owns(p.scope, namespace, k));
+  // A promotion may resolve to a template changed a moment before (an event that signalled
+  // nobody): the Kymas' reads must reflect every template this bridge has seen, too.
+  const [seen] = seenVersion(kind, o);
+  const args: [SeenVersions] | [] =
+    seen && kind === 'ModuleReleaseMeta' && p.templatesSeen
+      ? [{ ...seen, ModuleTemplate: p.templatesSeen }]
+      : seen
+        ? [seen]
+        : [];
+  return {
+    signals: kymas.map((name) => ({ signal: 'templatesChanged', kyma: { namespace, name }, of: kind, args })),
+    skipped,
+  };
+}
+
+/** A promotion to `version` by release meta `m`, with the versions the rollout's reads must reflect. */
+export function promotion(version: string, m: KubeObject, templatesSeen: string): Promotion {
+  const [seen] = seenVersion('ModuleReleaseMeta', m);
+  return {
+    version,
+    ...(seen ? { seen: { ...seen, ...(templatesSeen ? { ModuleTemplate: templatesSeen } : {}) } } : {}),
+  };
+}
+
+/** The channels release meta `m` promoted (to `version` each): `promoted` to each channel's rollout. */
+export function routePromotions(
+  m: KubeObject,
+  promotions: { channel: string; version: string }[],
+  templatesSeen: string,
+): Signal[] {
+  const namespace = m.metadata.namespace ?? '';
+  return promotions.map(({ channel, version }) => ({
+    signal: 'promoted',
+    channel: { namespace, module: m.metadata.name, channel },
+    promotion: promotion(version, m, templatesSeen),
+  }));
+}
+
+/** What the catalog sync needs to know of the fleet: Secrets, Kymas, runtime owners, template visibility. */
+export interface CatalogView {
+  /** The kubeconfig Secrets the bridge watches. */
+  secrets: readonly KubeObject[];
+  /** Kyma `namespace/name`, as the control plane's watch holds it. */
+  kyma(namespace: string, name: string): KubeObject | undefined;
+  /** The control-plane Kyma (`ns/name`) that owns the runtime Kyma in the cluster of Kyma `who`'s Secret; none: unknown. */
+  runtimeOwner(who: string): string | undefined;
+  /** The beta and internal labels last seen on template `ns/name`. */
+  visibility(key: string): Visibility | undefined;
+}
+
+/**
+ * The Kymas (`ns/name`) with a runtime (a kubeconfig Secret) in the namespace to tell that their
+ * catalog may have changed: for a template, those that may see it now or could before (beta,
+ * internal); for a release meta, all of them. Their sync writes only what differs. With a
+ * template: its visibility to remember (`now`; undefined: forget it, it was deleted).
+ */
+export function routeCatalog(
+  namespace: string,
+  v: CatalogView,
+  template?: KubeObject,
+  deleted = false,
+): { kymas: string[]; visibility?: { key: string; now: Visibility | undefined } } {
+  let sees = (_k: KubeObject | undefined) => true;
+  let visibility: { key: string; now: Visibility | undefined } | undefined;
+  if (template) {
+    const key = `${namespace}/${template.metadata.name}`;
+    const now = visibilityOf(template.metadata.labels);
+    const was = v.visibility(key) ?? now;
+    visibility = { key, now: deleted ? undefined : now };
+    sees = (k) => [now, was].some((needs) => !missingLabel(needs, k && kymaVisibility(k)));
+  }
+  const kymas: string[] = [];
+  for (const secret of v.secrets) {
+    const kyma = secret.metadata.labels?.[LABELS.kymaName];
+    if (secret.metadata.namespace !== namespace || !kyma) continue;
+    // Only the Kyma whose runtime Kyma it is syncs that runtime's catalog.
+    const who = `${namespace}/${kyma}`;
+    if (v.runtimeOwner(who) !== who) continue;
+    if (sees(v.kyma(namespace, kyma))) kymas.push(who);
+  }
+  return { kymas, ...(visibility ? { visibility } : {}) };
+}
+
+/** What a Manifest event asks of the bridge (./bridge.ts `onManifest`). */
+export interface ManifestRoute {
+  /** Its module workflow's id. */
+  workflowId: string;
+  kyma: string;
+  module: string;
+  /** The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for: check it. */
+  checkMandatory: boolean;
+  /** Whether to remember the Manifest as paused (skip-reconciliation), undefined: forget it. */
+  paused: boolean | undefined;
+  /** News for its module workflow: it was paused or resumed. */
+  note?: ModuleNote;
+  /** What to watch in its target cluster (for a Kyma this bridge serves): the module's workflow on it, and its CR kind. */
+  watch?: { on: boolean; resource?: { apiVersion: string; kind: string }; statePaths: string[] };
+}
+
+/** A Manifest event; `paused`: whether each Manifest (by module workflow id) was last seen paused. None without Kyma and module labels. */
+export function routeManifest(
+  type: InformerEventType,
+  m: KubeObject,
+  scope: Scope,
+  paused: ReadonlyMap<string, boolean>,
+): ManifestRoute | undefined {
+  const meta = m.metadata;
+  const namespace = meta.namespace!;
+  const kyma = meta.labels?.[LABELS.kymaName];
+  const module = meta.labels?.[LABELS.moduleName];
+  const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
+  if (!kyma || !module) return undefined;
+  const workflowId = moduleWorkflowId(namespace, kyma, module);
+  const pausedBefore = paused.get(workflowId);
+  const route: ManifestRoute = {
+    workflowId,
+    kyma,
+    module,
+    checkMandatory: type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && leads(scope),
+    paused: pausedBefore,
+  };
+  // The Manifest of a Kyma left alone (outside KLM_KYMA_NAMESPACES) is left alone too: no watches for it.
+  if (!servesNamespace(scope, namespace)) return route;
+  if (!owns(scope, namespace, kyma)) return { ...route, paused: undefined };
+  const pausedNow = meta.labels?.[LABELS.skipReconciliation] === 'true';
+  if (type === 'DELETED') route.paused = undefined;
+  else if ((pausedBefore ?? false) !== pausedNow) {
+    route.paused = pausedNow;
+    // Kept apart from target-cluster views (which carry no Manifest version) so that none replaces it.
+    const [seen] = seenVersion('Manifest', m);
+    route.note = { module: route.workflowId, news: seen ? { seen } : 'everything' };
+  }
+  const slash = resourceKind?.lastIndexOf('/') ?? -1;
+  const statePaths = meta.annotations?.[STATE_PATHS_ANNOTATION]?.split(',').filter(Boolean) ?? [];
+  route.watch = {
+    on: type !== 'DELETED',
+    ...(resourceKind
+      ? { resource: { apiVersion: resourceKind.slice(0, slash), kind: resourceKind.slice(slash + 1) } }
+      : {}),
+    statePaths,
+  };
+  return route;
+}
+
+/**
+ * A kubeconfig Secret event, `before`: the kubeconfig key of the watches its Kyma uses. `move`:
+ * it changed or went, so its Kyma's watches move to the new kubeconfig (the old client's
+ * credentials may be revoked); `watchRuntime`: its runtime Kyma is watched in the cluster it
+ * names now. None for a Secret of no Kyma, or of a Kyma this bridge does not serve.
+ */
+export function routeSecret(
+  type: InformerEventType,
+  s: KubeObject,
+  scope: Scope,
+  before: string | undefined,
+): { kyma: string; move: boolean; watchRuntime: boolean } | undefined {
+  const kyma = s.metadata.labels?.[LABELS.kymaName];
+  if (!kyma || !owns(scope, s.metadata.namespace!, kyma)) return undefined;
+  return {
+    kyma,
+    move: before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before),
+    watchRuntime: type !== 'DELETED',
+  };
+}
+
+/**
+ * The runtime Kyma of a target cluster changed: `owner`, the control-plane Kyma it names now
+ * (none: deleted or unowned), `before`, the one before; `kymasOn`: the Kymas whose Secrets name
+ * the cluster. Its users' edit is news to its owner only (if this bridge serves it); made, taken
+ * over or deleted, each Kyma on the cluster may own it now; and a new owner may have missed
+ * catalog events while it had no runtime Kyma yet.
+ */
+export function routeRuntimeKyma(
+  owner: string | undefined,
+  before: string | undefined,
+  kymasOn: string[],
+  scope: Scope,
+): Signal[] {
+  const poke = (who: string): Signal => ({
+    signal: 'kymaChanged',
+    kyma: kymaRef(who),
+    start: false,
+    args: [],
+    runtime: true,
+  });
+  if (owner && owner === before) {
+    const { namespace, name } = kymaRef(owner);
+    return owns(scope, namespace, name) ? [poke(owner)] : [];
+  }
+  return [...kymasOn.map(poke), ...(owner ? [{ signal: 'catalogChanged', kyma: kymaRef(owner) } as const] : [])];
+}
+
+/**
+ * A target cluster stopped or started answering: every module workflow on it (`modules`) reads
+ * everything again, and the Kymas on it (`kymasOn`) read their runtime again (its condition
+ * tells the outage; once it answers, its status is written again).
+ */
+export function routeHealth(modules: Iterable<string>, kymasOn: string[]): { notes: ModuleNote[]; signals: Signal[] } {
+  return {
+    // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
+    notes: [...modules].map((module) => ({ module, news: 'everything' })),
+    signals: kymasOn.map((who) => ({
+      signal: 'kymaChanged',
+      kyma: kymaRef(who),
+      start: false,
+      args: [],
+      runtime: true,
+    })),
+  };
+}
+
+/**
+ * The module workflows (ids) an object in a target cluster that changed readiness concerns: the
+ * one that owns it (its owner annotation, `owner`), else those that subscribed to its kind
+ * (`subscribers`). Objects of Kymas of other shards are their bridges' to tell: none.
+ */
+export function routeTargetObject(
+  owner: { namespace: string; kyma: string; module: string } | undefined,
+  subscribers: Iterable<string>,
+  scope: Scope,
+): string[] {
+  if (owner && !owns(scope, owner.namespace, owner.kyma)) return [];
+  return owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...subscribers];
+}
+
+/**
+ * What a bridge that takes shard `shard` (of `count`) over tells again, of what its Kymas'
+ * workflows may have missed while nobody served it: each Kyma (`also`: the newest template and
+ * release-meta versions it has seen, which their reads must reflect), each kubeconfig Secret
+ * (its watches), each Manifest (its watches, and its module reads everything again).
+ */
+export function shardTakeover(
+  shard: number,
+  count: number,
+  fleet: {
+    kymas: KubeObject[];
+    secrets: KubeObject[];
+    manifests: KubeObject[];
+    templatesSeen: string;
+    releaseMetasSeen: string;
+  },
+): {
+  also: SeenVersions;
+  kymas: KubeObject[];
+  secrets: KubeObject[];
+  manifests: { m: KubeObject; moduleId: string }[];
+} {
+  const also: SeenVersions = {
+    ...(fleet.templatesSeen ? { ModuleTemplate: fleet.templatesSeen } : {}),
+    ...(fleet.releaseMetasSeen ? { ModuleReleaseMeta: fleet.releaseMetasSeen } : {}),
+  };
+  const manifests: { m: KubeObject; moduleId: string }[] = [];
+  for (const m of fleet.manifests) {
+    const kyma = m.metadata.labels?.[LABELS.kymaName];
+    const module = m.metadata.labels?.[LABELS.moduleName];
+    if (!inShard(m.metadata.namespace, kyma, shard, count) || !module) continue;
+    manifests.push({ m, moduleId: moduleWorkflowId(m.metadata.namespace!, kyma!, module) });
+  }
+  return {
+    also,
+    kymas: fleet.kymas.filter((k) => inShard(k.metadata.namespace, k.metadata.name, shard, count)),
+    secrets: fleet.secrets.filter((s) =>
+      inShard(s.metadata.namespace, s.metadata.labels?.[LABELS.kymaName], shard, count),
+    ),
+    manifests,
+  };
+}
+
+/** What the bridge remembers of the events it routed, for routing the next ones. */
+export interface Memory {
+  /** What of each Kyma its workflow acts on, as last signalled, by workflow id: status writes alone are not news. */
+  kymas: Map<string, string>;
+  /** Kymas (`ns/name`) outside the served namespaces, told of once. */
+  unserved: Set<string>;
+  /** The newest ModuleTemplate version seen (of any template); '': none yet. */
+  templates: string;
+  /** The newest ModuleReleaseMeta version seen (of any release meta); '': none yet. */
+  releaseMetas: string;
+  /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
+  templateVisibility: Map<string, Visibility>;
+  /** The skip-reconciliation label last seen per Manifest (by module workflow id): a flip pokes its module workflow. */
+  manifestPaused: Map<string, boolean>;
+}
+
+export function newMemory(): Memory {
+  return {
+    kymas: new Map(),
+    unserved: new Set(),
+    templates: '',
+    releaseMetas: '',
+    templateVisibility: new Map(),
+    manifestPaused: new Map(),
+  };
+}

@@ -1,0 +1,177 @@
+// The watches on one target cluster (one per kubeconfig, shared by the Kymas whose Secrets hold
+// it; ./target-pool.ts keeps them): manager workloads and module CRs, whose readiness changes
+// are news to module workflows; the runtime Kyma, whose owner and spec are news to Kyma
+// workflows; and a probe that tells when the cluster stops or starts answering.
+import { MANAGED_BY } from '../api/identity';
+import { CONTROL_PLANE_KYMA_ANNOTATION, RUNTIME_KYMA } from '../api/runtime';
+import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import type { ObservedObject } from '../contract/readiness';
+import { idOf, objectKey } from '../api/object-id';
+import { readinessView } from '../decisions/readiness';
+import { Informer, type InformerEventType } from '../k8s/informer';
+import type { KubeClient } from '../k8s/rest-client';
+import { readinessFingerprint, withoutStatus } from './readiness-change';
+
+const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
+/** The key of the runtime Kyma's watch among a target cluster's informers. */
+const RUNTIME_WATCH = 'runtime-kyma';
+
+/**
+ * The watches on one target cluster: manager workloads (ours, by label) and every object of
+ * each module CR kind (the user's too: those block a module's removal).
+ */
+export class TargetWatches {
+  private readonly informers = new Map<string, Informer>();
+  /** Module workflows per CR kind, for objects that carry no owner annotation. */
+  readonly subscribers = new Map<string, Set<string>>();
+  /** Per CR kind, the status paths a customStateCheck of some module reads (besides state and message). */
+  private readonly statePaths = new Map<string, Set<string>>();
+  /** Every module workflow whose Manifest targets this cluster. */
+  readonly modules = new Set<string>();
+  /** Whether the last probe got an answer. */
+  healthy = true;
+  private probe?: NodeJS.Timeout;
+
+  /** Readiness fingerprint per object uid, as last seen. */
+  private readonly seen = new Map<string, string>();
+
+  /** What of the runtime Kyma its control-plane Kyma acts on, as last seen. */
+  private runtimeSeen?: string;
+
+  /**
+   * `owned`: the client is this cluster's own (a kubeconfig Secret's), closed with the watches;
+   * `key`: its kubeconfig's; `namespace`: the one namespace its watches of managed objects and
+   * module CRs see (a simulated runtime's, KLM_TARGET_WATCH_SCOPE), unset: the whole cluster.
+   */
+  constructor(
+    readonly client: KubeClient,
+    readonly key: string,
+    private readonly owned: boolean,
+    private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void,
+    private readonly o: { relistMs?: number; onError?: (e: unknown) => void; namespace?: string } = {},
+  ) {
+    this.watch('apps/v1', 'Deployment', MANAGED);
+    this.watch('apps/v1', 'StatefulSet', MANAGED);
+  }
+
+  /**
+   * Watches the runtime Kyma (kyma-system/default); `onChange` hears of a change of its spec,
+   * labels or owner, or of its deletion (its status, which the worker writes, is no news).
+   * Until the worker has made the Kyma CRD there, the watch waits in its backoff.
+   */
+  watchRuntimeKyma(onChange: (owner: string | undefined) => void): void {
+    if (this.informers.has(RUNTIME_WATCH)) return;
+    const informer = new Informer(this.client, {
+      apiVersion: API_VERSION,
+      kind: 'Kyma',
+      namespace: RUNTIME_KYMA.namespace,
+      fieldSelector: `metadata.name=${RUNTIME_KYMA.name}`,
+      relistMs: this.o.relistMs,
+      onEvent: (type, k) => {
+        const meta = k.metadata;
+        const seen =
+          type === 'DELETED'
+            ? 'deleted'
+            : JSON.stringify([
+                meta.uid,
+                meta.generation,
+                meta.labels,
+                meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION],
+                meta.deletionTimestamp,
+              ]);
+        if (seen === this.runtimeSeen) return;
+        this.runtimeSeen = seen;
+        onChange(type === 'DELETED' ? undefined : meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]);
+      },
+    });
+    this.informers.set(RUNTIME_WATCH, informer);
+    void informer.start();
+  }
+
+  /** Probes the cluster every `everyMs`; `onChange` hears when it stops or starts answering. */
+  startProbe(everyMs: number, onChange: (healthy: boolean, err?: unknown) => void): void {
+    const tick = async () => {
+      let err: unknown;
+      await this.client.ping(everyMs).catch((e: unknown) => (err = e));
+      if (this.probe === undefined) return;
+      if ((err === undefined) !== this.healthy) {
+        this.healthy = err === undefined;
+        // Watches on a cluster that hung are stale, and ones on a cluster back again are in
+        // backoff: list and watch afresh either way (the caches stay, so what went meanwhile
+        // comes as a deletion).
+        for (const informer of this.informers.values()) informer.resync();
+        onChange(this.healthy, err);
+      }
+      this.probe = setTimeout(() => void tick(), everyMs);
+    };
+    this.probe = setTimeout(() => void tick(), everyMs);
+  }
+
+  /** Drops a Kyma's module workflows (its Secret now points elsewhere); whether any are left. */
+  forgetKyma(prefix: string): boolean {
+    for (const set of [this.modules, ...this.subscribers.values()])
+      for (const id of set) if (id.startsWith(prefix)) set.delete(id);
+    return this.modules.size > 0;
+  }
+
+  /**
+   * Whether an event is news to a module workflow: a deletion always is; a fresh object of
+   * ours without status is not (its workflow just applied it); else only a changed
+   * readiness fingerprint is.
+   */
+  changed(type: InformerEventType, o: KubeObject, ours: boolean): boolean {
+    const uid = o.metadata.uid ?? `${o.metadata.namespace}/${o.metadata.name}`;
+    if (type === 'DELETED') {
+      this.seen.delete(uid);
+      return true;
+    }
+    const print = readinessFingerprint(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`));
+    const before = this.seen.get(uid);
+    this.seen.set(uid, print);
+    if (before === undefined) return !(ours && withoutStatus(o));
+    return before !== print;
+  }
+
+  /** The object as a signal carries it: what readiness reads of it, or null when it was deleted. */
+  observed(type: InformerEventType, o: KubeObject): ObservedObject {
+    return {
+      key: objectKey(idOf(o)),
+      resourceVersion: o.metadata.resourceVersion ?? '',
+      view: type === 'DELETED' ? null : readinessView(o, this.statePaths.get(`${o.apiVersion}/${o.kind}`)),
+    };
+  }
+
+  subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean, statePaths: string[] = []): void {
+    const key = `${apiVersion}/${kind}`;
+    const set = this.subscribers.get(key) ?? new Set<string>();
+    if (on) set.add(workflowId);
+    else set.delete(workflowId);
+    this.subscribers.set(key, set);
+    // Paths are only ever added: following one more field than needed costs a poke, missing one a wake-up.
+    if (statePaths.length) this.statePaths.set(key, new Set([...(this.statePaths.get(key) ?? []), ...statePaths]));
+    if (on) this.watch(apiVersion, kind);
+  }
+
+  private watch(apiVersion: string, kind: string, labelSelector?: string): void {
+    const key = `${apiVersion}/${kind}`;
+    if (this.informers.has(key)) return;
+    const informer = new Informer(this.client, {
+      apiVersion,
+      kind,
+      labelSelector,
+      ...(this.o.namespace ? { namespace: this.o.namespace } : {}),
+      relistMs: this.o.relistMs,
+      onEvent: (type, o) => this.onEvent(type, o, this),
+      onError: this.o.onError,
+    });
+    this.informers.set(key, informer);
+    void informer.start();
+  }
+
+  stop(): void {
+    clearTimeout(this.probe);
+    this.probe = undefined;
+    for (const i of this.informers.values()) i.stop();
+    if (this.owned) this.client.close();
+  }
+}
