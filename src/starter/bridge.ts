@@ -74,7 +74,10 @@ export interface BridgeOptions {
   allowKubeconfigExec?: boolean;
   /** The namespaces whose Kymas it serves (KLM_KYMA_NAMESPACES): Secrets are watched there only, Kymas elsewhere left alone. Unset: all. */
   kymaNamespaces?: readonly string[];
-  /** What a target cluster's watches of managed objects and module CRs see (KLM_TARGET_WATCH_SCOPE): the cluster (default), or its kubeconfig context's namespace. */
+  /**
+   * What a target cluster's watches of managed objects and module CRs see
+   * (KLM_TARGET_WATCH_SCOPE): the cluster (default), or its kubeconfig context's namespace.
+   */
   targetWatchScope?: TargetWatchScope;
   /**
    * How long news of a Kyma's modules waits before its signal goes (what comes meanwhile goes
@@ -199,7 +202,10 @@ export class Bridge {
         this.memory.kymas.delete(kymaWorkflowId(k.metadata.namespace!, k.metadata.name));
   }
 
-  /** Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each rollout hears its channel's version, each mandatory module is checked. */
+  /**
+   * Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each
+   * rollout hears its channel's version, each mandatory module is checked.
+   */
   private lead(): void {
     bridgeLeader.set(1);
     this.unexport = exportFleetStates(() =>
@@ -509,7 +515,9 @@ export class Bridge {
   /** Pokes every module workflow on a target cluster that stopped or started answering. */
   private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
     this.o.log?.(
-      `target cluster ${t.client.server} ${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ${t.modules.size} module workflows`,
+      `target cluster ${t.client.server} ` +
+        `${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ` +
+        `${t.modules.size} module workflows`,
     );
     const { notes, signals } = routeHealth(t.modules, this.targets.kymasOn(t.key));
     for (const n of notes) this.note(n);

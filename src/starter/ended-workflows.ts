@@ -54,7 +54,9 @@ export class EndedWorkflows {
   /** One look: every run of a Kyma or module workflow that ended badly since the last, told once. */
   async poll(): Promise<void> {
     const from = new Date(this.since.getTime() - 60_000); // visibility may lag a little behind
-    const query = `TaskQueue = '${this.taskQueue}' AND WorkflowType IN ('${KYMA_WORKFLOW}', '${MODULE_WORKFLOW}') AND ${ENDED} AND CloseTime > '${from.toISOString()}'`;
+    const query =
+      `TaskQueue = '${this.taskQueue}' AND WorkflowType IN ('${KYMA_WORKFLOW}', ` +
+      `'${MODULE_WORKFLOW}') AND ${ENDED} AND CloseTime > '${from.toISOString()}'`;
     const now = Date.now();
     let newest = this.since;
     /** The earliest end held back by its delay: the next look must still find it. */

@@ -68,7 +68,8 @@ export class MandatoryFinalizer {
       metadata: { finalizers: next, resourceVersion: meta.metadata.resourceVersion },
     });
     this.log?.(
-      `ModuleReleaseMeta ${namespace}/${name}: ${wanted ? 'added' : 'dropped'} finalizer ${MANDATORY_FINALIZER}${wanted ? '' : ' (the module is removed from every Kyma)'}`,
+      `ModuleReleaseMeta ${namespace}/${name}: ${wanted ? 'added' : 'dropped'} finalizer ` +
+        `${MANDATORY_FINALIZER}${wanted ? '' : ' (the module is removed from every Kyma)'}`,
     );
   }
 }
