@@ -18,6 +18,7 @@ import { clientFromSecret } from '../k8s/target-cluster';
 import { catalogEntries, catalogObjects, resolutionCatalog, type CatalogObjects } from './module-catalog';
 import { Refused, table, WaitTimeoutError } from './output';
 import { workflowLink } from './temporal-link';
+import type { Why as PageWhy } from './ui/app/types';
 
 /** The Kyma a command names (`--kyma namespace/name`): the workflows' reference. */
 export type { KymaRef } from '../contract/kyma';
@@ -409,17 +410,10 @@ export async function waitForModule(
   }
 }
 
-export interface Why {
+/** What `why` answers: what the web page shows of it (its `Why`), and more. */
+export interface Why extends PageWhy {
   module: string;
   kyma: string;
-  state?: string;
-  message?: string;
-  installedVersion?: string;
-  desiredVersion?: string;
-  channel?: string;
-  /** The module's workflow: none for a direct install, which klm made and no workflow follows. */
-  workflowId?: string;
-  temporalUi?: string;
   /** Installed by klm directly: from which template, into which namespace. */
   direct?: { template: string; community: boolean; namespace: string };
   events: { reason: string; message: string; type?: string; lastTimestamp?: string }[];

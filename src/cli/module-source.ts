@@ -8,14 +8,10 @@ import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import {
-  blobLocation,
-  componentLocation,
   configuredComponentLocation,
   DescriptorError,
-  hasResources,
-  namesComponent,
-  pullDescriptor,
-  rawManifestResource,
+  locateComponent,
+  rawManifestOfComponent,
   type OcmRegistry,
 } from '../oci/ocm';
 import { OciError } from '../oci/registry-client';
@@ -78,12 +74,8 @@ export async function rawManifestOf(kube: KubeClient, template: Template, o: Sou
   if (link) return await download(link, `the raw manifest of ${where}`, o.timeoutMs);
   try {
     const descriptor = template.spec.descriptor;
-    const loc = namesComponent(descriptor)
-      ? componentLocation(descriptor, where)
-      : await configuredLocation(kube, template, where, o.registry);
-    const client = o.registries.client(loc.registry);
-    const full = hasResources(descriptor) ? descriptor : await pullDescriptor(client, loc);
-    const res = rawManifestResource(full, hasResources(descriptor) ? loc : blobLocation(full, loc, where), where);
+    const loc = await locateComponent(descriptor, where, () => configuredLocation(kube, template, where, o.registry));
+    const res = await rawManifestOfComponent(o.registries.client(loc.registry), descriptor, loc, where);
     const blob = await o.registries.client(res.registry).pullBlob(res.repository, res.digest);
     return readLayer(blob, `the raw-manifest layer ${res.digest} of ${where}`).text;
   } catch (err) {

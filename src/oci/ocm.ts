@@ -248,3 +248,30 @@ export async function pullDescriptor(client: OciRegistryClient, loc: ComponentLo
   const text = extractSingleYaml(layer, where, /component-descriptor\.ya?ml$/);
   return asDescriptor(parse(text) as unknown, where);
 }
+
+/**
+ * Where a template's component is: named by its descriptor, else (`descriptor: {}`) where
+ * `configured` finds it (the ModuleReleaseMeta's ocmComponentName in the configured registry).
+ */
+export async function locateComponent(
+  descriptor: unknown,
+  where: string,
+  configured: () => Promise<ComponentLocation>,
+): Promise<ComponentLocation> {
+  return namesComponent(descriptor) ? componentLocation(descriptor, where) : await configured();
+}
+
+/**
+ * The raw-manifest resource of a template's component at `loc`: from the descriptor the template
+ * carries whole, else from the component's own descriptor pulled with `client`.
+ */
+export async function rawManifestOfComponent(
+  client: OciRegistryClient,
+  descriptor: unknown,
+  loc: ComponentLocation,
+  where: string,
+): Promise<RawManifestResource> {
+  if (hasResources(descriptor)) return rawManifestResource(descriptor, loc, where);
+  const full = await pullDescriptor(client, loc);
+  return rawManifestResource(full, blobLocation(full, loc, where), where);
+}

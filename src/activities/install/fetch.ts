@@ -14,16 +14,13 @@ import type { ResolvedModule } from '../../contract/module';
 import { BoundedMap } from '../../infra/bounded-map';
 import type { ObjectCache } from '../../k8s/object-cache';
 import {
-  blobLocation,
-  componentLocation,
   configuredComponentLocation,
   DescriptorError,
-  hasResources,
-  namesComponent,
-  pullDescriptor,
-  rawManifestResource,
+  locateComponent,
+  rawManifestOfComponent,
   type ComponentLocation,
   type OcmRegistry,
+  type RawManifestResource,
 } from '../../oci/ocm';
 import { OciError } from '../../oci/registry-client';
 import { LayerFormatError, readLayer } from '../../oci/tar';
@@ -69,7 +66,7 @@ export class ModuleFetcher {
    * generation: a template that changes gets a new generation, so the descriptor is pulled from
    * the registry once per template version, not once per Kyma.
    */
-  private readonly resources = new BoundedMap<string, ReturnType<typeof rawManifestResource>>(RESOURCES_KEPT);
+  private readonly resources = new BoundedMap<string, RawManifestResource>(RESOURCES_KEPT);
 
   /** `registry`: where templates with `descriptor: {}` find their component (none: they fail). */
   constructor(
@@ -91,9 +88,9 @@ export class ModuleFetcher {
     );
     if (!template) throw permanent('TemplateNotFound', `${where} no longer exists`);
     try {
-      const loc = namesComponent(template.spec.descriptor)
-        ? componentLocation(template.spec.descriptor, where)
-        : await this.configuredLocation(module, template, where);
+      const loc = await locateComponent(template.spec.descriptor, where, () =>
+        this.configuredLocation(module, template, where),
+      );
       const client = this.cache.registries.client(loc.registry);
       // The location is part of the key: a template with `descriptor: {}` finds its component
       // through the ModuleReleaseMeta, which may change without the template changing.
@@ -101,10 +98,8 @@ export class ModuleFetcher {
       let res = this.resources.get(known);
       if (!res) {
         heartbeat();
-        const inline = hasResources(template.spec.descriptor);
-        const descriptor = inline ? template.spec.descriptor : await pullDescriptor(client, loc);
+        res = await rawManifestOfComponent(client, template.spec.descriptor, loc, where);
         heartbeat();
-        res = rawManifestResource(descriptor, inline ? loc : blobLocation(descriptor, loc, where), where);
         this.resources.set(known, res);
       }
       const layerClient = res.registry === loc.registry ? client : this.cache.registries.client(res.registry);

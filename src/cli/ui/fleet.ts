@@ -7,22 +7,7 @@ import type { KlmConfig } from '../../infra/config';
 import type { KubeClient } from '../../k8s/rest-client';
 import { rollout, rollouts, type ChannelRollout, type RolloutAction } from '../rollout';
 
-export interface FleetKyma {
-  name: string;
-  state: string;
-  channel: string;
-  modules: number;
-  errors: number;
-}
-
-export interface Fleet {
-  namespace: string;
-  /** Kymas per state. */
-  counts: Record<string, number>;
-  kymas: FleetKyma[];
-  /** Modules in Error, across the namespace's Kymas. */
-  errors: { kyma: string; module: string; message: string }[];
-}
+import type { Fleet } from './app/types';
 
 export async function fleetOf(kube: KubeClient, namespace: string): Promise<Fleet> {
   // From the API server's watch cache: a view, not a decision.

@@ -121,22 +121,10 @@ async function watchFor(c: UiContext, ref: KymaRef, onChange: () => void): Promi
 
 /** The fleet page's watches: the namespace's Kymas and ModuleReleaseMetas (promotions). */
 function fleetWatch(c: UiContext, namespace: string, onChange: () => void): Promise<{ stop(): void }> {
-  const informers = [
-    new Informer(c.kube, {
-      apiVersion: API_VERSION,
-      kind: 'Kyma',
-      namespace,
-      onEvent: onChange,
-      onError: () => undefined,
-    }),
-    new Informer(c.kube, {
-      apiVersion: API_VERSION,
-      kind: 'ModuleReleaseMeta',
-      namespace,
-      onEvent: onChange,
-      onError: () => undefined,
-    }),
-  ];
+  const informers = ['Kyma', 'ModuleReleaseMeta'].map(
+    (kind) =>
+      new Informer(c.kube, { apiVersion: API_VERSION, kind, namespace, onEvent: onChange, onError: () => undefined }),
+  );
   for (const i of informers) void i.start().catch(() => undefined);
   return Promise.resolve({ stop: () => informers.forEach((i) => i.stop()) });
 }

@@ -26,6 +26,7 @@ export interface Why {
   installedVersion?: string;
   desiredVersion?: string;
   channel?: string;
+  /** The module's workflow: none for a direct install, which klm made and no workflow follows. */
   workflowId?: string;
   temporalUi?: string;
   direct?: { template: string };
@@ -66,10 +67,13 @@ export interface FleetKyma {
   errors: number;
 }
 
+/** The fleet view's answer (src/cli/ui/fleet.ts answers with this very type). */
 export interface Fleet {
   namespace: string;
+  /** Kymas per state. */
   counts: Record<string, number>;
   kymas: FleetKyma[];
+  /** Modules in Error, across the namespace's Kymas. */
   errors: { kyma: string; module: string; message: string }[];
 }
 
