@@ -198,35 +198,27 @@ export class KymaRuntimeSide {
   condition(remote: boolean): ConditionInput | undefined {
     const { mode, problem } = this.state;
     if (!this.enabled || (!mode && !problem) || (!remote && mode !== 'synced')) return undefined;
-    if (problem)
-      return {
-        type: 'Runtime',
-        status: 'False',
-        reason: problem.reason,
-        message: `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} could not be synced: ${problem.message}`,
-      };
-    if (mode === 'controlPlane')
-      return {
-        type: 'Runtime',
-        status: 'True',
-        reason: 'ControlPlane',
-        message:
-          "the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma's spec",
-      };
-    if (mode === 'taken')
-      return {
-        type: 'Runtime',
-        status: 'False',
-        reason: 'RuntimeKymaTaken',
-        message:
-          `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} belongs to Kyma ` +
-          `${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec`,
-      };
-    return {
+    const runtime = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
       type: 'Runtime',
-      status: 'True',
-      reason: 'Synced',
-      message: `the modules follow the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}`,
-    };
+      status,
+      reason,
+      message,
+    });
+    const kyma = `${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name}`;
+    if (problem)
+      return runtime('False', problem.reason, `the runtime Kyma ${kyma} could not be synced: ${problem.message}`);
+    if (mode === 'controlPlane')
+      return runtime(
+        'True',
+        'ControlPlane',
+        "the kubeconfig names the control-plane cluster itself: no runtime Kyma; the modules follow this Kyma's spec",
+      );
+    if (mode === 'taken')
+      return runtime(
+        'False',
+        'RuntimeKymaTaken',
+        `the runtime Kyma ${kyma} belongs to Kyma ${this.state.toldTaken ?? 'another'}: the modules follow this Kyma's spec`,
+      );
+    return runtime('True', 'Synced', `the modules follow the runtime Kyma ${kyma}`);
   }
 }

@@ -24,7 +24,7 @@ import type { SeenVersions } from '../contract/seen-versions';
 import { shardOf } from '../decisions/shards';
 import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
 import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
-import { Informer, type InformerEventType } from '../k8s/informer';
+import { Informer, type InformerEventType, type InformerOptions } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { EndedWorkflows } from './ended-workflows';
 import { FleetIndex } from './fleet-index';
@@ -259,27 +259,12 @@ export class Bridge {
     );
     this.informers.push(...this.secrets);
     await Promise.all(this.secrets.map((i) => i.start()));
-    this.kymas = new Informer(kcp, {
-      apiVersion: API_VERSION,
-      kind: 'Kyma',
-      relistMs: this.o.relistMs,
-      onEvent: (t, k) => this.onKyma(t, k),
-      onError,
-    });
-    const manifests = (this.manifests = new Informer(kcp, {
-      apiVersion: API_VERSION,
-      kind: 'Manifest',
-      relistMs: this.o.relistMs,
-      onEvent: (t, m) => this.onManifest(t, m),
-      onError,
-    }));
-    this.releaseMetas = new Informer(kcp, {
-      apiVersion: API_VERSION,
-      kind: 'ModuleReleaseMeta',
-      relistMs: this.o.relistMs,
-      onEvent: (t, o) => this.onReleaseMeta(t, o),
-      onError,
-    });
+    /** A watch on one kind of the lifecycle manager's in the control plane. */
+    const watch = (kind: string, onEvent: InformerOptions['onEvent']) =>
+      new Informer(kcp, { apiVersion: API_VERSION, kind, relistMs: this.o.relistMs, onEvent, onError });
+    this.kymas = watch('Kyma', (t, k) => this.onKyma(t, k));
+    const manifests = (this.manifests = watch('Manifest', (t, m) => this.onManifest(t, m)));
+    this.releaseMetas = watch('ModuleReleaseMeta', (t, o) => this.onReleaseMeta(t, o));
     this.mandatory = new MandatoryFinalizer(
       kcp,
       () => this.releaseMetas.list(),
@@ -288,13 +273,7 @@ export class Bridge {
     );
     this.informers.push(
       this.kymas,
-      new Informer(kcp, {
-        apiVersion: API_VERSION,
-        kind: 'ModuleTemplate',
-        relistMs: this.o.relistMs,
-        onEvent: (t, o) => this.onTemplate(t, o),
-        onError,
-      }),
+      watch('ModuleTemplate', (t, o) => this.onTemplate(t, o)),
       this.releaseMetas,
       manifests,
     );
