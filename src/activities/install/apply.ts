@@ -75,15 +75,21 @@ type Identity = Pick<RenderParams, 'kymaNamespace' | 'kymaName' | 'module'>;
  * of its end, and joined while it runs. A thousand installs of a module into one cluster that
  * start together apply its CRD once, not once each before the first of them ends.
  */
+/** A run of OncePerCluster: under way, or ended at `at`. */
+type Run = { flight: Promise<unknown> } | { at: number };
+
 class OncePerCluster {
-  private readonly done = new WeakMap<KubeClient, Map<string, { at: number } | { flight: Promise<unknown> }>>();
+  private readonly done = new WeakMap<KubeClient, Map<string, Run>>();
 
   /** Runs `fn` for `key` on `client`'s cluster, unless it ran there within the last minute; joins a run under way. */
   async once(client: KubeClient, key: string, fn: () => Promise<unknown>): Promise<void> {
-    const done = this.done.get(client) ?? new Map<string, { at: number } | { flight: Promise<unknown> }>();
+    const done = this.done.get(client) ?? new Map<string, Run>();
     this.done.set(client, done);
     const seen = done.get(key);
-    if (seen && 'flight' in seen) return await heartbeating(seen.flight).then(() => undefined);
+    if (seen && 'flight' in seen) {
+      await heartbeating(seen.flight);
+      return;
+    }
     if (seen && seen.at + RECENT_MS > Date.now()) return;
     const entry = { flight: fn() };
     done.set(key, entry);
