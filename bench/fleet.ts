@@ -18,7 +18,7 @@ function letterName(i: number): string {
   return `bench-${'abcdefghijklmnopqrstuvwxyz'[i % 26]!.repeat(3)}${i >= 26 ? `-${'abcdefghijklmnopqrstuvwxyz'[Math.floor(i / 26) % 26]!.repeat(3)}` : ''}`;
 }
 
-/** Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0 for the promotions), regular → 1.0.0. */
+/** Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0, 1.3.0 for the promotions), regular → 1.0.0. */
 export async function publishBenchModules(
   kcp: KubeClient,
   registry: string,
@@ -38,7 +38,7 @@ export async function publishBenchModules(
       .replaceAll('Greeter', kind)
       .replaceAll('greeters', `${plain}s`)
       .replaceAll('greeter', name);
-    for (const version of ['1.0.0', '1.1.0', '1.2.0']) {
+    for (const version of ['1.0.0', '1.1.0', '1.2.0', '1.3.0']) {
       const m: ModuleVersion = {
         ...greeter,
         name,

@@ -19,6 +19,8 @@ export interface KlmProcess {
   logFile: string;
   log(): string;
   stop(): Promise<void>;
+  /** SIGKILL: it ends at once, as a crash or an evicted pod would. */
+  kill(): Promise<void>;
 }
 
 export interface KlmEnv {
@@ -73,6 +75,11 @@ function start(
       await exited;
       clearTimeout(timer);
     },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
   return new Promise((resolve, reject) => {
     const poll = setInterval(() => {
@@ -107,7 +114,12 @@ export async function startKlm(
   dir: string,
   workers: number,
   bridges: BridgeSetup,
-): Promise<{ workers: WorkerProcess[]; bridges: BridgeProcess[] }> {
+): Promise<{
+  workers: WorkerProcess[];
+  bridges: BridgeProcess[];
+  /** Kills a worker (SIGKILL) and starts it again in its place (same label, metrics port, log file). */
+  restartWorker(w: WorkerProcess): Promise<void>;
+}> {
   const ports = await freePorts(workers + bridges.count);
   const bridgePorts = ports.slice(0, bridges.count);
   const sdkPorts = ports.slice(bridges.count);
@@ -161,9 +173,15 @@ export async function startKlm(
     await Promise.all(ok.map((p) => p.stop()));
     throw failed.reason;
   }
+  const startedWorkers = ok.slice(bridges.count) as WorkerProcess[];
   return {
     bridges: ok.slice(0, bridges.count) as BridgeProcess[],
-    workers: ok.slice(bridges.count) as WorkerProcess[],
+    workers: startedWorkers,
+    async restartWorker(w) {
+      const i = startedWorkers.indexOf(w);
+      await w.kill();
+      Object.assign(w, await startWorker(sdkPorts[i]!, i));
+    },
   };
 }
 

@@ -48,6 +48,19 @@ export interface BenchReport {
     completedSeconds: number;
     cpuSeconds: number;
   };
+  /**
+   * `--kill-worker`: a one-wave promotion during which the worker is SIGKILLed (once the first
+   * Kyma shows the new version) and started again at once: its last Kyma Ready on the new version,
+   * beside the one-wave promotion without a kill; workflow task timeouts after the kill.
+   */
+  killedPromotion?: {
+    killAtSeconds: number;
+    lastSeconds: number;
+    baselineLastSeconds: number;
+    delaySeconds: number;
+    taskTimeouts: number;
+    taskTimeoutsBeyondFirst: number;
+  };
   statusPropagation: { samples: number; p50Seconds: number; p95Seconds: number };
   historyEventsPerModuleInstall: number;
   /** The sampled Kymas' history events per module install by kind (absent in reports before it). */
@@ -202,6 +215,22 @@ export function targetRows(r: BenchReport): Row[] {
       upstream: '–',
       met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 0.5,
     },
+    ...(r.killedPromotion
+      ? [
+          {
+            figure:
+              `promotion with the worker SIGKILLed after ${f(r.killedPromotion.killAtSeconds, 1)} s: last Kyma ` +
+              `on the new version, and the delay beside the same promotion without a kill`,
+            value:
+              `${f(r.killedPromotion.lastSeconds, 1)} s, +${f(r.killedPromotion.delaySeconds, 1)} s ` +
+              `(${r.killedPromotion.taskTimeouts} task timeouts after the kill, ` +
+              `${r.killedPromotion.taskTimeoutsBeyondFirst} beyond a workflow's first)`,
+            target: '≤ +60 s, none beyond the first',
+            upstream: '–',
+            met: r.killedPromotion.delaySeconds <= 60 && r.killedPromotion.taskTimeoutsBeyondFirst === 0,
+          },
+        ]
+      : []),
     {
       figure: 'API requests per module install, engine / loop',
       value: `${f(r.requests.engine.total, 1)} / ${f(r.requests.loop.total, 1)} = ${f(r.requests.ratio)}`,

@@ -2,6 +2,7 @@
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
 //   [--distinct-credentials] [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
+//   [--kill-worker]
 // Starts the local stack with `clusters` further clusters, runs `workers` workers (default 1, on
 // one task queue) and the bridge as processes of their own and the sample managers in this one,
 // installs N Kymas × M modules (Kyma i on cluster i mod clusters, through a kubeconfig Secret)
@@ -54,6 +55,7 @@ import {
 import { BRIDGE_SHARDS } from '../src/infra/config';
 import { DEFAULT_SETTINGS } from '../src/contract/settings';
 import { WorkloadWatch } from './workload-watch';
+import { taskTimeoutsSince } from './task-timeouts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
       bridges: { type: 'string' },
       capacity: { type: 'boolean' },
       'step-timeout': { type: 'string' },
+      'kill-worker': { type: 'boolean' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -450,7 +453,13 @@ async function main(): Promise<void> {
         metadata: { name: ROLLOUT_POLICY_CONFIGMAP, namespace: ns },
         data: { regular },
       });
-    async function promote(version: string, channels: { channel: string; version: string }[]) {
+    /** `onFirst`: called once the first Kyma shows the new version (the promotion is under way). */
+    async function promote(
+      version: string,
+      channels: { channel: string; version: string }[],
+      onFirst?: () => Promise<void>,
+    ) {
+      let hook: Promise<void> | undefined;
       const onNew = new Map<string, number>();
       const workloads = new WorkloadWatch(
         clusters.map((c) => c.client),
@@ -470,6 +479,7 @@ async function main(): Promise<void> {
             st.state === 'Ready'
           ) {
             onNew.set(k.metadata.name, Date.now());
+            if (onNew.size === 1 && onFirst) hook = onFirst();
             promo.update(onNew.size);
             if (onNew.size === allNames.size) {
               listeners.delete(l);
@@ -483,6 +493,7 @@ async function main(): Promise<void> {
       const m = await measured(async () => {
         await kcp.mergePatch(API_VERSION, 'ModuleReleaseMeta', promoted.name, ns, { spec: { channels } });
         await Promise.all([done, workloads.all()]);
+        await hook;
       });
       promo.finish();
       workloads.stop();
@@ -528,6 +539,43 @@ async function main(): Promise<void> {
       size: w.length,
       lastSeconds: Math.max(...w.map((k) => staged.onNew.get(k)! - staged.t0)) / 1000,
     }));
+
+    // A worker SIGKILLed while a one-wave promotion moves the fleet (its first Kyma on the new
+    // version), and started again at once: what the kill costs, beside the one-wave promotion above.
+    let killAt = 0;
+    const killed = values['kill-worker']
+      ? await killedPromotion(
+          () =>
+            promote(
+              '1.3.0',
+              [
+                { channel: 'regular', version: '1.3.0' },
+                { channel: 'fast', version: '1.3.0' },
+              ],
+              async () => {
+                killAt = Date.now();
+                await klm.restartWorker(klm.workers[0]!);
+              },
+            ),
+          () => rolloutPolicy('waves: []\nsoak: 0s\nmaxConcurrent: 1000000\nfailureBudget: "100%"'),
+        )
+      : undefined;
+    async function killedPromotion(run: () => ReturnType<typeof promote>, policy: () => Promise<unknown>) {
+      await policy();
+      const p = await run();
+      const timeouts = await taskTimeoutsSince(
+        client,
+        [...allNames].map((k) => kymaWorkflowId(ns, k)),
+        killAt,
+      );
+      return {
+        killAtSeconds: (killAt - p.t0) / 1000,
+        lastSeconds: p.lastSeconds,
+        baselineLastSeconds: promotion.lastSeconds,
+        delaySeconds: p.lastSeconds - promotion.lastSeconds,
+        ...timeouts,
+      };
+    }
 
     // The limit: a plain concurrent loop server-side-applies the same rendered objects, then the
     // promoted module's new version into the same namespaces; alone, with workers and bridge
@@ -597,6 +645,7 @@ async function main(): Promise<void> {
         inClusterLastSeconds: promotion.inClusterLastSeconds,
         loopSeconds: loopPromotion.result / 1000,
       },
+      ...(killed ? { killedPromotion: killed } : {}),
       stagedPromotion: {
         firstSeconds: staged.firstSeconds,
         lastSeconds: staged.lastSeconds,

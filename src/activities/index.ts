@@ -14,10 +14,9 @@ import { kymaActivities } from './kyma';
 import { kymaWritesActivities } from './kyma-writes';
 import type { PolicyRef } from './maintenance';
 import { manifestActivities, ManifestWriter } from './manifest';
-import { moduleWorkflowActivities } from './module-workflows';
+import { moduleActionActivities } from './module-actions';
 import { promotionDiffActivities } from './promotion-diff';
 import { readinessActivities } from './readiness';
-import { reportActivities } from './report';
 import { rolloutActivities } from './rollout';
 import { runtimeActivities } from './runtime';
 import { uninstallActivities } from './uninstall';
@@ -70,14 +69,17 @@ export function createActivities(deps: ActivityDeps) {
       recordKymaEvent: (input) => events.recordKymaEvent(input),
     }),
     ...manifests,
-    ...reportActivities(writer),
     ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),
     ...readiness,
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),
     ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),
     ...runtimeActivities(deps.kcp, deps.cache, targets),
-    ...moduleWorkflowActivities(),
+    ...moduleActionActivities({
+      checkReadiness: (input) => readiness.checkReadiness(input),
+      manifestPaused: (input) => manifests.manifestPaused(input),
+      deleteManifest: (input) => manifests.deleteManifest(input),
+    }),
   };
 }
 

@@ -4,18 +4,13 @@
 // took their own; the requests are the same.
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
+import type { KymaWrites } from '../contract/kyma-writes';
 import type { ManifestWriter, SyncManifestInput } from './manifest';
 
-export interface WriteKymaChangesInput {
+export interface WriteKymaChangesInput extends KymaWrites {
   kyma: SyncManifestInput['kyma'];
   /** The Kyma's uid: its status and Events go to that Kyma only. */
   uid: string;
-  /** Manifests to write, at most one per module (each with the uid of the Kyma it belongs to). */
-  manifests?: Omit<SyncManifestInput, 'kyma'>[];
-  /** The Kyma's status, written after the Manifests it sums up. */
-  status?: KymaStatusInput;
-  /** Events, recorded last and best effort: a retry of the writes before them records none twice. */
-  events?: KymaEvent[];
   /** When the workflow decided these writes (its time, ms): the status write's fence (activities/kyma.ts). */
   at?: number;
 }

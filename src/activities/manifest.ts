@@ -16,6 +16,7 @@ import { mergeConditions } from '../decisions/conditions';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
+import { inBatches } from '../manifests/batches';
 import type { BlobCache } from './blob-cache';
 import { loadRendered } from './install/render';
 
@@ -49,7 +50,7 @@ export interface ManifestInput {
 }
 
 export interface ManifestPausedInput extends ManifestInput {
-  /** The Manifest's version the module workflow was told of: the cache must have caught up with it. */
+  /** The Manifest's version the module was told of: the cache must have caught up with it. */
   seen?: SeenVersions;
 }
 
@@ -160,6 +161,14 @@ export function manifestActivities(kcp: KubeClient, cache: ObjectCache, writer: 
     async deleteManifest({ kyma, module }: ManifestInput): Promise<void> {
       writer.forget(kyma, module);
       await kcp.delete(API_VERSION, 'Manifest', manifestName(kyma.name, module), kyma.namespace);
+    },
+
+    /** The Manifests of several modules of a Kyma (whose cluster cannot be reached any more), a batch at a time. */
+    async deleteManifests({ kyma, modules }: { kyma: KymaRef; modules: string[] }): Promise<void> {
+      await inBatches(modules, async (module) => {
+        writer.forget(kyma, module);
+        await kcp.delete(API_VERSION, 'Manifest', manifestName(kyma.name, module), kyma.namespace);
+      });
     },
 
     /** Whether the module's Manifest carries skip-reconciliation=true (its workflow then waits). */

@@ -18,7 +18,7 @@ import { onTarget } from './target';
 export interface CheckReadinessInput {
   kyma: KymaRef;
   module: string;
-  /** What the module workflow was told of (the Manifest's version): the cache must have caught up with it. */
+  /** What the module was told of (the Manifest's version): the cache must have caught up with it. */
   seen?: SeenVersions;
   /** The manager and the CR as the bridge's watch last saw them: not read again. */
   observed?: { manager?: ObservedObject; cr?: ObservedObject };

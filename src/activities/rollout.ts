@@ -4,9 +4,12 @@ import { Context } from '@temporalio/activity';
 import { parse } from 'yaml';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   promoted,
   ROLLOUT_WORKFLOW,
+  rolloutWaiting,
+  rolloutWorkflowId,
   rolloutStart,
   type ChannelRef,
   type Promotion,
@@ -58,6 +61,15 @@ export interface StartRolloutInput {
   channel: ChannelRef;
   version: string;
   defaultNamespace: string;
+  /** The Kyma that waits for the rollout (it is told so once the rollout runs). */
+  waiting?: string;
+}
+
+export interface TellRolloutInput {
+  channel: ChannelRef;
+  /** The Kyma that holds the module until the rollout admits `version`. */
+  kyma: string;
+  version: string;
 }
 
 export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
@@ -66,9 +78,9 @@ export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
      * Starts the channel's rollout of `version` (or tells a running one), as the bridge does on
      * a promotion: a Kyma holding a module for a version no rollout governs asks for it.
      */
-    async startRollout({ channel, version, defaultNamespace }: StartRolloutInput): Promise<void> {
+    async startRollout({ channel, version, defaultNamespace, waiting }: StartRolloutInput): Promise<void> {
       const { client, info } = Context.current();
-      await client.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(
+      const handle = await client.workflow.signalWithStart<(input: RolloutWorkflowInput) => Promise<void>, [Promotion]>(
         ROLLOUT_WORKFLOW,
         {
           ...rolloutStart(channel, info.taskQueue, defaultNamespace),
@@ -76,6 +88,22 @@ export function rolloutActivities(kcp: KubeClient, cache: ObjectCache) {
           signalArgs: [{ version }],
         },
       );
+      if (waiting) await handle.signal(rolloutWaiting, { kyma: waiting, version });
+    },
+    /**
+     * Tells the channel's rollout that a Kyma holds the module until it admits `version`; false
+     * when no rollout runs for the channel (none was started, or not yet).
+     */
+    async tellRollout({ channel, kyma, version }: TellRolloutInput): Promise<{ found: boolean }> {
+      try {
+        await Context.current()
+          .client.workflow.getHandle(rolloutWorkflowId(channel))
+          .signal(rolloutWaiting, { kyma, version });
+        return { found: true };
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { found: false };
+        throw err;
+      }
     },
     /** The Kymas a promotion of the channel to `version` moves, in wave order, and the policy to move them by. */
     async planRollout({ channel, version, seen }: PlanRolloutInput): Promise<RolloutPlan> {

@@ -7,13 +7,14 @@ export function kymaWorkflowId(namespace: string, name: string): string {
   return `kyma/${namespace}/${name}`;
 }
 
-export function moduleWorkflowId(namespace: string, kyma: string, module: string): string {
+/** How the bridge names one module of a Kyma: its Kyma's workflow id, then `/module/<module>`. */
+export function moduleKey(namespace: string, kyma: string, module: string): string {
   return `${kymaWorkflowId(namespace, kyma)}/module/${module}`;
 }
 
-/** The Kyma (and module) of a Kyma or module workflow id, the inverse of the two above; undefined for other workflows. */
-export function parseWorkflowId(workflowId: string): { namespace: string; name: string; module?: string } | undefined {
-  const m = /^kyma\/([^/]+)\/([^/]+)(?:\/module\/([^/]+))?$/.exec(workflowId);
+/** The Kyma (and module) of a Kyma's workflow id or a module key, the inverse of the two above; undefined for other ids. */
+export function parseKymaKey(key: string): { namespace: string; name: string; module?: string } | undefined {
+  const m = /^kyma\/([^/]+)\/([^/]+)(?:\/module\/([^/]+))?$/.exec(key);
   if (!m) return undefined;
   return { namespace: m[1]!, name: m[2]!, ...(m[3] ? { module: m[3] } : {}) };
 }

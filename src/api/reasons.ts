@@ -47,6 +47,11 @@ export const REASONS = {
   // Error: the Kyma or the module spec
   InvalidKymaName: { state: 'Error', means: 'the Kyma name is longer than a label value may be (63 characters)' },
   InvalidModuleName: { state: 'Error', means: 'the module name is not a valid label value and Manifest name part' },
+  ModuleLimitExceeded: {
+    state: 'Error',
+    means:
+      'the Kyma lists more modules than one Kyma may have (KLM_MAX_MODULES_PER_KYMA, 1,000 by default); nothing of it changes until it lists fewer',
+  },
   ModuleNotFound: { state: 'Error', means: 'no ModuleReleaseMeta of that name in the Kyma namespace' },
   ChannelNotFound: { state: 'Error', means: 'the ModuleReleaseMeta assigns no version to the channel' },
   InvalidVersion: { state: 'Error', means: 'the version is not a semantic version' },

@@ -1,7 +1,6 @@
 // The custom search attributes of the workflows, so that the Temporal UI and visibility queries
 // list clusters by name, namespace, state, channel, modules, modules in Error and module
-// versions (`greeter@1.1.0`), module workflows of runs before modules were hosted by Kyma, name,
-// version and state, and rollouts by module, channel, version and state.
+// versions (`greeter@1.1.0`), and rollouts by module, channel, version and state.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const SEARCH_ATTRIBUTES = {
@@ -14,7 +13,6 @@ export const SEARCH_ATTRIBUTES = {
   ModuleVersions: 'KeywordList',
   ModuleName: 'Keyword',
   ModuleVersion: 'Keyword',
-  ModuleState: 'Keyword',
   RolloutState: 'Keyword',
 } as const;
 
@@ -28,6 +26,5 @@ export const SA = {
   ModuleVersions: defineSearchAttributeKey('ModuleVersions', SearchAttributeType.KEYWORD_LIST),
   ModuleName: defineSearchAttributeKey('ModuleName', SearchAttributeType.KEYWORD),
   ModuleVersion: defineSearchAttributeKey('ModuleVersion', SearchAttributeType.KEYWORD),
-  ModuleState: defineSearchAttributeKey('ModuleState', SearchAttributeType.KEYWORD),
   RolloutState: defineSearchAttributeKey('RolloutState', SearchAttributeType.KEYWORD),
 };

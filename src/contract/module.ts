@@ -1,9 +1,9 @@
-// A module as the Kyma workflow resolves it and the module workflow installs it.
+// A module as the Kyma workflow resolves it and installs it.
 import type { CustomResourcePolicy } from '../api/kyma';
 import type { FetchedModule, RenderedRef } from './artifacts';
-import type { Readiness } from './readiness';
+import type { Readiness, ReadinessCheck } from './readiness';
 
-/** A module whose ModuleTemplate was found: what the module workflow installs. */
+/** A module whose ModuleTemplate was found: what is installed. */
 export interface ResolvedModule {
   name: string;
   /** The channel it was resolved on; '' for a version pin without a channel. */
@@ -42,7 +42,7 @@ export type Resolution =
   | { name: string; module?: undefined; failure: Readiness; channel: string; version?: string };
 
 /**
- * Kyma workflow → module workflow: what is wanted now, for the Kyma with this uid. A failure
+ * The Kyma → one of its modules: what is wanted now, for the Kyma with this uid. A failure
  * means the module could not be resolved any more; what is installed stays, and the module
  * shows the failure.
  */
@@ -50,12 +50,21 @@ export type DesiredModule =
   | { uid: string; module: ResolvedModule; failure?: undefined }
   | { uid: string; module?: undefined; failure: Readiness };
 
-/** What a module workflow has installed (carried across continue-as-new). */
+/** What a module has installed (carried across continue-as-new). */
 export interface Installed {
   version: string;
   templateGeneration: number;
   fetched: FetchedModule;
   rendered: RenderedRef;
+}
+
+/** What an install leaves: what it fetched and rendered, the manager's version as applied, and the readiness check it was asked for. */
+export interface InstallResult {
+  fetched: FetchedModule;
+  rendered: RenderedRef;
+  /** The manager's resourceVersion as applied (views of it from before are stale). */
+  managerVersion?: string;
+  check?: ReadinessCheck;
 }
 
 /** What stands in the way of a module's removal in its cluster. */

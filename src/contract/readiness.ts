@@ -28,7 +28,7 @@ export interface ReadinessCheck extends Readiness {
   read?: ObservedObject[];
 }
 
-/** What a module workflow tells its Kyma workflow: its entry of the Kyma's .status.modules. */
+/** What a module tells its Kyma: its entry of the Kyma's .status.modules. */
 export interface ModuleReport {
   status: ModuleStatus;
   reason: Reason;

@@ -158,20 +158,15 @@ export const rolloutWaves = defineQuery<string[][]>('waves');
 
 export interface RolloutWorkflowInput {
   channel: ChannelRef;
-  /** The default namespace setting, for the plan's object-level difference (absent in runs started before it: the built-in default). */
+  /** The default namespace setting, for the plan's object-level difference. */
   defaultNamespace?: string;
-  /** A run continues as new past this many history events, or sooner when Temporal suggests it (default `ROLLOUT_CONTINUE_AS_NEW_EVENTS`). */
+  /**
+   * A run continues as new past this many history events, or sooner when Temporal suggests it
+   * (default `ROLLOUT_CONTINUE_AS_NEW_EVENTS`, src/decisions/rollout-state.ts).
+   */
   continueAsNewAfterEvents?: number;
   carried?: CarriedRollout;
 }
-
-/**
- * A rollout continues as new past this many events of its history, unless Temporal suggests it
- * sooner (by default past 4,096 events or 4 MB): a fifth of Temporal's limit of 50,000, so that
- * what may happen before its next step (a step's signals to at most 1,000 Kymas, their
- * reports) fits many times over in what is left, also where a server suggests nothing.
- */
-export const ROLLOUT_CONTINUE_AS_NEW_EVENTS = 10_000;
 
 /**
  * Signals a rollout owes Kymas: `admit`, their module may move to the version; `notify`, the

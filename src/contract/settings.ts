@@ -14,6 +14,15 @@ export interface ReconcileSettings {
   defaultNamespace: string;
   /** Continue-as-new once history has this many events (0: only when Temporal suggests it). */
   maxHistoryEvents: number;
+  /**
+   * A Kyma's module activities (installs, checks in its cluster, removal steps) under way at once,
+   * at most. Their results come back while a workflow task may run: Temporal fails a task that
+   * has more than 100 events waiting for it (each result is two), and a failed task costs its
+   * whole work again.
+   */
+  moduleParallelism: number;
+  /** The modules a Kyma may have; one with more is Error (ModuleLimitExceeded) and nothing of it is changed. */
+  maxModulesPerKyma: number;
 }
 
 export const DEFAULT_SETTINGS: ReconcileSettings = {
@@ -23,12 +32,13 @@ export const DEFAULT_SETTINGS: ReconcileSettings = {
   installRetryMs: 30_000,
   defaultNamespace: 'kyma-system',
   maxHistoryEvents: 0,
+  moduleParallelism: 20,
+  maxModulesPerKyma: 1_000,
 };
 
 /**
- * Workflow task timeout of Kyma and module workflows. Their tasks run local activities (API
- * reads and writes); under load those take seconds, and a task that outlives the default 10 s
- * is timed out and run again with all its local activities: work thrown away when it is least
- * affordable. A lost worker's task is retried after this long.
+ * Workflow task timeout of Kyma and rollout workflows: Temporal's default. Their tasks are short
+ * (a Kyma's local activities take turns, its modules' checks go together in one), and a lost
+ * worker's task is given to another after this long.
  */
-export const WORKFLOW_TASK_TIMEOUT = '30 seconds';
+export const WORKFLOW_TASK_TIMEOUT = '10 seconds';

@@ -1,11 +1,11 @@
 // The modules of one Kyma: which run (and what each was told to install), which could not be
 // resolved, which are held for a maintenance window, what each reported, and which are on their
-// way out. A resolution turns into what to tell the module workflows (a Dispatch), telling each
+// way out. A resolution turns into what to tell the modules (a Dispatch), telling each
 // only what changed. The rollout gate's verdict comes in with each resolution (KymaState asks it).
 import type { SpecModule } from '../contract/kyma';
 import type { DesiredModule, Resolution, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
-import type { KymaWorkflowInput } from '../contract/workflow-inputs';
+import type { CarriedKyma } from '../contract/workflow-inputs';
 import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
 import { holdForMaintenance, type Hold } from './maintenance-window';
 import { moduleNameMismatchEvent } from './resolution';
@@ -22,23 +22,23 @@ export interface ModuleResolution {
 }
 
 export class KymaModuleSet {
-  /** Module workflows running, with what each was last told to install. */
+  /** Modules running, with what each was last told to install. */
   desired: Record<string, ResolvedModule> = {};
-  /** Modules that could not be resolved and have no workflow. */
+  /** Modules that could not be resolved and do not run. */
   failures: Record<string, Extract<Resolution, { failure: object }>> = {};
   /** Running modules kept at their installed version until a maintenance window opens. */
   held: Record<string, Hold> = {};
   reports: Record<string, ModuleReport> = {};
-  /** Module workflows told to go, until they report back. */
+  /** Modules told to go, until they are gone. */
   removing: Record<string, 'remove' | 'release'> = {};
-  /** Leaving modules whose workflow has reported since it was told to go. */
+  /** Leaving modules that have reported since they were told to go. */
   readonly leavingReported = new Set<string>();
-  /** What each module workflow was last told (module or failure), as JSON. */
+  /** What each module was last told (module or failure), as JSON. */
   private sent: Record<string, string> = {};
   /** Mandatory modules that could not be resolved, with the message their Event gave. */
   private mandatoryFailed: Record<string, string> = {};
 
-  constructor(carried?: Pick<NonNullable<KymaWorkflowInput['carried']>, 'uid' | 'desired' | 'reports' | 'removing'>) {
+  constructor(carried?: Pick<CarriedKyma, 'uid' | 'desired' | 'reports' | 'removing'>) {
     if (!carried) return;
     this.desired = carried.desired;
     this.reports = carried.reports;
@@ -55,7 +55,7 @@ export class KymaModuleSet {
     return true;
   }
 
-  /** The module's workflow is gone (it was removed or released, or it ended). */
+  /** The module is gone (removed or released). */
   removed(name: string): void {
     delete this.desired[name];
     delete this.reports[name];
@@ -135,7 +135,7 @@ export class KymaModuleSet {
 
   /**
    * The resolution ends: running modules no longer wanted go, unmanaged ones are released. The
-   * dispatch step, when there is anything to tell the module workflows.
+   * dispatch step, when there is anything to tell the modules.
    */
   endResolution(pass: ModuleResolution): KymaStep | undefined {
     const d = pass.dispatch;
@@ -220,7 +220,7 @@ export class KymaModuleSet {
   }
 }
 
-/** What a module workflow was told, as compared with what to tell it next: the uid counts too. */
+/** What a module was told, as compared with what to tell it next: the uid counts too. */
 function sentKey(d: DesiredModule): string {
   return JSON.stringify([d.uid, d.module ?? { failure: d.failure }]);
 }

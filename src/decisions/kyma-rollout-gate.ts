@@ -34,15 +34,7 @@ export class KymaRolloutGate {
   /** Module → the rollout of the version it waits for ended without reaching it (aborted), and why. */
   private rolloutEndedNote: Record<string, RolloutEnded>;
 
-  /**
-   * `gated`: false in runs recorded before rollouts existed (nothing is held). `joins`: a hold
-   * tells its rollout that this Kyma waits (false in runs recorded before that).
-   */
-  constructor(
-    private readonly gated: boolean,
-    private readonly joins: boolean,
-    carried?: { admitted?: Record<string, Admission>; rolloutEnded?: Record<string, RolloutEnded> },
-  ) {
+  constructor(carried?: { admitted?: Record<string, Admission>; rolloutEnded?: Record<string, RolloutEnded> }) {
     this.admitted = carried?.admitted ?? {};
     this.rolloutEndedNote = carried?.rolloutEnded ?? {};
   }
@@ -112,7 +104,7 @@ export class KymaRolloutGate {
     this.awaitingRollout[r.name] = version;
     if (this.rolloutEndedNote[r.name]?.version !== version) delete this.rolloutEndedNote[r.name];
     const resolution = { name: r.name, module: running! };
-    if (!this.joins || this.joined[r.name] === version) return { resolution };
+    if (this.joined[r.name] === version) return { resolution };
     this.joined[r.name] = version;
     return { resolution, told: { kind: 'awaitRollout', module: r.name, channel, version } };
   }
@@ -120,7 +112,6 @@ export class KymaRolloutGate {
   /** The channel and version a resolved module waits for, if the gate holds it. */
   private hold(r: Resolution, running: ResolvedModule | undefined): { channel: string; version: string } | undefined {
     if (
-      !this.gated ||
       !r.module ||
       !running ||
       !running.channel ||

@@ -28,11 +28,7 @@ export class KymaRuntimeSide {
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
 
-  /** `enabled`: false in runs recorded before the runtime side existed (they keep to the control-plane Kyma). */
-  constructor(
-    readonly enabled: boolean,
-    carried?: RuntimeSide,
-  ) {
+  constructor(carried?: RuntimeSide) {
     if (carried) this.state = { ...carried, catalog: carried.catalog ?? 'changed' };
   }
 
@@ -169,7 +165,7 @@ export class KymaRuntimeSide {
   /** The step that mirrors the Kyma's status to the runtime's users, while there is a runtime Kyma that answers. */
   mirror(status: KymaStatusInput): KymaStep | undefined {
     const { mode, cleanup, problem } = this.state;
-    if (!this.enabled || mode !== 'synced' || cleanup === 'done' || problem) return undefined;
+    if (mode !== 'synced' || cleanup === 'done' || problem) return undefined;
     return { kind: 'writeRuntimeStatus', status };
   }
 
@@ -183,7 +179,7 @@ export class KymaRuntimeSide {
    * failure, on the next change or the drift timer. None for a Kyma without a runtime side.
    */
   cleanup(driftMs: number): KymaStep | undefined {
-    if (!this.enabled || !this.hasRuntimeKyma || this.state.cleanup === 'done') return undefined;
+    if (!this.hasRuntimeKyma || this.state.cleanup === 'done') return undefined;
     return this.state.cleanup === 'failed' ? { kind: 'wait', driftMs } : { kind: 'cleanRuntime' };
   }
 
@@ -197,7 +193,7 @@ export class KymaRuntimeSide {
   /** How the runtime side stands, as a condition (none for a Kyma without one); `remote`: the Kyma has a kubeconfig Secret now. */
   condition(remote: boolean): ConditionInput | undefined {
     const { mode, problem } = this.state;
-    if (!this.enabled || (!mode && !problem) || (!remote && mode !== 'synced')) return undefined;
+    if ((!mode && !problem) || (!remote && mode !== 'synced')) return undefined;
     const runtime = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
       type: 'Runtime',
       status,

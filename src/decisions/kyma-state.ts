@@ -1,7 +1,7 @@
-// The decisions of one Kyma workflow, without I/O: load the Kyma, resolve its modules, tell
-// each module workflow what is wanted (start, update, remove, release), aggregate their
-// reports into the Kyma's status, and wait. The workflow asks `next()` for a step, runs it
-// and feeds the result back; nothing here knows Temporal.
+// The decisions of one Kyma, without I/O: load the Kyma, resolve its modules, tell each module
+// what is wanted (start, update, remove, release), aggregate their reports into the Kyma's
+// status, and wait. Its workflow asks `next()` for a step, runs it and feeds the result back;
+// nothing here knows Temporal.
 //
 // KymaState keeps the Kyma's own course (load, pause, deletion, a Kyma gone or re-created,
 // workflows the server ended) and the order of the steps; its parts decide the rest: the module
@@ -21,11 +21,11 @@ import { KymaModuleSet } from './kyma-module-set';
 import { followsAdmission, KymaRolloutGate } from './kyma-rollout-gate';
 import { KymaRuntimeSide } from './kyma-runtime-side';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
-import { eventStep, type KymaStep } from './kyma-steps';
+import { eventStep, type KymaAction, type KymaOutcome, type KymaStep } from './kyma-steps';
 import type { Hold } from './maintenance-window';
 import { mergeSeen, seenField } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
-import type { KymaWorkflowInput } from '../contract/workflow-inputs';
+import type { CarriedKyma } from '../contract/workflow-inputs';
 
 export type { Dispatch, KymaStep } from './kyma-steps';
 
@@ -40,11 +40,11 @@ export class KymaState {
   /** Whether the Kyma ever had a kubeconfig Secret: its modules live in a remote cluster. */
   remote = false;
   phase: Phase = 'normal';
-  /** Module workflows running, with what each was last told to install. */
+  /** Modules running, with what each was last told to install. */
   get desired(): Record<string, ResolvedModule> {
     return this.modules.desired;
   }
-  /** Modules that could not be resolved and have no workflow. */
+  /** Modules that could not be resolved and do not run. */
   get failures(): Record<string, Extract<Resolution, { failure: object }>> {
     return this.modules.failures;
   }
@@ -55,7 +55,7 @@ export class KymaState {
   get reports(): Record<string, ModuleReport> {
     return this.modules.reports;
   }
-  /** Module workflows told to go, until they report back. */
+  /** Modules told to go, until they are gone. */
   get removing(): Record<string, 'remove' | 'release'> {
     return this.modules.removing;
   }
@@ -63,7 +63,7 @@ export class KymaState {
   get awaitingRollout(): Record<string, string> {
     return this.gate.awaitingRollout;
   }
-  /** The runtime side, as far as it was synced (runs recorded before it have none). */
+  /** The runtime side, as far as it was synced. */
   get runtime(): RuntimeSide {
     return this.runtimeSide.state;
   }
@@ -82,27 +82,19 @@ export class KymaState {
   private readonly runtimeSide: KymaRuntimeSide;
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
   private endedRuns: string[] = [];
-  /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
+  /** What this run tells of a run of this Kyma's workflow that the server ended (the condition `Workflow`). */
   private endedNote?: string;
   /** Events told before the Kyma was loaded (its uid unknown): recorded once it is. */
   private owedEvents: KymaEvent[] = [];
 
-  /**
-   * `gated`: an installed module moves to a new version of its channel only when the channel's
-   * rollout admits it (false in runs recorded before rollouts existed). `truthful` (false in
-   * runs recorded before it): a held module tells its rollout it waits (and starts it when there
-   * is none), a workflow the server ended is shown and a module's started again, and a runtime
-   * that cannot be synced sways the Kyma's state as its condition says.
-   */
-  constructor(
-    private readonly settings: ReconcileSettings,
-    carried?: KymaWorkflowInput['carried'],
-    gated = false,
-    runtimeSide = false,
-    private readonly truthful = false,
-  ) {
-    this.gate = new KymaRolloutGate(gated, truthful, carried);
-    this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
+  private readonly settings: ReconcileSettings;
+
+  /** `carried`: what the run before handed over (none: a fresh run). */
+  constructor(o: { settings: ReconcileSettings; carried?: CarriedKyma }) {
+    const { settings, carried } = o;
+    this.settings = settings;
+    this.gate = new KymaRolloutGate(carried);
+    this.runtimeSide = new KymaRuntimeSide(carried?.runtime);
     this.modules = new KymaModuleSet(carried);
     if (!carried) return;
     this.uid = carried.uid;
@@ -135,37 +127,19 @@ export class KymaState {
   }
 
   /**
-   * A workflow of this Kyma's ended without finishing (the server terminated it, say): told by
-   * the bridge. A run of the Kyma's own workflow: this run took over, and says so. A module's:
-   * it is started again (a fresh run installs what is wanted, learning what its objects are,
-   * then goes on with a removal or release it was in), and the Kyma says so.
+   * A run of this Kyma's workflow ended without finishing (the server terminated it, it failed
+   * or timed out): told by the bridge, which started this run. This run took over, and says so.
    */
   workflowEnded(e: WorkflowEnded): void {
-    if (!this.truthful || this.endedRuns.includes(e.runId)) return;
+    if (this.endedRuns.includes(e.runId)) return;
     this.endedRuns = [...this.endedRuns.slice(-19), e.runId];
-    const name = e.module;
-    const whose = name
-      ? `the workflow of module ${name} (${e.workflowId})`
-      : `a run of this Kyma's workflow (${e.runId})`;
-    const module = name ? this.desired[name] : undefined;
-    const wanted = !this.snapshot || this.snapshot.modules.some((m) => m.name === name);
-    const next = !name
-      ? 'this run took over'
-      : module
-        ? 'it is started again'
-        : wanted
-          ? 'it is started again with the next resolution'
-          : 'the module is no longer wanted';
     const how = e.status === 'TimedOut' ? 'timed out' : `was ${e.status.toLowerCase()}`;
-    this.endedNote = `${whose} ${how} at ${e.at}: ${e.reason}; ${next}`;
+    this.endedNote = `a run of this Kyma's workflow (${e.runId}) ${how} at ${e.at}: ${e.reason}; this run took over`;
     const told: KymaEvent = { type: 'Warning', reason: 'WorkflowEnded', message: this.endedNote };
     // A run started by this news does not know the Kyma's uid yet, which its Event must carry.
     if (this.uid) this.queue.push({ kind: 'event', event: told });
     else this.owedEvents.push(told);
     this.statusDirty = true;
-    if (!name || !module) return;
-    const after = this.removing[name];
-    this.queue.push({ kind: 'restartModule', module, ...(after ? { after } : {}) });
   }
 
   /** The rollout of a version this Kyma's module waits for (or will) ended without reaching it. */
@@ -235,8 +209,8 @@ export class KymaState {
     this.uid = snapshot.uid;
     for (const e of this.owedEvents.splice(0)) this.queue.push({ kind: 'event', event: e });
     const wasDeleting = this.snapshot?.deleting ?? false;
-    this.snapshot = snapshot;
-    if (snapshot.invalid) {
+    this.snapshot = moduleLimited(snapshot, this.settings.maxModulesPerKyma);
+    if (this.snapshot.invalid) {
       this.phase = 'invalid';
       this.statusDirty = true;
       if (snapshot.deleting && snapshot.finalized) this.queue.push({ kind: 'removeFinalizer' }, { kind: 'end' });
@@ -244,7 +218,7 @@ export class KymaState {
     }
     if (snapshot.deleting && this.remote && !snapshot.remote) {
       // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
-      // module workflows, and let the Kyma go rather than hang forever.
+      // modules, and let the Kyma go rather than hang forever.
       this.queue.push(
         eventStep(
           'Warning',
@@ -268,9 +242,9 @@ export class KymaState {
     if (snapshot.deleting && !wasDeleting)
       this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
-    else if (this.runtimeSide.enabled && snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
+    else if (snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
     // Its Secret went: the modules keep following the runtime's spec as last read (they show the missing Secret themselves).
-    else if (this.runtimeSide.enabled && this.runtimeSide.hasRuntimeKyma)
+    else if (this.runtimeSide.hasRuntimeKyma)
       this.runtimeSynced({
         failure: {
           reason: 'InvalidKubeconfig',
@@ -311,8 +285,40 @@ export class KymaState {
     this.statusDirty = true;
   }
 
+  /** An action ended (at workflow time `now`): its result, as each step takes it. */
+  done(step: KymaAction, o: KymaOutcome, now: number): void {
+    switch (o.kind) {
+      case 'load':
+        return this.loaded(o.value);
+      case 'resolve':
+        return this.resolved(o.value, now, step.kind === 'resolve' ? step.only : undefined);
+      case 'syncRuntime':
+        return this.runtimeSynced(o.value);
+      case 'syncCatalog':
+        if (step.kind === 'syncCatalog') this.catalogSynced(o.value, step.visibility);
+        return;
+      case 'writeRuntimeStatus':
+        if (o.failure) this.runtimeStatusFailed(o.failure);
+        return;
+      case 'cleanRuntime':
+        return this.runtimeCleaned(o.failure);
+      case 'awaitRollout':
+        if (o.missing && step.kind === 'awaitRollout') this.rolloutMissing(step.module, step.channel, step.version);
+        return;
+    }
+  }
+
   /** Whether the runtime's clean-up went (else the Kyma waits, showing why, and tries again). */
   runtimeCleaned(failure?: Readiness): void {
+    if (failure)
+      this.queue.push(
+        eventStep(
+          'Warning',
+          'RuntimeCleanupFailed',
+          `removing the runtime Kyma, catalog and CRDs from the managed cluster: ${failure.message}; ` +
+            'trying again on the next change or the drift timer',
+        ),
+      );
     this.runtimeSide.cleaned(failure);
     this.statusDirty = true;
   }
@@ -339,7 +345,7 @@ export class KymaState {
   }
 
   /** What a continue-as-new carries. */
-  carry(): NonNullable<KymaWorkflowInput['carried']> {
+  carry(): CarriedKyma {
     const { admitted, rolloutEnded } = this.gate.carry();
     return {
       uid: this.uid,
@@ -349,16 +355,16 @@ export class KymaState {
       remote: this.remote,
       ...seenField(this.seen),
       ...(admitted ? { admitted } : {}),
-      ...(this.runtimeSide.enabled ? { runtime: this.runtimeSide.state } : {}),
+      runtime: this.runtimeSide.state,
       ...(rolloutEnded ? { rolloutEnded } : {}),
     };
   }
 
   /**
-   * What the run for a re-created Kyma (another uid, same name) carries: the module workflows
-   * still running, so that it tells those it wants its uid, and removes the others.
+   * What the run for a re-created Kyma (another uid, same name) carries: the modules still
+   * running, so that it tells those it wants its uid, and removes the others.
    */
-  carryToRecreated(): NonNullable<KymaWorkflowInput['carried']> {
+  carryToRecreated(): CarriedKyma {
     return { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
   }
 
@@ -469,10 +475,26 @@ export class KymaState {
       awaitingRollout: this.gate.awaitingRollout,
       rolloutEnded: this.gate.rolloutEnded,
       runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
-      // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
-      runtimeProblem: this.truthful ? this.runtimeSide.state.problem : undefined,
+      runtimeProblem: this.runtimeSide.state.problem,
       endedNote: this.endedNote,
       finalizing: this.finalizing,
     };
   }
+}
+
+/**
+ * A Kyma that lists more modules than one may have cannot be reconciled: nothing of it changes
+ * (its running modules stay as they are) until it lists fewer. Its deletion goes ahead.
+ */
+function moduleLimited(snapshot: KymaSnapshot, limit: number): KymaSnapshot {
+  if (snapshot.invalid || snapshot.deleting || snapshot.modules.length <= limit) return snapshot;
+  return {
+    ...snapshot,
+    invalid: {
+      reason: 'ModuleLimitExceeded',
+      message:
+        `the Kyma lists ${snapshot.modules.length} modules, more than the ${limit} one Kyma may have ` +
+        `(KLM_MAX_MODULES_PER_KYMA); remove modules from its spec, or split them over several Kymas`,
+    },
+  };
 }

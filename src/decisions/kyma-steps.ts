@@ -4,7 +4,9 @@ import type { KymaStatusInput } from '../api/kyma';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
 import type { DesiredModule, ResolvedModule } from '../contract/module';
 import type { RolloutReport } from '../contract/rollout';
-import type { RuntimeSpec } from '../contract/runtime';
+import type { CatalogSync, RuntimeKymaSync, RuntimeSpec } from '../contract/runtime';
+import type { Readiness } from '../contract/readiness';
+import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/seen-versions';
 import type { SearchAttributeValues } from './search-attribute-values';
 
@@ -25,7 +27,7 @@ export type KymaStep =
   | { kind: 'removeFinalizer' }
   | { kind: 'event'; event: KymaEvent }
   | ({ kind: 'dispatch' } & Dispatch)
-  /** The target cluster is unreachable for good: end the module workflows, delete their Manifests. */
+  /** The target cluster is unreachable for good: stop running the modules, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
   /**
    * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
@@ -38,8 +40,6 @@ export type KymaStep =
   | { kind: 'awaitRollout'; module: string; channel: string; version: string }
   /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
   | { kind: 'startRollout'; module: string; channel: string; version: string }
-  /** Start a module's workflow again whose run the server ended; `after`: the removal or release it was in. */
-  | { kind: 'restartModule'; module: ResolvedModule; after?: 'remove' | 'release' }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
   | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
@@ -53,6 +53,37 @@ export type KymaStep =
   /** Another Kyma under the same name: start over for it. */
   | { kind: 'restart' }
   | { kind: 'end' };
+
+/** The steps that run as activities, local activities or signals (the others the workflow takes itself). */
+export type KymaAction = Extract<
+  KymaStep,
+  {
+    kind:
+      | 'load'
+      | 'resolve'
+      | 'addFinalizer'
+      | 'removeFinalizer'
+      | 'cancelModules'
+      | 'rolloutReport'
+      | 'awaitRollout'
+      | 'startRollout'
+      | 'syncRuntime'
+      | 'syncCatalog'
+      | 'writeRuntimeStatus'
+      | 'cleanRuntime';
+  }
+>;
+
+/** How an action went, as the Kyma's state takes it. */
+export type KymaOutcome =
+  | { kind: 'load'; value: KymaSnapshot | null }
+  | { kind: 'resolve'; value: Resolution[] }
+  | { kind: 'syncRuntime'; value: RuntimeKymaSync | { failure: Readiness } }
+  | { kind: 'syncCatalog'; value: CatalogSync | { failure: Readiness } }
+  | { kind: 'writeRuntimeStatus' | 'cleanRuntime'; failure?: Readiness }
+  /** `missing`: the rollout could not be told, as no workflow runs for it. */
+  | { kind: 'awaitRollout'; missing: boolean }
+  | { kind: 'addFinalizer' | 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' };
 
 export function eventStep(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
   return { kind: 'event', event: { type, reason, message } };

@@ -1,7 +1,7 @@
-// The decisions of one module workflow (one Kyma × module), without I/O: what to do next, given
-// what is wanted, what is installed and what was observed. The workflow asks `next()` for a
-// step, runs it (an activity, a signal or a wait) and feeds the result back; nothing here
-// knows Temporal. Run: install when the desired version or template changed (or on the drift
+// The decisions of one module of a Kyma, without I/O: what to do next, given what is wanted,
+// what is installed and what was observed. The Kyma's workflow asks `next()` for a step, runs it
+// (an activity, or a wait its module pool keeps) and feeds the outcome back (`done`); nothing
+// here knows Temporal. Run: install when the desired version or template changed (or on the drift
 // timer, or after a failure), check readiness, publish the report when it changed, wait.
 // Remove: wait while CRs block, delete the default CR and wait until it is gone, delete the
 // objects, the Manifest, finish. Release (managed: false, or the Kyma is gone): drop our label
@@ -14,22 +14,16 @@ import { stateOf } from '../api/reasons';
 import { API_VERSION, resourceVersionReached, type ObjectRef } from '../api/shared';
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
-import type { Blockers, DesiredModule, Installed, ResolvedModule } from '../contract/module';
+import type { Blockers, DesiredModule, Installed, InstallResult, ResolvedModule } from '../contract/module';
 import type { ModuleReport, ObservedObject, Readiness, ReadinessCheck } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
 import { moduleNameNote } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
-import type { ModuleWorkflowInput } from '../contract/workflow-inputs';
+import type { CarriedModule } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
-
-/** What visibility queries find a module workflow by, besides its Kyma and module name. */
-export interface ModuleSearchAttributes {
-  state: string;
-  version: string;
-}
 
 export type ModuleStep =
   | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
@@ -47,7 +41,6 @@ export type ModuleStep =
       inspectPods?: boolean;
     }
   | { kind: 'checkPaused'; seen?: SeenVersions }
-  /** `searchAttributes`: the module's state and version for visibility queries, when they changed. */
   | {
       kind: 'publish';
       report: ModuleReport;
@@ -56,7 +49,6 @@ export type ModuleStep =
       rendered?: RenderedRef;
       resource?: DefaultCrRef;
       resourceKind?: string;
-      searchAttributes?: ModuleSearchAttributes;
     }
   | { kind: 'event'; event: KymaEvent }
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
@@ -72,6 +64,43 @@ export type ModuleStep =
   | { kind: 'wait'; driftMs?: number; deadlineMs?: number; retryMs?: number };
 
 export type CheckStep = Extract<ModuleStep, { kind: 'checkReadiness' }>;
+
+/** The steps that run as activities (the others the Kyma's workflow takes itself). */
+export type ModuleAction = Extract<
+  ModuleStep,
+  {
+    kind:
+      | 'install'
+      | 'checkReadiness'
+      | 'checkPaused'
+      | 'findBlockers'
+      | 'deleteDefaultCr'
+      | 'deleteObjects'
+      | 'releaseObjects'
+      | 'deleteManifest';
+  }
+>;
+
+/** How an action went: its result, or the failure (typed reason and message) it ended in. */
+export type ModuleOutcome =
+  | { kind: 'install'; value: InstallResult }
+  | { kind: 'checkReadiness'; value: ReadinessCheck }
+  | { kind: 'checkPaused'; value: boolean }
+  | { kind: 'findBlockers'; value: Blockers }
+  | { kind: 'deleteDefaultCr'; value: string[] | null }
+  | { kind: 'deleteObjects'; value: boolean }
+  | { kind: 'releaseObjects' | 'deleteManifest'; value?: undefined }
+  | { kind: ModuleAction['kind']; failure: Readiness };
+
+/** A module as its Kyma's workflow starts it: afresh, or from what a run before carried. */
+export interface ModuleStateOptions {
+  kyma: KymaRef;
+  /** The uid of the Kyma it belongs to (a re-created Kyma's modules adopt the new one). */
+  uid: string;
+  module: ResolvedModule;
+  settings: ReconcileSettings;
+  carried?: CarriedModule;
+}
 
 /** The default CR a module manages: its template's, under CreateAndDelete only. */
 export function managedDefaultCr(
@@ -136,27 +165,19 @@ export class ModuleState {
   private inspect = false;
   /** Its pods were found in trouble: every check reads them again until the rollout completes (no flip back to Processing). */
   private inspectAgain = false;
-  /** A removal or release to go on with once installed (a run started again after its predecessor ended). */
-  private after?: 'remove' | 'release';
   private reportedTimeout = false;
   private lastReport = '';
   private published?: ModuleReport;
-  private announced = '';
   private removal: RemovalPhase = 'blockers';
   private blockedBefore = false;
   private release: ReleasePhase = 'objects';
+  /** The module an install under way installs (what is wanted may have moved on meanwhile). */
+  private installing?: ResolvedModule;
 
-  /**
-   * `truthful`: a manager whose rollout does not complete is looked at again (its pods
-   * read) on a backoff, a manager still missing after an apply times out like an unavailable
-   * one, and a report names a version only once one is installed (false in runs recorded
-   * before).
-   */
-  constructor(
-    input: ModuleWorkflowInput,
-    private readonly settings: ReconcileSettings = input.settings,
-    private readonly truthful = false,
-  ) {
+  private readonly settings: ReconcileSettings;
+
+  constructor(input: ModuleStateOptions) {
+    this.settings = input.settings;
     this.kyma = input.kyma;
     this.uid = input.uid;
     this.desired = input.module;
@@ -166,7 +187,6 @@ export class ModuleState {
     this.paused = input.carried?.paused ?? false;
     this.unavailableSince = input.carried?.unavailableSince;
     this.missingSince = input.carried?.missingSince;
-    this.after = input.carried?.after ?? input.after;
     this.reportedTimeout = input.carried?.reportedTimeout ?? false;
     this.blockedBefore = input.carried?.blockedBefore ?? false;
     this.seen = input.carried?.seen ?? {};
@@ -191,8 +211,6 @@ export class ModuleState {
       this.switchMode('run');
       this.forceApply = true;
     }
-    // Wanted again: a removal it was to go on with is off.
-    if (d.module) this.after = undefined;
   }
 
   /** Something of the module changed in its cluster (`change.observed`: the objects as seen), or its Manifest's pause label flipped (`change.seen`). */
@@ -279,7 +297,9 @@ export class ModuleState {
       else if (this.mode === 'release') this.planRelease();
       else this.planCycle();
     }
-    return this.queue.shift()!;
+    const step = this.queue.shift()!;
+    if (step.kind === 'install') this.installing = step.module;
+    return step;
   }
 
   /** Whether anything happened since the current cycle began that the wait should end for. */
@@ -302,7 +322,7 @@ export class ModuleState {
     if (drift) this.views = {};
     if (this.mode !== 'run') return;
     // A manager that does not roll out is looked at closer: its pods say why.
-    if ((drift || deadline) && this.truthful && this.unavailableSince !== undefined) this.inspect = true;
+    if ((drift || deadline) && this.unavailableSince !== undefined) this.inspect = true;
     if (this.pausedWait) {
       this.pausedWait = false;
       this.queue.push({ kind: 'checkPaused', ...seenField(this.seen) });
@@ -314,6 +334,35 @@ export class ModuleState {
 
   // ---- results ---------------------------------------------------------------------------
 
+  /** An action ended (at workflow time `now`): its result, or its failure, as each step takes it. */
+  done(o: ModuleOutcome, now: number): void {
+    if ('failure' in o) {
+      if (o.kind === 'install') this.installFailed(o.failure);
+      else if (o.kind === 'checkReadiness') this.checkFailed(o.failure);
+      else if (o.kind === 'checkPaused') this.pauseCheckFailed(o.failure);
+      else this.cleanupFailed(o.failure);
+      return;
+    }
+    switch (o.kind) {
+      case 'install':
+        return this.installedModule(this.installing ?? this.desired, o.value, now);
+      case 'checkReadiness':
+        return this.observed(o.value, now);
+      case 'checkPaused':
+        return this.pausedIs(o.value);
+      case 'findBlockers':
+        return this.blockers(o.value);
+      case 'deleteDefaultCr':
+        return this.defaultCrDeleted(o.value);
+      case 'deleteObjects':
+        return this.objectsDeleted(o.value);
+      case 'releaseObjects':
+        return this.objectsReleased();
+      case 'deleteManifest':
+        return this.manifestDeleted();
+    }
+  }
+
   /**
    * The install went through. `result.check`: the install checked readiness itself right after
    * (at workflow time `now`), which stands for the check that would come next.
@@ -323,6 +372,7 @@ export class ModuleState {
     result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck },
     now?: number,
   ): void {
+    this.installing = undefined;
     // Recorded whatever the mode now: a removal must know what is there.
     this.installed = {
       version: module.version,
@@ -335,14 +385,6 @@ export class ModuleState {
     const keys = Object.values(this.keys());
     this.views = Object.fromEntries(Object.entries(this.views).filter(([k]) => keys.includes(k)));
     this.applied = true;
-    if (this.mode === 'run' && this.after) {
-      // Its objects are known again: the removal or release its predecessor was in goes on.
-      const after = this.after;
-      this.after = undefined;
-      if (after === 'remove') this.remove();
-      else this.releaseObjects();
-      return;
-    }
     if (this.mode !== 'run') return;
     if (result.check && now !== undefined) {
       this.inspect = false;
@@ -352,6 +394,7 @@ export class ModuleState {
   }
 
   installFailed(f: Readiness): void {
+    this.installing = undefined;
     if (this.mode !== 'run') return;
     this.cycleFailed = 'install';
     this.settle(f);
@@ -373,7 +416,7 @@ export class ModuleState {
       this.forceApply = true;
       return;
     }
-    this.inspectAgain = this.truthful && r.reason === 'ManagerPodsFailing';
+    this.inspectAgain = r.reason === 'ManagerPodsFailing';
     const { readiness, recheckInMs } = this.dependencyTimeout(r, now);
     this.settle(readiness, recheckInMs);
   }
@@ -470,7 +513,7 @@ export class ModuleState {
   }
 
   /** What a continue-as-new carries. */
-  carry(): NonNullable<ModuleWorkflowInput['carried']> {
+  carry(): CarriedModule {
     return {
       installed: this.installed,
       failure: this.failure,
@@ -478,7 +521,6 @@ export class ModuleState {
       paused: this.paused,
       unavailableSince: this.unavailableSince,
       ...(this.missingSince !== undefined ? { missingSince: this.missingSince } : {}),
-      ...(this.after ? { after: this.after } : {}),
       reportedTimeout: this.reportedTimeout,
       blockedBefore: this.blockedBefore,
       ...seenField(this.seen),
@@ -636,12 +678,6 @@ export class ModuleState {
     this.published = report;
     const cr = installed?.fetched.defaultCr;
     const resource = this.managedCr();
-    // ModuleVersion: the version installed, or while none is, the one being installed (the
-    // attributes upserted since the first release; changing them would change the replay).
-    const searchAttributes = { state: report.status.state, version: installed?.version ?? this.desired.version };
-    const announced = JSON.stringify(searchAttributes);
-    const announce = announced !== this.announced;
-    this.announced = announced;
     this.queue.push({
       kind: 'publish',
       report,
@@ -650,7 +686,6 @@ export class ModuleState {
       ...(installed ? { rendered: installed.rendered } : {}),
       ...(resource ? { resource } : {}),
       ...(cr ? { resourceKind: `${cr.apiVersion}/${cr.kind}` } : {}),
-      ...(announce ? { searchAttributes } : {}),
     });
   }
 
@@ -667,9 +702,8 @@ export class ModuleState {
       status: {
         name: d.name,
         ...(d.channel ? { channel: d.channel } : {}),
-        // Only what an install put there: a module whose install never succeeded has no version
-        // (runs recorded before showed the wanted one).
-        ...(installed ? { version: installed.version } : this.truthful ? {} : { version: d.version }),
+        // Only what an install put there: a module whose install never succeeded has no version.
+        ...(installed ? { version: installed.version } : {}),
         state: stateOf(r.reason),
         message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
@@ -725,7 +759,7 @@ export class ModuleState {
    */
   private dependencyTimeout(r: Readiness, now: number): { readiness: Readiness; recheckInMs?: number } {
     const timeoutMs = this.settings.managerAvailableTimeoutMs;
-    const waiting = r.reason === 'ManagerNotAvailable' || (this.truthful && MANAGER_NOT_RUNNING.includes(r.reason));
+    const waiting = MANAGER_NOT_RUNNING.includes(r.reason);
     if (r.reason !== 'ManagerMissing') this.missingSince = undefined;
     if (!waiting || !timeoutMs) {
       this.unavailableSince = undefined;
@@ -733,27 +767,25 @@ export class ModuleState {
     }
     this.unavailableSince ??= now;
     // A missing manager times out counting from when it went missing, an unavailable one from when it stopped being available.
-    const since = r.reason === 'ManagerMissing' && this.truthful ? (this.missingSince ??= now) : this.unavailableSince;
+    const since = r.reason === 'ManagerMissing' ? (this.missingSince ??= now) : this.unavailableSince;
     const left = since + timeoutMs - now;
-    const inspectInMs = this.truthful
-      ? inspectionDelayMs(now - this.unavailableSince, timeoutMs, this.settings.driftIntervalMs)
-      : undefined;
-    const recheckInMs = left > 0 ? Math.min(left, inspectInMs ?? left) : inspectInMs;
+    const inspectInMs = inspectionDelayMs(now - this.unavailableSince, timeoutMs, this.settings.driftIntervalMs);
+    const recheckInMs = left > 0 ? Math.min(left, inspectInMs) : inspectInMs;
     if (left > 0 || (r.reason !== 'ManagerNotAvailable' && r.reason !== 'ManagerMissing'))
-      return { readiness: r, ...(recheckInMs !== undefined ? { recheckInMs } : {}) };
+      return { readiness: r, recheckInMs };
     const still = r.reason === 'ManagerMissing' ? 'still missing' : 'still not available';
     return {
       readiness: {
         reason: 'ManagerNotAvailableTimeout',
         message: `${r.message}: ${still} after ${Math.round(timeoutMs / 1000)}s`,
       },
-      ...(recheckInMs !== undefined ? { recheckInMs } : {}),
+      recheckInMs,
     };
   }
 
   /** A manager that stays missing although it was applied again and again times out instead of being re-applied forever. */
   private missingTooLong(r: Readiness, now: number): boolean {
-    if (!this.truthful || r.reason !== 'ManagerMissing' || this.missingSince === undefined) return false;
+    if (r.reason !== 'ManagerMissing' || this.missingSince === undefined) return false;
     return now - this.missingSince >= this.settings.managerAvailableTimeoutMs;
   }
 

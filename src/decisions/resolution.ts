@@ -131,7 +131,7 @@ export function moduleNameNote(module: ResolvedModule): string | undefined {
 
 /**
  * The Warning Event for a module whose template names another module in spec.moduleName, once
- * per template generation: none when `before` (what the module workflow was told last) was
+ * per template generation: none when `before` (what the module was told last) was
  * that very generation already.
  */
 export function moduleNameMismatchEvent(

@@ -42,17 +42,23 @@ export interface RunHistory {
 }
 
 export interface RolloutOptions {
-  /** Kymas that hold the module for a version may join its rollout, and those not reached hear of an abort (false in runs recorded before). */
-  joins?: boolean;
   /**
-   * Continue as new past this many history events, or when Temporal suggests it; and signal
-   * at most `STEP_KYMAS` Kymas per step, so that a step never outgrows what is left. Absent
-   * in runs recorded before: never for the history's length, all of a step's Kymas at once.
+   * Continue as new past this many history events (ROLLOUT_CONTINUE_AS_NEW_EVENTS by default),
+   * or when Temporal suggests it; a step signals at most `STEP_KYMAS` Kymas, so that it never
+   * outgrows what is left.
    */
   continueAsNewAfterEvents?: number;
 }
 
-/** Kymas signalled in one step at most, in runs that continue as new by their history's length. */
+/**
+ * A rollout continues as new past this many events of its history, unless Temporal suggests it
+ * sooner (by default past 4,096 events or 4 MB): a fifth of Temporal's limit of 50,000, so that
+ * what may happen before its next step (a step's signals to at most 1,000 Kymas, their
+ * reports) fits many times over in what is left, also where a server suggests nothing.
+ */
+export const ROLLOUT_CONTINUE_AS_NEW_EVENTS = 10_000;
+
+/** Kymas signalled in one step at most. */
 export const STEP_KYMAS = 1_000;
 
 type KymaPhase = 'pending' | 'upgrading' | 'done' | 'failed';
@@ -97,8 +103,7 @@ export class RolloutState {
   private readonly joiners = new Map<string, string>();
   /** Steps owed to Kymas before anything else (admissions of late joiners, news of an abort). */
   private outbox: OwedSignal[] = [];
-  private readonly joins: boolean;
-  private readonly continueAsNewAfterEvents?: number;
+  private readonly continueAsNewAfterEvents: number;
   /** The history's length at this run's first step. */
   private firstEvents?: number;
 
@@ -107,8 +112,7 @@ export class RolloutState {
     carried?: CarriedRollout,
     options: RolloutOptions = {},
   ) {
-    this.joins = options.joins ?? false;
-    this.continueAsNewAfterEvents = options.continueAsNewAfterEvents;
+    this.continueAsNewAfterEvents = options.continueAsNewAfterEvents ?? ROLLOUT_CONTINUE_AS_NEW_EVENTS;
     if (!carried) return;
     if (carried.state) {
       // The history grew long: go on where the run before was.
@@ -154,7 +158,7 @@ export class RolloutState {
 
   /** A Kyma holds its module until this rollout admits the version: it is taken in (see `absorbJoiners`). */
   waiting(w: RolloutWaiting): void {
-    if (this.joins) this.joiners.set(w.kyma, w.version);
+    this.joiners.set(w.kyma, w.version);
   }
 
   /** Why an update cannot be taken now, or undefined. */
@@ -187,7 +191,7 @@ export class RolloutState {
     } else if (action === 'abort') {
       this.set('Aborted', `aborted: ${a.reason}; the Kymas not reached stay at their version until the next promotion`);
       const notReached = [...this.kymas].filter(([, k]) => k.phase === 'pending').map(([name]) => name);
-      if (this.joins && notReached.length) this.outbox.push(...this.abortNews(notReached));
+      if (notReached.length) this.outbox.push(...this.abortNews(notReached));
     } else if (this.phase === 'Paused' && this.pausedFrom) {
       this.set(this.pausedFrom === 'Waiting' ? 'Rolling' : this.pausedFrom, `resumed: ${a.reason}`);
     } else if (this.phase === 'Halted' && !this.policy) {
@@ -374,7 +378,7 @@ export class RolloutState {
 
   /** Kymas signalled in one step at most. */
   private stepKymas(): number {
-    return this.continueAsNewAfterEvents === undefined ? Infinity : STEP_KYMAS;
+    return STEP_KYMAS;
   }
 
   // ---- continue-as-new -------------------------------------------------------------------
@@ -385,7 +389,7 @@ export class RolloutState {
    * the threshold. Asked between steps, when nothing is under way.
    */
   private historyFull(history: RunHistory | undefined): boolean {
-    if (this.continueAsNewAfterEvents === undefined || !history) return false;
+    if (!history) return false;
     this.firstEvents ??= history.events;
     return history.events > this.firstEvents && (history.suggested || history.events >= this.continueAsNewAfterEvents);
   }

@@ -40,19 +40,15 @@ export interface SearchAttributeValues {
 
 /**
  * Whether a status write upserts the Kyma's search attributes (each upsert is a visibility write,
- * the dearest thing a status write brings the server): when a value changed since `last`. With
- * `settled`, a Kyma that stays Processing upserts only a change of its state, channel or modules,
- * not each version an install on its way reaches (three modules would write up to five times):
- * the versions it reached show with the state it settles in (Ready, Error, Warning), and a module
- * in Error makes the Kyma's state change.
+ * the dearest thing a status write brings the server): when a value changed since `last`. A Kyma
+ * that stays Processing upserts only a change of its state, channel or modules, not each version
+ * an install on its way reaches (three modules would write up to five times): the versions it
+ * reached show with the state it settles in (Ready, Error, Warning), and a module in Error makes
+ * the Kyma's state change.
  */
-export function upsertDue(
-  last: SearchAttributeValues | undefined,
-  next: SearchAttributeValues,
-  settled: boolean,
-): boolean {
+export function upsertDue(last: SearchAttributeValues | undefined, next: SearchAttributeValues): boolean {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  if (!last || !settled) return !same(last, next);
+  if (!last) return true;
   if (!same([last.state, last.channel, last.modules], [next.state, next.channel, next.modules])) return true;
   if (next.state === 'Processing') return false;
   return !same([last.inError, last.versions], [next.inError, next.versions]);

@@ -1,7 +1,6 @@
-// What the Temporal UI shows of a Kyma or module workflow (its current details, markdown): the
-// state, the message behind it, and per module its version. Pure.
+// What the Temporal UI shows of a Kyma's workflow (its current details, markdown): the state,
+// the message behind it, and per module its version. Pure.
 import type { KymaStatusInput } from '../api/kyma';
-import type { ModuleReport } from '../contract/readiness';
 
 /** `|` would end a table cell, and a newline the row. */
 function cell(text: string | undefined): string {
@@ -29,12 +28,4 @@ export function kymaDetails(status: KymaStatusInput, omitted = 0): string {
     '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
-}
-
-export function moduleDetails(report: ModuleReport): string {
-  const s = report.status;
-  const at = [s.version ? `version ${s.version}` : undefined, s.channel ? `channel ${s.channel}` : undefined]
-    .filter(Boolean)
-    .join(', ');
-  return `**${s.name}**${at ? ` (${at})` : ''}: **${s.state}** (${report.reason})\n\n${s.message ?? ''}`;
 }

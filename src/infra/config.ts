@@ -194,6 +194,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
       installRetryMs: durationMs(env.KLM_INSTALL_RETRY, DEFAULT_SETTINGS.installRetryMs, 'KLM_INSTALL_RETRY'),
       defaultNamespace: env.KLM_DEFAULT_NAMESPACE ?? DEFAULT_SETTINGS.defaultNamespace,
       maxHistoryEvents: Number(env.KLM_MAX_HISTORY_EVENTS ?? DEFAULT_SETTINGS.maxHistoryEvents),
+      moduleParallelism: positive(
+        'KLM_MODULE_PARALLELISM',
+        wholeNumber('KLM_MODULE_PARALLELISM', env.KLM_MODULE_PARALLELISM, DEFAULT_SETTINGS.moduleParallelism),
+      ),
+      maxModulesPerKyma: positive(
+        'KLM_MAX_MODULES_PER_KYMA',
+        wholeNumber('KLM_MAX_MODULES_PER_KYMA', env.KLM_MAX_MODULES_PER_KYMA, DEFAULT_SETTINGS.maxModulesPerKyma),
+      ),
     },
   };
 }
@@ -288,6 +296,12 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, not "${value}"`);
+  return n;
+}
+
+/** A whole number of at least 1. */
+function positive(name: string, n: number): number {
+  if (n < 1) throw new Error(`${name} must be at least 1, not ${n}`);
   return n;
 }
 

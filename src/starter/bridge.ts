@@ -2,9 +2,9 @@
 // events start or poke the Kyma's workflow (signalWithStart); ModuleTemplate and
 // ModuleReleaseMeta events poke the Kyma workflows whose resolution they may change, as the
 // fleet index (./fleet-index.ts, kept from the same watches) tells; events on
-// module CRs and manager workloads in target clusters poke the owning module workflow. Each
+// module CRs and manager workloads in target clusters poke the owning module. Each
 // remote target cluster is probed: when it stops answering, or answers again, its watches are
-// re-established and every module workflow on it is poked, so that the modules show the
+// re-established and every module on it is poked, so that the modules show the
 // cluster as unreachable, and recover, within a probe and a check. A kubeconfig Secret that
 // changes moves its Kyma's watches to a client of the new kubeconfig. In each cluster a
 // kubeconfig Secret names, the runtime Kyma (kyma-system/default) is watched too: its users'
@@ -15,7 +15,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
-import { kymaWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, parseWorkflowId } from '../api/names';
+import { kymaWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, parseKymaKey } from '../api/names';
 import { effectiveKymaSpec } from '../api/runtime';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import type { ReconcileSettings } from '../contract/settings';
@@ -84,7 +84,7 @@ export interface BridgeOptions {
    * with it, in one signal and one workflow task): NEWS_WINDOW_MS by default; 0: at once.
    */
   newsWindowMs?: number;
-  /** How often to look for Kyma and module workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
+  /** How often to look for Kyma workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
   endedWorkflowsPollMs?: number;
   /**
    * How many shards the fleet is cut into when several bridges share it (./shard-leases.ts hands
@@ -480,7 +480,7 @@ export class Bridge {
         : 'view' in news
           ? this.news.view(module, news.view)
           : this.news.seen(module, news.seen);
-    const kyma = parseWorkflowId(kymaId)!;
+    const kyma = parseKymaKey(kymaId)!;
     this.signaller.submit(
       `${kymaId}#modulesChanged`,
       async () => {
@@ -491,12 +491,12 @@ export class Bridge {
     );
   }
 
-  /** Pokes every module workflow on a target cluster that stopped or started answering. */
+  /** Pokes every module on a target cluster that stopped or started answering. */
   private onHealth(t: TargetWatches, healthy: boolean, err?: unknown): void {
     this.o.log?.(
       `target cluster ${t.client.server} ` +
         `${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ` +
-        `${t.modules.size} module workflows`,
+        `${t.modules.size} modules`,
     );
     const { notes, signals } = routeHealth(t.modules, this.targets.kymasOn(t.key));
     for (const n of notes) this.note(n);

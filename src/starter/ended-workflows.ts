@@ -4,8 +4,8 @@
 // bridge asks Temporal's visibility for such ends on its task queue every interval and tells
 // the Kyma's workflow (starting it again where it was its own run that ended), which shows it.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { parseWorkflowId } from '../api/names';
-import { KYMA_WORKFLOW, MODULE_WORKFLOW } from '../contract/workflow-inputs';
+import { parseKymaKey } from '../api/names';
+import { KYMA_WORKFLOW } from '../contract/workflow-inputs';
 import type { WorkflowEnded } from '../contract/signals';
 
 /** How long after a workflow's n-th noticed end its Kyma is told again: doubling from the interval, at most an hour. */
@@ -51,20 +51,20 @@ export class EndedWorkflows {
     this.timer = undefined;
   }
 
-  /** One look: every run of a Kyma or module workflow that ended badly since the last, told once. */
+  /** One look: every run of a Kyma's workflow that ended badly since the last, told once. */
   async poll(): Promise<void> {
     const from = new Date(this.since.getTime() - 60_000); // visibility may lag a little behind
     const query =
-      `TaskQueue = '${this.taskQueue}' AND WorkflowType IN ('${KYMA_WORKFLOW}', ` +
-      `'${MODULE_WORKFLOW}') AND ${ENDED} AND CloseTime > '${from.toISOString()}'`;
+      `TaskQueue = '${this.taskQueue}' AND WorkflowType = '${KYMA_WORKFLOW}' AND ${ENDED} ` +
+      `AND CloseTime > '${from.toISOString()}'`;
     const now = Date.now();
     let newest = this.since;
     /** The earliest end held back by its delay: the next look must still find it. */
     let held: Date | undefined;
     for await (const info of this.temporal.workflow.list({ query })) {
       const key = `${info.workflowId}#${info.runId}`;
-      const owner = parseWorkflowId(info.workflowId);
-      if (!owner) continue;
+      const owner = parseKymaKey(info.workflowId);
+      if (!owner || owner.module) continue;
       const r = this.repeats.get(info.workflowId) ?? { ends: 0, next: 0 };
       if (!this.told.has(key) && now < r.next) {
         // Told once its delay is over.
@@ -80,7 +80,6 @@ export class EndedWorkflows {
       const ended = {
         workflowId: info.workflowId,
         runId: info.runId,
-        ...(owner.module ? { module: owner.module } : {}),
         status: statusName(info),
         at: (info.closeTime ?? new Date()).toISOString(),
         reason: await this.reasonOf(info),

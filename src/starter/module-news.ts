@@ -2,7 +2,7 @@
 // each target object, the newest Manifest version, or "read everything again" (its cluster's
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
 // while that signal is in flight goes out together in the next one.
-import { kymaWorkflowId, parseWorkflowId } from '../api/names';
+import { kymaWorkflowId, parseKymaKey } from '../api/names';
 import type { ModuleChange } from '../contract/signals';
 import type { ObservedObject } from '../contract/readiness';
 import type { SeenVersions } from '../contract/seen-versions';
@@ -18,9 +18,9 @@ export class ModuleNews {
   /** Kyma workflow id → module → what is pending. */
   private readonly pending = new Map<string, Map<string, Pending>>();
 
-  /** The news for module workflow id `moduleId` (`kyma/<ns>/<name>/module/<module>`); returns its Kyma's workflow id. */
+  /** The news for module key `moduleId` (`kyma/<ns>/<name>/module/<module>`); returns its Kyma's workflow id. */
   private slot(moduleId: string): { kymaId: string; p: Pending } {
-    const { namespace, name, module } = parseWorkflowId(moduleId)!;
+    const { namespace, name, module } = parseKymaKey(moduleId)!;
     const kymaId = kymaWorkflowId(namespace, name);
     let modules = this.pending.get(kymaId);
     if (!modules) this.pending.set(kymaId, (modules = new Map<string, Pending>()));

@@ -1,4 +1,4 @@
-// What of a target object its module workflow acts on. The bridge pokes a workflow only when
+// What of a target object its module acts on. The bridge pokes a workflow only when
 // this changes, so the many status writes of a rollout wake it once or twice, not ten times.
 import type { KubeObject } from '../api/shared';
 import { valueAt } from '../decisions/readiness';
@@ -15,7 +15,7 @@ export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []
   const meta = o.metadata;
   const common = [meta.generation, meta.deletionTimestamp, meta.finalizers];
   if (isWorkload(o.kind)) {
-    // How far a rollout got in between is no news: each step would cost its module workflow a
+    // How far a rollout got in between is no news: each step would cost its module a
     // signal and a task. That it completed, stalled or started again is.
     return JSON.stringify([...common, workloadRollout(o).phase]);
   }
@@ -23,7 +23,7 @@ export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []
   return JSON.stringify([...common, status?.state, status?.message, ...[...paths].map((p) => valueAt(o, p))]);
 }
 
-/** A fresh object with no status yet: created by its module workflow, which knows already. */
+/** A fresh object with no status yet: created by its module, which knows already. */
 export function withoutStatus(o: KubeObject): boolean {
   const status = (o as { status?: Record<string, unknown> }).status;
   return !status || Object.keys(status).length === 0;

@@ -3,7 +3,7 @@
 // bridge remembers, which workflows it concerns and which signal, with which payload, each gets.
 // The bridge (./bridge.ts) feeds it its watches' events and sends what it returns; which Kymas a
 // template or release meta concerns the fleet index (./fleet-index.ts) tells.
-import { kymaWorkflowId, moduleWorkflowId, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import { kymaWorkflowId, moduleKey, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
 import { LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import type { ObservedObject } from '../contract/readiness';
@@ -29,7 +29,7 @@ export type Signal =
   | { signal: 'modulesChanged'; kyma: KymaRef; changes: ModuleChange[] }
   | { signal: 'promoted'; channel: ChannelRef; promotion: Promotion };
 
-/** News for a module workflow (its id), told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
+/** News for a module (its key), told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
 export interface ModuleNote {
   module: string;
   news: { view: ObservedObject } | { seen: SeenVersions } | 'everything';
@@ -240,7 +240,7 @@ export function routeCatalog(
 
 /** What a Manifest event asks of the bridge (./bridge.ts `onManifest`). */
 export interface ManifestRoute {
-  /** Its module workflow's id. */
+  /** Its module's key (`moduleKey`). */
   workflowId: string;
   kyma: string;
   module: string;
@@ -248,13 +248,13 @@ export interface ManifestRoute {
   checkMandatory: boolean;
   /** Whether to remember the Manifest as paused (skip-reconciliation), undefined: forget it. */
   paused: boolean | undefined;
-  /** News for its module workflow: it was paused or resumed. */
+  /** News for its module: it was paused or resumed. */
   note?: ModuleNote;
   /** What to watch in its target cluster (for a Kyma this bridge serves): the module's workflow on it, and its CR kind. */
   watch?: { on: boolean; resource?: { apiVersion: string; kind: string }; statePaths: string[] };
 }
 
-/** A Manifest event; `paused`: whether each Manifest (by module workflow id) was last seen paused. None without Kyma and module labels. */
+/** A Manifest event; `paused`: whether each Manifest (by module key) was last seen paused. None without Kyma and module labels. */
 export function routeManifest(
   type: InformerEventType,
   m: KubeObject,
@@ -267,7 +267,7 @@ export function routeManifest(
   const module = meta.labels?.[LABELS.moduleName];
   const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
   if (!kyma || !module) return undefined;
-  const workflowId = moduleWorkflowId(namespace, kyma, module);
+  const workflowId = moduleKey(namespace, kyma, module);
   const pausedBefore = paused.get(workflowId);
   const route: ManifestRoute = {
     workflowId,
@@ -348,7 +348,7 @@ export function routeRuntimeKyma(
 }
 
 /**
- * A target cluster stopped or started answering: every module workflow on it (`modules`) reads
+ * A target cluster stopped or started answering: every module on it (`modules`) reads
  * everything again, and the Kymas on it (`kymasOn`) read their runtime again (its condition
  * tells the outage; once it answers, its status is written again).
  */
@@ -367,7 +367,7 @@ export function routeHealth(modules: Iterable<string>, kymasOn: string[]): { not
 }
 
 /**
- * The module workflows (ids) an object in a target cluster that changed readiness concerns: the
+ * The modules (keys) an object in a target cluster that changed readiness concerns: the
  * one that owns it (its owner annotation, `owner`), else those that subscribed to its kind
  * (`subscribers`). Objects of Kymas of other shards are their bridges' to tell: none.
  */
@@ -377,7 +377,7 @@ export function routeTargetObject(
   scope: Scope,
 ): string[] {
   if (owner && !owns(scope, owner.namespace, owner.kyma)) return [];
-  return owner ? [moduleWorkflowId(owner.namespace, owner.kyma, owner.module)] : [...subscribers];
+  return owner ? [moduleKey(owner.namespace, owner.kyma, owner.module)] : [...subscribers];
 }
 
 /**
@@ -411,7 +411,7 @@ export function shardTakeover(
     const kyma = m.metadata.labels?.[LABELS.kymaName];
     const module = m.metadata.labels?.[LABELS.moduleName];
     if (!inShard(m.metadata.namespace, kyma, shard, count) || !module) continue;
-    manifests.push({ m, moduleId: moduleWorkflowId(m.metadata.namespace!, kyma!, module) });
+    manifests.push({ m, moduleId: moduleKey(m.metadata.namespace!, kyma!, module) });
   }
   return {
     also,
@@ -435,7 +435,7 @@ export interface Memory {
   releaseMetas: string;
   /** The beta and internal labels last seen per ModuleTemplate (`ns/name`): a runtime that loses one is told. */
   templateVisibility: Map<string, Visibility>;
-  /** The skip-reconciliation label last seen per Manifest (by module workflow id): a flip pokes its module workflow. */
+  /** The skip-reconciliation label last seen per Manifest (by module key): a flip pokes its module. */
   manifestPaused: Map<string, boolean>;
 }
 

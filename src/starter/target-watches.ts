@@ -1,6 +1,6 @@
 // The watches on one target cluster (one per kubeconfig, shared by the Kymas whose Secrets hold
 // it; ./target-pool.ts keeps them): manager workloads and module CRs, whose readiness changes
-// are news to module workflows; the runtime Kyma, whose owner and spec are news to Kyma
+// are news to modules; the runtime Kyma, whose owner and spec are news to Kyma
 // workflows; and a probe that tells when the cluster stops or starts answering.
 import { MANAGED_BY } from '../api/identity';
 import { CONTROL_PLANE_KYMA_ANNOTATION, RUNTIME_KYMA } from '../api/runtime';
@@ -26,7 +26,7 @@ export class TargetWatches {
   readonly subscribers = new Map<string, Set<string>>();
   /** Per CR kind, the status paths a customStateCheck of some module reads (besides state and message). */
   private readonly statePaths = new Map<string, Set<string>>();
-  /** Every module workflow whose Manifest targets this cluster. */
+  /** Every module whose Manifest targets this cluster. */
   readonly modules = new Set<string>();
   /** Whether the last probe got an answer. */
   healthy = true;
@@ -107,7 +107,7 @@ export class TargetWatches {
     this.probe = setTimeout(() => void tick(), everyMs);
   }
 
-  /** Drops a Kyma's module workflows (its Secret now points elsewhere); whether any are left. */
+  /** Drops a Kyma's modules (its Secret now points elsewhere); whether any are left. */
   forgetKyma(prefix: string): boolean {
     for (const set of [this.modules, ...this.subscribers.values()])
       for (const id of set) if (id.startsWith(prefix)) set.delete(id);
@@ -115,7 +115,7 @@ export class TargetWatches {
   }
 
   /**
-   * Whether an event is news to a module workflow: a deletion always is; a fresh object of
+   * Whether an event is news to a module: a deletion always is; a fresh object of
    * ours without status is not (its workflow just applied it); else only a changed
    * readiness fingerprint is.
    */

@@ -22,7 +22,7 @@ import {
   workflowEnded,
   type WorkflowEnded,
 } from '../contract/signals';
-import { KYMA_WORKFLOW, KYMA_WORKFLOW_SHAPE, type KymaWorkflowInput } from '../contract/workflow-inputs';
+import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import type { KymaRef, Signal } from './routing';
 
 /** What every start needs: the task queue its workers poll and the settings the workflows run with. */
@@ -39,7 +39,7 @@ export function kymaStart({ namespace, name }: KymaRef, { taskQueue, settings }:
   return {
     workflowId: kymaWorkflowId(namespace, name),
     taskQueue,
-    args: [{ kyma: { namespace, name }, settings, shape: KYMA_WORKFLOW_SHAPE }] as [KymaWorkflowInput],
+    args: [{ kyma: { namespace, name }, settings }] as [KymaWorkflowInput],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: [
       { key: SA.KymaName, value: name },

@@ -5,7 +5,6 @@
 import type { Context, Info } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure, type Logger } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { parseWorkflowId } from '../api/names';
 import type { ReconcileSettings } from '../contract/settings';
 import { FailureLog, span } from '../infra/failure-log';
 import { activityFailureReason } from '../infra/metrics';
@@ -72,8 +71,7 @@ export function activityFailureLog(
         // The Kyma's workflow runs its modules: the line names the module the activity is for.
         const module = moduleOfInput(input.args);
         const id = info.workflowExecution?.workflowId;
-        // A module workflow's id (runs of the earlier shape) names its module already.
-        const workflowId = `${id ?? `activity ${info.activityId}`}${module && !(id && parseWorkflowId(id)?.module) ? ` (module ${module})` : ''}`;
+        const workflowId = `${id ?? `activity ${info.activityId}`}${module ? ` (module ${module})` : ''}`;
         try {
           const result = await next(input);
           const line = failures.succeeded(workflowId, info.activityType, Date.now());

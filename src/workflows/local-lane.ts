@@ -1,17 +1,13 @@
-// Local activities one at a time, in a workflow that runs several coroutines (the Kyma's and
-// each hosted module's). A local activity leaves only a marker in history; when two run at once,
-// the order they finish in decides what the workflow does next, but a replay resolves them in
-// the order of their markers, which need not be that order: the replay then schedules different
-// local activities and fails as nondeterministic. Taking turns makes the order of scheduling the
-// order of finishing. Runs recorded before hosted modules keep their own (the lane is off).
+// Local activities one at a time, in the order they were asked for. A local activity leaves only
+// a marker in history; when two run at once, the order they finish in decides what the workflow
+// does next, but a replay resolves them in the order of their markers, which need not be that
+// order: the replay then schedules different commands and fails as nondeterministic. Taking turns
+// makes the order of scheduling the order of finishing.
 export class LocalLane {
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(public on: boolean) {}
-
   /** Runs `fn` once every local activity queued before it has settled. */
   run<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.on) return fn();
     const next = this.tail.then(fn);
     this.tail = next.catch(() => undefined);
     return next;

@@ -9,7 +9,6 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
-  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -25,7 +24,6 @@ import {
   pauseRollout,
   promoted,
   resumeRollout,
-  ROLLOUT_CONTINUE_AS_NEW_EVENTS,
   rolloutEnded,
   rolloutPlanQuery,
   rolloutProgress,
@@ -50,21 +48,17 @@ const kcp = proxyLocalActivities<Activities>({
 
 export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void> {
   const { channel } = input;
-  // Runs recorded before Kymas joined rollouts take no joiners, tell nobody of an abort, and send
-  // their signals all at once.
-  const truthful = patched('truthful-status');
-  // Runs recorded before continue as new only for a newer promotion, whatever their length.
-  const continueAsNewAfterEvents = patched('rollout-continue-as-new')
-    ? (input.continueAsNewAfterEvents ?? ROLLOUT_CONTINUE_AS_NEW_EVENTS)
-    : undefined;
-  const st = new RolloutState(channel, input.carried, { joins: truthful, continueAsNewAfterEvents });
+  const st = new RolloutState(
+    channel,
+    input.carried,
+    input.continueAsNewAfterEvents ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents } : {},
+  );
   /**
    * Runs `send` for each Kyma, a batch at a time: a workflow may have at most 2,000 signals to
    * other workflows under way (Temporal's limit), and a fleet's abort or wave may name more.
    */
   async function toEach(kymas: string[], send: (kyma: string) => Promise<void>): Promise<void> {
-    const size = truthful ? SIGNAL_BATCH : kymas.length;
-    for (let i = 0; i < kymas.length; i += size) await Promise.all(kymas.slice(i, i + size).map(send));
+    for (let i = 0; i < kymas.length; i += SIGNAL_BATCH) await Promise.all(kymas.slice(i, i + SIGNAL_BATCH).map(send));
   }
   let woken = false;
   const wake = () => (woken = true);
@@ -113,15 +107,14 @@ export async function rolloutWorkflow(input: RolloutWorkflowInput): Promise<void
           ...(step.seen ? { seen: step.seen } : {}),
         });
         // Before the first wave moves (and while `start: manual` waits): what the version changes.
-        const diff =
-          patched('promotion-diff') && !plan.policyProblem
-            ? await promotionDiff({
-                channel,
-                version: step.version,
-                kymas: plan.kymas,
-                defaultNamespace: input.defaultNamespace ?? DEFAULT_SETTINGS.defaultNamespace,
-              })
-            : undefined;
+        const diff = !plan.policyProblem
+          ? await promotionDiff({
+              channel,
+              version: step.version,
+              kymas: plan.kymas,
+              defaultNamespace: input.defaultNamespace ?? DEFAULT_SETTINGS.defaultNamespace,
+            })
+          : undefined;
         st.planned(plan, diff);
         break;
       }

@@ -1,17 +1,9 @@
 // Records workflow histories for the replay tests. Runs only with KLM_RECORD_HISTORIES=1:
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
-// then commit test/replay/histories/. Each recording covers one scenario's command sequence.
-// Runs the bridge begins in shape 1 (every patch on without asking; contract/workflow-inputs.ts):
-// `kyma-workflow-shape1*.json`. `kyma-workflow-hosted*.json` were recorded by this file at commit
-// 0cfc365, runs that ask each patch and host their modules, and stay; `kyma-workflow-patched.json`
-// is a run of this code begun without a shape, which asks each patch. The histories of the
-// shape before (module workflows: `module-workflow-*.json`, and `kyma-workflow-*.json` without
-// `hosted`) were recorded by this file at commit 9e74a11 and stay for the replay of runs begun
-// then; `kyma-workflow-takeover*.json` (a run of that shape taking its modules over) is recorded
-// by test/integration/upgrade-in-place.test.ts. `rollout-workflow-continued.json` is a rollout's
-// run that continues as new for its history's length, `rollout-workflow-carried.json` the run
-// after it, which goes on from what was carried; the other `rollout-workflow*.json` were recorded
-// by this file before.
+// then commit test/replay/histories/. Each recording covers one scenario's command sequence, of
+// the one workflow shape there is (README, Upgrading workflows): `kyma-workflow-*.json` Kyma
+// workflows, `rollout-workflow-*.json` rollouts; `*-continued.json` a run that continued as new
+// for its history's length, `*-carried.json` the run after it, which goes on from what was carried.
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +13,6 @@ import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { pkiIn } from '../../src/localstack/pki';
 import { kymaWorkflowId } from '../../src/api/names';
-import { SA } from '../../src/api/search-attributes';
-import { KYMA_WORKFLOW } from '../../src/contract/workflow-inputs';
 import {
   abortRollout,
   pauseRollout,
@@ -109,23 +99,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
       spec: { modules: [{ name: 'greeter' }, { name: 'counter' }, { name: 'nosuch' }] },
     });
     await kymaInState(klm(), name, 'Error');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1');
-  });
-
-  it('a run begun before shape 1, which asks each patch: install, CR error and recovery', async () => {
-    // Started as the bridge did before it gave runs a shape; the bridge then signals it.
-    const name = await installWithCrErrorAndRecovery([{ name: 'greeter' }, { name: 'counter' }], (kymaName) =>
-      klm().client.workflow.start(KYMA_WORKFLOW, {
-        workflowId: kymaWorkflowId(klm().namespace, kymaName),
-        taskQueue: klm().taskQueue,
-        args: [{ kyma: { namespace: klm().namespace, name: kymaName }, settings: klm().settings }],
-        typedSearchAttributes: [
-          { key: SA.KymaName, value: kymaName },
-          { key: SA.KymaNamespace, value: klm().namespace },
-        ],
-      }),
-    );
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-patched');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-install');
   });
 
   it('upgrade with prune, blocked removal, Kyma deletion', async () => {
@@ -167,7 +141,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     );
     await klm().kube.delete('operator.kyma-project.io/v1beta2', 'Kyma', name, klm().namespace);
     await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined || undefined);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-deletion');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-deletion');
   });
 
   it('unmanage and manage again, Manifest pause, skip-reconciliation on the Kyma', async () => {
@@ -206,7 +180,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     await new Promise((r) => setTimeout(r, 1500));
     await kymaPatch({ metadata: { labels: { 'operator.kyma-project.io/skip-reconciliation': null } } });
     await kymaInState(klm(), name, 'Ready');
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-unmanage-pause');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-unmanage-pause');
   });
 });
 
@@ -249,7 +223,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')(
           (await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).describe()).status.name ===
             'COMPLETED' || undefined,
       );
-      await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-gone');
+      await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-gone');
     });
   },
 );
@@ -264,7 +238,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories wi
     await new Promise((r) => setTimeout(r, 2500));
     await fixKubeconfigSecret(klm(), name);
     await kymaInState(klm(), name, 'Ready', 60_000);
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-install-retry');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-install-retry');
   });
 });
 
@@ -299,7 +273,8 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
       await eventually(`${name} at 1.1.0`, async () =>
         (await getKyma(klm(), name))?.status?.modules?.find((m) => m.version === '1.1.0' && m.state === 'Ready'),
       );
-    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-shape1-rollout');
+    await save(kymaWorkflowId(klm().namespace, second), 'kyma-workflow-rollout');
+    await save(rollout.workflowId, 'rollout-workflow-waves');
   });
 
   it('a rollout that continues as new on its way (a history threshold of 40 events), paused in one run and resumed in the next', async () => {
@@ -396,7 +371,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
       async () => (await getKyma(klm(), name)) === undefined || undefined,
       90_000,
     );
-    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-shape1-runtime');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-runtime');
   }, 240_000);
 });
 
@@ -443,7 +418,36 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories of
       'the other Kyma to hear of the abort',
       async () => (await getKyma(klm(), other))?.status?.modules?.[0]?.message?.includes('aborted') || undefined,
     );
-    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-shape1-rollout-joined');
-    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-shape1-manager-rollout');
+    await save(kymaWorkflowId(klm().namespace, other), 'kyma-workflow-rollout-joined');
+    await save(kymaWorkflowId(klm().namespace, canary), 'kyma-workflow-manager-rollout');
+  }, 240_000);
+});
+
+describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording a Kyma that continues as new', () => {
+  const klm = useKlm({ settings: { maxHistoryEvents: 120 } });
+
+  it('five modules installed, one removed, the Kyma continuing as new on its way', async () => {
+    const mods = await Promise.all(Array.from({ length: 3 }, () => testModule(klm())));
+    for (const m of mods) {
+      await m.publish('1.0.0');
+      await m.channels({ regular: '1.0.0' });
+    }
+    const name = uniqueName('kyma');
+    const modules = [...mods.map((m) => ({ name: m.name })), { name: 'greeter' }, { name: 'counter' }];
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules }));
+    await kymaInState(klm(), name, 'Ready');
+    await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, { spec: { modules: modules.slice(1) } });
+    await eventually(
+      'the removal',
+      async () => (await getKyma(klm(), name))?.status?.modules?.length === 4 || undefined,
+    );
+    const runs: string[] = [];
+    for await (const wf of klm().client.workflow.list({
+      query: `WorkflowId = '${kymaWorkflowId(klm().namespace, name)}' AND ExecutionStatus = 'ContinuedAsNew'`,
+    }))
+      runs.push(wf.runId);
+    if (runs.length === 0) throw new Error('the Kyma never continued as new');
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-continued', runs[runs.length - 1]);
+    await save(kymaWorkflowId(klm().namespace, name), 'kyma-workflow-carried');
   }, 240_000);
 });

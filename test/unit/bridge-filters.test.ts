@@ -1,4 +1,4 @@
-// The bridge's pure parts: which target-object changes wake a module workflow, and how the
+// The bridge's pure parts: which target-object changes wake a module, and how the
 // Signaller collapses bursts into at most one call in flight plus one more per workflow.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';

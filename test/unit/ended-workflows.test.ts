@@ -2,19 +2,19 @@
 // workflow that ends again and again is told.
 import { describe, expect, it } from 'vitest';
 import { boundedText } from '../../src/decisions/conditions';
-import { parseWorkflowId } from '../../src/api/names';
+import { parseKymaKey } from '../../src/api/names';
 import { retellDelayMs } from '../../src/starter/ended-workflows';
 
 describe('ended workflows', () => {
-  it('finds the Kyma (and module) of a Kyma or module workflow id, and nothing for others', () => {
-    expect(parseWorkflowId('kyma/kcp-system/k1')).toEqual({ namespace: 'kcp-system', name: 'k1' });
-    expect(parseWorkflowId('kyma/kcp-system/k1/module/greeter')).toEqual({
+  it('finds the Kyma (and module) of a Kyma or module id, and nothing for others', () => {
+    expect(parseKymaKey('kyma/kcp-system/k1')).toEqual({ namespace: 'kcp-system', name: 'k1' });
+    expect(parseKymaKey('kyma/kcp-system/k1/module/greeter')).toEqual({
       namespace: 'kcp-system',
       name: 'k1',
       module: 'greeter',
     });
-    expect(parseWorkflowId('rollout/kcp-system/greeter/regular')).toBeUndefined();
-    expect(parseWorkflowId('plan/kcp-system/greeter/regular/1.0.0')).toBeUndefined();
+    expect(parseKymaKey('rollout/kcp-system/greeter/regular')).toBeUndefined();
+    expect(parseKymaKey('plan/kcp-system/greeter/regular/1.0.0')).toBeUndefined();
   });
 
   it('tells a workflow that keeps ending again after a doubling delay, at most hourly', () => {

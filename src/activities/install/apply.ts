@@ -3,6 +3,7 @@
 // failure; namespaces next; then everything else). Re-applying the same objects changes nothing.
 import { createHash } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
+import { heartbeating } from '../heartbeating';
 import { MANAGED_BY } from '../../api/identity';
 import { describeObject, OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { groupOf, idOf, objectKey } from '../../api/object-id';
@@ -108,16 +109,6 @@ class OncePerCluster {
   forget(client: KubeClient, key?: string): void {
     if (key === undefined) this.done.delete(client);
     else this.done.get(client)?.delete(key);
-  }
-}
-
-/** Awaits another activity's work, heartbeating for this one meanwhile. */
-async function heartbeating<T>(work: Promise<T>): Promise<T> {
-  const beat = setInterval(() => heartbeat(), 5_000);
-  try {
-    return await work;
-  } finally {
-    clearInterval(beat);
   }
 }
 

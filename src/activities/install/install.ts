@@ -2,16 +2,17 @@
 // idempotent, so a retry after a lost worker simply runs them again; the workflow's history
 // holds one activity, not five.
 import { heartbeat } from '@temporalio/activity';
-import type { FetchedModule, RenderedRef, RenderParams } from '../../contract/artifacts';
+import type { RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';
 import type { ReadinessCheck } from '../../contract/readiness';
-import type { ResolvedModule } from '../../contract/module';
+import type { InstallResult, ResolvedModule } from '../../contract/module';
 import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
 import { managedDefaultCr } from '../../decisions/module-state';
 import type { BlobCache } from '../blob-cache';
 import type { CheckReadinessInput } from '../readiness';
+import { heartbeating } from '../heartbeating';
 import { onTarget } from '../target';
 import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
@@ -29,15 +30,6 @@ export interface InstallModuleInput {
   previous?: RenderedRef;
   /** Check the module's readiness right after (`check` in the result), sparing the workflow a step of its own. */
   check?: boolean;
-}
-
-/** What an install leaves: what it fetched and rendered, the manager's version as applied, and the readiness check it was asked for. */
-export interface InstallResult {
-  fetched: FetchedModule;
-  rendered: RenderedRef;
-  /** The manager's resourceVersion as applied (views of it from before are stale). */
-  managerVersion?: string;
-  check?: ReadinessCheck;
 }
 
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
@@ -62,15 +54,17 @@ export function installActivities(
       previous,
       check,
     }: InstallModuleInput): Promise<InstallResult> {
-      const { fetched, template, manifest } = await fetcher.fetch(module, params.defaultNamespace);
+      const { fetched, template, manifest } = await heartbeating(fetcher.fetch(module, params.defaultNamespace));
       heartbeat();
       const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
-      const rendered = await renderLayer(
-        cache,
-        fetched.layer,
-        manifest,
-        { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) },
-        where,
+      const rendered = await heartbeating(
+        renderLayer(
+          cache,
+          fetched.layer,
+          manifest,
+          { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) },
+          where,
+        ),
       );
       heartbeat();
       let managerVersion: string | undefined;

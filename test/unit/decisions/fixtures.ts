@@ -2,7 +2,7 @@
 import type { FetchedModule, RenderedRef } from '../../../src/contract/artifacts';
 import type { ResolvedModule } from '../../../src/contract/module';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../../src/contract/settings';
-import type { ModuleWorkflowInput } from '../../../src/contract/workflow-inputs';
+import type { ModuleStateOptions } from '../../../src/decisions/module-state';
 
 export const SETTINGS: ReconcileSettings = {
   ...DEFAULT_SETTINGS,
@@ -52,6 +52,6 @@ export function installResult(version: string): { fetched: FetchedModule; render
   };
 }
 
-export function moduleInput(over: Partial<ModuleWorkflowInput> = {}): ModuleWorkflowInput {
+export function moduleInput(over: Partial<ModuleStateOptions> = {}): ModuleStateOptions {
   return { kyma: KYMA, uid: 'uid-1', module: mod(), settings: SETTINGS, ...over };
 }

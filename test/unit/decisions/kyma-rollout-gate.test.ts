@@ -36,9 +36,9 @@ const snapshot = (modules: SpecModule[]): KymaSnapshot => ({
 
 describe('the rollout gate', () => {
   it("holds a module's upgrade until its rollout admits the version; first installs, pins and channel switches go through", () => {
-    const gate = new KymaRolloutGate(true, false);
+    const gate = new KymaRolloutGate();
     const running = mod('1.0.0');
-    expect(gate.pass(at('1.1.0'), running)).toEqual({ resolution: { name: 'greeter', module: running } });
+    expect(gate.pass(at('1.1.0'), running).resolution).toEqual({ name: 'greeter', module: running });
     expect(gate.awaitingRollout).toEqual({ greeter: '1.1.0' });
     expect(gate.pass(at('1.1.0'), undefined).resolution).toEqual(at('1.1.0'));
     expect(gate.pass(at('1.1.0', 'fast'), running).resolution).toEqual(at('1.1.0', 'fast'));
@@ -48,12 +48,8 @@ describe('the rollout gate', () => {
     expect(gate.pass(at('1.1.0'), running).resolution).toEqual(at('1.1.0'));
   });
 
-  it('holds nothing in runs recorded before rollouts existed', () => {
-    expect(new KymaRolloutGate(false, true).pass(at('1.1.0'), mod('1.0.0'))).toEqual({ resolution: at('1.1.0') });
-  });
-
-  it('tells the rollout once when a hold begins, again for the next version, and never in runs recorded before joins existed', () => {
-    const gate = new KymaRolloutGate(true, true);
+  it('tells the rollout once when a hold begins, and again for the next version', () => {
+    const gate = new KymaRolloutGate();
     const running = mod('1.0.0');
     expect(gate.pass(at('1.1.0'), running).told).toEqual({
       kind: 'awaitRollout',
@@ -63,11 +59,10 @@ describe('the rollout gate', () => {
     });
     expect(gate.pass(at('1.1.0'), running).told).toBeUndefined();
     expect(gate.pass(at('1.2.0'), running).told).toMatchObject({ version: '1.2.0' });
-    expect(new KymaRolloutGate(true, false).pass(at('1.1.0'), running).told).toBeUndefined();
   });
 
   it('resolves an admitted module alone, tells the rollout at once when the module runs the version, and answers for a module it does not follow', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     expect(gate.admit(admission, undefined, mod('1.0.0'), undefined)).toBeUndefined();
     expect(gate.admittedPending).toBe(false);
     expect(gate.admit(admission, true, mod('1.0.0'), report('1.0.0', 'Ready'))).toBeUndefined();
@@ -95,7 +90,7 @@ describe('the rollout gate', () => {
   });
 
   it('tells the rollout each state at the admitted version once: Ready when it runs, an Error while the upgrade is installed', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     gate.admit(admission, true, mod('1.0.0'), undefined);
     expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Ready'))).toBeUndefined();
     expect(gate.tell('greeter', mod('1.1.0'), report('1.1.0', 'Processing'))).toBeUndefined();
@@ -111,7 +106,7 @@ describe('the rollout gate', () => {
   });
 
   it('counts an admitted upgrade held for its maintenance window as done for the rollout, once', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     expect(gate.deferred('greeter', '1.1.0')).toBeUndefined();
     gate.admit(admission, true, mod('1.0.0'), undefined);
     expect(gate.deferred('greeter', '1.1.0')).toEqual({
@@ -124,7 +119,7 @@ describe('the rollout gate', () => {
   });
 
   it('starts a rollout that cannot be found once per version, only for the version the module waits for', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     expect(gate.missing('greeter', 'regular', '1.1.0')).toEqual([]);
     gate.pass(at('1.1.0'), mod('1.0.0'));
     const started = gate.missing('greeter', 'regular', '1.1.0');
@@ -138,7 +133,7 @@ describe('the rollout gate', () => {
   });
 
   it('keeps the news of an aborted rollout while the module waits for that version, and drops it for the next one', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     const ended = { ...admission, message: 'aborted: canary broke' };
     gate.ended(ended);
     gate.pass(at('1.1.0'), mod('1.0.0'));
@@ -148,7 +143,7 @@ describe('the rollout gate', () => {
   });
 
   it('tells the rollout of a module that went before it heard anything that it was skipped, and forgets the module', () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     gate.admit(admission, true, mod('1.0.0'), undefined);
     expect(gate.removed('greeter')).toMatchObject({
       kind: 'rolloutReport',
@@ -160,7 +155,7 @@ describe('the rollout gate', () => {
   });
 
   it("carries admissions and aborted rollouts across continue-as-new, without the passing admission's control-plane versions", () => {
-    const gate = new KymaRolloutGate(true, true);
+    const gate = new KymaRolloutGate();
     gate.admit({ ...admission, seen: { ModuleReleaseMeta: '42' } }, undefined, undefined, undefined);
     gate.ended({ ...admission, message: 'aborted' });
     const carried = gate.carry();
@@ -168,7 +163,7 @@ describe('the rollout gate', () => {
       admitted: { greeter: admission },
       rolloutEnded: { greeter: { ...admission, message: 'aborted' } },
     });
-    const next = new KymaRolloutGate(true, true, carried);
+    const next = new KymaRolloutGate(carried);
     expect(next.pass(at('1.1.0'), mod('1.0.0')).resolution).toEqual(at('1.1.0'));
     expect(next.rolloutEnded).toEqual(carried.rolloutEnded);
   });

@@ -28,7 +28,7 @@ const down = { reason: 'TargetClusterUnreachable' as const, message: 'the cluste
 
 /** A runtime side synced once with a runtime Kyma that lists `modules`. */
 function synced(...modules: string[]): KymaRuntimeSide {
-  const rt = new KymaRuntimeSide(true);
+  const rt = new KymaRuntimeSide();
   const s = snapshot([spec('greeter')]);
   rt.sync(s);
   rt.synced({ kind: 'synced', spec: rspec('fast', ...modules), created: false }, s);
@@ -40,7 +40,7 @@ describe('the runtime side of a Kyma', () => {
     "makes the runtime Kyma's spec the modules the Kyma follows, keeping the control plane's " +
       "mandatory ones, and syncs a new runtime's catalog in full",
     () => {
-      const rt = new KymaRuntimeSide(true);
+      const rt = new KymaRuntimeSide();
       const s = snapshot([spec('greeter'), spec('base', { mandatory: true })]);
       expect(rt.sync(s)).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
       const out = rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: true }, s);
@@ -89,7 +89,7 @@ describe('the runtime side of a Kyma', () => {
   });
 
   it("tells of a runtime Kyma that belongs to another Kyma once, and leaves the control plane's spec to the modules", () => {
-    const rt = new KymaRuntimeSide(true);
+    const rt = new KymaRuntimeSide();
     const s = snapshot([spec('greeter')]);
     const taken = { kind: 'taken' as const, owner: 'kcp/other' };
     const first = rt.synced(taken, s);
@@ -146,22 +146,16 @@ describe('the runtime side of a Kyma', () => {
     expect(rt.mirror({ state: 'Deleting' })).toBeUndefined();
   });
 
-  it('has no condition, mirror or clean-up in runs recorded before it, nor a condition for a Kyma that never had a runtime', () => {
-    const old = new KymaRuntimeSide(false, { mode: 'synced' });
-    expect([old.condition(true), old.mirror({ state: 'Ready' }), old.cleanup(1)]).toEqual([
-      undefined,
-      undefined,
-      undefined,
-    ]);
-    expect(new KymaRuntimeSide(true).condition(false)).toBeUndefined();
+  it('has no condition for a Kyma that never had a runtime', () => {
+    expect(new KymaRuntimeSide().condition(false)).toBeUndefined();
   });
 
   it('takes what a continue-as-new carried, syncing the catalog when the carried state says nothing of it', () => {
-    expect(new KymaRuntimeSide(true, { mode: 'synced', known: rspec('fast') }).state).toEqual({
+    expect(new KymaRuntimeSide({ mode: 'synced', known: rspec('fast') }).state).toEqual({
       mode: 'synced',
       known: rspec('fast'),
       catalog: 'changed',
     });
-    expect(new KymaRuntimeSide(true).state).toEqual({ catalog: 'full' });
+    expect(new KymaRuntimeSide().state).toEqual({ catalog: 'full' });
   });
 });

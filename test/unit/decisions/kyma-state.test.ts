@@ -62,7 +62,7 @@ const status = (t: KymaStep[]) =>
 const dispatch = (t: KymaStep[]) => t.find((s): s is Extract<KymaStep, { kind: 'dispatch' }> => s.kind === 'dispatch');
 
 function running(modules: string[]): KymaState {
-  const st = new KymaState(SETTINGS);
+  const st = new KymaState({ settings: SETTINGS });
   const s = snapshot(modules.map((m) => spec(m)));
   untilWait(st, s);
   for (const m of modules) st.reported(report(m, 'Ready', 'Ready', 'module is ready'));
@@ -72,7 +72,7 @@ function running(modules: string[]): KymaState {
 
 describe('KymaState: a Kyma and its modules', () => {
   it('adds the finalizer, resolves, starts the modules, writes Processing and waits on the drift timer', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter'), spec('counter')], { finalized: false }));
     expect(kinds(t)).toEqual(['load', 'addFinalizer', 'resolve', 'dispatch', 'writeStatus', 'wait']);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter', 'counter']);
@@ -103,7 +103,10 @@ describe('KymaState: a Kyma and its modules', () => {
     const same = untilWait(st, snapshot([spec('greeter')]));
     expect(kinds(same)).toEqual(['load', 'resolve', 'wait']);
     st.woke(true);
-    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' })]), () => [ok('greeter', '1.1.0')]);
+    // Another channel: no rollout holds a channel switch.
+    const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' })]), () => [
+      { name: 'greeter', module: mod('1.1.0', { channel: 'fast' }) },
+    ]);
     expect(dispatch(t)?.update).toEqual([
       { name: 'greeter', desired: { uid: 'uid-1', module: expect.objectContaining({ version: '1.1.0' }) as unknown } },
     ]);
@@ -118,7 +121,7 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(t[0]).toEqual({ kind: 'load', seen });
     expect(t[1]).toMatchObject({ kind: 'resolve', seen });
     expect(st.carry().seen).toEqual(seen);
-    const next = new KymaState(SETTINGS, st.carry());
+    const next = new KymaState({ settings: SETTINGS, carried: st.carry() });
     next.changed();
     expect(next.next()).toEqual({ kind: 'load', seen });
   });
@@ -165,7 +168,7 @@ describe('KymaState: a Kyma and its modules', () => {
   });
 
   it('names at most ten modules that are not ready in its condition, and says how many more: a Kyma of hundreds stays writable', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const names = Array.from({ length: 300 }, (_, i) => `m${String(i).padStart(3, '0')}`);
     const failure = (name: string): Resolution => ({
       name,
@@ -184,44 +187,38 @@ describe('KymaState: a Kyma and its modules', () => {
     expect(write.searchAttributes.modules.length + write.searchAttributes.omitted).toBe(300);
   });
 
-  it('starts a module workflow the server ended again (in the removal it was in), says so once per run, and on a Workflow condition', () => {
-    const st = new KymaState(SETTINGS, undefined, false, false, true);
-    untilWait(st, snapshot([spec('greeter'), spec('counter')]));
-    st.changed();
-    untilWait(st, snapshot([spec('counter')]));
+  it('says once per run that a run of its workflow ended, in an Event and a Workflow condition', () => {
+    const st = new KymaState({ settings: SETTINGS });
+    untilWait(st, snapshot([spec('greeter')]));
     const ended = {
-      workflowId: 'kyma/kcp/k1/module/greeter',
+      workflowId: 'kyma/kcp/k1',
       runId: 'r1',
-      module: 'greeter',
       status: 'Terminated',
       at: '2026-11-25T10:00:00Z',
       reason: 'by hand',
     };
     st.workflowEnded(ended);
     const t = untilWait(st, null);
-    expect(t.filter((s) => s.kind === 'restartModule')).toEqual([
-      { kind: 'restartModule', module: expect.objectContaining({ name: 'greeter' }) as unknown, after: 'remove' },
-    ]);
     expect(t.find((s) => s.kind === 'event')).toMatchObject({
       event: {
         type: 'Warning',
         reason: 'WorkflowEnded',
         message:
-          'the workflow of module greeter (kyma/kcp/k1/module/greeter) was terminated at 2026-11-25T10:00:00Z: by hand; it is started again',
+          "a run of this Kyma's workflow (r1) was terminated at 2026-11-25T10:00:00Z: by hand; this run took over",
       },
     });
     expect(status(t)?.conditions).toContainEqual({
       type: 'Workflow',
       status: 'True',
       reason: 'Restarted',
-      message: expect.stringMatching(/^the workflow of module greeter/) as unknown,
+      message: expect.stringMatching(/^a run of this Kyma's workflow \(r1\)/) as unknown,
     });
     st.workflowEnded(ended);
-    expect(untilWait(st, null).filter((s) => s.kind === 'restartModule' || s.kind === 'event')).toEqual([]);
+    expect(untilWait(st, null).filter((s) => s.kind === 'event')).toEqual([]);
   });
 
   it("records the news of its own predecessor's end once it knows the Kyma's uid", () => {
-    const st = new KymaState(SETTINGS, undefined, false, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     st.workflowEnded({
       workflowId: 'kyma/kcp/k1',
       runId: 'r0',
@@ -269,7 +266,7 @@ describe('KymaState: a Kyma and its modules', () => {
   });
 
   it('shows a module that cannot be resolved, and keeps the others going', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const failure: Resolution = {
       name: 'nosuch',
       channel: 'regular',
@@ -287,7 +284,7 @@ describe('KymaState: a Kyma and its modules', () => {
   });
 
   it('claims no installed version for a module never installed: one that cannot be resolved, one not reported yet', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const missing: Resolution = {
       name: 'greeter',
       channel: 'fast',
@@ -335,7 +332,7 @@ describe('KymaState: a Kyma and its modules', () => {
         message: 'module "greeter": ModuleTemplate kcp/greeter-1.0.0 is beta: not available to this Kyma',
       },
     };
-    const fresh = new KymaState(SETTINGS);
+    const fresh = new KymaState({ settings: SETTINGS });
     const first = untilWait(fresh, snapshot([spec('greeter')]), () => [hidden]);
     expect(dispatch(first)).toBeUndefined();
     // Nothing of it was installed: no version, as upstream.
@@ -373,7 +370,8 @@ describe('KymaState: a Kyma and its modules', () => {
     const window = { begin: 10_000, end: 20_000 };
     const upgrade: Resolution = {
       name: 'greeter',
-      module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
+      // A version pin: no rollout holds it, the maintenance window does.
+      module: mod('1.1.0', { channel: '', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
       downtime: { window },
     };
     st.changed();
@@ -399,7 +397,8 @@ describe('KymaState: a Kyma and its modules', () => {
     const st = running(['greeter']);
     const upgrade: Resolution = {
       name: 'greeter',
-      module: mod('1.1.0', { name: 'greeter', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
+      // A version pin: no rollout holds it, the maintenance window does.
+      module: mod('1.1.0', { channel: '', template: { name: 'greeter-1.1.0', namespace: 'kcp', generation: 1 } }),
       downtime: { problem: 'ConfigMap kcp/policy key policy.json: not JSON' },
     };
     st.changed();
@@ -477,7 +476,7 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
     st.changed();
     const recreated = snapshot([spec('greeter')], { uid: 'uid-2' });
     expect(kinds(untilWait(st, recreated))).toEqual(['load', 'restart']);
-    const next = new KymaState(SETTINGS, st.carryToRecreated());
+    const next = new KymaState({ settings: SETTINGS, carried: st.carryToRecreated() });
     const t = untilWait(next, recreated);
     expect(dispatch(t)).toMatchObject({
       start: [],
@@ -487,7 +486,7 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
   });
 
   it('ends the modules and lets the Kyma go when its target Secret is gone at deletion', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')], { remote: true }));
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter')], { remote: false, deleting: true }));
@@ -495,7 +494,7 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
   });
 
   it('refuses a Kyma whose name cannot be a label value with a status, no finalizer and no modules', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const invalid = kymaNameProblem('k'.repeat(64))!;
     const t = untilWait(st, snapshot([spec('greeter')], { finalized: false, invalid }));
     expect(kinds(t)).toEqual(['load', 'writeStatus', 'wait']);
@@ -515,7 +514,7 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
 
   it('carries what it knows across a continue-as-new and does not re-tell unchanged modules', () => {
     const before = running(['greeter']);
-    const st = new KymaState(SETTINGS, before.carry());
+    const st = new KymaState({ settings: SETTINGS, carried: before.carry() });
     const t = untilWait(st, snapshot([spec('greeter')]));
     expect(dispatch(t)).toBeUndefined();
     expect(status(t)?.state).toBe('Ready');
@@ -552,7 +551,7 @@ describe('KymaState: mandatory modules', () => {
       s.modules.map((m) => okOn(m.name, m.channel ?? 'regular', versions[m.name]));
 
   it('installs a mandatory module without an entry in the status, and its Error does not sway the state', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
     expect(dispatch(t)?.start.map((m) => [m.name, m.mandatory ?? false])).toEqual([
       ['greeter', false],
@@ -565,7 +564,7 @@ describe('KymaState: mandatory modules', () => {
   });
 
   it('tells by one Warning Event, not by the status, that a mandatory module cannot be resolved', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const missing = (s: KymaSnapshot): Resolution[] =>
       s.modules.map((m) =>
         m.mandatory
@@ -588,7 +587,7 @@ describe('KymaState: mandatory modules', () => {
   });
 
   it('removes a module that stops being mandatory, without showing it as Deleting', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter'), logging]), resolveAll());
     st.reported(report('greeter', 'Ready', 'Ready', 'module is ready'));
     st.reported(report('logging', 'Ready', 'Ready', 'module is ready'));
@@ -599,7 +598,7 @@ describe('KymaState: mandatory modules', () => {
   });
 
   it('moves a mandatory module to a new version only when the rollout of the channel "mandatory" admits it', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     const snap = snapshot([logging]);
     untilWait(st, snap, resolveAll());
     st.reported({
@@ -628,7 +627,7 @@ describe('KymaState: a template whose spec.moduleName names another module', () 
     (dispatch(t)?.events ?? []).filter((e) => e.reason === 'ModuleNameMismatch').map((e) => [e.type, e.message]);
 
   it('installs it all the same and says so by one Warning Event per template generation, also across continue-as-new', () => {
-    const st = new KymaState(SETTINGS);
+    const st = new KymaState({ settings: SETTINGS });
     const s = snapshot([spec('twin')]);
     const t = untilWait(st, s, () => [twin(1)]);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['twin']);
@@ -645,7 +644,7 @@ describe('KymaState: a template whose spec.moduleName names another module', () 
     st.changed();
     const next = untilWait(st, s, () => [twin(2)]);
     expect(warnings(next)).toEqual([['Warning', expect.stringContaining('(generation 2)') as unknown]]);
-    const resumed = new KymaState(SETTINGS, st.carry());
+    const resumed = new KymaState({ settings: SETTINGS, carried: st.carry() });
     expect(warnings(untilWait(resumed, s, () => [twin(2)]))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The module workflow's decisions, driven step by step without Temporal: each test answers the
+// A module's decisions, driven step by step without Temporal: each test answers the
 // steps ModuleState asks for and checks what it asks for next.
 import { describe, expect, it } from 'vitest';
 import type { Blockers } from '../../../src/contract/module';
@@ -21,43 +21,47 @@ interface Answers {
   now?: number;
 }
 
-/** Answers steps until the state asks to wait or finish; returns every step it asked for. */
+/**
+ * Answers steps until the state asks to wait or finish, as the Kyma's workflow does (`done`); an
+ * install checks readiness itself (its check answers from `readiness` first). Returns every step
+ * it asked for.
+ */
 function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
   const trace: ModuleStep[] = [];
+  const now = a.now ?? 0;
+  const readiness = () => a.readiness?.shift() ?? READY;
   for (let i = 0; i < 50; i++) {
     const step = st.next();
     trace.push(step);
     if (a.fail?.kind === step.kind) {
-      st.cleanupFailed(a.fail.failure);
+      st.done({ kind: step.kind as 'findBlockers', failure: a.fail.failure }, now);
       continue;
     }
     switch (step.kind) {
       case 'install': {
         const failed = a.install?.shift();
-        if (failed) st.installFailed(failed);
-        else st.installedModule(step.module, installResult(step.module.version));
+        if (failed) st.done({ kind: 'install', failure: failed }, now);
+        else st.done({ kind: 'install', value: { ...installResult(step.module.version), check: readiness() } }, now);
         break;
       }
       case 'checkReadiness':
-        st.observed(a.readiness?.shift() ?? READY, a.now ?? 0);
+        st.done({ kind: 'checkReadiness', value: readiness() }, now);
         break;
       case 'checkPaused':
-        st.pausedIs(a.paused ?? false);
+        st.done({ kind: 'checkPaused', value: a.paused ?? false }, now);
         break;
       case 'findBlockers':
-        st.blockers(a.blockers?.shift() ?? NO_BLOCKERS);
+        st.done({ kind: 'findBlockers', value: a.blockers?.shift() ?? NO_BLOCKERS }, now);
         break;
       case 'deleteDefaultCr':
-        st.defaultCrDeleted(a.finalizers?.length ? a.finalizers.shift()! : null);
+        st.done({ kind: 'deleteDefaultCr', value: a.finalizers?.length ? a.finalizers.shift()! : null }, now);
         break;
       case 'deleteObjects':
-        st.objectsDeleted(a.objectsDone?.shift() ?? true);
+        st.done({ kind: 'deleteObjects', value: a.objectsDone?.shift() ?? true }, now);
         break;
       case 'releaseObjects':
-        st.objectsReleased();
-        break;
       case 'deleteManifest':
-        st.manifestDeleted();
+        st.done({ kind: step.kind }, now);
         break;
       case 'wait':
       case 'finish':
@@ -85,8 +89,8 @@ describe('ModuleState: install and follow', () => {
   it('installs a new module, checks it, publishes Ready and waits on the drift timer', () => {
     const st = new ModuleState(moduleInput());
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
-    const publish = t[2] as Extract<ModuleStep, { kind: 'publish' }>;
+    expect(kinds(t)).toEqual(['install', 'publish:Ready', 'wait']);
+    const publish = t[1] as Extract<ModuleStep, { kind: 'publish' }>;
     expect(publish.report.status).toMatchObject({
       name: 'greeter',
       version: '1.0.0',
@@ -193,7 +197,7 @@ describe('ModuleState: install and follow', () => {
   it('re-applies on the drift timer', () => {
     const st = installed();
     st.woke(true);
-    expect(kinds(untilWait(st))).toEqual(['install', 'checkReadiness', 'wait']);
+    expect(kinds(untilWait(st))).toEqual(['install', 'wait']);
   });
 
   it('upgrades: says so, installs with the previous rendering to prune, then publishes the new version', () => {
@@ -202,14 +206,7 @@ describe('ModuleState: install and follow', () => {
     expect(st.awake()).toBe(true);
     st.woke(false);
     const t = untilWait(st);
-    expect(kinds(t)).toEqual([
-      'publish:Upgrading',
-      'event:ModuleUpgrading',
-      'install',
-      'checkReadiness',
-      'publish:Ready',
-      'wait',
-    ]);
+    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'publish:Ready', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
       version: '1.0.0',
       state: 'Processing',
@@ -220,32 +217,20 @@ describe('ModuleState: install and follow', () => {
       module: { version: '1.1.0' },
       previous: { digest: 'sha256:rendered-1.0.0' },
     });
-    expect((t[4] as Extract<ModuleStep, { kind: 'publish' }>).report.status.version).toBe('1.1.0');
+    expect((t[3] as Extract<ModuleStep, { kind: 'publish' }>).report.status.version).toBe('1.1.0');
   });
 
-  it('names its state and version for visibility queries only when they change, and answers the status query', () => {
+  it('answers the status query with the report it published last', () => {
     const st = new ModuleState(moduleInput());
     expect(st.current()).toBeUndefined();
-    const announced = (t: ModuleStep[]) => t.flatMap((s) => (s.kind === 'publish' ? [s.searchAttributes ?? null] : []));
-    expect(announced(untilWait(st))).toEqual([{ state: 'Ready', version: '1.0.0' }]);
+    untilWait(st);
     expect(st.current()?.status).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready' });
-    // Another message in the same state: published, not announced again.
-    st.poke();
-    st.woke(false);
-    expect(announced(untilWait(st, { readiness: [{ reason: 'Ready', message: 'ready, differently' }] }))).toEqual([
-      null,
-    ]);
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
     st.woke(false);
-    expect(announced(untilWait(st))).toEqual([
-      { state: 'Processing', version: '1.0.0' },
-      { state: 'Ready', version: '1.1.0' },
-    ]);
+    untilWait(st);
     st.poke();
     st.woke(false);
-    expect(
-      announced(untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] })),
-    ).toEqual([{ state: 'Error', version: '1.1.0' }]);
+    untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] });
     expect(st.current()).toMatchObject({ reason: 'ResourceError', status: { state: 'Error', version: '1.1.0' } });
   });
 
@@ -257,8 +242,8 @@ describe('ModuleState: install and follow', () => {
     });
     st.woke(false);
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
-    expect((t[2] as Extract<ModuleStep, { kind: 'publish' }>).report.status.template?.metadata?.generation).toBe(2);
+    expect(kinds(t)).toEqual(['install', 'publish:Ready', 'wait']);
+    expect((t[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status.template?.metadata?.generation).toBe(2);
   });
 
   it('refuses a downgrade and keeps the installed version', () => {
@@ -284,22 +269,14 @@ describe('ModuleState: install and follow', () => {
       expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual([
         'checkReadiness',
         'install',
-        'checkReadiness',
         `publish:${reason}`,
         'wait',
       ]);
     },
   );
 
-  it('claims no installed version while no install has succeeded (as runs recorded before did); its search attributes name the version being installed', () => {
-    const before = new ModuleState(moduleInput());
-    const old = untilWait(before, {
-      install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }],
-    });
-    expect(
-      old.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!.report.status,
-    ).toMatchObject({ version: '1.0.0' });
-    const st = new ModuleState(moduleInput(), SETTINGS, true);
+  it('claims no installed version while no install has succeeded', () => {
+    const st = new ModuleState(moduleInput());
     const t = untilWait(st, { install: [{ reason: 'BlobNotFound', message: 'the registry does not have the layer' }] });
     const published = t.find((s): s is Extract<ModuleStep, { kind: 'publish' }> => s.kind === 'publish')!;
     expect(published.report.status).toMatchObject({
@@ -308,7 +285,6 @@ describe('ModuleState: install and follow', () => {
       message: 'the registry does not have the layer',
     });
     expect(published.report.status).not.toHaveProperty('version');
-    expect(published.searchAttributes).toEqual({ state: 'Error', version: '1.0.0' });
     // The retry installs it: now it has a version.
     st.woke(false);
     untilWait(st);
@@ -356,7 +332,7 @@ describe('ModuleState: failures and timeouts', () => {
     expect(delays).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
     st.woke(false);
     const ok = untilWait(st);
-    expect(kinds(ok)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect(kinds(ok)).toEqual(['install', 'publish:Ready', 'wait']);
     expect(last(ok)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
 
@@ -369,7 +345,8 @@ describe('ModuleState: failures and timeouts', () => {
     st.poke();
     st.woke(false);
     const waiting = untilWait(st, { readiness: [unavailable], now: 1000 });
-    expect(last(waiting)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
+    // A closer look (its pods) after a minute, well before the timeout.
+    expect(last(waiting)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false);
     const timedOut = untilWait(st, { readiness: [unavailable], now: 1000 + SETTINGS.managerAvailableTimeoutMs });
     expect(kinds(timedOut)).toEqual([
@@ -378,7 +355,8 @@ describe('ModuleState: failures and timeouts', () => {
       'publish:ManagerNotAvailableTimeout',
       'wait',
     ]);
-    expect(last(timedOut)).not.toHaveProperty('deadlineMs');
+    // Still looked at on the backoff: as long again as it has taken, at most 5 minutes.
+    expect(last(timedOut)).toMatchObject({ deadlineMs: 300_000 });
     st.poke();
     st.woke(false);
     expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual([
@@ -391,15 +369,14 @@ describe('ModuleState: failures and timeouts', () => {
   });
 
   it('looks at a manager that does not roll out again on a backoff, reading its pods, and shows their trouble as Error before the timeout', () => {
-    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const st = new ModuleState(moduleInput());
     const rolling: Readiness = {
       reason: 'ManagerNotAvailable',
       message:
         'waiting for the rollout of manager Deployment k1-system/greeter-manager (1 of 1 replicas updated, 1 old replica still running)',
     };
     const first = untilWait(st, { readiness: [rolling], now: 0 });
-    expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerNotAvailable', 'wait']);
-    expect(first.find((s) => s.kind === 'checkReadiness')).not.toHaveProperty('inspectPods');
+    expect(kinds(first)).toEqual(['install', 'publish:ManagerNotAvailable', 'wait']);
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
     const failing: Readiness = {
@@ -435,7 +412,7 @@ describe('ModuleState: failures and timeouts', () => {
   });
 
   it("reads the manager afresh when it looks closer: the watch tells of a rollout's start and end, not each step", () => {
-    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const st = new ModuleState(moduleInput());
     expect(st.next().kind).toBe('install');
     st.installedModule(mod(), { ...installResult('1.0.0'), managerVersion: '5' });
     untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 0 });
@@ -462,19 +439,18 @@ describe('ModuleState: failures and timeouts', () => {
   });
 
   it('re-applies a manager that is missing after its apply on the backoff, then turns Error once the timeout passed', () => {
-    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const st = new ModuleState(moduleInput());
     const missing: Readiness = {
       reason: 'ManagerMissing',
       message: 'manager Deployment k1-system/greeter-manager does not exist',
     };
     const first = untilWait(st, { readiness: [missing], now: 0 });
-    expect(kinds(first)).toEqual(['install', 'checkReadiness', 'publish:ManagerMissing', 'wait']);
+    expect(kinds(first)).toEqual(['install', 'publish:ManagerMissing', 'wait']);
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
     st.woke(false, true);
     expect(kinds(untilWait(st, { readiness: [missing, missing], now: 60_000 }))).toEqual([
       'checkReadiness',
       'install',
-      'checkReadiness',
       'wait',
     ]);
     st.woke(false, true);
@@ -495,18 +471,8 @@ describe('ModuleState: failures and timeouts', () => {
     });
   });
 
-  it('without the rollout patch (runs recorded before it) keeps the old timer and never reads pods', () => {
-    const st = new ModuleState(moduleInput());
-    const t = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 0 });
-    expect(last(t)).toMatchObject({ deadlineMs: SETTINGS.managerAvailableTimeoutMs });
-    st.woke(false, true);
-    expect(
-      untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'm' }], now: 1000 })[0],
-    ).not.toHaveProperty('inspectPods');
-  });
-
   it('re-applies a manager deleted by hand at once, however long it had been unavailable before', () => {
-    const st = new ModuleState(moduleInput(), SETTINGS, true);
+    const st = new ModuleState(moduleInput());
     const crashing: Readiness = {
       reason: 'ManagerPodsFailing',
       message: 'pod p container manager is CrashLoopBackOff',
@@ -521,26 +487,6 @@ describe('ModuleState: failures and timeouts', () => {
       now: 2 * SETTINGS.managerAvailableTimeoutMs + 1000,
     });
     expect(kinds(t).slice(0, 2)).toEqual(['checkReadiness', 'install']);
-  });
-
-  it('a run started again in the middle of a removal installs first (learning its objects), then removes them in order', () => {
-    const st = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
-    const t = untilWait(st);
-    expect(kinds(t)).toEqual([
-      'install',
-      'findBlockers',
-      'deleteDefaultCr',
-      'publish:DeletingObjects',
-      'event:DeletingObjects',
-      'deleteObjects',
-      'deleteManifest',
-      'event:ModuleRemoved',
-      'finish',
-    ]);
-    // Wanted again before it installed: it stays.
-    const wanted = new ModuleState(moduleInput({ after: 'remove' }), SETTINGS, true);
-    wanted.want({ uid: 'uid-1', module: mod() });
-    expect(kinds(untilWait(wanted))).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
   });
 
   it('records a CRD that never became Established as a DependencyTimeout Event too', () => {
@@ -681,14 +627,7 @@ describe('ModuleState: removal', () => {
     st.woke(false);
     const t = untilWait(st);
     expect(st.mode).toBe('run');
-    expect(kinds(t)).toEqual([
-      'publish:Upgrading',
-      'event:ModuleUpgrading',
-      'install',
-      'checkReadiness',
-      'publish:Ready',
-      'wait',
-    ]);
+    expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'publish:Ready', 'wait']);
     expect(kinds(t)).not.toContain('deleteDefaultCr');
   });
 
@@ -720,7 +659,7 @@ describe('ModuleState: removal', () => {
     expect(st.next()).toMatchObject({ kind: 'publish', readiness: { reason: 'DeletingObjects' } });
     st.want({ uid: 'uid-1', module: mod() });
     const t = untilWait(st);
-    expect(kinds(t)).toEqual(['install', 'checkReadiness', 'publish:Ready', 'wait']);
+    expect(kinds(t)).toEqual(['install', 'publish:Ready', 'wait']);
   });
 
   it('waits for CRs when it finds itself the last installation only while deleting (a concurrent removal)', () => {

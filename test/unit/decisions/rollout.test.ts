@@ -414,7 +414,7 @@ describe('RolloutState: Kymas that join', () => {
   const policy = { waves: [1], soakMs: 60_000, maxConcurrent: 10, failureBudget: 0 };
 
   it('takes a Kyma that holds the module for the version rolling into the wave under way, or the next one while a wave soaks', () => {
-    const d = driver(policy, ['k0', 'k1'], { joins: true });
+    const d = driver(policy, ['k0', 'k1']);
     d.st.promoted({ version: '1.1.0' });
     d.run();
     expect(d.admitted).toEqual([['k0']]);
@@ -432,7 +432,7 @@ describe('RolloutState: Kymas that join', () => {
   });
 
   it('admits a joiner at once when the version has rolled already, and takes in joiners the plan did not list', () => {
-    const d = driver({ ...policy, soakMs: 0 }, [], { joins: true });
+    const d = driver({ ...policy, soakMs: 0 }, []);
     d.st.waiting({ kyma: 'early', version: '1.1.0' });
     d.st.promoted({ version: '1.1.0' });
     d.run();
@@ -450,7 +450,7 @@ describe('RolloutState: Kymas that join', () => {
   });
 
   it('tells the Kymas not reached, and those that join later, that the rollout was aborted', () => {
-    const d = driver(policy, ['k0', 'k1', 'k2'], { joins: true });
+    const d = driver(policy, ['k0', 'k1', 'k2']);
     d.st.promoted({ version: '1.1.0' });
     d.run();
     d.st.act('abort', { reason: 'canary broke' }, 't');
@@ -470,22 +470,11 @@ describe('RolloutState: Kymas that join', () => {
     expect(d.notified.at(-1)).toMatchObject({ kymas: ['k1'] });
     expect(d.admitted).toEqual([['k0']]);
   });
-
-  it('takes no joiners and tells nobody in runs recorded before joins existed', () => {
-    const d = driver(policy, ['k0', 'k1']);
-    d.st.promoted({ version: '1.1.0' });
-    d.run();
-    d.st.waiting({ kyma: 'late', version: '1.1.0' });
-    d.st.act('abort', { reason: 'x' }, 't');
-    d.run();
-    expect(d.admitted).toEqual([['k0']]);
-    expect(d.notified).toEqual([]);
-  });
 });
 
 describe('RolloutState: continuing as new when its history grows long', () => {
   const kymas = Array.from({ length: 6 }, (_, i) => `k${i}`);
-  const options = { joins: true, continueAsNewAfterEvents: 100 };
+  const options = { continueAsNewAfterEvents: 100 };
   /** A rollout promoted to 1.1.0 that asks for its plan, its history still short. */
   const planning = () => {
     const st = new RolloutState(CHANNEL, undefined, options);
@@ -575,14 +564,9 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     expect(d.st.progress().actions.map((a) => a.action)).toEqual(['pause', 'resume']);
   });
 
-  it('signals at most a step of Kymas at a time and carries the news of an abort it still owes; runs recorded before signal a step at once', () => {
+  it('signals at most a step of Kymas at a time and carries the news of an abort it still owes', () => {
     const fleet = Array.from({ length: 2 * STEP_KYMAS + 500 }, (_, i) => `k${i}`);
     const policy = { waves: [], soakMs: 0, maxConcurrent: 1_000_000 };
-    const old = driver(policy, fleet, { joins: true });
-    old.st.promoted({ version: '1.1.0' });
-    old.run();
-    expect(old.admitted.map((a) => a.length)).toEqual([fleet.length]);
-
     const d = driver({ waves: [1], soakMs: 0 }, fleet, options);
     d.st.promoted({ version: '1.1.0' });
     d.run();
@@ -648,9 +632,9 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     expect(next.next(0)).toMatchObject({ kind: 'admit', kymas: ['k0', 'late'] });
   });
 
-  it('continues as new when Temporal suggests it, never before its run moved on, and never for its length in runs recorded before', () => {
+  it('continues as new when Temporal suggests it, and never before its run moved on', () => {
     // A threshold below where any run begins: each run still takes its first steps.
-    const eager = new RolloutState(CHANNEL, undefined, { joins: true, continueAsNewAfterEvents: 1 });
+    const eager = new RolloutState(CHANNEL, undefined, { continueAsNewAfterEvents: 1 });
     eager.promoted({ version: '1.1.0' });
     expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'publish' });
     expect(eager.next(0, { events: 3, suggested: true })).toMatchObject({ kind: 'plan' });
@@ -669,11 +653,6 @@ describe('RolloutState: continuing as new when its history grows long', () => {
     fresh.promoted({ version: '1.1.0' });
     fresh.next(0);
     expect(fresh.next(0)).toMatchObject({ kind: 'plan', version: '1.1.0' });
-
-    const old = new RolloutState(CHANNEL, undefined, { joins: true });
-    old.promoted({ version: '1.1.0' });
-    expect(old.next(0, { events: 3, suggested: false })).toMatchObject({ kind: 'publish' });
-    expect(old.next(0, { events: 1_000_000, suggested: true })).toMatchObject({ kind: 'plan' });
   });
 });
 
@@ -733,7 +712,7 @@ describe('KymaState: the rollout gate', () => {
   });
   /** A gated Kyma with greeter Ready at 1.0.0, just admitted to 1.1.0. */
   function admittedAt110(): KymaState {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
@@ -742,7 +721,7 @@ describe('KymaState: the rollout gate', () => {
   }
 
   it('holds an installed module at its version until the rollout admits the new one, then resolves that module alone and reports back', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     st.reported(ready('counter', '1.0.0'));
@@ -797,7 +776,7 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it("resolves an admitted module with the promotion's versions, and tells the rollout when the module goes before it is Ready", () => {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.admit({
       module: 'greeter',
@@ -840,7 +819,7 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it('drops an admission it cannot resolve now (the Kyma is being deleted) instead of waking again and again', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.admit({ module: 'greeter', channel: 'regular', version: '1.1.0' });
     st.loaded({ ...snap, deleting: true });
@@ -848,18 +827,14 @@ describe('KymaState: the rollout gate', () => {
     expect(st.awake()).toBe(false);
   });
 
-  it('does not hold first installs, nor runs recorded before rollouts existed', () => {
-    const gated = new KymaState(SETTINGS, undefined, true);
+  it('does not hold first installs', () => {
+    const gated = new KymaState({ settings: SETTINGS });
     const first = drive(gated, { greeter: '1.1.0', counter: '1.0.0' });
     expect(first.some((s) => s.kind === 'dispatch' && s.start.length === 2)).toBe(true);
-    const old = new KymaState(SETTINGS);
-    drive(old, { greeter: '1.0.0', counter: '1.0.0' });
-    old.changed();
-    expect(updates(drive(old, { greeter: '1.1.0', counter: '1.0.0' }))).toEqual(['greeter@1.1.0']);
   });
 
   it('tells the rollout once when a hold begins, and says what it runs and why when that rollout was aborted', () => {
-    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     st.changed();
@@ -892,7 +867,7 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it('starts the rollout when no rollout governs the version (once per version), and stays held until it admits the Kyma', () => {
-    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     st.changed();
@@ -917,7 +892,7 @@ describe('KymaState: the rollout gate', () => {
   });
 
   it('carries the news of an aborted rollout across continue-as-new', () => {
-    const st = new KymaState(SETTINGS, undefined, true, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.reported(ready('greeter', '1.0.0'));
     st.rolloutEnded({
@@ -926,7 +901,7 @@ describe('KymaState: the rollout gate', () => {
       version: '1.1.0',
       message: 'the rollout of 1.1.0 on channel regular was aborted: x',
     });
-    const next = new KymaState(SETTINGS, st.carry(), true, false, true);
+    const next = new KymaState({ settings: SETTINGS, carried: st.carry() });
     next.changed();
     drive(next, { greeter: '1.1.0', counter: '1.0.0' });
     expect(next.status().modules?.find((m) => m.name === 'greeter')?.message).toMatch(
@@ -934,16 +909,8 @@ describe('KymaState: the rollout gate', () => {
     );
   });
 
-  it('does not join a rollout in runs recorded before joins existed', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
-    drive(st, { greeter: '1.0.0', counter: '1.0.0' });
-    st.reported(ready('greeter', '1.0.0'));
-    st.changed();
-    expect(drive(st, { greeter: '1.1.0', counter: '1.0.0' }).filter((s) => s.kind === 'awaitRollout')).toEqual([]);
-  });
-
   it('answers an admission for a module it does not follow at once, so that the rollout need not wait', () => {
-    const st = new KymaState(SETTINGS, undefined, true);
+    const st = new KymaState({ settings: SETTINGS });
     drive(st, { greeter: '1.0.0', counter: '1.0.0' });
     st.admit({ module: 'other', channel: 'regular', version: '2.0.0' });
     expect(drive(st, {}).find((s) => s.kind === 'rolloutReport')).toMatchObject({

@@ -210,7 +210,7 @@ const find = <K extends KymaStep['kind']>(t: KymaStep[], kind: K) =>
 
 describe('KymaState with a runtime', () => {
   it("syncs the runtime Kyma, then its catalog, resolves the runtime's modules and mirrors the status into the runtime", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: true },
     });
@@ -232,7 +232,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("sends the control-plane spec of the last sync, so that only the operator's changes since reach the runtime", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]));
     st.changed();
     const t = untilWait(st, snapshot([spec('greeter'), spec('keda')]), {
@@ -247,7 +247,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("keeps the mandatory modules of the control plane beside the runtime's", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter'), spec('base', { channel: 'mandatory', mandatory: true })]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false },
     });
@@ -256,7 +256,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("goes on with the runtime's last spec when the runtime cannot be reached, and says so in a condition", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false },
     });
@@ -271,7 +271,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("turns the Kyma's state with its Runtime condition when the cluster stops answering, with the reason in its message, and back once it answers", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false },
     });
@@ -300,21 +300,8 @@ describe('KymaState with a runtime', () => {
     expect(find(back, 'writeStatus')?.status.state).toBe('Ready');
   });
 
-  it('leaves the state to the modules in runs recorded before the condition swayed it', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
-    untilWait(st, snapshot([spec('greeter')]), {
-      runtime: { kind: 'synced', spec: rspec('regular', 'greeter'), created: false },
-    });
-    st.reported({ reason: 'Ready', status: { name: 'greeter', version: '1.0.0', state: 'Ready' } });
-    st.changed();
-    untilWait(st, snapshot([spec('greeter')]), {
-      runtime: { failure: { reason: 'TargetClusterUnreachable', message: 'down' } },
-    });
-    expect(st.status().state).toBe('Ready');
-  });
-
   it("stops writing the runtime's status when it cannot be written, until a sync gets through, which writes it again", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]));
     st.runtimeStatusFailed({ reason: 'TargetClusterUnreachable', message: 'the cluster does not answer' });
     st.reported({ reason: 'Ready', status: { name: 'greeter', version: '1.0.0', state: 'Ready' } });
@@ -330,7 +317,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("keeps following the runtime's last spec when the kubeconfig Secret goes, without trying to reach it", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false },
     });
@@ -344,7 +331,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('tries a runtime that could not be synced again after the install backoff, and arms no timer once it answers', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const failed = untilWait(st, snapshot([spec('greeter')]), {
       runtime: { failure: { reason: 'Failed', message: 'storage is (re)initializing' } },
     });
@@ -355,7 +342,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('keeps to its own spec, with a Warning once, when the runtime Kyma belongs to another Kyma', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter')]), { runtime: { kind: 'taken', owner: 'kcp/other' } });
     expect(kinds(t)).toEqual([
       'load',
@@ -374,7 +361,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('syncs the catalog on a catalog signal without loading, and reads what the runtime holds on the drift timer', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([]));
     st.catalogChanged();
     expect(st.awake()).toBe(true);
@@ -385,7 +372,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('shows a catalog that could not be synced in the Runtime condition, and syncs it again on the drift timer', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([]), { catalogFails: true });
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(
       expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }),
@@ -395,7 +382,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('never wakes for the catalog while the Kyma is being deleted (its catalog goes with the clean-up)', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]));
     st.changed();
     untilWait(st, snapshot([spec('greeter')], { deleting: true }));
@@ -407,7 +394,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('syncs the catalog in full on the next load after a failed sync, and counts the syncs that went through', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     expect(find(untilWait(st, snapshot([])), 'syncCatalog')).toMatchObject({ full: true, after: 0 });
     st.catalogChanged();
     untilWait(st, snapshot([]), { catalogFails: true });
@@ -416,7 +403,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("keeps a mandatory module the control-plane Kyma lists when the runtime's users do not list it", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     const base = spec('base', { channel: 'mandatory', mandatory: true });
     const t = untilWait(st, snapshot([spec('base')], { mandatoryModules: [base] }), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false },
@@ -425,7 +412,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it("syncs the catalog again when the Kyma's beta or internal label changes", () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([]));
     st.changed();
     expect(
@@ -434,7 +421,7 @@ describe('KymaState with a runtime', () => {
   });
 
   it('removes the runtime side after the modules when the Kyma is deleted, and waits (showing why) when that fails', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([]));
     st.changed();
     const failed = untilWait(st, snapshot([], { deleting: true }), { cleanFails: true });
@@ -446,23 +433,18 @@ describe('KymaState with a runtime', () => {
     expect(kinds(t)).toEqual(['load', 'cleanRuntime', 'writeStatus', 'event:Deleted', 'removeFinalizer', 'end']);
   });
 
-  it('has no runtime side in runs recorded before it, nor for a Kyma without a kubeconfig Secret', () => {
-    const old = untilWait(new KymaState(SETTINGS), snapshot([spec('greeter')]));
-    expect(kinds(old)).not.toContain('syncRuntime');
-    const local = untilWait(
-      new KymaState(SETTINGS, undefined, false, true),
-      snapshot([spec('greeter')], { remote: false }),
-    );
+  it('has no runtime side for a Kyma without a kubeconfig Secret', () => {
+    const local = untilWait(new KymaState({ settings: SETTINGS }), snapshot([spec('greeter')], { remote: false }));
     expect(kinds(local)).not.toContain('syncRuntime');
     expect(find(local, 'writeStatus')?.status.conditions).toHaveLength(1);
   });
 
   it('carries the runtime side across continue-as-new', () => {
-    const st = new KymaState(SETTINGS, undefined, false, true);
+    const st = new KymaState({ settings: SETTINGS });
     untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: false },
     });
-    const next = new KymaState(SETTINGS, st.carry(), false, true);
+    const next = new KymaState({ settings: SETTINGS, carried: st.carry() });
     const t = untilWait(next, snapshot([spec('greeter')]));
     expect(find(t, 'syncRuntime')).toMatchObject({
       known: rspec('regular', 'counter'),

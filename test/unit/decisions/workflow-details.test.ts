@@ -1,7 +1,7 @@
-// What the Temporal UI shows of Kyma and module workflows.
+// What the Temporal UI shows of a Kyma's workflow.
 import { describe, expect, it } from 'vitest';
 import { fitKeywordList, upsertDue, type SearchAttributeValues } from '../../../src/decisions/search-attribute-values';
-import { kymaDetails, moduleDetails } from '../../../src/decisions/workflow-details';
+import { kymaDetails } from '../../../src/decisions/workflow-details';
 
 describe('workflow details', () => {
   it("shows a Kyma's state, channel, what is wrong, and a row per module", () => {
@@ -38,23 +38,6 @@ describe('workflow details', () => {
     expect(kymaDetails({ state: 'Ready', modules: [] })).not.toContain('|');
   });
 
-  it("shows a module's state with its reason, version and channel", () => {
-    expect(
-      moduleDetails({
-        reason: 'ManagerNotAvailable',
-        status: {
-          name: 'greeter',
-          version: '1.1.0',
-          channel: 'fast',
-          state: 'Processing',
-          message: 'waiting for the manager',
-        },
-      }),
-    ).toBe(
-      '**greeter** (version 1.1.0, channel fast): **Processing** (ManagerNotAvailable)\n\nwaiting for the manager',
-    );
-  });
-
   describe('when a status write upserts the search attributes', () => {
     const values = (over: Partial<SearchAttributeValues> = {}): SearchAttributeValues => ({
       state: 'Processing',
@@ -67,33 +50,27 @@ describe('workflow details', () => {
     });
 
     it('upserts the first values, and a change of state, channel or modules at once', () => {
-      expect(upsertDue(undefined, values(), true)).toBe(true);
-      expect(upsertDue(values(), values({ state: 'Ready' }), true)).toBe(true);
-      expect(upsertDue(values(), values({ channel: 'fast' }), true)).toBe(true);
-      expect(upsertDue(values(), values({ modules: ['greeter'] }), true)).toBe(true);
-      expect(upsertDue(values(), values(), true)).toBe(false);
+      expect(upsertDue(undefined, values())).toBe(true);
+      expect(upsertDue(values(), values({ state: 'Ready' }))).toBe(true);
+      expect(upsertDue(values(), values({ channel: 'fast' }))).toBe(true);
+      expect(upsertDue(values(), values({ modules: ['greeter'] }))).toBe(true);
+      expect(upsertDue(values(), values())).toBe(false);
     });
 
     it('leaves the versions an install reaches on its way for the state the Kyma settles in', () => {
       const installing = values();
-      expect(upsertDue(installing, values({ versions: ['counter@1.0.0'] }), true)).toBe(false);
-      expect(upsertDue(installing, values({ versions: ['counter@1.0.0', 'greeter@1.0.0'] }), true)).toBe(false);
-      expect(
-        upsertDue(installing, values({ state: 'Ready', versions: ['counter@1.0.0', 'greeter@1.0.0'] }), true),
-      ).toBe(true);
+      expect(upsertDue(installing, values({ versions: ['counter@1.0.0'] }))).toBe(false);
+      expect(upsertDue(installing, values({ versions: ['counter@1.0.0', 'greeter@1.0.0'] }))).toBe(false);
+      expect(upsertDue(installing, values({ state: 'Ready', versions: ['counter@1.0.0', 'greeter@1.0.0'] }))).toBe(
+        true,
+      );
     });
 
     it('upserts a settled Kyma whose versions or modules in error change without its state', () => {
       const ready = values({ state: 'Ready', versions: ['greeter@1.0.0'] });
-      expect(upsertDue(ready, values({ state: 'Ready', versions: ['greeter@1.1.0'] }), true)).toBe(true);
+      expect(upsertDue(ready, values({ state: 'Ready', versions: ['greeter@1.1.0'] }))).toBe(true);
       const error = values({ state: 'Error', inError: ['greeter'] });
-      expect(upsertDue(error, values({ state: 'Error', inError: ['greeter', 'counter'] }), true)).toBe(true);
-    });
-
-    it('upserts every change of any value in runs recorded before (their histories hold those upserts)', () => {
-      expect(upsertDue(values(), values({ versions: ['counter@1.0.0'] }), false)).toBe(true);
-      expect(upsertDue(values(), values({ omitted: 1 }), false)).toBe(true);
-      expect(upsertDue(values(), values(), false)).toBe(false);
+      expect(upsertDue(error, values({ state: 'Error', inError: ['greeter', 'counter'] }))).toBe(true);
     });
   });
 });

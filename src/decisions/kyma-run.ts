@@ -1,0 +1,319 @@
+// One run of a Kyma's workflow, without I/O: the Kyma's state (KymaState), its modules'
+// (ModulePool) and what is gathered to write (Outbox), and which of their steps run now. The
+// workflow asks `take(now)` for the work to start, runs each piece (an activity, a local activity,
+// a signal) and hands back how it went (`done`); between, it waits until `dirty`, the drift
+// timer or the alarm (`alarmAt`). The Kyma takes one step at a time; its modules run beside it,
+// a bounded number of activities at once; checks that read no target cluster go together in one
+// local activity; Manifests, status and Events go out together in another.
+import type { KymaStatusInput } from '../api/kyma';
+import type { KymaRef } from '../contract/kyma';
+import type { KymaWrites } from '../contract/kyma-writes';
+import type { Admission, RolloutEnded } from '../contract/rollout';
+import type { ReconcileSettings } from '../contract/settings';
+import type { ModuleChange, WorkflowEnded } from '../contract/signals';
+import type { SeenVersions } from '../contract/seen-versions';
+import type { CarriedKyma } from '../contract/workflow-inputs';
+import { KymaState, type Dispatch } from './kyma-state';
+import type { KymaAction, KymaOutcome, KymaStep } from './kyma-steps';
+import { ModulePool, type StartedAction } from './module-pool';
+import type { ModuleOutcome } from './module-state';
+import { Outbox } from './outbox';
+import type { SearchAttributeValues } from './search-attribute-values';
+
+/** Local module actions gathered into one local activity, at most. */
+export const LOCAL_BATCH = 100;
+
+/** A piece of work the workflow starts. */
+export type Work =
+  | { kind: 'kyma'; action: KymaAction }
+  | { kind: 'module'; started: StartedAction }
+  | { kind: 'modules'; started: StartedAction[] }
+  /** `status`: the Kyma's status step (its details and search attributes follow the write). */
+  | { kind: 'write'; writes: KymaWrites; at: number; status?: { searchAttributes: SearchAttributeValues } };
+
+/** How the run ends: the Kyma is gone for good, or the run continues as new with what it carries. */
+export type Stop = { kind: 'end' } | { kind: 'continueAsNew'; carried: CarriedKyma };
+
+/** What Temporal says of the run's history: its length and whether the server suggests a new run. */
+export interface HistoryInfo {
+  events: number;
+  suggested: boolean;
+}
+
+export interface KymaRunOptions {
+  kyma: KymaRef;
+  settings: ReconcileSettings;
+  carried?: CarriedKyma;
+  /** Module activities under way at once, at most. */
+  maxRunning: number;
+}
+
+type KymaPhase = 'ready' | 'busy' | 'waiting' | 'stopping';
+
+export class KymaRun {
+  /** Something happened since the last `take`: the workflow's loop wakes. */
+  dirty = true;
+  readonly kyma: KymaState;
+  private readonly modules: ModulePool;
+  private readonly outbox = new Outbox();
+  private phase: KymaPhase = 'ready';
+  private kymaWait?: { drift: boolean; wakeAt?: number };
+  private kymaDriftTaken = 0;
+  private driftFirings = 0;
+  private driftArm?: number;
+  private stopping?: Extract<KymaStep, { kind: 'restart' | 'end' }>;
+  /** Local module actions started, not yet sent. */
+  private local: StartedAction[] = [];
+  private localInFlight = false;
+  private writesInFlight = 0;
+
+  constructor(private readonly o: KymaRunOptions) {
+    this.kyma = new KymaState({ settings: o.settings, ...(o.carried ? { carried: o.carried } : {}) });
+    this.modules = new ModulePool({
+      kyma: o.kyma,
+      settings: o.settings,
+      maxRunning: o.maxRunning,
+      outbox: this.outbox,
+      listener: {
+        reported: (r) => this.kyma.reported(r),
+        removed: (name) => this.kyma.removed(name),
+      },
+    });
+    for (const [name, m] of Object.entries(o.carried?.modules ?? {})) this.modules.start(name, m);
+  }
+
+  // ---- news ------------------------------------------------------------------------------
+
+  /** Runs a signal's effect on the states, and wakes the loop. */
+  private news<T>(f: () => T): T {
+    this.dirty = true;
+    return f();
+  }
+
+  changed(seen?: SeenVersions): void {
+    this.news(() => this.kyma.changed(seen));
+  }
+
+  catalogChanged(): void {
+    this.news(() => this.kyma.catalogChanged());
+  }
+
+  admit(a: Admission): void {
+    this.news(() => this.kyma.admit(a));
+  }
+
+  rolloutEnded(n: RolloutEnded): void {
+    this.news(() => this.kyma.rolloutEnded(n));
+  }
+
+  workflowEnded(e: WorkflowEnded): void {
+    this.news(() => this.kyma.workflowEnded(e));
+  }
+
+  modulesChanged(changes: ModuleChange[]): void {
+    this.news(() => {
+      for (const { module, change } of changes) this.modules.poke(module, change);
+    });
+  }
+
+  driftFired(): void {
+    this.news(() => {
+      this.driftFirings++;
+      this.modules.driftFired();
+    });
+  }
+
+  status(): KymaStatusInput {
+    return this.kyma.status();
+  }
+
+  // ---- what to start ---------------------------------------------------------------------
+
+  /** The work to start now (workflow time `now`). */
+  take(now: number): Work[] {
+    this.dirty = false;
+    const work: Work[] = [];
+    // What the modules report may wake the Kyma, and what the Kyma tells them may start modules.
+    do {
+      this.advanceKyma(now, work);
+      for (const started of this.modules.take(now)) {
+        if (started.local) this.local.push(started);
+        else work.push({ kind: 'module', started });
+      }
+    } while (this.kymaWakes(now) || this.modules.hasReady());
+    if (!this.localInFlight && this.local.length) {
+      work.push({ kind: 'modules', started: this.local.splice(0, LOCAL_BATCH) });
+      this.localInFlight = true;
+    }
+    // What modules gathered while the Kyma waits goes out alone (else with its next status).
+    if (this.writesInFlight === 0 && this.outbox.pending() && (this.kymaIdle() || this.phase === 'stopping'))
+      work.push(this.write(now));
+    return work;
+  }
+
+  /** A piece of work ended (at workflow time `now`). */
+  done(w: Work, outcome: KymaOutcome | ModuleOutcome | ModuleOutcome[] | undefined, now: number): void {
+    this.dirty = true;
+    switch (w.kind) {
+      case 'kyma':
+        this.phase = 'ready';
+        this.kyma.done(w.action, outcome as KymaOutcome, now);
+        return;
+      case 'module':
+        this.modules.done(w.started, outcome as ModuleOutcome, now);
+        return;
+      case 'modules': {
+        this.localInFlight = false;
+        const outcomes = outcome as ModuleOutcome[];
+        w.started.forEach((s, i) => this.modules.done(s, outcomes[i]!, now));
+        return;
+      }
+      case 'write':
+        this.writesInFlight--;
+        if (w.status) this.phase = 'ready';
+    }
+  }
+
+  /** The interval to arm the drift timer with, when someone waiting asked since the last call. */
+  takeDriftArm(): number | undefined {
+    const ms = this.driftArm ?? this.modules.takeDriftArm();
+    this.driftArm = undefined;
+    this.modules.takeDriftArm();
+    return ms;
+  }
+
+  /** The earliest time a wait falls due (a module's deadline or retry, a held upgrade's window). */
+  alarmAt(): number | undefined {
+    const kyma = this.phase === 'waiting' ? this.kymaWait?.wakeAt : undefined;
+    const modules = this.modules.nextDueAt();
+    if (kyma === undefined) return modules;
+    return modules === undefined ? kyma : Math.min(kyma, modules);
+  }
+
+  /**
+   * How the run ends, once nothing is under way: the Kyma's end or restart for a re-created
+   * Kyma, or a continue-as-new when its history grew long (`history`), with nothing to do.
+   */
+  stop(history: HistoryInfo): Stop | undefined {
+    if (!this.quiet()) return undefined;
+    if (this.stopping?.kind === 'end') return { kind: 'end' };
+    if (this.stopping?.kind === 'restart') return this.carry(this.kyma.carryToRecreated());
+    const long =
+      history.suggested || (this.o.settings.maxHistoryEvents > 0 && history.events >= this.o.settings.maxHistoryEvents);
+    if (long && this.kymaIdle()) return this.carry(this.kyma.carry());
+    return undefined;
+  }
+
+  // ---- the Kyma's steps --------------------------------------------------------------------
+
+  private advanceKyma(now: number, work: Work[]): void {
+    if (this.phase === 'waiting') this.wakeKyma(now);
+    while (this.phase === 'ready') {
+      const step = this.kyma.next();
+      switch (step.kind) {
+        case 'event':
+          this.outbox.event(step.event);
+          break;
+        case 'dispatch':
+          this.dispatch(step);
+          break;
+        case 'cancelModules':
+          for (const name of step.names) this.modules.drop(name);
+          this.phase = 'busy';
+          work.push({ kind: 'kyma', action: step });
+          break;
+        case 'writeStatus':
+          this.phase = 'busy';
+          work.push(this.write(now, step.status, step.searchAttributes));
+          break;
+        case 'wait':
+          this.phase = 'waiting';
+          this.kymaWait = {
+            drift: step.driftMs !== undefined,
+            ...(step.wakeAt !== undefined ? { wakeAt: step.wakeAt } : {}),
+          };
+          if (step.driftMs !== undefined && this.kymaDriftTaken === this.driftFirings) this.driftArm = step.driftMs;
+          this.wakeKyma(now);
+          break;
+        case 'removeFinalizer':
+          // What is gathered (the Events of the deletion) goes before the Kyma does: local
+          // activities take turns in the order they are started.
+          if (this.outbox.pending()) work.push(this.write(now));
+          this.phase = 'busy';
+          work.push({ kind: 'kyma', action: step });
+          break;
+        case 'restart':
+        case 'end':
+          this.phase = 'stopping';
+          this.stopping = step;
+          break;
+        default:
+          this.phase = 'busy';
+          work.push({ kind: 'kyma', action: step });
+      }
+    }
+  }
+
+  /** Whether the Kyma's wait ends now: on news, the drift timer, or a held upgrade's window opening. */
+  private kymaWakes(now: number): boolean {
+    const w = this.kymaWait;
+    if (this.phase !== 'waiting' || !w) return false;
+    const drifted = w.drift && this.kymaDriftTaken < this.driftFirings;
+    return this.kyma.awake() || drifted || (w.wakeAt !== undefined && w.wakeAt <= now);
+  }
+
+  private wakeKyma(now: number): void {
+    if (!this.kymaWakes(now)) return;
+    const w = this.kymaWait!;
+    const drifted = w.drift && this.kymaDriftTaken < this.driftFirings;
+    const windowOpened = w.wakeAt !== undefined && w.wakeAt <= now;
+    if (drifted) this.kymaDriftTaken = this.driftFirings;
+    this.phase = 'ready';
+    this.kymaWait = undefined;
+    this.kyma.woke(drifted || windowOpened);
+  }
+
+  /** Tells the modules what the Kyma wants of them. */
+  private dispatch(d: Dispatch): void {
+    const uid = this.kyma.uid;
+    for (const module of d.start) {
+      if (this.modules.has(module.name)) this.modules.want(module.name, { uid, module });
+      else this.modules.start(module.name, { uid, module });
+    }
+    for (const u of d.update) this.modules.want(u.name, u.desired);
+    for (const n of d.remove) this.modules.remove(n);
+    for (const n of d.release) this.modules.release(n);
+    for (const e of d.events) this.outbox.event(e);
+  }
+
+  private write(now: number, status?: KymaStatusInput, searchAttributes?: SearchAttributeValues): Work {
+    this.writesInFlight++;
+    return {
+      kind: 'write',
+      writes: this.outbox.take(status),
+      at: now,
+      ...(searchAttributes ? { status: { searchAttributes } } : {}),
+    };
+  }
+
+  /** The Kyma waits with nothing new. */
+  private kymaIdle(): boolean {
+    return this.phase === 'waiting' && !this.kyma.awake();
+  }
+
+  /** Nothing under way, nothing to write, every module waiting. */
+  private quiet(): boolean {
+    return (
+      this.phase !== 'busy' &&
+      this.modules.idle() &&
+      !this.localInFlight &&
+      this.local.length === 0 &&
+      this.writesInFlight === 0 &&
+      !this.outbox.pending()
+    );
+  }
+
+  private carry(kyma: CarriedKyma): Stop {
+    return { kind: 'continueAsNew', carried: { ...kyma, modules: this.modules.carry() } };
+  }
+}
