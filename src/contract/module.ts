@@ -56,6 +56,8 @@ export interface Installed {
   templateGeneration: number;
   fetched: FetchedModule;
   rendered: RenderedRef;
+  /** System namespaces its manifest ships, left alone (`Namespace kube-system`): the module shows a Warning. */
+  leftAlone?: string[];
 }
 
 /** What stands in the way of a module's removal in its cluster. */

@@ -320,7 +320,13 @@ export class ModuleState {
    */
   installedModule(
     module: ResolvedModule,
-    result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck },
+    result: {
+      fetched: FetchedModule;
+      rendered: RenderedRef;
+      managerVersion?: string;
+      check?: ReadinessCheck;
+      leftAlone?: string[];
+    },
     now?: number,
   ): void {
     // Recorded whatever the mode now: a removal must know what is there.
@@ -329,6 +335,7 @@ export class ModuleState {
       templateGeneration: module.template.generation,
       fetched: result.fetched,
       rendered: result.rendered,
+      ...(result.leftAlone?.length ? { leftAlone: result.leftAlone } : {}),
     };
     this.managerApplied = result.managerVersion;
     // Views of other objects than this version's manager and CR are of no use any more.
@@ -375,7 +382,7 @@ export class ModuleState {
     }
     this.inspectAgain = this.truthful && r.reason === 'ManagerPodsFailing';
     const { readiness, recheckInMs } = this.dependencyTimeout(r, now);
-    this.settle(readiness, recheckInMs);
+    this.settle(this.leftAloneWarning(readiness), recheckInMs);
   }
 
   checkFailed(f: Readiness): void {
@@ -437,8 +444,18 @@ export class ModuleState {
    * installations are left because it turned out to be the last one while CRs of its kind
    * remain: the removal then waits for them like any blocked removal.
    */
-  objectsDeleted(done: boolean): void {
-    if (this.mode === 'remove') this.removal = done ? 'manifest' : 'blockers';
+  objectsDeleted(done: boolean, left?: string[]): void {
+    if (this.mode !== 'remove') return;
+    this.removal = done ? 'manifest' : 'blockers';
+    if (left?.length)
+      this.queue.push(
+        event(
+          'Normal',
+          'ObjectsLeftInPlace',
+          `module ${this.desired.name}: ${left.join(', ')} ${left.length > 1 ? 'were' : 'was'} there before the module, ` +
+            `so ${left.length > 1 ? 'they are' : 'it is'} left in place with ${left.length > 1 ? 'their' : 'its'} own labels and annotations`,
+        ),
+      );
   }
 
   objectsReleased(): void {
@@ -624,6 +641,18 @@ export class ModuleState {
       ...seenField(this.seen),
       ...(Object.keys(observed).length ? { observed } : {}),
       ...(inspectPods ? { inspectPods } : {}),
+    };
+  }
+
+  /** A module Ready but for the system namespaces its manifest ships, which were left alone, shows a Warning that names them. */
+  private leftAloneWarning(r: Readiness): Readiness {
+    const left = this.installed?.leftAlone;
+    if (r.reason !== 'Ready' || !left?.length) return r;
+    return {
+      reason: 'SystemNamespaceSkipped',
+      message:
+        `the manifest ships ${left.join(', ')}: system namespaces are left as they are (never labelled or deleted ` +
+        `by the lifecycle manager); the rest of the module is installed and ready`,
     };
   }
 

@@ -154,17 +154,15 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
             }),
           );
           break;
-        case 'deleteObjects':
-          st.objectsDeleted(
-            (
-              await cleanup.deleteModuleObjects({
-                ...on(),
-                rendered: step.rendered,
-                ...(step.cr ? { cr: step.cr } : {}),
-              })
-            ).done,
-          );
+        case 'deleteObjects': {
+          const { done, left } = await cleanup.deleteModuleObjects({
+            ...on(),
+            rendered: step.rendered,
+            ...(step.cr ? { cr: step.cr } : {}),
+          });
+          st.objectsDeleted(done, left);
           break;
+        }
         case 'releaseObjects':
           await cleanup.releaseModuleObjects({
             ...on(),

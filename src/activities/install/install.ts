@@ -17,8 +17,8 @@ import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
-import { renderLayer } from './render';
-import { idOfRef, objectKey } from '../../api/object-id';
+import { loadRendered, renderLayer } from './render';
+import { idOf, idOfRef, objectKey } from '../../api/object-id';
 
 export interface InstallModuleInput {
   kyma: KymaRef;
@@ -38,6 +38,8 @@ export interface InstallResult {
   /** The manager's resourceVersion as applied (views of it from before are stale). */
   managerVersion?: string;
   check?: ReadinessCheck;
+  /** System namespaces the manifest ships, left alone (`Namespace kube-system`). */
+  leftAlone?: string[];
 }
 
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
@@ -74,8 +76,13 @@ export function installActivities(
       );
       heartbeat();
       let managerVersion: string | undefined;
+      let leftAlone: string[] = [];
+      // What an install before applied: known to be ours or recorded as found (./ownership.ts).
+      const known = new Set((previous ? await loadRendered(cache, previous) : []).map((o) => objectKey(idOf(o), true)));
       await onTarget(targets, kyma, async (client) => {
-        const versions = await applier.apply(client, rendered.objects, params, crdTimeoutMs);
+        const applied = await applier.apply(client, rendered.objects, params, crdTimeoutMs, known);
+        const versions = applied.versions;
+        leftAlone = applied.leftAlone;
         const m = rendered.ref.manager;
         managerVersion = m && versions.get(objectKey(idOfRef(m)));
         if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
@@ -87,7 +94,12 @@ export function installActivities(
           await pruneObjects(client, cache, kyma, module.name, previous, rendered);
         }
       });
-      const result = { fetched, rendered: rendered.ref, ...(managerVersion ? { managerVersion } : {}) };
+      const result = {
+        fetched,
+        rendered: rendered.ref,
+        ...(managerVersion ? { managerVersion } : {}),
+        ...(leftAlone.length ? { leftAlone } : {}),
+      };
       if (!check) return result;
       heartbeat();
       // As the workflow's own check would ask it: the manager as rendered, the default CR when this module manages it.

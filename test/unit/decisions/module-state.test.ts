@@ -113,6 +113,23 @@ describe('ModuleState: install and follow', () => {
     expect(kinds(again)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
+  it('shows Warning instead of Ready when its manifest ships a system namespace, which the install left alone', () => {
+    const st = new ModuleState(moduleInput());
+    const step = st.next();
+    expect(step.kind).toBe('install');
+    st.installedModule(mod(), { ...installResult('1.0.0'), leftAlone: ['Namespace kube-system'] });
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['checkReadiness', 'publish:SystemNamespaceSkipped', 'wait']);
+    const publish = t[1] as Extract<ModuleStep, { kind: 'publish' }>;
+    expect(publish.report.status.state).toBe('Warning');
+    expect(publish.report.status.message).toContain('the manifest ships Namespace kube-system');
+    // Not Ready yet: what it is says more.
+    st.poke();
+    st.woke(false);
+    const processing = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'rolling out' }] });
+    expect(kinds(processing)).toContain('publish:ManagerNotAvailable');
+  });
+
   it('sleeps until something happens; a poke re-checks without installing or publishing the same report', () => {
     const st = installed();
     expect(st.awake()).toBe(false);
@@ -759,6 +776,27 @@ describe('ModuleState: removal', () => {
     before.remove();
     const st = new ModuleState(moduleInput({ carried: before.carry() }));
     expect(st.next().kind).toBe('findBlockers');
+  });
+
+  it('says which objects it left in place because they were there before the module', () => {
+    const st = installed();
+    st.remove();
+    st.woke(false);
+    for (let step = st.next(); step.kind !== 'deleteObjects'; step = st.next()) {
+      if (step.kind === 'findBlockers') st.blockers(NO_BLOCKERS);
+      if (step.kind === 'deleteDefaultCr') st.defaultCrDeleted(null);
+    }
+    st.objectsDeleted(true, ['Namespace users']);
+    expect(st.next()).toEqual({
+      kind: 'event',
+      event: {
+        type: 'Normal',
+        reason: 'ObjectsLeftInPlace',
+        message:
+          'module greeter: Namespace users was there before the module, so it is left in place with its own labels and annotations',
+      },
+    });
+    expect(st.next().kind).toBe('deleteManifest');
   });
 });
 
