@@ -9,7 +9,7 @@
 // namespaces are not touched at all.
 import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { idOf } from '../api/object-id';
+import { idOf, objectKey } from '../api/object-id';
 import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
@@ -124,6 +124,17 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
   return done;
 }
 
+/** The objects of several renderings, each once (the first's copy where they overlap). */
+function union(...lists: KubeObject[][]): KubeObject[] {
+  const seen = new Set<string>();
+  return lists.flat().filter((o) => {
+    const key = objectKey(idOf(o), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Deletes what the previous version had and the new one has not. */
 export async function pruneObjects(
   client: KubeClient,
@@ -147,6 +158,8 @@ export interface ModuleObjectsInput {
 export interface DeleteObjectsInput extends ModuleObjectsInput {
   /** The module's CR kind: while CRs of it exist, the objects shared with other installations stay. */
   cr?: DefaultCrRef;
+  /** What a failed install of another version rendered: its objects may be there in part, and go too. */
+  also?: RenderedRef;
 }
 
 /** What deleteModuleObjects did; `left`: objects found there before the module, left in place with their own labels. */
@@ -183,9 +196,9 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
      * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
      * the removal waits for them.
      */
-    async deleteModuleObjects({ kyma, module, rendered, cr }: DeleteObjectsInput): Promise<DeletedObjects> {
+    async deleteModuleObjects({ kyma, module, rendered, cr, also }: DeleteObjectsInput): Promise<DeletedObjects> {
       return await onTarget(targets, kyma, async (client) => {
-        const objects = await loadRendered(cache, rendered);
+        const objects = union(await loadRendered(cache, rendered), also ? await loadRendered(cache, also) : []);
         const result = (d: Deletion, done: boolean): DeletedObjects => ({
           deleted: d.deleted,
           done,

@@ -62,8 +62,11 @@ export type ModuleStep =
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
   /** `keepClusterScoped`: other installations share the cluster, and a default CR of cluster scope is theirs too. */
   | { kind: 'deleteDefaultCr'; cr: DefaultCrRef; keepClusterScoped: boolean }
-  /** `cr`: the module's CR kind, which must have no CRs left before shared objects go. */
-  | { kind: 'deleteObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
+  /**
+   * `cr`: the module's CR kind, which must have no CRs left before shared objects go; `also`: what
+   * a failed install of another version rendered, whose objects go too.
+   */
+  | { kind: 'deleteObjects'; rendered: RenderedRef; cr?: DefaultCrRef; also?: RenderedRef }
   | { kind: 'releaseObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
   | { kind: 'deleteManifest' }
   /** Tell the Kyma workflow the module is gone, and end. */
@@ -109,6 +112,8 @@ export class ModuleState {
   /** The module could not be resolved any more: it shows this; what is installed stays. */
   failure?: Readiness;
   installed?: Installed;
+  /** A version whose install failed after it rendered (its objects may be there in part): a removal deletes them too. */
+  attempted?: Installed;
   mode: Mode;
   paused = false;
   /** Failed cycles in a row (the retry backoff grows with them). */
@@ -161,6 +166,7 @@ export class ModuleState {
     this.uid = input.uid;
     this.desired = input.module;
     this.installed = input.carried?.installed;
+    this.attempted = input.carried?.attempted;
     this.failure = input.carried?.failure;
     this.mode = input.carried?.mode ?? 'run';
     this.paused = input.carried?.paused ?? false;
@@ -337,6 +343,7 @@ export class ModuleState {
       rendered: result.rendered,
       ...(result.leftAlone?.length ? { leftAlone: result.leftAlone } : {}),
     };
+    this.attempted = undefined;
     this.managerApplied = result.managerVersion;
     // Views of other objects than this version's manager and CR are of no use any more.
     const keys = Object.values(this.keys());
@@ -358,8 +365,21 @@ export class ModuleState {
     } else this.queue.push(this.readinessStep(this.installed));
   }
 
-  installFailed(f: Readiness): void {
+  /**
+   * The install failed; `attempt`: what it was installing, once it had rendered it (its objects
+   * may be there in part). Recorded whatever the mode now: a removal must know what may be there.
+   */
+  installFailed(f: Readiness, attempt?: Installed): void {
+    if (attempt) this.attempted = attempt;
     if (this.mode !== 'run') return;
+    if (this.after && attempt) {
+      // What the install may have left is known: the removal or release its predecessor was in goes on.
+      const after = this.after;
+      this.after = undefined;
+      if (after === 'remove') this.remove();
+      else this.releaseObjects();
+      return;
+    }
     this.cycleFailed = 'install';
     this.settle(f);
   }
@@ -414,7 +434,7 @@ export class ModuleState {
       this.removal = this.ownsDefaultCr() ? 'defaultCr' : 'objects';
       return;
     }
-    const cr = this.installed!.fetched.defaultCr!;
+    const cr = this.removalBasis()!.fetched.defaultCr!;
     const more = b.count > b.first.length ? ` and ${b.count - b.first.length} more` : '';
     const message = `deletion blocked by ${b.count} ${cr.kind} resource(s): ${b.first.join(', ')}${more}; delete them to continue`;
     this.publish({ reason: 'DeletionBlocked', message });
@@ -431,7 +451,7 @@ export class ModuleState {
       this.removal = 'objects';
       return;
     }
-    const cr = this.installed!.fetched.defaultCr!;
+    const cr = this.removalBasis()!.fetched.defaultCr!;
     this.publish({
       reason: 'WaitingForResource',
       message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})`,
@@ -501,6 +521,7 @@ export class ModuleState {
       ...seenField(this.seen),
       ...(Object.keys(this.views).length ? { views: this.views } : {}),
       ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
+      ...(this.attempted ? { attempted: this.attempted } : {}),
     };
   }
 
@@ -552,9 +573,23 @@ export class ModuleState {
     this.queue.push(this.readinessStep(this.installed!));
   }
 
+  /**
+   * What a removal goes by: the version installed, else one whose install failed part-way (its
+   * objects may be there all the same).
+   */
+  private removalBasis(): Installed | undefined {
+    return this.installed ?? this.attempted;
+  }
+
+  /** What a failed install of another version than the basis rendered: its objects go with the basis's. */
+  private alsoRendered(): { also?: RenderedRef } {
+    const a = this.attempted;
+    return this.installed && a && a.rendered.digest !== this.installed.rendered.digest ? { also: a.rendered } : {};
+  }
+
   private planRemoval(): void {
     this.markNow();
-    const installed = this.installed;
+    const installed = this.removalBasis();
     const cr = installed?.fetched.defaultCr;
     if (!installed) this.removal = 'manifest';
     else if (!cr && (this.removal === 'blockers' || this.removal === 'defaultCr')) this.removal = 'objects';
@@ -582,7 +617,12 @@ export class ModuleState {
             `module ${this.desired.name}: default resource gone, deleting its objects`,
           ),
         );
-        this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}) });
+        this.queue.push({
+          kind: 'deleteObjects',
+          rendered: installed!.rendered,
+          ...(cr ? { cr } : {}),
+          ...this.alsoRendered(),
+        });
         return;
       case 'manifest':
         this.queue.push({ kind: 'deleteManifest' });
@@ -591,9 +631,10 @@ export class ModuleState {
 
   private planRelease(): void {
     this.markNow();
-    if (this.release === 'objects' && this.installed) {
-      const cr = this.managedCr();
-      this.queue.push({ kind: 'releaseObjects', rendered: this.installed.rendered, ...(cr ? { cr } : {}) });
+    const basis = this.removalBasis();
+    if (this.release === 'objects' && basis) {
+      const cr = managedDefaultCr(this.desired, basis.fetched);
+      this.queue.push({ kind: 'releaseObjects', rendered: basis.rendered, ...(cr ? { cr } : {}) });
       return;
     }
     this.queue.push({ kind: 'deleteManifest' });

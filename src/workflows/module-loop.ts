@@ -10,7 +10,7 @@ import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
 import { checkReadsTarget, type CheckStep, type ModuleState, type ModuleStep } from '../decisions/module-state';
 import { bestEffortActivities, CONTROL_PLANE_RETRY, controlPlaneActivities } from './control-plane';
-import { failureOf } from './failure';
+import { failureOf, installAttemptOf } from './failure';
 import type { KymaOutbox } from './kyma-outbox';
 import type { LocalLane } from './local-lane';
 import { WakeTimer, type LoopTimer } from './wake-timer';
@@ -159,6 +159,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
             ...on(),
             rendered: step.rendered,
             ...(step.cr ? { cr: step.cr } : {}),
+            ...(step.also ? { also: step.also } : {}),
           });
           st.objectsDeleted(done, left);
           break;
@@ -208,7 +209,7 @@ export async function runModuleLoop(st: ModuleState, settings: ReconcileSettings
     } catch (err) {
       // Activity failures become the module's status; anything else is thrown on.
       const failure = failureOf(err);
-      if (step.kind === 'install') st.installFailed(failure);
+      if (step.kind === 'install') st.installFailed(failure, installAttemptOf(err));
       else if (step.kind === 'checkReadiness') st.checkFailed(failure);
       else if (step.kind === 'checkPaused') st.pauseCheckFailed(failure);
       else if (step.kind === 'publish')

@@ -318,7 +318,8 @@ describe('module removal', () => {
 });
 
 describe('Kyma deletion', () => {
-  const klm = useKlm();
+  // A CRD that cannot become Established fails its install soon.
+  const klm = useKlm({ settings: { crdEstablishedTimeoutMs: 8000 } });
 
   it('removes every module, then the finalizer', async () => {
     // Modules of its own: the samples' kinds have CRs of other Kymas on this shared cluster,
@@ -346,6 +347,103 @@ describe('Kyma deletion', () => {
       .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
       .map((e) => (e as { reason?: string }).reason);
     expect(reasons).toEqual(expect.arrayContaining(['ModuleInstalling', 'Deleting', 'ModuleRemoving', 'Deleted']));
+  });
+
+  describe('in the middle of an install, leaves nothing the install applied', () => {
+    const CRD = 'apiextensions.k8s.io/v1';
+    /** A module of its own that also ships a namespace and a ConfigMap in it (`more`: further YAML documents). */
+    async function published(more: string[] = []) {
+      const mod = await testModule(klm());
+      const own = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${mod.name}-own`;
+      const data = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: data\n  namespace: ${mod.name}-own\ndata: {a: b}`;
+      await mod.publish('1.0.0', [own, data, ...more].join('\n---\n'));
+      await mod.channels({ regular: '1.0.0' });
+      return mod;
+    }
+
+    async function deleteKyma(name: string) {
+      await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+      await eventually(
+        'the Kyma to be gone',
+        async () => (await getKyma(klm(), name)) === undefined || undefined,
+        90_000,
+      );
+    }
+
+    /** Object by object: none of what the module's manifest ships, nor its default CR or Manifest, is left (a namespace may still be finalizing). */
+    async function nothingLeft(name: string, mod: TestModule) {
+      const objects: [string, string, string, string?][] = [
+        [CRD, 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`],
+        ['v1', 'Namespace', `${mod.name}-own`],
+        ['v1', 'ConfigMap', 'data', `${mod.name}-own`],
+        ['v1', 'ServiceAccount', `${mod.name}-manager`, `${name}-system`],
+        ['rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`],
+        ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-manager`],
+        ['apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`],
+        [mod.apiVersion, mod.kind, 'default', `${name}-system`],
+        [API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace],
+      ];
+      const left: string[] = [];
+      for (const [apiVersion, kind, n, ns] of objects) {
+        const o = await klm().kube.get(apiVersion, kind, n, ns);
+        if (o && !(kind === 'Namespace' && o.metadata.deletionTimestamp))
+          left.push(`${kind} ${ns ? `${ns}/` : ''}${n}`);
+      }
+      expect(left).toEqual([]);
+    }
+
+    it('before the first apply', async () => {
+      const mod = await published();
+      const name = uniqueName('kyma');
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+      // As soon as its workflow has taken it (the finalizer), before its module's install could apply anything.
+      await eventually('the finalizer', async () => (await getKyma(klm(), name))?.metadata.finalizers?.length);
+      await deleteKyma(name);
+      await nothingLeft(name, mod);
+    });
+
+    it('after an apply that stopped between objects (one of a kind the cluster does not serve)', async () => {
+      const mod = await published(['apiVersion: nothere.example.io/v1\nkind: Nothing\nmetadata:\n  name: x']);
+      const name = uniqueName('kyma');
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+      const failed = await moduleInState(klm(), name, mod.name, 'Error');
+      expect(failed.message).toContain('does not serve Nothing');
+      // The apply got as far as the CRD, the namespaces and the objects before the refused one.
+      expect(await klm().kube.get('v1', 'ConfigMap', 'data', `${mod.name}-own`)).toBeDefined();
+      await deleteKyma(name);
+      await nothingLeft(name, mod);
+    });
+
+    it('while a CRD is being established', async () => {
+      const mod = await published();
+      // A CRD in the module's group that claims its CRD's singular name first: the module's CRD is
+      // not Established while this one is there, and the install times out waiting for it (8 s).
+      const blocker = {
+        apiVersion: CRD,
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `blockers.${mod.name}.example.io` },
+        spec: {
+          group: `${mod.name}.example.io`,
+          names: { kind: 'Blocker', listKind: 'BlockerList', plural: 'blockers', singular: mod.name },
+          scope: 'Namespaced',
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+        },
+      };
+      await klm().kube.create(blocker);
+      try {
+        const name = uniqueName('kyma');
+        await klm().kube.create(
+          kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }),
+        );
+        await eventually('the module CRD to be applied', async () =>
+          klm().kube.get(CRD, 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`),
+        );
+        await deleteKyma(name);
+        await nothingLeft(name, mod);
+      } finally {
+        await klm().kube.delete(CRD, 'CustomResourceDefinition', blocker.metadata.name);
+      }
+    });
   });
 });
 

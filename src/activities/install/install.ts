@@ -1,11 +1,11 @@
 // One activity for a whole install: fetch → render → apply → default CR → prune. Its steps are
 // idempotent, so a retry after a lost worker simply runs them again; the workflow's history
 // holds one activity, not five.
-import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, heartbeat } from '@temporalio/activity';
 import type { FetchedModule, RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';
 import type { ReadinessCheck } from '../../contract/readiness';
-import type { ResolvedModule } from '../../contract/module';
+import type { Installed, ResolvedModule } from '../../contract/module';
 import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
@@ -40,6 +40,16 @@ export interface InstallResult {
   check?: ReadinessCheck;
   /** System namespaces the manifest ships, left alone (`Namespace kube-system`). */
   leftAlone?: string[];
+}
+
+/**
+ * A failed install's failure carries what it was installing once it had rendered it (its
+ * `details[0]`): the version's objects may be in the cluster in part, and a removal must know
+ * them. Names and digests only, as every reference in history.
+ */
+function withAttempt(err: unknown, attempt: Installed): unknown {
+  if (err instanceof CancelledFailure) return err;
+  return ApplicationFailure.fromError(err, { details: [attempt] });
 }
 
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
@@ -79,7 +89,10 @@ export function installActivities(
       let leftAlone: string[] = [];
       // What an install before applied: known to be ours or recorded as found (./ownership.ts).
       const known = new Set((previous ? await loadRendered(cache, previous) : []).map((o) => objectKey(idOf(o), true)));
+      const attempt = { version: module.version, templateGeneration: module.template.generation, fetched };
+      let applying = false;
       await onTarget(targets, kyma, async (client) => {
+        applying = true;
         const applied = await applier.apply(client, rendered.objects, params, crdTimeoutMs, known);
         const versions = applied.versions;
         leftAlone = applied.leftAlone;
@@ -93,6 +106,9 @@ export function installActivities(
           heartbeat();
           await pruneObjects(client, cache, kyma, module.name, previous, rendered);
         }
+      }).catch((err: unknown) => {
+        // Once it reached the cluster, some of the objects may be there.
+        throw applying ? withAttempt(err, { ...attempt, rendered: rendered.ref }) : err;
       });
       const result = {
         fetched,

@@ -778,6 +778,51 @@ describe('ModuleState: removal', () => {
     expect(st.next().kind).toBe('findBlockers');
   });
 
+  it('removes what an install that failed part-way applied, though nothing was ever installed, also after a continue-as-new', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    // The Kyma is deleted while the install runs; then it fails (its CRD never became Established).
+    st.remove();
+    const attempt = { version: '1.0.0', templateGeneration: 1, ...installResult('1.0.0') };
+    st.installFailed({ reason: 'CrdNotEstablished', message: 'CRD not established within 20s: x' }, attempt);
+    const again = new ModuleState(moduleInput({ carried: st.carry() }));
+    const t = untilWait(again);
+    expect(kinds(t)).toEqual([
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'deleteManifest',
+      'event:ModuleRemoved',
+      'finish',
+    ]);
+    expect(t.find((x) => x.kind === 'deleteObjects')).toEqual({
+      kind: 'deleteObjects',
+      rendered: attempt.rendered,
+      cr: attempt.fetched.defaultCr,
+    });
+  });
+
+  it("removes, with the installed version's objects, what a failed upgrade applied of the new one", () => {
+    const st = installed();
+    st.want({ uid: 'uid-1', module: mod('1.1.0') });
+    st.woke(false);
+    const upgrade = { version: '1.1.0', templateGeneration: 1, ...installResult('1.1.0') };
+    while (st.next().kind !== 'install');
+    st.installFailed({ reason: 'KindNotServed', message: 'no such kind' }, upgrade);
+    untilWait(st);
+    st.remove();
+    st.woke(false);
+    const step = untilWait(st).find((x) => x.kind === 'deleteObjects');
+    expect(step).toMatchObject({ rendered: installResult('1.0.0').rendered, also: upgrade.rendered });
+    // A successful install forgets the attempt.
+    const ok = installed();
+    ok.installFailed({ reason: 'Failed', message: 'x' }, upgrade);
+    ok.installedModule(mod(), installResult('1.0.0'));
+    expect(ok.carry().attempted).toBeUndefined();
+  });
+
   it('says which objects it left in place because they were there before the module', () => {
     const st = installed();
     st.remove();
