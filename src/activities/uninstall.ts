@@ -4,10 +4,12 @@
 // accounts, RBAC, namespaces and CRDs last), and releasing them (managed: false). A namespaced object is
 // touched only while it is still annotated as this Kyma's module's; an object of cluster scope
 // (shared by every installation of the module in the cluster) only while no other
-// installation of the module is left there.
+// installation of the module is left there. An object the install found already there is never
+// deleted: it gets its own labels and annotations back (./install/ownership.ts); system
+// namespaces are not touched at all.
 import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
-import { idOf } from '../api/object-id';
+import { idOf, objectKey } from '../api/object-id';
 import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
@@ -16,6 +18,7 @@ import { isNotFound, type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { deletionTiers, pruned } from '../manifests/order';
 import { describe, forgetShared } from './install/apply';
+import { foundMetadata, isSystemNamespace, restorePatch } from './install/ownership';
 import { loadRendered, type Rendered } from './install/render';
 import type { BlobCache } from './blob-cache';
 import { onTarget } from './target';
@@ -85,9 +88,15 @@ async function crsOf(client: KubeClient, cr: DefaultCrRef): Promise<KubeObject[]
   }
 }
 
-/** Deletes objects tier by tier in the safe order; returns how many it deleted. */
-async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<number> {
-  let deleted = 0;
+/** What a deletion did: how many objects it deleted, and which it left in place (found there: given their own labels back). */
+interface Deletion {
+  deleted: number;
+  left: string[];
+}
+
+/** Deletes objects tier by tier in the safe order; one found there is given back its own labels instead. */
+async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<Deletion> {
+  const done: Deletion = { deleted: 0, left: [] };
   for (const tier of deletionTiers(objects)) {
     await Promise.all(
       tier.map(async (o) => {
@@ -97,14 +106,33 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
             if (isNotFound(err)) return undefined; // kind no longer served
             throw err;
           });
-        if (!live || !ours(live, i)) return;
-        if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) deleted++;
+        if (!live || isSystemNamespace(o, live) || !ours(live, i)) return;
+        const found = foundMetadata(live);
+        if (found) {
+          await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
+            metadata: restorePatch(live, found, o),
+          });
+          done.left.push(describe(o));
+          return;
+        }
+        if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) done.deleted++;
       }),
     );
   }
   // Cluster-scoped objects may be among them: the next install applies them again.
-  if (deleted) forgetShared(client);
-  return deleted;
+  if (done.deleted || done.left.length) forgetShared(client);
+  return done;
+}
+
+/** The objects of several renderings, each once (the first's copy where they overlap). */
+function union(...lists: KubeObject[][]): KubeObject[] {
+  const seen = new Set<string>();
+  return lists.flat().filter((o) => {
+    const key = objectKey(idOf(o), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Deletes what the previous version had and the new one has not. */
@@ -118,7 +146,7 @@ export async function pruneObjects(
 ): Promise<number> {
   const gone = pruned(await loadRendered(cache, previous), next.objects, idOf);
   if (gone.length === 0) return 0;
-  return await deleteInOrder(client, gone, await installationOf(client, next.objects, next.ref, ref, module));
+  return (await deleteInOrder(client, gone, await installationOf(client, next.objects, next.ref, ref, module))).deleted;
 }
 
 export interface ModuleObjectsInput {
@@ -130,6 +158,15 @@ export interface ModuleObjectsInput {
 export interface DeleteObjectsInput extends ModuleObjectsInput {
   /** The module's CR kind: while CRs of it exist, the objects shared with other installations stay. */
   cr?: DefaultCrRef;
+  /** What a failed install of another version rendered: its objects may be there in part, and go too. */
+  also?: RenderedRef;
+}
+
+/** What deleteModuleObjects did; `left`: objects found there before the module, left in place with their own labels. */
+export interface DeletedObjects {
+  deleted: number;
+  done: boolean;
+  left?: string[];
 }
 
 export interface ReleaseInput extends ModuleObjectsInput {
@@ -159,30 +196,30 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
      * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
      * the removal waits for them.
      */
-    async deleteModuleObjects({
-      kyma,
-      module,
-      rendered,
-      cr,
-    }: DeleteObjectsInput): Promise<{ deleted: number; done: boolean }> {
+    async deleteModuleObjects({ kyma, module, rendered, cr, also }: DeleteObjectsInput): Promise<DeletedObjects> {
       return await onTarget(targets, kyma, async (client) => {
-        const objects = await loadRendered(cache, rendered);
+        const objects = union(await loadRendered(cache, rendered), also ? await loadRendered(cache, also) : []);
+        const result = (d: Deletion, done: boolean): DeletedObjects => ({
+          deleted: d.deleted,
+          done,
+          ...(d.left.length ? { left: d.left } : {}),
+        });
         const before = await installationOf(client, objects, rendered, kyma, module);
-        let deleted = await deleteInOrder(
+        const first = await deleteInOrder(
           client,
           before.shared ? objects.filter((o) => o.metadata.namespace) : objects,
           before,
         );
-        if (!before.shared) return { deleted, done: true };
+        if (!before.shared) return result(first, true);
         const now = await installationOf(client, objects, rendered, kyma, module);
-        if (now.shared) return { deleted, done: true };
-        if (cr && (await crsOf(client, cr)).length > 0) return { deleted, done: false };
-        deleted += await deleteInOrder(
+        if (now.shared) return result(first, true);
+        if (cr && (await crsOf(client, cr)).length > 0) return result(first, false);
+        const second = await deleteInOrder(
           client,
           objects.filter((o) => !o.metadata.namespace),
           now,
         );
-        return { deleted, done: true };
+        return result({ deleted: first.deleted + second.deleted, left: [...first.left, ...second.left] }, true);
       });
     },
 

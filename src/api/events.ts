@@ -6,6 +6,7 @@ export const EVENT_REASONS = [
   'DeletionBlocked',
   'DeletingObjects',
   'ModuleRemoved',
+  'ObjectsLeftInPlace',
   'ModuleUnmanaged',
   'DependencyTimeout',
   'Deleting',

@@ -22,6 +22,13 @@ export function parseKymaKey(key: string): { namespace: string; name: string; mo
 /** The annotation that ties an object in a target cluster back to its Kyma and module. */
 export const OWNED_BY_ANNOTATION = 'operator.kyma-project.io/owned-by';
 
+/**
+ * On an object a module's manifest ships that was in the cluster before the module's first apply
+ * (a user's namespace, say): the labels and annotations it had then, as JSON. Such an object is
+ * never deleted: on removal it gets them back.
+ */
+export const FOUND_ANNOTATION = 'operator.kyma-project.io/found-metadata';
+
 export function ownedBy(namespace: string, kyma: string, module: string): string {
   return `${namespace}/${kyma}/${module}`;
 }

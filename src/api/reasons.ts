@@ -33,6 +33,12 @@ export const REASONS = {
     state: 'Warning',
     means: 'the desired version is lower than the installed one; the installed one stays',
   },
+  SystemNamespaceSkipped: {
+    state: 'Warning',
+    means:
+      'the manifest ships a system namespace (kube-system, kube-public, kube-node-lease, default, or a kyma-system ' +
+      'the lifecycle manager did not create): it is left as it is, the rest is installed',
+  },
   // Deleting
   ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
   DeletionBlocked: {

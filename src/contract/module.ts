@@ -56,6 +56,8 @@ export interface Installed {
   templateGeneration: number;
   fetched: FetchedModule;
   rendered: RenderedRef;
+  /** System namespaces its manifest ships, left alone (`Namespace kube-system`): the module shows a Warning. */
+  leftAlone?: string[];
 }
 
 /** What an install leaves: what it fetched and rendered, the manager's version as applied, and the readiness check it was asked for. */
@@ -65,6 +67,8 @@ export interface InstallResult {
   /** The manager's resourceVersion as applied (views of it from before are stale). */
   managerVersion?: string;
   check?: ReadinessCheck;
+  /** System namespaces the manifest ships, left alone (`Namespace kube-system`). */
+  leftAlone?: string[];
 }
 
 /** What stands in the way of a module's removal in its cluster. */

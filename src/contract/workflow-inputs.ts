@@ -64,4 +64,6 @@ export interface CarriedModule {
   /** The manager and default CR as the bridge last saw them, and the manager's version as applied. */
   views?: Record<string, ObservedObject>;
   managerApplied?: string;
+  /** A version whose install failed after it rendered: its objects may be there in part, and a removal deletes them too. */
+  attempted?: Installed;
 }

@@ -54,8 +54,11 @@ export type ModuleStep =
   | { kind: 'findBlockers'; cr: DefaultCrRef; exceptDefault: boolean; rendered: RenderedRef }
   /** `keepClusterScoped`: other installations share the cluster, and a default CR of cluster scope is theirs too. */
   | { kind: 'deleteDefaultCr'; cr: DefaultCrRef; keepClusterScoped: boolean }
-  /** `cr`: the module's CR kind, which must have no CRs left before shared objects go. */
-  | { kind: 'deleteObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
+  /**
+   * `cr`: the module's CR kind, which must have no CRs left before shared objects go; `also`: what
+   * a failed install of another version rendered, whose objects go too.
+   */
+  | { kind: 'deleteObjects'; rendered: RenderedRef; cr?: DefaultCrRef; also?: RenderedRef }
   | { kind: 'releaseObjects'; rendered: RenderedRef; cr?: DefaultCrRef }
   | { kind: 'deleteManifest' }
   /** Tell the Kyma workflow the module is gone, and end. */
@@ -88,9 +91,11 @@ export type ModuleOutcome =
   | { kind: 'checkPaused'; value: boolean }
   | { kind: 'findBlockers'; value: Blockers }
   | { kind: 'deleteDefaultCr'; value: string[] | null }
-  | { kind: 'deleteObjects'; value: boolean }
+  /** `left`: objects the module's install found there, left in place. */
+  | { kind: 'deleteObjects'; value: { done: boolean; left?: string[] } }
   | { kind: 'releaseObjects' | 'deleteManifest'; value?: undefined }
-  | { kind: ModuleAction['kind']; failure: Readiness };
+  /** `attempt`: what a failed install was installing, once it had rendered it (its objects may be there in part). */
+  | { kind: ModuleAction['kind']; failure: Readiness; attempt?: Installed };
 
 /** A module as its Kyma's workflow starts it: afresh, or from what a run before carried. */
 export interface ModuleStateOptions {
@@ -138,6 +143,8 @@ export class ModuleState {
   /** The module could not be resolved any more: it shows this; what is installed stays. */
   failure?: Readiness;
   installed?: Installed;
+  /** A version whose install failed after it rendered (its objects may be there in part): a removal deletes them too. */
+  attempted?: Installed;
   mode: Mode;
   paused = false;
   /** Failed cycles in a row (the retry backoff grows with them). */
@@ -182,6 +189,7 @@ export class ModuleState {
     this.uid = input.uid;
     this.desired = input.module;
     this.installed = input.carried?.installed;
+    this.attempted = input.carried?.attempted;
     this.failure = input.carried?.failure;
     this.mode = input.carried?.mode ?? 'run';
     this.paused = input.carried?.paused ?? false;
@@ -337,7 +345,7 @@ export class ModuleState {
   /** An action ended (at workflow time `now`): its result, or its failure, as each step takes it. */
   done(o: ModuleOutcome, now: number): void {
     if ('failure' in o) {
-      if (o.kind === 'install') this.installFailed(o.failure);
+      if (o.kind === 'install') this.installFailed(o.failure, o.attempt);
       else if (o.kind === 'checkReadiness') this.checkFailed(o.failure);
       else if (o.kind === 'checkPaused') this.pauseCheckFailed(o.failure);
       else this.cleanupFailed(o.failure);
@@ -355,7 +363,7 @@ export class ModuleState {
       case 'deleteDefaultCr':
         return this.defaultCrDeleted(o.value);
       case 'deleteObjects':
-        return this.objectsDeleted(o.value);
+        return this.objectsDeleted(o.value.done, o.value.left);
       case 'releaseObjects':
         return this.objectsReleased();
       case 'deleteManifest':
@@ -369,7 +377,13 @@ export class ModuleState {
    */
   installedModule(
     module: ResolvedModule,
-    result: { fetched: FetchedModule; rendered: RenderedRef; managerVersion?: string; check?: ReadinessCheck },
+    result: {
+      fetched: FetchedModule;
+      rendered: RenderedRef;
+      managerVersion?: string;
+      check?: ReadinessCheck;
+      leftAlone?: string[];
+    },
     now?: number,
   ): void {
     this.installing = undefined;
@@ -379,7 +393,9 @@ export class ModuleState {
       templateGeneration: module.template.generation,
       fetched: result.fetched,
       rendered: result.rendered,
+      ...(result.leftAlone?.length ? { leftAlone: result.leftAlone } : {}),
     };
+    this.attempted = undefined;
     this.managerApplied = result.managerVersion;
     // Views of other objects than this version's manager and CR are of no use any more.
     const keys = Object.values(this.keys());
@@ -393,8 +409,13 @@ export class ModuleState {
     } else this.queue.push(this.readinessStep(this.installed));
   }
 
-  installFailed(f: Readiness): void {
+  /**
+   * The install failed; `attempt`: what it was installing, once it had rendered it (its objects
+   * may be there in part). Recorded whatever the mode now: a removal must know what may be there.
+   */
+  installFailed(f: Readiness, attempt?: Installed): void {
     this.installing = undefined;
+    if (attempt) this.attempted = attempt;
     if (this.mode !== 'run') return;
     this.cycleFailed = 'install';
     this.settle(f);
@@ -418,7 +439,7 @@ export class ModuleState {
     }
     this.inspectAgain = r.reason === 'ManagerPodsFailing';
     const { readiness, recheckInMs } = this.dependencyTimeout(r, now);
-    this.settle(readiness, recheckInMs);
+    this.settle(this.leftAloneWarning(readiness), recheckInMs);
   }
 
   checkFailed(f: Readiness): void {
@@ -450,7 +471,7 @@ export class ModuleState {
       this.removal = this.ownsDefaultCr() ? 'defaultCr' : 'objects';
       return;
     }
-    const cr = this.installed!.fetched.defaultCr!;
+    const cr = this.removalBasis()!.fetched.defaultCr!;
     const more = b.count > b.first.length ? ` and ${b.count - b.first.length} more` : '';
     const message = `deletion blocked by ${b.count} ${cr.kind} resource(s): ${b.first.join(', ')}${more}; delete them to continue`;
     this.publish({ reason: 'DeletionBlocked', message });
@@ -467,7 +488,7 @@ export class ModuleState {
       this.removal = 'objects';
       return;
     }
-    const cr = this.installed!.fetched.defaultCr!;
+    const cr = this.removalBasis()!.fetched.defaultCr!;
     this.publish({
       reason: 'WaitingForResource',
       message: `waiting for ${cr.kind} ${cr.namespace ? `${cr.namespace}/` : ''}${cr.name} to be deleted (finalizers: ${finalizers.join(', ') || 'none'})`,
@@ -480,8 +501,18 @@ export class ModuleState {
    * installations are left because it turned out to be the last one while CRs of its kind
    * remain: the removal then waits for them like any blocked removal.
    */
-  objectsDeleted(done: boolean): void {
-    if (this.mode === 'remove') this.removal = done ? 'manifest' : 'blockers';
+  objectsDeleted(done: boolean, left?: string[]): void {
+    if (this.mode !== 'remove') return;
+    this.removal = done ? 'manifest' : 'blockers';
+    if (left?.length)
+      this.queue.push(
+        event(
+          'Normal',
+          'ObjectsLeftInPlace',
+          `module ${this.desired.name}: ${left.join(', ')} ${left.length > 1 ? 'were' : 'was'} there before the module, ` +
+            `so ${left.length > 1 ? 'they are' : 'it is'} left in place with ${left.length > 1 ? 'their' : 'its'} own labels and annotations`,
+        ),
+      );
   }
 
   objectsReleased(): void {
@@ -526,6 +557,7 @@ export class ModuleState {
       ...seenField(this.seen),
       ...(Object.keys(this.views).length ? { views: this.views } : {}),
       ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
+      ...(this.attempted ? { attempted: this.attempted } : {}),
     };
   }
 
@@ -577,9 +609,23 @@ export class ModuleState {
     this.queue.push(this.readinessStep(this.installed!));
   }
 
+  /**
+   * What a removal goes by: the version installed, else one whose install failed part-way (its
+   * objects may be there all the same).
+   */
+  private removalBasis(): Installed | undefined {
+    return this.installed ?? this.attempted;
+  }
+
+  /** What a failed install of another version than the basis rendered: its objects go with the basis's. */
+  private alsoRendered(): { also?: RenderedRef } {
+    const a = this.attempted;
+    return this.installed && a && a.rendered.digest !== this.installed.rendered.digest ? { also: a.rendered } : {};
+  }
+
   private planRemoval(): void {
     this.markNow();
-    const installed = this.installed;
+    const installed = this.removalBasis();
     const cr = installed?.fetched.defaultCr;
     if (!installed) this.removal = 'manifest';
     else if (!cr && (this.removal === 'blockers' || this.removal === 'defaultCr')) this.removal = 'objects';
@@ -607,7 +653,12 @@ export class ModuleState {
             `module ${this.desired.name}: default resource gone, deleting its objects`,
           ),
         );
-        this.queue.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}) });
+        this.queue.push({
+          kind: 'deleteObjects',
+          rendered: installed!.rendered,
+          ...(cr ? { cr } : {}),
+          ...this.alsoRendered(),
+        });
         return;
       case 'manifest':
         this.queue.push({ kind: 'deleteManifest' });
@@ -616,9 +667,10 @@ export class ModuleState {
 
   private planRelease(): void {
     this.markNow();
-    if (this.release === 'objects' && this.installed) {
-      const cr = this.managedCr();
-      this.queue.push({ kind: 'releaseObjects', rendered: this.installed.rendered, ...(cr ? { cr } : {}) });
+    const basis = this.removalBasis();
+    if (this.release === 'objects' && basis) {
+      const cr = managedDefaultCr(this.desired, basis.fetched);
+      this.queue.push({ kind: 'releaseObjects', rendered: basis.rendered, ...(cr ? { cr } : {}) });
       return;
     }
     this.queue.push({ kind: 'deleteManifest' });
@@ -666,6 +718,18 @@ export class ModuleState {
       ...seenField(this.seen),
       ...(Object.keys(observed).length ? { observed } : {}),
       ...(inspectPods ? { inspectPods } : {}),
+    };
+  }
+
+  /** A module Ready but for the system namespaces its manifest ships, which were left alone, shows a Warning that names them. */
+  private leftAloneWarning(r: Readiness): Readiness {
+    const left = this.installed?.leftAlone;
+    if (r.reason !== 'Ready' || !left?.length) return r;
+    return {
+      reason: 'SystemNamespaceSkipped',
+      message:
+        `the manifest ships ${left.join(', ')}: system namespaces are left as they are (never labelled or deleted ` +
+        `by the lifecycle manager); the rest of the module is installed and ready`,
     };
   }
 

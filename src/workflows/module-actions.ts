@@ -8,7 +8,7 @@ import type { ReconcileSettings } from '../contract/settings';
 import type { StartedAction } from '../decisions/module-pool';
 import type { ModuleOutcome } from '../decisions/module-state';
 import { controlPlane, installer, targetSteps } from './activity-options';
-import { failureOf } from './failure';
+import { failureOf, installAttemptOf } from './failure';
 import type { LocalLane } from './local-lane';
 
 export interface ModuleActions {
@@ -67,12 +67,13 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
               value: await targetSteps.deleteDefaultCr({ ...on, cr: a.cr, keepClusterScoped: a.keepClusterScoped }),
             };
           case 'deleteObjects': {
-            const { done } = await targetSteps.deleteModuleObjects({
+            const { done, left } = await targetSteps.deleteModuleObjects({
               ...on,
               rendered: a.rendered,
               ...(a.cr ? { cr: a.cr } : {}),
+              ...(a.also ? { also: a.also } : {}),
             });
-            return { kind: a.kind, value: done };
+            return { kind: a.kind, value: { done, ...(left ? { left } : {}) } };
           }
           case 'releaseObjects':
             await targetSteps.releaseModuleObjects({ ...on, rendered: a.rendered, ...(a.cr ? { cr: a.cr } : {}) });
@@ -81,7 +82,8 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
             return (await this.runLocally([started]))[0]!;
         }
       } catch (err) {
-        return { kind: a.kind, failure: failureOf(err) };
+        const attempt = a.kind === 'install' ? installAttemptOf(err) : undefined;
+        return { kind: a.kind, failure: failureOf(err), ...(attempt ? { attempt } : {}) };
       }
     },
     async runLocally(actions) {

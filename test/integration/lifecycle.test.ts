@@ -6,10 +6,18 @@ import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, KYMA_FINALIZER, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
-import { testModule } from '../support/modules';
+import { testModule, type TestModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const CONFIG_MAP = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata: {a: b}`;
+
+/** The reasons and messages of the Events on a Kyma. */
+async function kymaEvents(klm: Klm, kyma: string): Promise<{ reason?: string; message?: string }[]> {
+  const events = await klm.kube.list('v1', 'Event', { namespace: klm.namespace });
+  return events.items
+    .map((e) => e as { reason?: string; message?: string; involvedObject?: { name?: string } })
+    .filter((e) => e.involvedObject?.name === kyma);
+}
 
 async function moduleStatus(klm: Klm, kyma: string, module: string) {
   return (await getKyma(klm, kyma))?.status?.modules?.find((m) => m.name === module);
@@ -90,9 +98,15 @@ describe('upgrades', () => {
 describe('module removal', () => {
   const klm = useKlm();
 
-  async function installed(policy: 'CreateAndDelete' | 'Ignore' = 'CreateAndDelete', scope?: 'Cluster') {
+  /** A Kyma with counter and a module of its own (`extra`: YAML appended to its manifest), in `state`. */
+  async function installed(
+    policy: 'CreateAndDelete' | 'Ignore' = 'CreateAndDelete',
+    scope?: 'Cluster',
+    extra?: (mod: TestModule) => string,
+    state = 'Ready',
+  ) {
     const mod = await testModule(klm(), { scope });
-    await mod.publish('1.0.0');
+    await mod.publish('1.0.0', extra?.(mod));
     await mod.channels({ regular: '1.0.0' });
     const name = uniqueName('kyma');
     await klm().kube.create(
@@ -101,7 +115,7 @@ describe('module removal', () => {
         modules: [{ name: 'counter' }, { name: mod.name, customResourcePolicy: policy }],
       }),
     );
-    await kymaInState(klm(), name, 'Ready');
+    await kymaInState(klm(), name, state);
     return { mod, name, ns: `${name}-system` };
   }
 
@@ -225,10 +239,87 @@ describe('module removal', () => {
     await klm().kube.mergePatch(mod.apiVersion, mod.kind, 'default', ns, { metadata: { finalizers: null } });
     await gone(name, mod);
   });
+
+  it("never deletes a namespace it found there: the user's data stays, and the namespace gets its own labels back", async () => {
+    const users = uniqueName('users');
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: users, labels: { team: 'a', app: 'users-own' }, annotations: { note: 'mine' } },
+    });
+    await klm().kube.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'user-data', namespace: users },
+      data: { k: 'v' },
+    });
+    const before = (await klm().kube.get('v1', 'Namespace', users))!;
+    // The module ships the namespace (with a label of its own over the user's) and a ConfigMap in it.
+    const { mod, name } = await installed('CreateAndDelete', undefined, (m) =>
+      [
+        `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${users}\n  labels: {app: ${m.name}}`,
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: module-data\n  namespace: ${users}\ndata: {a: b}`,
+      ].join('\n---\n'),
+    );
+    const adopted = await klm().kube.get('v1', 'Namespace', users);
+    expect(adopted?.metadata.labels).toMatchObject({ app: mod.name, [LABELS.managedBy]: 'klm-temporal' });
+    await removeFromSpec(name);
+    await gone(name, mod);
+    const after = await klm().kube.get('v1', 'Namespace', users);
+    expect(after?.metadata.uid).toBe(before.metadata.uid);
+    expect(after?.metadata.deletionTimestamp).toBeUndefined();
+    expect(after?.metadata.labels).toEqual(before.metadata.labels);
+    expect(after?.metadata.annotations).toEqual(before.metadata.annotations);
+    expect(await klm().kube.get('v1', 'ConfigMap', 'user-data', users)).toBeDefined();
+    // What the module created in it goes.
+    expect(await klm().kube.get('v1', 'ConfigMap', 'module-data', users)).toBeUndefined();
+    expect(await kymaEvents(klm(), name)).toContainEqual(
+      expect.objectContaining({
+        reason: 'ObjectsLeftInPlace',
+        message: expect.stringContaining(`Namespace ${users} was there before the module`) as unknown,
+      }),
+    );
+  });
+
+  it('leaves a system namespace the manifest ships alone, says so with a Warning, and installs and removes the rest', async () => {
+    const before = (await klm().kube.get('v1', 'Namespace', 'kube-system'))!;
+    const { mod, name } = await installed(
+      'CreateAndDelete',
+      undefined,
+      (m) =>
+        [
+          'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kube-system',
+          `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${m.name}-admin\n` +
+            'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\n' +
+            `subjects: [{kind: ServiceAccount, name: ${m.name}-manager, namespace: kyma-system}]`,
+        ].join('\n---\n'),
+      'Warning',
+    );
+    const m = await moduleInState(klm(), name, mod.name, 'Warning');
+    expect(m.message).toBe(
+      'the manifest ships Namespace kube-system: system namespaces are left as they are (never labelled or deleted ' +
+        'by the lifecycle manager); the rest of the module is installed and ready',
+    );
+    const untouched = await klm().kube.get('v1', 'Namespace', 'kube-system');
+    expect(untouched?.metadata.labels).toEqual(before.metadata.labels);
+    expect(untouched?.metadata.annotations).toEqual(before.metadata.annotations);
+    expect(
+      await klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-admin`),
+    ).toBeDefined();
+    await removeFromSpec(name);
+    await gone(name, mod);
+    expect(
+      await klm().kube.get('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-admin`),
+    ).toBeUndefined();
+    const after = await klm().kube.get('v1', 'Namespace', 'kube-system');
+    expect(after?.metadata.deletionTimestamp).toBeUndefined();
+    expect(after?.metadata.labels).toEqual(before.metadata.labels);
+  });
 });
 
 describe('Kyma deletion', () => {
-  const klm = useKlm();
+  // A CRD that cannot become Established fails its install soon.
+  const klm = useKlm({ settings: { crdEstablishedTimeoutMs: 8000 } });
 
   it('removes every module, then the finalizer', async () => {
     // Modules of its own: the samples' kinds have CRs of other Kymas on this shared cluster,
@@ -256,6 +347,103 @@ describe('Kyma deletion', () => {
       .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
       .map((e) => (e as { reason?: string }).reason);
     expect(reasons).toEqual(expect.arrayContaining(['ModuleInstalling', 'Deleting', 'ModuleRemoving', 'Deleted']));
+  });
+
+  describe('in the middle of an install, leaves nothing the install applied', () => {
+    const CRD = 'apiextensions.k8s.io/v1';
+    /** A module of its own that also ships a namespace and a ConfigMap in it (`more`: further YAML documents). */
+    async function published(more: string[] = []) {
+      const mod = await testModule(klm());
+      const own = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${mod.name}-own`;
+      const data = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: data\n  namespace: ${mod.name}-own\ndata: {a: b}`;
+      await mod.publish('1.0.0', [own, data, ...more].join('\n---\n'));
+      await mod.channels({ regular: '1.0.0' });
+      return mod;
+    }
+
+    async function deleteKyma(name: string) {
+      await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+      await eventually(
+        'the Kyma to be gone',
+        async () => (await getKyma(klm(), name)) === undefined || undefined,
+        90_000,
+      );
+    }
+
+    /** Object by object: none of what the module's manifest ships, nor its default CR or Manifest, is left (a namespace may still be finalizing). */
+    async function nothingLeft(name: string, mod: TestModule) {
+      const objects: [string, string, string, string?][] = [
+        [CRD, 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`],
+        ['v1', 'Namespace', `${mod.name}-own`],
+        ['v1', 'ConfigMap', 'data', `${mod.name}-own`],
+        ['v1', 'ServiceAccount', `${mod.name}-manager`, `${name}-system`],
+        ['rbac.authorization.k8s.io/v1', 'ClusterRole', `${mod.name}-manager`],
+        ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `${mod.name}-manager`],
+        ['apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`],
+        [mod.apiVersion, mod.kind, 'default', `${name}-system`],
+        [API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace],
+      ];
+      const left: string[] = [];
+      for (const [apiVersion, kind, n, ns] of objects) {
+        const o = await klm().kube.get(apiVersion, kind, n, ns);
+        if (o && !(kind === 'Namespace' && o.metadata.deletionTimestamp))
+          left.push(`${kind} ${ns ? `${ns}/` : ''}${n}`);
+      }
+      expect(left).toEqual([]);
+    }
+
+    it('before the first apply', async () => {
+      const mod = await published();
+      const name = uniqueName('kyma');
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+      // As soon as its workflow has taken it (the finalizer), before its module's install could apply anything.
+      await eventually('the finalizer', async () => (await getKyma(klm(), name))?.metadata.finalizers?.length);
+      await deleteKyma(name);
+      await nothingLeft(name, mod);
+    });
+
+    it('after an apply that stopped between objects (one of a kind the cluster does not serve)', async () => {
+      const mod = await published(['apiVersion: nothere.example.io/v1\nkind: Nothing\nmetadata:\n  name: x']);
+      const name = uniqueName('kyma');
+      await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+      const failed = await moduleInState(klm(), name, mod.name, 'Error');
+      expect(failed.message).toContain('does not serve Nothing');
+      // The apply got as far as the CRD, the namespaces and the objects before the refused one.
+      expect(await klm().kube.get('v1', 'ConfigMap', 'data', `${mod.name}-own`)).toBeDefined();
+      await deleteKyma(name);
+      await nothingLeft(name, mod);
+    });
+
+    it('while a CRD is being established', async () => {
+      const mod = await published();
+      // A CRD in the module's group that claims its CRD's singular name first: the module's CRD is
+      // not Established while this one is there, and the install times out waiting for it (8 s).
+      const blocker = {
+        apiVersion: CRD,
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `blockers.${mod.name}.example.io` },
+        spec: {
+          group: `${mod.name}.example.io`,
+          names: { kind: 'Blocker', listKind: 'BlockerList', plural: 'blockers', singular: mod.name },
+          scope: 'Namespaced',
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+        },
+      };
+      await klm().kube.create(blocker);
+      try {
+        const name = uniqueName('kyma');
+        await klm().kube.create(
+          kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }),
+        );
+        await eventually('the module CRD to be applied', async () =>
+          klm().kube.get(CRD, 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`),
+        );
+        await deleteKyma(name);
+        await nothingLeft(name, mod);
+      } finally {
+        await klm().kube.delete(CRD, 'CustomResourceDefinition', blocker.metadata.name);
+      }
+    });
   });
 });
 

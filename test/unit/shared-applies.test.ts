@@ -43,6 +43,9 @@ async function apiServer(fail: (path: string) => boolean = () => false) {
         res.end(JSON.stringify(answer));
       };
       if (req.method === 'GET' && DISCOVERY[path]) return reply(200, { resources: DISCOVERY[path] });
+      // None of the objects is there before (the install looks before its first apply of each).
+      if (req.method === 'GET')
+        return reply(404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'not found' });
       writes.push(`${req.method} ${path}`);
       if (fail(path)) return reply(500, { kind: 'Status', code: 500, reason: 'InternalError', message: 'boom' });
       const sent = body ? (JSON.parse(body) as KubeObject) : ({ metadata: {} } as KubeObject);

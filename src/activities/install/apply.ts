@@ -16,6 +16,7 @@ import { createNamespace } from '../../manifests/namespaces';
 import { isNamespace } from '../../manifests/order';
 import { permanent, transient } from '../failure';
 import { refusesCredentials } from '../target';
+import { noteFound, shipsSystemNamespace } from './ownership';
 import { identify } from './render';
 
 export function describe(o: KubeObject): string {
@@ -192,19 +193,29 @@ export function forgetShared(client: KubeClient): void {
   sharedApplied.forget(client);
 }
 
+/** What an apply did beyond the objects: the resourceVersions they have, what it left alone. */
+export interface Applied {
+  /** The resourceVersion each namespaced object has after the apply, by objectKey. */
+  versions: Map<string, string>;
+  /** System namespaces the manifest ships, not applied (`Namespace kube-system`). */
+  leftAlone: string[];
+}
+
 /**
  * Applies rendered objects to clusters: CRDs first (then waits until they are Established),
  * namespaces, then the rest; cluster-scoped objects this worker applied within the last minute
  * are skipped, and one it is applying for another install is waited for, not applied again.
+ * An object not applied before (not in `known`: objectKeys of any version) that the cluster has
+ * already gets a record of what it had first (./ownership.ts); system namespaces are left alone.
  */
 export class Applier {
-  /** Returns the resourceVersion each namespaced object has after the apply, by objectKey. */
   async apply(
     client: KubeClient,
     objects: KubeObject[],
     who: Identity,
     crdTimeoutMs: number,
-  ): Promise<Map<string, string>> {
+    known: Set<string> = new Set(),
+  ): Promise<Applied> {
     const keyOf = (o: KubeObject) =>
       `${o.kind}/${o.metadata.name}@${createHash('sha256').update(JSON.stringify(o)).digest('hex')}`;
     const shared = (o: KubeObject) => o.metadata.namespace === undefined && !isNamespace(o);
@@ -218,17 +229,26 @@ export class Applier {
             `CRD not established within ${Math.round(crdTimeoutMs / 1000)}s: ${pending.join(', ')}`,
           ),
       });
-    const step = (o: KubeObject) => {
+    const step = async (o: KubeObject) => {
       heartbeat();
-      return applyOne(client, o, who);
+      if (!known.has(objectKey(idOf(o), true)))
+        await noteFound(client, o, who).catch((err: unknown) => {
+          throw writeFailure(client, err, o);
+        });
+      return await applyOne(client, o, who);
     };
     const versions = new Map<string, string>();
+    const leftAlone: string[] = [];
     await applyInOrder(objects, {
       apply: async (o) => {
         // Shared with the cluster's other installs: applied once (a CRD until Established), joined meanwhile.
         if (shared(o)) {
           const crd = o.kind === 'CustomResourceDefinition';
           await sharedApplied.once(client, keyOf(o), async () => (crd ? established([await step(o)]) : step(o)));
+          return undefined;
+        }
+        if (await shipsSystemNamespace(client, o)) {
+          leftAlone.push(describe(o));
           return undefined;
         }
         const answer = await step(o);
@@ -242,6 +262,6 @@ export class Applier {
       established,
       ensureNamespace: (n) => ensureNamespace(client, n, who),
     });
-    return versions;
+    return { versions, leftAlone };
   }
 }

@@ -1,11 +1,11 @@
 // One activity for a whole install: fetch → render → apply → default CR → prune. Its steps are
 // idempotent, so a retry after a lost worker simply runs them again; the workflow's history
 // holds one activity, not five.
-import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, heartbeat } from '@temporalio/activity';
 import type { RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';
 import type { ReadinessCheck } from '../../contract/readiness';
-import type { InstallResult, ResolvedModule } from '../../contract/module';
+import type { Installed, InstallResult, ResolvedModule } from '../../contract/module';
 import type { ObjectCache } from '../../k8s/object-cache';
 import type { TargetClusters } from '../../k8s/target-cluster';
 import type { OcmRegistry } from '../../oci/ocm';
@@ -18,8 +18,8 @@ import { pruneObjects } from '../uninstall';
 import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
-import { renderLayer } from './render';
-import { idOfRef, objectKey } from '../../api/object-id';
+import { loadRendered, renderLayer } from './render';
+import { idOf, idOfRef, objectKey } from '../../api/object-id';
 
 export interface InstallModuleInput {
   kyma: KymaRef;
@@ -30,6 +30,16 @@ export interface InstallModuleInput {
   previous?: RenderedRef;
   /** Check the module's readiness right after (`check` in the result), sparing the workflow a step of its own. */
   check?: boolean;
+}
+
+/**
+ * A failed install's failure carries what it was installing once it had rendered it (its
+ * `details[0]`): the version's objects may be in the cluster in part, and a removal must know
+ * them. Names and digests only, as every reference in history.
+ */
+function withAttempt(err: unknown, attempt: Installed): unknown {
+  if (err instanceof CancelledFailure) return err;
+  return ApplicationFailure.fromError(err, { details: [attempt] });
 }
 
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
@@ -68,8 +78,16 @@ export function installActivities(
       );
       heartbeat();
       let managerVersion: string | undefined;
+      let leftAlone: string[] = [];
+      // What an install before applied: known to be ours or recorded as found (./ownership.ts).
+      const known = new Set((previous ? await loadRendered(cache, previous) : []).map((o) => objectKey(idOf(o), true)));
+      const attempt = { version: module.version, templateGeneration: module.template.generation, fetched };
+      let applying = false;
       await onTarget(targets, kyma, async (client) => {
-        const versions = await applier.apply(client, rendered.objects, params, crdTimeoutMs);
+        applying = true;
+        const applied = await applier.apply(client, rendered.objects, params, crdTimeoutMs, known);
+        const versions = applied.versions;
+        leftAlone = applied.leftAlone;
         const m = rendered.ref.manager;
         managerVersion = m && versions.get(objectKey(idOfRef(m)));
         if (module.customResourcePolicy === 'CreateAndDelete' && fetched.defaultCr) {
@@ -80,8 +98,16 @@ export function installActivities(
           heartbeat();
           await pruneObjects(client, cache, kyma, module.name, previous, rendered);
         }
+      }).catch((err: unknown) => {
+        // Once it reached the cluster, some of the objects may be there.
+        throw applying ? withAttempt(err, { ...attempt, rendered: rendered.ref }) : err;
       });
-      const result = { fetched, rendered: rendered.ref, ...(managerVersion ? { managerVersion } : {}) };
+      const result = {
+        fetched,
+        rendered: rendered.ref,
+        ...(managerVersion ? { managerVersion } : {}),
+        ...(leftAlone.length ? { leftAlone } : {}),
+      };
       if (!check) return result;
       heartbeat();
       // As the workflow's own check would ask it: the manager as rendered, the default CR when this module manages it.

@@ -57,7 +57,7 @@ function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
         st.done({ kind: 'deleteDefaultCr', value: a.finalizers?.length ? a.finalizers.shift()! : null }, now);
         break;
       case 'deleteObjects':
-        st.done({ kind: 'deleteObjects', value: a.objectsDone?.shift() ?? true }, now);
+        st.done({ kind: 'deleteObjects', value: { done: a.objectsDone?.shift() ?? true } }, now);
         break;
       case 'releaseObjects':
       case 'deleteManifest':
@@ -115,6 +115,23 @@ describe('ModuleState: install and follow', () => {
     st.woke(false);
     const again = untilWait(st);
     expect(kinds(again)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
+  });
+
+  it('shows Warning instead of Ready when its manifest ships a system namespace, which the install left alone', () => {
+    const st = new ModuleState(moduleInput());
+    const step = st.next();
+    expect(step.kind).toBe('install');
+    st.installedModule(mod(), { ...installResult('1.0.0'), leftAlone: ['Namespace kube-system'] });
+    const t = untilWait(st);
+    expect(kinds(t)).toEqual(['checkReadiness', 'publish:SystemNamespaceSkipped', 'wait']);
+    const publish = t[1] as Extract<ModuleStep, { kind: 'publish' }>;
+    expect(publish.report.status.state).toBe('Warning');
+    expect(publish.report.status.message).toContain('the manifest ships Namespace kube-system');
+    // Not Ready yet: what it is says more.
+    st.poke();
+    st.woke(false);
+    const processing = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'rolling out' }] });
+    expect(kinds(processing)).toContain('publish:ManagerNotAvailable');
   });
 
   it('sleeps until something happens; a poke re-checks without installing or publishing the same report', () => {
@@ -698,6 +715,72 @@ describe('ModuleState: removal', () => {
     before.remove();
     const st = new ModuleState(moduleInput({ carried: before.carry() }));
     expect(st.next().kind).toBe('findBlockers');
+  });
+
+  it('removes what an install that failed part-way applied, though nothing was ever installed, also after a continue-as-new', () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    // The Kyma is deleted while the install runs; then it fails (its CRD never became Established).
+    st.remove();
+    const attempt = { version: '1.0.0', templateGeneration: 1, ...installResult('1.0.0') };
+    st.installFailed({ reason: 'CrdNotEstablished', message: 'CRD not established within 20s: x' }, attempt);
+    const again = new ModuleState(moduleInput({ carried: st.carry() }));
+    const t = untilWait(again);
+    expect(kinds(t)).toEqual([
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'deleteManifest',
+      'event:ModuleRemoved',
+      'finish',
+    ]);
+    expect(t.find((x) => x.kind === 'deleteObjects')).toEqual({
+      kind: 'deleteObjects',
+      rendered: attempt.rendered,
+      cr: attempt.fetched.defaultCr,
+    });
+  });
+
+  it("removes, with the installed version's objects, what a failed upgrade applied of the new one", () => {
+    const st = installed();
+    st.want({ uid: 'uid-1', module: mod('1.1.0') });
+    st.woke(false);
+    const upgrade = { version: '1.1.0', templateGeneration: 1, ...installResult('1.1.0') };
+    while (st.next().kind !== 'install');
+    st.installFailed({ reason: 'KindNotServed', message: 'no such kind' }, upgrade);
+    untilWait(st);
+    st.remove();
+    st.woke(false);
+    const step = untilWait(st).find((x) => x.kind === 'deleteObjects');
+    expect(step).toMatchObject({ rendered: installResult('1.0.0').rendered, also: upgrade.rendered });
+    // A successful install forgets the attempt.
+    const ok = installed();
+    ok.installFailed({ reason: 'Failed', message: 'x' }, upgrade);
+    ok.installedModule(mod(), installResult('1.0.0'));
+    expect(ok.carry().attempted).toBeUndefined();
+  });
+
+  it('says which objects it left in place because they were there before the module', () => {
+    const st = installed();
+    st.remove();
+    st.woke(false);
+    for (let step = st.next(); step.kind !== 'deleteObjects'; step = st.next()) {
+      if (step.kind === 'findBlockers') st.blockers(NO_BLOCKERS);
+      if (step.kind === 'deleteDefaultCr') st.defaultCrDeleted(null);
+    }
+    st.objectsDeleted(true, ['Namespace users']);
+    expect(st.next()).toEqual({
+      kind: 'event',
+      event: {
+        type: 'Normal',
+        reason: 'ObjectsLeftInPlace',
+        message:
+          'module greeter: Namespace users was there before the module, so it is left in place with its own labels and annotations',
+      },
+    });
+    expect(st.next().kind).toBe('deleteManifest');
   });
 });
 
