@@ -9,6 +9,7 @@ import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
+import type { ManifestWrite } from '../contract/kyma-writes';
 import type { SeenVersions } from '../contract/seen-versions';
 import type { ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
@@ -31,17 +32,9 @@ interface WrittenManifest {
   syncedDigest?: string;
 }
 
-export interface SyncManifestInput {
+/** One module's Manifest, for a Kyma. */
+export interface SyncManifestInput extends ManifestWrite {
   kyma: KymaRef;
-  /** The Kyma's uid: the Manifest's owner. */
-  uid: string;
-  module: ResolvedModule;
-  readiness: Readiness;
-  rendered?: RenderedRef;
-  /** The default CR the module manages (CreateAndDelete). */
-  resource?: DefaultCrRef;
-  /** The module CR's kind as `<apiVersion>/<kind>`, whatever the policy (the bridge watches it). */
-  resourceKind?: string;
 }
 
 export interface ManifestInput {

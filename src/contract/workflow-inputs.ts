@@ -2,7 +2,7 @@
 // what a run carries into the next one when it continues as new.
 import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
-import type { ModuleReport, ObservedObject } from './readiness';
+import type { ModuleReport, ObservedObject, Readiness } from './readiness';
 import type { Admission, RolloutEnded } from './rollout';
 import type { RuntimeSide } from './runtime';
 import type { ReconcileSettings } from './settings';
@@ -22,7 +22,8 @@ export interface CarriedKyma {
   uid: string;
   /** What each running module was last told to install. */
   desired: Record<string, ResolvedModule>;
-  reports: Record<string, ModuleReport>;
+  /** Each module's report (absent: rebuilt from what each running module carries). */
+  reports?: Record<string, ModuleReport>;
   removing: Record<string, 'remove' | 'release'>;
   remote: boolean;
   /** The newest control-plane versions its signals told of. */
@@ -40,13 +41,19 @@ export interface CarriedKyma {
 /** A module the Kyma's workflow runs: what it was started with, and what its state carries. */
 export interface RunningModule {
   uid: string;
-  module: ResolvedModule;
+  /** Absent: what the Kyma last told it to install (`desired`). */
+  module?: ResolvedModule;
   carried?: CarriedModule;
 }
 
+/** An install as carried: the rendered layer is absent when it is the fetched one. */
+export type CarriedInstalled = Omit<Installed, 'rendered'> & {
+  rendered: Omit<Installed['rendered'], 'layer'> & { layer?: Installed['rendered']['layer'] };
+};
+
 /** A module's state as one run hands it to the next. */
 export interface CarriedModule {
-  installed?: Installed;
+  installed?: CarriedInstalled;
   /** A resolution failure the module shows. */
   failure?: DesiredModule['failure'];
   mode: 'run' | 'remove' | 'release';
@@ -65,5 +72,7 @@ export interface CarriedModule {
   views?: Record<string, ObservedObject>;
   managerApplied?: string;
   /** A version whose install failed after it rendered: its objects may be there in part, and a removal deletes them too. */
-  attempted?: Installed;
+  attempted?: CarriedInstalled;
+  /** What the module's last report said: the next run rebuilds the report (the Kyma's status entry) from it. */
+  readiness?: Readiness;
 }

@@ -41,7 +41,7 @@ export class KymaModuleSet {
   constructor(carried?: Pick<CarriedKyma, 'uid' | 'desired' | 'reports' | 'removing'>) {
     if (!carried) return;
     this.desired = carried.desired;
-    this.reports = carried.reports;
+    this.reports = carried.reports ?? {};
     this.removing = carried.removing;
     for (const [n, module] of Object.entries(this.desired)) this.sent[n] = sentKey({ uid: carried.uid, module });
   }

@@ -7,6 +7,7 @@
 // local activity; Manifests, status and Events go out together in another.
 import type { KymaStatusInput } from '../api/kyma';
 import type { KymaRef } from '../contract/kyma';
+import type { ModuleReport } from '../contract/readiness';
 import type { KymaWrites } from '../contract/kyma-writes';
 import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { ReconcileSettings } from '../contract/settings';
@@ -68,7 +69,6 @@ export class KymaRun {
   private writesInFlight = 0;
 
   constructor(private readonly o: KymaRunOptions) {
-    this.kyma = new KymaState({ settings: o.settings, ...(o.carried ? { carried: o.carried } : {}) });
     this.modules = new ModulePool({
       kyma: o.kyma,
       settings: o.settings,
@@ -79,7 +79,19 @@ export class KymaRun {
         removed: (name) => this.kyma.removed(name),
       },
     });
-    for (const [name, m] of Object.entries(o.carried?.modules ?? {})) this.modules.start(name, m);
+    const carried = o.carried;
+    // The Kyma's status entry of each module, rebuilt from what the module carried (a run for a
+    // re-created Kyma carries none: it starts its status afresh).
+    const rebuild = carried?.reports === undefined;
+    const reports: Record<string, ModuleReport> = { ...carried?.reports };
+    for (const [name, m] of Object.entries(carried?.modules ?? {})) {
+      const module = m.module ?? carried?.desired[name];
+      if (!module) continue;
+      this.modules.start(name, { ...m, module });
+      const report = this.modules.current(name);
+      if (report && rebuild) reports[name] = report;
+    }
+    this.kyma = new KymaState({ settings: o.settings, ...(carried ? { carried: { ...carried, reports } } : {}) });
   }
 
   // ---- news ------------------------------------------------------------------------------
@@ -313,7 +325,16 @@ export class KymaRun {
     );
   }
 
+  /**
+   * What the next run gets: the Kyma's state without its modules' reports (each module carries
+   * what its last report said, and the next run rebuilds them), and each module without what the
+   * Kyma last told it to install when that is the Kyma's `desired` entry (the same, not twice).
+   */
   private carry(kyma: CarriedKyma): Stop {
-    return { kind: 'continueAsNew', carried: { ...kyma, modules: this.modules.carry() } };
+    const { reports: _, ...rest } = kyma;
+    const modules = this.modules.carry();
+    for (const [name, m] of Object.entries(modules))
+      if (m.module && JSON.stringify(m.module) === JSON.stringify(kyma.desired[name])) delete m.module;
+    return { kind: 'continueAsNew', carried: { ...rest, modules } };
   }
 }

@@ -6,7 +6,7 @@
 // cluster (and the Manifest's own steps) run together in one local activity, which does not
 // count. The steps that need no activity (a report, an Event, a wait) are taken at once.
 import type { KymaRef } from '../contract/kyma';
-import type { DesiredModule } from '../contract/module';
+import type { DesiredModule, ResolvedModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
@@ -54,6 +54,9 @@ interface Entry {
   driftTaken: number;
 }
 
+/** Up to this many modules, a continue-as-new carries the watches' views of their objects. */
+export const VIEWS_CARRIED = 100;
+
 /** Whether an action runs in the shared local activity: it reads and writes only the control plane (or the views it carries). */
 export function runsLocally(step: ModuleAction): boolean {
   return (
@@ -90,7 +93,7 @@ export class ModulePool {
   }
 
   /** Runs a module (from its start, or from the state a run before carried). */
-  start(name: string, m: RunningModule): void {
+  start(name: string, m: RunningModule & { module: ResolvedModule }): void {
     const st = new ModuleState({
       kyma: this.o.kyma,
       uid: m.uid,
@@ -212,10 +215,18 @@ export class ModulePool {
     );
   }
 
-  /** What a continue-as-new carries. */
+  /**
+   * What a continue-as-new carries. The watches' views of each module's manager and CR go along
+   * for up to `VIEWS_CARRIED` modules; a larger Kyma's modules read them afresh at their next
+   * check, which keeps what a run carries within Temporal's payload limit (2 MB).
+   */
   carry(): Record<string, RunningModule> {
+    const views = this.entries.size <= VIEWS_CARRIED;
     return Object.fromEntries(
-      [...this.entries].map(([name, { st }]) => [name, { uid: st.uid, module: st.desired, carried: st.carry() }]),
+      [...this.entries].map(([name, { st }]) => [
+        name,
+        { uid: st.uid, module: st.desired, carried: st.carry({ views }) },
+      ]),
     );
   }
 

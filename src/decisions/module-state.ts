@@ -21,7 +21,7 @@ import type { ResourceChange } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
 import { moduleNameNote } from './resolution';
 import { mergeSeen, seenField } from './seen-versions';
-import type { CarriedModule } from '../contract/workflow-inputs';
+import type { CarriedInstalled, CarriedModule } from '../contract/workflow-inputs';
 
 export type Mode = 'run' | 'remove' | 'release';
 
@@ -175,6 +175,8 @@ export class ModuleState {
   private reportedTimeout = false;
   private lastReport = '';
   private published?: ModuleReport;
+  /** What the report published last said (carried: the next run rebuilds the report from it). */
+  private publishedReadiness?: Readiness;
   private removal: RemovalPhase = 'blockers';
   private blockedBefore = false;
   private release: ReleasePhase = 'objects';
@@ -188,8 +190,8 @@ export class ModuleState {
     this.kyma = input.kyma;
     this.uid = input.uid;
     this.desired = input.module;
-    this.installed = input.carried?.installed;
-    this.attempted = input.carried?.attempted;
+    this.installed = uncompact(input.carried?.installed);
+    this.attempted = uncompact(input.carried?.attempted);
     this.failure = input.carried?.failure;
     this.mode = input.carried?.mode ?? 'run';
     this.paused = input.carried?.paused ?? false;
@@ -200,6 +202,13 @@ export class ModuleState {
     this.seen = input.carried?.seen ?? {};
     this.views = input.carried?.views ?? {};
     this.managerApplied = input.carried?.managerApplied;
+    const readiness = input.carried?.readiness;
+    if (readiness) {
+      // The report the run before published last, rebuilt: not published again unless it changes.
+      this.publishedReadiness = readiness;
+      this.published = this.report(readiness);
+      this.lastReport = JSON.stringify([this.uid, this.published]);
+    }
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -544,20 +553,26 @@ export class ModuleState {
   }
 
   /** What a continue-as-new carries. */
-  carry(): CarriedModule {
+  /**
+   * What a continue-as-new carries. What is unset (or false) is left out: a Kyma of a thousand
+   * modules carries a thousand of these within Temporal's payload limit. `views`: whether the
+   * watches' views of the manager and CR go along (else the next run reads them afresh).
+   */
+  carry(o: { views: boolean } = { views: true }): CarriedModule {
     return {
-      installed: this.installed,
-      failure: this.failure,
       mode: this.mode,
-      paused: this.paused,
-      unavailableSince: this.unavailableSince,
+      ...(this.installed ? { installed: compact(this.installed) } : {}),
+      ...(this.failure ? { failure: this.failure } : {}),
+      ...(this.paused ? { paused: true } : {}),
+      ...(this.unavailableSince !== undefined ? { unavailableSince: this.unavailableSince } : {}),
       ...(this.missingSince !== undefined ? { missingSince: this.missingSince } : {}),
-      reportedTimeout: this.reportedTimeout,
-      blockedBefore: this.blockedBefore,
+      ...(this.reportedTimeout ? { reportedTimeout: true } : {}),
+      ...(this.blockedBefore ? { blockedBefore: true } : {}),
       ...seenField(this.seen),
-      ...(Object.keys(this.views).length ? { views: this.views } : {}),
+      ...(o.views && Object.keys(this.views).length ? { views: this.views } : {}),
       ...(this.managerApplied ? { managerApplied: this.managerApplied } : {}),
-      ...(this.attempted ? { attempted: this.attempted } : {}),
+      ...(this.attempted ? { attempted: compact(this.attempted) } : {}),
+      ...(this.publishedReadiness ? { readiness: this.publishedReadiness } : {}),
     };
   }
 
@@ -740,6 +755,7 @@ export class ModuleState {
     if (key === this.lastReport) return;
     this.lastReport = key;
     this.published = report;
+    this.publishedReadiness = r;
     const cr = installed?.fetched.defaultCr;
     const resource = this.managedCr();
     this.queue.push({
@@ -886,4 +902,15 @@ function withNote(message: string, note: string | undefined): string {
 
 function event(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): ModuleStep {
   return { kind: 'event', event: { type, reason, message } };
+}
+
+/** An install as carried: the rendered layer left out when it is the fetched one (it nearly always is). */
+function compact(i: Installed): CarriedInstalled {
+  if (JSON.stringify(i.rendered.layer) !== JSON.stringify(i.fetched.layer)) return i;
+  const { layer: _, ...rendered } = i.rendered;
+  return { ...i, rendered };
+}
+
+function uncompact(i: CarriedInstalled | undefined): Installed | undefined {
+  return i && { ...i, rendered: { ...i.rendered, layer: i.rendered.layer ?? i.fetched.layer } };
 }

@@ -1,5 +1,6 @@
 // Small builders for the decision tests: a module, its install result, settings.
 import type { FetchedModule, RenderedRef } from '../../../src/contract/artifacts';
+import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { ResolvedModule } from '../../../src/contract/module';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../../src/contract/settings';
 import type { ModuleStateOptions } from '../../../src/decisions/module-state';
@@ -54,4 +55,20 @@ export function installResult(version: string): { fetched: FetchedModule; render
 
 export function moduleInput(over: Partial<ModuleStateOptions> = {}): ModuleStateOptions {
   return { kyma: KYMA, uid: 'uid-1', module: mod(), settings: SETTINGS, ...over };
+}
+
+/** A Kyma as loaded (uid-1, channel regular, finalized, local), with these spec modules. */
+export function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
+  return {
+    uid: 'uid-1',
+    generation: 1,
+    channel: 'regular',
+    modules,
+    deleting: false,
+    finalized: true,
+    paused: false,
+    remote: false,
+    visibility: { beta: false, internal: false },
+    ...over,
+  };
 }

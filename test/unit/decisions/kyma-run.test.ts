@@ -8,24 +8,12 @@ import type { ReadinessCheck } from '../../../src/contract/readiness';
 import { KymaRun, LOCAL_BATCH, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
 import type { ModuleOutcome } from '../../../src/decisions/module-state';
-import { installResult, KYMA, mod, SETTINGS } from './fixtures';
+import { installResult, KYMA, mod, SETTINGS, snapshot } from './fixtures';
 
 const READY: ReadinessCheck = { reason: 'Ready', message: 'module is ready' };
 
-function snapshot(names: string[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
-  return {
-    uid: 'uid-1',
-    generation: 1,
-    channel: 'regular',
-    modules: names.map((name): SpecModule => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true })),
-    deleting: false,
-    finalized: true,
-    paused: false,
-    remote: false,
-    visibility: { beta: false, internal: false },
-    ...over,
-  };
-}
+const spec = (names: string[]): SpecModule[] =>
+  names.map((name) => ({ name, customResourcePolicy: 'CreateAndDelete', managed: true }));
 
 const names = (n: number) => Array.from({ length: n }, (_, i) => `m${String(i).padStart(4, '0')}`);
 
@@ -102,7 +90,7 @@ const newRun = (over: Partial<typeof SETTINGS> = {}) =>
 describe('KymaRun: one loop for a Kyma and all its modules', () => {
   it('installs 1,000 modules with at most 50 activities under way and their checks in batches, then is Ready', () => {
     const run = newRun({ moduleParallelism: 50 });
-    const fleet = { snapshot: snapshot(names(1_000)) };
+    const fleet = { snapshot: snapshot(spec(names(1_000))) };
     const t = settle(run, fleet);
     expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toHaveLength(1_000);
     expect(t.maxModuleActivities).toBe(50);
@@ -118,7 +106,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
 
   it('refuses a Kyma of more modules than the limit: Error naming the limit, nothing installed', () => {
     const run = newRun({ maxModulesPerKyma: 1_000 });
-    const t = settle(run, { snapshot: snapshot(names(1_001)) });
+    const t = settle(run, { snapshot: snapshot(spec(names(1_001))) });
     expect(t.works.filter((w) => w.kind === 'module')).toEqual([]);
     const status = run.status();
     expect(status.state).toBe('Error');
@@ -127,7 +115,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
 
   it('continues as new only when nothing is under way and the Kyma waits, carrying every module, which the next run does not install again', () => {
     const run = newRun();
-    const fleet = { snapshot: snapshot(names(3)) };
+    const fleet = { snapshot: snapshot(spec(names(3))) };
     const first = run.take(0);
     expect(run.stop({ events: 10, suggested: true })).toBeUndefined();
     run.done(first[0]!, answer(first[0]!, fleet), 0);
@@ -143,11 +131,26 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     expect(next.status().state).toBe('Ready');
   });
 
+  it("carries a Kyma of 1,000 modules in well under Temporal's 2 MB payload limit; the next run rebuilds their statuses", () => {
+    const run = newRun();
+    settle(run, { snapshot: snapshot(spec(names(1_000))) });
+    const stop = run.stop({ events: 10, suggested: true });
+    const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
+    expect(Buffer.byteLength(JSON.stringify(carried))).toBeLessThan(1_000_000);
+    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50 });
+    expect(Object.keys(next.kyma.reports)).toHaveLength(1_000);
+    const t = settle(next, { snapshot: snapshot(spec(names(1_000))) });
+    expect(next.status()).toEqual(run.status());
+    // Nothing installed again; a status written once, its Manifests not written again (their reports did not change).
+    expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
+    expect(t.works.flatMap((w) => (w.kind === 'write' ? (w.writes.manifests ?? []) : []))).toEqual([]);
+  });
+
   it('wakes a failed install on its backoff through the alarm, and every module on the drift timer', () => {
     const run = newRun();
     let fail = true;
     const fleet: Fleet = {
-      snapshot: snapshot(names(2)),
+      snapshot: snapshot(spec(names(2))),
       install: (m) =>
         fail && m === 'm0000'
           ? { kind: 'install', failure: { reason: 'RegistryUnavailable', message: 'no answer' } }
@@ -174,7 +177,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
 
   it("takes news of a module's objects to that module alone", () => {
     const run = newRun();
-    const fleet = { snapshot: snapshot(names(3)) };
+    const fleet = { snapshot: snapshot(spec(names(3))) };
     settle(run, fleet);
     run.modulesChanged([{ module: 'm0001', change: { observed: [] } }]);
     const t = settle(run, fleet);

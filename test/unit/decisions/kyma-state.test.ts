@@ -5,7 +5,7 @@ import type { Resolution } from '../../../src/contract/module';
 import type { ModuleReport } from '../../../src/contract/readiness';
 import { aggregateState, KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { kymaNameProblem } from '../../../src/decisions/names';
-import { mod, SETTINGS } from './fixtures';
+import { mod, SETTINGS, snapshot } from './fixtures';
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   name,
@@ -13,21 +13,6 @@ const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   managed: true,
   ...over,
 });
-
-function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
-  return {
-    uid: 'uid-1',
-    generation: 1,
-    channel: 'regular',
-    modules,
-    deleting: false,
-    finalized: true,
-    paused: false,
-    remote: false,
-    visibility: { beta: false, internal: false },
-    ...over,
-  };
-}
 
 const ok = (name: string, version = '1.0.0'): Resolution => ({
   name,
