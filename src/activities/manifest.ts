@@ -7,12 +7,10 @@ import { manifestName, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '
 import { idOf, refOf } from '../api/object-id';
 import { stateOf } from '../api/reasons';
 import { API_VERSION, LABELS, type Condition, type KubeObject } from '../api/shared';
-import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
+import type { DefaultCrRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { ManifestWrite } from '../contract/kyma-writes';
 import type { SeenVersions } from '../contract/seen-versions';
-import type { ResolvedModule } from '../contract/module';
-import type { Readiness } from '../contract/readiness';
 import { mergeConditions } from '../decisions/conditions';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
