@@ -4,6 +4,7 @@ import { controlPlaneClient } from '../k8s/control-plane';
 import { observeRequests } from '../k8s/rest-client';
 import { configFromEnv } from '../infra/config';
 import { LineLog } from '../infra/log';
+import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
@@ -29,12 +30,19 @@ async function main(): Promise<void> {
   const log = runtime.logger;
   // The probes answer before the worker exists: not ready until it polls.
   const started: { worker?: KlmWorker } = {};
-  if (config.metricsPort)
-    log.info(
-      `worker: metrics and probes on ` +
-        `:${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} ` +
-        `(/metrics, /healthz, /readyz)`,
-    );
+  const probes = config.metricsPort
+    ? await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)
+    : undefined;
+  if (probes) log.info(`worker: metrics and probes on :${probes.port} (/metrics, /healthz, /readyz)`);
+  // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM; the probes fail meanwhile.
+  void stopSignals({
+    name: 'worker',
+    timeoutMs: config.shutdownTimeoutMs,
+    onStop: () => probes?.stopping(),
+    log: (m) => {
+      log.warn(m);
+    },
+  });
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const worker = (started.worker = await createKlmWorker({
@@ -57,9 +65,10 @@ async function main(): Promise<void> {
   log.info(
     `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`,
   );
-  // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
+  // Nothing is left to keep the process alive once its probes stop answering.
+  await probes?.close();
 }
 
 main().catch((err: unknown) => {
