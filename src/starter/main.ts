@@ -8,6 +8,7 @@ import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/rest-client';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { Bridge } from './bridge';
@@ -74,11 +75,14 @@ async function main(): Promise<void> {
   await probes?.close();
 }
 
+/** Start-up problems the operator fixes by hand. */
+const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError];
+
 main().catch((err: unknown) => {
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(
     `bridge: ` +
-      `${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+      `${ONE_LINE.some((c) => err instanceof c) ? (err as Error).message : err instanceof Error ? err.stack : String(err)}`,
   );
   process.exit(1);
 });

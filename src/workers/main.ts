@@ -1,6 +1,7 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/rest-client';
 import { configFromEnv } from '../infra/config';
 import { LineLog } from '../infra/log';
@@ -71,12 +72,15 @@ async function main(): Promise<void> {
   await probes?.close();
 }
 
+/** Start-up problems the operator fixes by hand. */
+const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError];
+
 main().catch((err: unknown) => {
   runtime?.flushLogs();
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(
     `worker: ` +
-      `${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+      `${ONE_LINE.some((c) => err instanceof c) ? (err as Error).message : err instanceof Error ? err.stack : String(err)}`,
   );
   process.exit(1);
 });
