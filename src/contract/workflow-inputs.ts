@@ -15,8 +15,9 @@ export const MODULE_WORKFLOW = 'moduleWorkflow';
  * the Kyma and module loops on from the start (rollout-gate, runtime-side, truthful-status,
  * hosted-modules, lean-hosting) without asking `patched()`, which records a
  * marker and upserts a search attribute per patch and run. Runs begun without it ask each patch
- * as before. A worker must know a shape before a bridge starts runs in it: workers are upgraded
- * first (README, Upgrading workflows).
+ * as before; a patch added since (outage-and-blocked-status) is asked in every run. A worker must
+ * know a shape before a bridge starts runs in it: workers are upgraded first (README, Upgrading
+ * workflows).
  */
 export const KYMA_WORKFLOW_SHAPE = 1;
 

@@ -92,7 +92,9 @@ export class KymaState {
    * rollout admits it (false in runs recorded before rollouts existed). `truthful` (false in
    * runs recorded before it): a held module tells its rollout it waits (and starts it when there
    * is none), a workflow the server ended is shown and a module's started again, and a runtime
-   * that cannot be synced sways the Kyma's state as its condition says.
+   * that cannot be synced sways the Kyma's state as its condition says. `entriesKeepReports`: the
+   * modules' entries show what they last reported while their cluster cannot be reached, as in
+   * runs recorded before they showed the outage.
    */
   constructor(
     private readonly settings: ReconcileSettings,
@@ -100,6 +102,7 @@ export class KymaState {
     gated = false,
     runtimeSide = false,
     private readonly truthful = false,
+    private readonly entriesKeepReports = false,
   ) {
     this.gate = new KymaRolloutGate(gated, truthful, carried);
     this.runtimeSide = new KymaRuntimeSide(runtimeSide, carried?.runtime);
@@ -471,6 +474,7 @@ export class KymaState {
       runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
       // Runs recorded before a runtime's outage swayed the Kyma's state show it in the condition only.
       runtimeProblem: this.truthful ? this.runtimeSide.state.problem : undefined,
+      ...(this.entriesKeepReports ? { entriesKeepReports: true } : {}),
       endedNote: this.endedNote,
       finalizing: this.finalizing,
     };

@@ -150,12 +150,14 @@ export class ModuleState {
    * `truthful`: a manager whose rollout does not complete is looked at again (its pods
    * read) on a backoff, a manager still missing after an apply times out like an unavailable
    * one, and a report names a version only once one is installed (false in runs recorded
-   * before).
+   * before). `blockedDeleting`: a blocked removal shows Deleting, as in runs recorded before it
+   * showed Warning (its state is what the module's search attribute carries).
    */
   constructor(
     input: ModuleWorkflowInput,
     private readonly settings: ReconcileSettings = input.settings,
     private readonly truthful = false,
+    private readonly blockedDeleting = false,
   ) {
     this.kyma = input.kyma;
     this.uid = input.uid;
@@ -670,7 +672,7 @@ export class ModuleState {
         // Only what an install put there: a module whose install never succeeded has no version
         // (runs recorded before showed the wanted one).
         ...(installed ? { version: installed.version } : this.truthful ? {} : { version: d.version }),
-        state: stateOf(r.reason),
+        state: this.blockedDeleting && r.reason === 'DeletionBlocked' ? 'Deleting' : stateOf(r.reason),
         message: withNote(r.message, moduleNameNote(d)),
         // Both, as upstream: fqdn for backwards compatibility, ocmComponentName its successor.
         ...(d.fqdn ? { fqdn: d.fqdn, ocmComponentName: d.fqdn } : {}),

@@ -2,6 +2,7 @@
 // (./module-loop.ts) per module, inside the Kyma's workflow, instead of a module workflow each.
 // A report goes straight to the Kyma's state (no signal), the Manifest is written as before,
 // and a continue-as-new of the Kyma carries every module's state.
+import { patched } from '@temporalio/workflow';
 import type { KymaRef } from '../contract/kyma';
 import type { DesiredModule } from '../contract/module';
 import type { ModuleReport } from '../contract/readiness';
@@ -67,6 +68,8 @@ export class HostedModules {
       },
       this.settings,
       true,
+      // Runs recorded before a blocked removal was a Warning keep showing it Deleting.
+      !patched('outage-and-blocked-status'),
     );
     const entry: Running = { st, idle: false };
     this.running.set(m.name, entry);

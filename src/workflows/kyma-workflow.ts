@@ -72,6 +72,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   // Runs recorded before the runtime side existed keep to the control-plane Kyma alone.
   // Runs recorded before held modules joined their rollout (and before a runtime's outage swayed the state) do neither.
   // A run the bridge began in shape 1 (contract/workflow-inputs.ts) has each of these on without asking.
+  // Runs recorded before modules' entries told their cluster's outage (and a blocked removal was a Warning) do neither.
   const shape1 = (input.shape ?? 0) >= 1;
   const st = new KymaState(
     settings,
@@ -79,6 +80,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     shape1 || patched('rollout-gate'),
     shape1 || patched('runtime-side'),
     shape1 || patched('truthful-status'),
+    !patched('outage-and-blocked-status'),
   );
   setHandler(kymaChanged, (seen) => st.changed(seen));
   setHandler(catalogChanged, () => st.catalogChanged());

@@ -39,8 +39,9 @@ const kcp = proxyLocalActivities<Activities>({
 
 export async function moduleWorkflow(input: ModuleWorkflowInput): Promise<void> {
   const { kyma, settings } = input;
-  // Runs recorded before it neither look at a manager's pods nor time out a missing manager.
-  const st = new ModuleState(input, settings, patched('manager-rollout'));
+  // Runs recorded before it neither look at a manager's pods nor time out a missing manager;
+  // those recorded before a blocked removal was a Warning keep showing it Deleting.
+  const st = new ModuleState(input, settings, patched('manager-rollout'), !patched('outage-and-blocked-status'));
   let handOverAsked = false;
   setHandler(desiredModule, (d) => st.want(d));
   setHandler(resourceChanged, (change) => st.poke(change));

@@ -269,6 +269,9 @@ describe('API servers that hang or die, with default timers', () => {
       );
       expect(Date.now() - stopped).toBeLessThanOrEqual(60_000);
       expect(outage.status?.state).toBe('Error');
+      // Its module's entry does not go on telling what it last saw there.
+      expect(outage.status?.modules?.map((m) => `${m.name}=${m.state}`)).toEqual([`${mod().name}=Error`]);
+      expect(outage.status?.modules?.[0]?.message).toContain('did not answer in time');
       expect(outage.status?.lastOperation?.operation).toMatch(
         /^the runtime Kyma kyma-system\/default could not be synced: .*did not answer in time/,
       );
