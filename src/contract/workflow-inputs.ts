@@ -43,6 +43,8 @@ export interface KymaWorkflowInput {
     rolloutEnded?: Record<string, RolloutEnded>;
     /** The modules this workflow runs, and the state each carries. */
     hosted?: Record<string, HostedModule>;
+    /** The Kyma's label values that mean nothing, as told by a Warning Event already. */
+    labelProblems?: string[];
   };
 }
 

@@ -86,6 +86,8 @@ export class KymaState {
   private endedNote?: string;
   /** Events told before the Kyma was loaded (its uid unknown): recorded once it is. */
   private owedEvents: KymaEvent[] = [];
+  /** The Kyma's label values that mean nothing, as its Warning Events told them. */
+  private labelProblems: string[] = [];
 
   /**
    * `gated`: an installed module moves to a new version of its channel only when the channel's
@@ -111,6 +113,7 @@ export class KymaState {
     this.uid = carried.uid;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
+    this.labelProblems = carried.labelProblems ?? [];
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -237,6 +240,7 @@ export class KymaState {
     }
     this.uid = snapshot.uid;
     for (const e of this.owedEvents.splice(0)) this.queue.push({ kind: 'event', event: e });
+    this.warnLabels(snapshot.labelProblems ?? []);
     const wasDeleting = this.snapshot?.deleting ?? false;
     this.snapshot = snapshot;
     if (snapshot.invalid) {
@@ -354,6 +358,7 @@ export class KymaState {
       ...(admitted ? { admitted } : {}),
       ...(this.runtimeSide.enabled ? { runtime: this.runtimeSide.state } : {}),
       ...(rolloutEnded ? { rolloutEnded } : {}),
+      ...(this.labelProblems.length ? { labelProblems: this.labelProblems } : {}),
     };
   }
 
@@ -363,6 +368,13 @@ export class KymaState {
    */
   carryToRecreated(): NonNullable<KymaWorkflowInput['carried']> {
     return { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
+  }
+
+  /** A label value that means nothing is told by a Warning Event once (and again should it come back after a fix). */
+  private warnLabels(problems: string[]): void {
+    for (const p of problems)
+      if (!this.labelProblems.includes(p)) this.queue.push(eventStep('Warning', 'InvalidLabelValue', p));
+    this.labelProblems = problems;
   }
 
   // ---- planning --------------------------------------------------------------------------

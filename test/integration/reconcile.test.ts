@@ -8,7 +8,7 @@ import { loadSamples } from '../../src/samples/modules';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { kymaStatusQuery } from '../../src/contract/queries';
-import { API_VERSION } from '../../src/api/shared';
+import { API_VERSION, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
@@ -155,6 +155,45 @@ describe('module resolution', () => {
     expect(modules.counter).toMatchObject({ channel: 'regular', version: '1.0.0' });
     // 1.1.0 ships a ConfigMap that 1.0.0 does not.
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
+  });
+
+  it('warns of its label values that mean nothing, naming each label and the values it takes', async () => {
+    const name = uniqueName('kyma');
+    const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [] });
+    kyma.metadata.labels = {
+      [LABELS.skipReconciliation]: 'True',
+      [LABELS.beta]: 'yes',
+      [LABELS.rolloutPriority]: 'high',
+    };
+    await klm().kube.create(kyma);
+    // "True" is not "true", as upstream reads it: the Kyma is reconciled.
+    await kymaInState(klm(), name, 'Ready');
+    const warnings = async () =>
+      (
+        await klm().kube.list<
+          KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }
+        >('v1', 'Event', { namespace: klm().namespace })
+      ).items.filter((e) => e.involvedObject?.name === name && e.reason === 'InvalidLabelValue');
+    const events = await eventually('the Warning Events', async () =>
+      (await warnings()).length >= 3 ? warnings() : undefined,
+    );
+    expect(events.map((e) => [e.type, e.message]).sort()).toEqual([
+      [
+        'Warning',
+        'label operator.kyma-project.io/beta: "yes" means nothing: it takes "true" (it may use beta modules) or "false", ' +
+          'in any case; it is offered no beta modules',
+      ],
+      [
+        'Warning',
+        'label operator.kyma-project.io/rollout-priority: "high" means nothing: it takes a number (rollouts take lower ' +
+          'ones first); its rollouts take it at 100, as if the label were not there',
+      ],
+      [
+        'Warning',
+        'label operator.kyma-project.io/skip-reconciliation: "True" means nothing: it takes "true" (reconciliation ' +
+          'paused) or "false"; it is reconciled as if the label were not there',
+      ],
+    ]);
   });
 
   it('honours a version pin regardless of channels', async () => {
