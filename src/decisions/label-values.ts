@@ -1,8 +1,11 @@
-// The labels a person sets on a Kyma that the lifecycle manager reads, and the values each takes.
-// A value that means nothing to it ("yes", "True" where "true" is meant, a rollout priority of
-// "high") is read as if the label were absent, as upstream reads it; the Kyma is told so by a
-// Warning Event naming the label and the values it takes (./kyma-state.ts).
+// The labels a person sets on a Kyma or a ModuleTemplate that the lifecycle manager reads, and the
+// values each takes. A value that means nothing to it ("yes", "True" where "true" is meant, a
+// rollout priority of "high") is read as if the label were absent, as upstream reads it; the Kyma
+// is told so by a Warning Event naming the label and the values it takes (./kyma-state.ts, and
+// ./kyma-module-set.ts for the templates it uses).
+import type { KymaEvent } from '../api/events';
 import { LABELS } from '../api/shared';
+import type { ResolvedModule } from '../contract/module';
 
 interface LabelRule {
   key: string;
@@ -53,16 +56,60 @@ const KYMA_LABELS: LabelRule[] = [
   },
 ];
 
+const TEMPLATE_LABELS: LabelRule[] = [
+  {
+    key: LABELS.beta,
+    takes: '"true" (only Kymas labelled beta may use it) or "false", in any case',
+    valid: ANY_CASE,
+    meanwhile: 'it is offered to every Kyma, as if it were not beta',
+  },
+  {
+    key: LABELS.internal,
+    takes: '"true" (only Kymas labelled internal may use it) or "false", in any case',
+    valid: ANY_CASE,
+    meanwhile: 'it is offered to every Kyma, as if it were not internal',
+  },
+];
+
 /** A Kyma's place in rollouts: its rollout-priority label, else DEFAULT_ROLLOUT_PRIORITY. */
 export function rolloutPriority(labels: Record<string, string> | undefined): number {
   return priorityValue(labels?.[LABELS.rolloutPriority]) ?? DEFAULT_ROLLOUT_PRIORITY;
 }
 
-/** Each label of a Kyma the lifecycle manager reads whose value means nothing to it: the label, its value, what it takes. */
-export function kymaLabelProblems(labels: Record<string, string> | undefined): string[] {
-  return KYMA_LABELS.flatMap((rule) => {
+/** The labels `rules` read whose value means nothing: the label, its value, what it takes, what that means meanwhile. */
+function problems(rules: LabelRule[], labels: Record<string, string> | undefined): string[] {
+  return rules.flatMap((rule) => {
     const value = labels?.[rule.key];
     if (value === undefined || rule.valid(value)) return [];
     return [`label ${rule.key}: "${value}" means nothing: it takes ${rule.takes}; ${rule.meanwhile}`];
   });
+}
+
+/** Each label of a Kyma the lifecycle manager reads whose value means nothing to it. */
+export function kymaLabelProblems(labels: Record<string, string> | undefined): string[] {
+  return problems(KYMA_LABELS, labels);
+}
+
+/** Each label of a ModuleTemplate the lifecycle manager reads whose value means nothing to it. */
+export function templateLabelProblems(labels: Record<string, string> | undefined): string[] {
+  return problems(TEMPLATE_LABELS, labels);
+}
+
+/**
+ * The Warning Events for the label values of a module's template that mean nothing, once per
+ * template generation and problem: none for what `before` (what the module was told last) had already.
+ */
+export function templateLabelEvents(module: ResolvedModule, before: ResolvedModule | undefined): KymaEvent[] {
+  const t = module.template;
+  const told =
+    before && before.template.name === t.name && before.template.generation === t.generation
+      ? (before.templateLabelProblems ?? [])
+      : [];
+  return (module.templateLabelProblems ?? [])
+    .filter((p) => !told.includes(p))
+    .map((p) => ({
+      type: 'Warning',
+      reason: 'InvalidLabelValue',
+      message: `module ${module.name}: ModuleTemplate ${t.namespace}/${t.name} has ${p}`,
+    }));
 }

@@ -12,6 +12,7 @@ import { API_VERSION, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
+import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('core reconcile', () => {
@@ -157,9 +158,16 @@ describe('module resolution', () => {
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
   });
 
-  it('warns of its label values that mean nothing, naming each label and the values it takes', async () => {
+  it("warns of its and its module templates' label values that mean nothing, naming each label and the values it takes", async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const template = `${mod.name}-1.0.0`;
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', template, klm().namespace, {
+      metadata: { labels: { [LABELS.beta]: 'yes' } },
+    });
     const name = uniqueName('kyma');
-    const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [] });
+    const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] });
     kyma.metadata.labels = {
       [LABELS.skipReconciliation]: 'True',
       [LABELS.beta]: 'yes',
@@ -175,7 +183,7 @@ describe('module resolution', () => {
         >('v1', 'Event', { namespace: klm().namespace })
       ).items.filter((e) => e.involvedObject?.name === name && e.reason === 'InvalidLabelValue');
     const events = await eventually('the Warning Events', async () =>
-      (await warnings()).length >= 3 ? warnings() : undefined,
+      (await warnings()).length >= 4 ? warnings() : undefined,
     );
     expect(events.map((e) => [e.type, e.message]).sort()).toEqual([
       [
@@ -192,6 +200,12 @@ describe('module resolution', () => {
         'Warning',
         'label operator.kyma-project.io/skip-reconciliation: "True" means nothing: it takes "true" (reconciliation ' +
           'paused) or "false"; it is reconciled as if the label were not there',
+      ],
+      [
+        'Warning',
+        `module ${mod.name}: ModuleTemplate ${klm().namespace}/${template} has label operator.kyma-project.io/beta: ` +
+          '"yes" means nothing: it takes "true" (only Kymas labelled beta may use it) or "false", in any case; it is ' +
+          'offered to every Kyma, as if it were not beta',
       ],
     ]);
   });

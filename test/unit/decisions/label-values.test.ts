@@ -1,7 +1,13 @@
 // The Kyma labels the lifecycle manager reads, and the Warning for a value that means nothing.
 import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../../src/api/shared';
-import { kymaLabelProblems, rolloutPriority } from '../../../src/decisions/label-values';
+import type { ResolvedModule } from '../../../src/contract/module';
+import {
+  kymaLabelProblems,
+  rolloutPriority,
+  templateLabelEvents,
+  templateLabelProblems,
+} from '../../../src/decisions/label-values';
 
 describe('the values of a Kyma label', () => {
   it('takes what each label means, and names the label and the values it takes for anything else', () => {
@@ -35,5 +41,31 @@ describe('the values of a Kyma label', () => {
     expect(rolloutPriority({ [LABELS.rolloutPriority]: '' })).toBe(100);
     expect(rolloutPriority({ [LABELS.rolloutPriority]: 'high' })).toBe(100);
     expect(rolloutPriority(undefined)).toBe(100);
+  });
+
+  it("warns the Kyma of its module template's beta or internal value that means nothing, once per template generation", () => {
+    const [problem] = templateLabelProblems({ [LABELS.beta]: 'yes', [LABELS.internal]: 'False' });
+    expect(problem).toBe(
+      'label operator.kyma-project.io/beta: "yes" means nothing: it takes "true" (only Kymas labelled beta may use ' +
+        'it) or "false", in any case; it is offered to every Kyma, as if it were not beta',
+    );
+    const module = (generation: number, problems?: string[]): ResolvedModule => ({
+      name: 'greeter',
+      channel: 'regular',
+      version: '1.0.0',
+      customResourcePolicy: 'CreateAndDelete',
+      template: { name: 'greeter-1.0.0', namespace: 'kcp-system', generation },
+      ...(problems ? { templateLabelProblems: problems } : {}),
+    });
+    expect(templateLabelEvents(module(1, [problem!]), undefined)).toEqual([
+      {
+        type: 'Warning',
+        reason: 'InvalidLabelValue',
+        message: `module greeter: ModuleTemplate kcp-system/greeter-1.0.0 has ${problem}`,
+      },
+    ]);
+    expect(templateLabelEvents(module(1, [problem!]), module(1, [problem!]))).toEqual([]);
+    expect(templateLabelEvents(module(2, [problem!]), module(1, [problem!]))).toHaveLength(1);
+    expect(templateLabelEvents(module(2), module(1, [problem!]))).toEqual([]);
   });
 });
