@@ -63,6 +63,9 @@ describe('the compiled processes', () => {
     for (const p of processes) p.kill('SIGKILL');
   });
 
+  /** The worker and bridge the plain-node test started, and their metrics ports. */
+  let plain: { started: StartedProcess[]; ports: number[] } | undefined;
+
   /** Plain node: no loader, nothing compiled at run time. */
   function start(entry: string, env: NodeJS.ProcessEnv, args: string[] = []) {
     const started = startNode([entry, ...args], env);
@@ -110,8 +113,7 @@ describe('the compiled processes', () => {
     expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`).sort()).toEqual(['counter=Ready', 'greeter=Ready']);
     expect(worker.proc.exitCode).toBeNull();
     expect(bridge.proc.exitCode).toBeNull();
-    // An unsharded bridge, with the metrics port on.
-    await stopsOnSigterm([worker, bridge], [workerPort, bridgePort]);
+    plain = { started: [worker, bridge], ports: [workerPort, bridgePort] };
   });
 
   it('manages modules with the built klm: the catalog, an add waited for, the list as JSON', async () => {
@@ -140,6 +142,11 @@ describe('the compiled processes', () => {
         moduleStatus: 'Ready',
       }),
     ]);
+  });
+
+  it('stops worker and bridge (unsharded) on SIGTERM, as a rolling update does, with the metrics port on', async () => {
+    expect(plain, 'the processes of the test before').toBeDefined();
+    await stopsOnSigterm(plain!.started, plain!.ports);
   });
 
   it('serves the web page of klm ui as built into dist/cli/app/', async () => {
