@@ -17,6 +17,7 @@ import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/seen-versions';
 import { mergeConditions } from '../decisions/conditions';
+import { kymaLabelProblems } from '../decisions/label-values';
 import { kymaNameProblem } from '../decisions/names';
 import { specModules } from '../decisions/runtime-kyma';
 import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
@@ -160,6 +161,7 @@ export function kymaActivities(
       const kyma = await readKyma(ref, seen?.Kyma);
       if (!kyma) return null;
       const invalid = kymaNameProblem(ref.name);
+      const labelProblems = kymaLabelProblems(kyma.metadata.labels);
       const deleting = Boolean(kyma.metadata.deletionTimestamp);
       // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
       // see a Secret that has just gone. A name that cannot be a label value cannot label a
@@ -184,6 +186,7 @@ export function kymaActivities(
         modules: [...specModules(kyma.spec.modules), ...mandatory.filter((m) => !listed.has(m.name))],
         ...(remote ? { mandatoryModules: mandatory } : {}),
         ...(invalid ? { invalid } : {}),
+        ...(labelProblems.length ? { labelProblems } : {}),
       };
     },
 

@@ -49,7 +49,11 @@ function targetFailure(err: unknown, ref: KymaRef, secret: KubeObject | undefine
   if (refusesCredentials(err)) {
     const why =
       err.status === 401
-        ? 'refused the credentials of its kubeconfig (HTTP 401 Unauthorized: the token or client certificate is not accepted, has expired or was revoked)'
+        ? `refused the credentials of its kubeconfig (HTTP 401 Unauthorized: ${
+            err.clientCertificate
+              ? `its client certificate ${err.clientCertificate}`
+              : 'the token or client certificate is not accepted, has expired or was revoked'
+          })`
         : 'lets the identity of its kubeconfig do nothing at all (HTTP 403 on API discovery, which ' +
           'every authenticated user may read: the kubeconfig carries no credentials the API server ' +
           'recognises, or the identity was stripped of every right)';

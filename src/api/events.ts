@@ -19,6 +19,7 @@ export const EVENT_REASONS = [
   'RolloutStarted',
   'WorkflowEnded',
   'ModuleNameMismatch',
+  'InvalidLabelValue',
 ] as const;
 
 export type EventReason = (typeof EVENT_REASONS)[number];

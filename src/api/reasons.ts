@@ -39,12 +39,13 @@ export const REASONS = {
       'the manifest ships a system namespace (kube-system, kube-public, kube-node-lease, default, or a kyma-system ' +
       'the lifecycle manager did not create): it is left as it is, the rest is installed',
   },
+  DeletionBlocked: {
+    state: 'Warning',
+    means:
+      "custom resources of the module's kind exist (the message names them); the removal waits until they are deleted (upstream's Manifest shows Warning too)",
+  },
   // Deleting
   ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
-  DeletionBlocked: {
-    state: 'Deleting',
-    means: 'custom resources of the module kind exist; the removal waits until they are deleted',
-  },
   WaitingForResource: { state: 'Deleting', means: 'the default CR is being deleted and waits for its finalizers' },
   DeletingObjects: { state: 'Deleting', means: "the module's objects are being deleted" },
   Removing: { state: 'Deleting', means: 'the module left the spec; its removal begins' },
@@ -81,7 +82,11 @@ export const REASONS = {
   },
   MalformedDescriptor: { state: 'Error', means: 'the OCM component descriptor or spec.data cannot be used' },
   MalformedLayer: { state: 'Error', means: 'the raw-manifest layer is neither YAML nor a tar with one YAML file' },
-  MalformedManifest: { state: 'Error', means: 'the raw manifest is not a list of Kubernetes objects' },
+  MalformedManifest: {
+    state: 'Error',
+    means:
+      'the raw manifest is not Kubernetes objects (YAML documents, or a `kind: List` of them, which is expanded as kubectl does)',
+  },
   EmptyManifest: { state: 'Error', means: 'the raw manifest holds no Kubernetes object' },
   DigestMismatch: { state: 'Error', means: 'registry content does not hash to its digest; nothing is applied' },
   InvalidDigest: { state: 'Error', means: 'a digest in the descriptor is not a sha256 digest' },
@@ -94,12 +99,17 @@ export const REASONS = {
   },
   // Error: the target cluster
   InvalidKubeconfig: { state: 'Error', means: "the Kyma's kubeconfig Secret holds no usable kubeconfig, or is gone" },
-  TargetClusterUnreachable: { state: 'Error', means: 'the target cluster could not be reached' },
+  TargetClusterUnreachable: {
+    state: 'Error',
+    means:
+      "the target cluster could not be reached; while the Kyma's runtime cannot be synced for it, each module's entry says so too (with what it last reported)",
+  },
   TargetCredentialsRefused: {
     state: 'Error',
     means:
       "the target cluster refused the kubeconfig's credentials (HTTP 401, or 403 on API " +
-      'discovery), whichever step met it; the message names the Secret to renew them in',
+      'discovery), whichever step met it; the message names the Secret to renew them in, and ' +
+      'when a client certificate expired (or is not valid yet)',
   },
   ApplyRejected: {
     state: 'Error',

@@ -2,6 +2,7 @@
 // in-cluster) and one of its contexts (--context, else its current one), through client-node.
 import { KubeConfig } from '@kubernetes/client-node';
 import { CLI_FIELD_MANAGER } from '../api/identity';
+import { defaultKubeConfig, NoKubeconfigError } from '../k8s/kubeconfig';
 import { KubeClient } from '../k8s/rest-client';
 import { UsageError } from './output';
 
@@ -11,9 +12,8 @@ export interface ClusterOptions {
 }
 
 export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
-  const kc = new KubeConfig();
+  const kc = o.kubeconfig ? new KubeConfig() : defaultKubeConfigOrSay();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
-  else kc.loadFromDefault();
   if (o.context) {
     if (!kc.getContextObject(o.context))
       throw new UsageError(
@@ -27,6 +27,17 @@ export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
     kc.setCurrentContext(o.context);
   }
   return await KubeClient.fromKubeConfig(kc, { fieldManager: CLI_FIELD_MANAGER });
+}
+
+/** The default kubeconfig, or what to give instead when there is none. */
+function defaultKubeConfigOrSay(): KubeConfig {
+  try {
+    return defaultKubeConfig();
+  } catch (err) {
+    if (err instanceof NoKubeconfigError)
+      throw new UsageError(`${err.message}; name one with --kubeconfig or KUBECONFIG`);
+    throw err;
+  }
 }
 
 /** `namespace/name` of a Kyma, given as `what` (an option or an argument). */

@@ -1,12 +1,13 @@
 // `klm up`: the main job. Runs the worker and the bridge against a control plane and a
 // Temporal server: the local stack with sample modules and a sample fleet (default), or a
 // given kubeconfig and Temporal address.
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Kyma } from '../api/kyma';
 import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KlmConfig } from '../infra/config';
-import { LineLog } from '../infra/log';
 import { serveMetrics } from '../infra/metrics';
 import { describeTemporal } from '../infra/temporal-env';
 import { installCrds } from '../k8s/crds';
@@ -20,7 +21,7 @@ import { newcomerKyma, SAMPLE_DEFAULT_NAMESPACE, SAMPLE_NAMESPACE, sampleFleet }
 import { publishSamples, SAMPLE_KINDS } from '../samples/modules';
 import { Bridge } from '../starter/bridge';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import { createKlmWorker } from '../workers/worker';
+import { startWorkerProcess } from './worker-process';
 
 export interface UpOptions {
   config: KlmConfig;
@@ -99,14 +100,6 @@ function exportLines(
 }
 
 export async function up(o: UpOptions): Promise<void> {
-  // This command stops the worker itself on Ctrl-C, after the bridge.
-  // The worker's log as the worker process has it (src/infra/log.ts), quieter by default: the fleet's states are printed here.
-  const level = o.config.logLevel ?? 'WARN';
-  Runtime.install({
-    logger: new LineLog(level),
-    telemetryOptions: { logging: { filter: { core: level }, forward: {} } },
-    shutdownSignals: [],
-  });
   const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
   const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
   const temporal = o.external ? o.config.temporal.connectionOptions : { address: stack!.info.temporalAddress };
@@ -123,30 +116,25 @@ export async function up(o: UpOptions): Promise<void> {
     // Every sample Kyma targets the one local cluster: give each its own namespace.
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
 
-    const native = await NativeConnection.connect(temporal);
-    // The local stack's registry holds the sample modules' components, unless one is configured.
-    const ociRegistry = o.config.ociRegistry ?? (stack ? { host: stack.info.registryHost } : undefined);
-    const worker = await createKlmWorker({
-      connection: native,
-      namespace,
-      taskQueue: o.config.taskQueue,
-      kcp,
-      blobCacheDir: o.config.blobCacheDir,
-      registry: o.config.registry,
-      targetRequestTimeoutMs: o.config.targetRequestTimeoutMs,
-      allowKubeconfigExec: o.config.allowKubeconfigExec,
-      workflowCacheSize: o.config.workflowCacheSize,
-      taskPollers: o.config.taskPollers,
-      retrySchedule: settings,
-      ...(ociRegistry ? { ociRegistry } : {}),
-      ...(o.config.maintenancePolicy ? { maintenancePolicy: o.config.maintenancePolicy } : {}),
+    // The worker runs as its Deployment runs it, a process of its own: configured by its
+    // environment (the stack's addresses; the local stack's registry holds the sample modules'
+    // components, unless one is configured), its log quieter by default (the fleet's states are
+    // printed here), restarted when it dies. It stops after the bridge.
+    const dir = stack?.info.dir ?? o.dir ?? (await mkdtemp(path.join(tmpdir(), 'klm-up-')));
+    await mkdir(dir, { recursive: true });
+    const worker = await startWorkerProcess({
+      dir,
+      env: {
+        ...process.env,
+        KLM_LOG_LEVEL: o.config.logLevel ?? 'WARN',
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_NAMESPACE: namespace,
+        KUBECONFIG: kubeconfig,
+        KLM_TASK_QUEUE: o.config.taskQueue,
+        ...(stack && !o.config.ociRegistry ? { KLM_OCI_REGISTRY_HOST: stack.info.registryHost } : {}),
+      },
     });
-    const running = worker.run();
-    stops.push(async () => {
-      worker.shutdown();
-      await running;
-      await native.close();
-    });
+    stops.push(() => worker.process.stop());
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
     const bridge = new Bridge({
@@ -186,8 +174,10 @@ export async function up(o: UpOptions): Promise<void> {
     );
     console.log(`  kubeconfig:       ${kubeconfig}`);
     console.log(
-      `  metrics:          http://127.0.0.1:${metrics.port}/metrics (dashboard: deploy/grafana/klm-dashboard.json)`,
+      `  metrics:          http://127.0.0.1:${metrics.port}/metrics (bridge), ` +
+        `http://127.0.0.1:${worker.metricsPort}/metrics (worker; dashboard: deploy/grafana/klm-dashboard.json)`,
     );
+    console.log(`  worker log:       ${worker.process.logFile}`);
     if (stack) {
       console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
       console.log(`  OCI registry:     ${stack.info.registryHost}`);

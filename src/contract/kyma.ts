@@ -51,4 +51,6 @@ export interface KymaSnapshot {
   mandatoryModules?: SpecModule[];
   /** Why this Kyma cannot be reconciled at all (its name), if it cannot. */
   invalid?: Readiness;
+  /** Its labels the lifecycle manager reads whose values mean nothing to it, each said in a sentence. */
+  labelProblems?: string[];
 }

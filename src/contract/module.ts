@@ -18,6 +18,8 @@ export interface ResolvedModule {
   mandatory?: true;
   /** The template's spec.moduleName, when it names another module than this one (installed all the same, as upstream; the Kyma says so). */
   templateModuleName?: string;
+  /** The template's labels whose values mean nothing (beta: "yes"), each said in a sentence (the Kyma is warned). */
+  templateLabelProblems?: string[];
 }
 
 /** A maintenance window in epoch milliseconds: [begin, end). */

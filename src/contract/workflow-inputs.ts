@@ -36,6 +36,8 @@ export interface CarriedKyma {
   rolloutEnded?: Record<string, RolloutEnded>;
   /** The modules the workflow runs, each with its state. */
   modules?: Record<string, RunningModule>;
+  /** The Kyma's label values that mean nothing, as told by a Warning Event already. */
+  labelProblems?: string[];
 }
 
 /** A module the Kyma's workflow runs: what it was started with, and what its state carries. */

@@ -8,6 +8,7 @@ import type { ModuleReport } from '../contract/readiness';
 import type { CarriedKyma } from '../contract/workflow-inputs';
 import { eventStep, type Dispatch, type KymaStep } from './kyma-steps';
 import { holdForMaintenance, type Hold } from './maintenance-window';
+import { templateLabelEvents } from './label-values';
 import { moduleNameMismatchEvent } from './resolution';
 
 /** One resolution of the Kyma's modules as it goes: the spec it resolves, and what to tell so far. */
@@ -117,6 +118,7 @@ export class KymaModuleSet {
     const { module, hold } = holdForMaintenance(r, this.desired[r.name], pass.now);
     const mismatch = moduleNameMismatchEvent(module, this.desired[r.name]);
     if (mismatch) d.events.push(mismatch);
+    d.events.push(...templateLabelEvents(module, this.desired[r.name]));
     if (hold) this.held[r.name] = hold;
     if (!running) {
       d.start.push(module);

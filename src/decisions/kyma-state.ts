@@ -86,6 +86,8 @@ export class KymaState {
   private endedNote?: string;
   /** Events told before the Kyma was loaded (its uid unknown): recorded once it is. */
   private owedEvents: KymaEvent[] = [];
+  /** The Kyma's label values that mean nothing, as its Warning Events told them. */
+  private labelProblems: string[] = [];
 
   private readonly settings: ReconcileSettings;
 
@@ -100,6 +102,7 @@ export class KymaState {
     this.uid = carried.uid;
     this.remote = carried.remote;
     this.seen = carried.seen ?? {};
+    this.labelProblems = carried.labelProblems ?? [];
   }
 
   // ---- signals ---------------------------------------------------------------------------
@@ -208,6 +211,7 @@ export class KymaState {
     }
     this.uid = snapshot.uid;
     for (const e of this.owedEvents.splice(0)) this.queue.push({ kind: 'event', event: e });
+    this.warnLabels(snapshot.labelProblems ?? []);
     const wasDeleting = this.snapshot?.deleting ?? false;
     this.snapshot = moduleLimited(snapshot, this.settings.maxModulesPerKyma);
     if (this.snapshot.invalid) {
@@ -357,6 +361,7 @@ export class KymaState {
       ...(admitted ? { admitted } : {}),
       runtime: this.runtimeSide.state,
       ...(rolloutEnded ? { rolloutEnded } : {}),
+      ...(this.labelProblems.length ? { labelProblems: this.labelProblems } : {}),
     };
   }
 
@@ -366,6 +371,13 @@ export class KymaState {
    */
   carryToRecreated(): CarriedKyma {
     return { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
+  }
+
+  /** A label value that means nothing is told by a Warning Event once (and again should it come back after a fix). */
+  private warnLabels(problems: string[]): void {
+    for (const p of problems)
+      if (!this.labelProblems.includes(p)) this.queue.push(eventStep('Warning', 'InvalidLabelValue', p));
+    this.labelProblems = problems;
   }
 
   // ---- planning --------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import { fitKeywordList } from './search-attribute-values';
 export interface Entry {
   status: ModuleStatus;
   reason: Reason;
+  /** It shows that its cluster cannot be reached, which the Kyma's message tells once for all. */
+  unreachable?: true;
 }
 
 /** What the status shows of the Kyma's modules (the module set's records, read only). */
@@ -41,7 +43,7 @@ export interface KymaStatusView {
   rolloutEnded: Readonly<Record<string, RolloutEnded>>;
   /** How the runtime side stands (none for a Kyma without one). */
   runtime?: ConditionInput;
-  /** Why the runtime could not be synced, when that sways the Kyma's state (not in runs recorded before it did). */
+  /** Why the runtime could not be synced, when that sways the Kyma's state. */
   runtimeProblem?: Readiness;
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
   endedNote?: string;
@@ -141,21 +143,29 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
       lastOperation: { operation: message },
     };
   }
-  const entries = moduleEntries(v);
-  const modules = entries.map((e) => e.status);
   const deleting = v.snapshot?.deleting ?? false;
   const runtime = v.runtime;
   // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
-  // state at once, not only once each module has tried and failed.
+  // state at once, not only once each module has tried and failed; and so do its modules'
+  // entries, which would otherwise keep what they last saw there.
   const problem = runtime?.status === 'False' ? v.runtimeProblem : undefined;
+  const down = problem && !deleting && CLUSTER_DOWN.includes(problem.reason) ? problem : undefined;
+  const entries = down ? moduleEntries(v).map((e) => unreachableEntry(e, down)) : moduleEntries(v);
+  const modules = entries.map((e) => e.status);
   const state = deleting
     ? 'Deleting'
     : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
   const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
   notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
   const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
+  // The runtime's message tells the outage once; the modules it holds back are not named again.
+  const others = notReady.filter((e) => !e.unreachable);
   const summary =
-    problem && !deleting ? (notReady.length === 0 ? runtime!.message : `${runtime!.message}; ${message}`) : message;
+    problem && !deleting
+      ? others.length === 0
+        ? runtime!.message
+        : `${runtime!.message}; ${notReadySummary(others)}`
+      : message;
   const operation = v.finalizing
     ? 'all modules removed; removing the finalizer'
     : deleting
@@ -215,6 +225,24 @@ function notReadySummary(notReady: Entry[]): string {
     .map((e) => `${e.status.name}: ${boundedText(e.status.message ?? e.status.state, 1024)}`);
   const more = notReady.length - named.length;
   return `${named.join('; ')}${more > 0 ? `; and ${more} more not ready (see .status.modules)` : ''}`;
+}
+
+/** Why a runtime could not be synced that means its cluster cannot be reached or used at all. */
+const CLUSTER_DOWN: Reason[] = ['TargetClusterUnreachable', 'TargetCredentialsRefused', 'InvalidKubeconfig'];
+
+/**
+ * A module's entry while its cluster cannot be reached: what it last saw there is not known to
+ * hold any more, so it shows the outage (Error, as upstream's Manifest shows a cluster it cannot
+ * reach), then what it reported last. Unmanaged modules and those in Error already stay as they are.
+ */
+function unreachableEntry(e: Entry, down: Readiness): Entry {
+  if (e.status.state === 'Unmanaged' || e.status.state === 'Error') return e;
+  const last = `${e.status.state}${e.status.message ? `, ${e.status.message}` : ''}`;
+  return {
+    status: { ...e.status, state: stateOf(down.reason), message: `${down.message} (last reported: ${last})` },
+    reason: down.reason,
+    unreachable: true,
+  };
 }
 
 /** A running module kept at its version: upstream's `maintenance: true`, or the policy's failure. */

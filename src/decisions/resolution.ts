@@ -10,6 +10,7 @@ import { effectiveChannel } from '../api/shared';
 import type { SpecModule, Visibility } from '../contract/kyma';
 import type { Resolution, ResolvedModule } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
+import { templateLabelProblems } from './label-values';
 import { moduleNameProblem } from './names';
 import { visibilityProblem } from './visibility';
 
@@ -107,6 +108,7 @@ export async function resolveModule(
   // A template that names another module is installed all the same, as upstream does; the Kyma says so.
   const templateModuleName =
     template.spec.moduleName && template.spec.moduleName !== m.name ? template.spec.moduleName : undefined;
+  const labelProblems = templateLabelProblems(template.metadata.labels);
   return {
     name: m.name,
     module: {
@@ -118,6 +120,7 @@ export async function resolveModule(
       ...(fqdn ? { fqdn } : {}),
       ...(m.mandatory ? { mandatory: true } : {}),
       ...(templateModuleName ? { templateModuleName } : {}),
+      ...(labelProblems.length ? { templateLabelProblems: labelProblems } : {}),
     },
   };
 }

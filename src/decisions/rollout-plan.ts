@@ -3,13 +3,11 @@ import type { Kyma } from '../api/kyma';
 import { effectiveKymaSpec } from '../api/runtime';
 import { effectiveChannel, LABELS, MANDATORY_CHANNEL } from '../api/shared';
 import type { ChannelRef, PromotionDiff, RolloutPlan, RolloutPlanView } from '../contract/rollout';
+import { rolloutPriority } from './label-values';
 import { cutWaves } from './rollout-policy';
 
-const DEFAULT_PRIORITY = 100;
-
 function priorityOf(k: Kyma): number {
-  const p = Number(k.metadata.labels?.[LABELS.rolloutPriority]);
-  return Number.isFinite(p) ? p : DEFAULT_PRIORITY;
+  return rolloutPriority(k.metadata.labels);
 }
 
 /**

@@ -17,6 +17,8 @@ export interface KlmConfig {
   logLevel?: LogLevel;
   /** Port of /metrics (0: none). */
   metricsPort: number;
+  /** How long worker and bridge may take to stop after SIGTERM before they exit all the same (KLM_SHUTDOWN_TIMEOUT). */
+  shutdownTimeoutMs: number;
   /** Target clusters: how long one request may take, and how often the bridge probes each. */
   targetRequestTimeoutMs: number;
   targetProbeIntervalMs: number;
@@ -144,6 +146,9 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
  */
 export const NEWS_WINDOW_MS = 200;
 
+/** Within the 30 s a pod has by default between SIGTERM and SIGKILL. */
+export const SHUTDOWN_TIMEOUT_MS = 25_000;
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
   const cacheRoot =
     env.KLM_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'klm-temporal');
@@ -154,6 +159,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     blobCacheDir: env.KLM_BLOB_CACHE_DIR ?? path.join(cacheRoot, 'blobs'),
     ...logLevel(env.KLM_LOG_LEVEL),
     metricsPort: Number(env.KLM_METRICS_PORT ?? 0),
+    shutdownTimeoutMs: durationMs(env.KLM_SHUTDOWN_TIMEOUT, SHUTDOWN_TIMEOUT_MS, 'KLM_SHUTDOWN_TIMEOUT'),
     targetRequestTimeoutMs: durationMs(env.KLM_TARGET_REQUEST_TIMEOUT, 20_000, 'KLM_TARGET_REQUEST_TIMEOUT'),
     targetProbeIntervalMs: durationMs(env.KLM_TARGET_PROBE_INTERVAL, 10_000, 'KLM_TARGET_PROBE_INTERVAL'),
     newsWindowMs: durationMs(env.KLM_NEWS_WINDOW, NEWS_WINDOW_MS, 'KLM_NEWS_WINDOW'),

@@ -270,23 +270,33 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
   },
 });
 
+/** The metrics and probe server of a process. */
+export interface ProbeServer {
+  port: number;
+  /** The process is stopping: /healthz and /readyz fail from now on (a stopping process is neither alive nor ready for a probe). */
+  stopping(): void;
+  close(): Promise<void>;
+}
+
 /**
  * Serves /metrics on the port (0: any free one), and the probes: /healthz (200 while the process
- * answers) and /readyz (200 once `ready` says so, else 503). Resolves with the bound port.
+ * answers and is not stopping) and /readyz (200 once `ready` says so, until it stops; else 503).
+ * Resolves with the bound port.
  */
 export async function serveMetrics(
   port: number,
   host = '127.0.0.1',
   ready: () => boolean = () => true,
-): Promise<{ port: number; close(): Promise<void> }> {
+): Promise<ProbeServer> {
+  let stopping = false;
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      res.writeHead(stopping ? 503 : 200, { 'content-type': 'text/plain' }).end(stopping ? 'stopping\n' : 'ok\n');
       return;
     }
     if (path === '/readyz') {
-      const ok = ready();
+      const ok = !stopping && ready();
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ready\n' : 'not ready\n');
       return;
     }
@@ -300,5 +310,14 @@ export async function serveMetrics(
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const bound = (server.address() as { port: number }).port;
-  return { port: bound, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    port: bound,
+    stopping: () => void (stopping = true),
+    // Kept-alive connections of scrapers and probes must not keep the process alive.
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
 }

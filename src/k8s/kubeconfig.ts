@@ -2,7 +2,8 @@
 // checking their TLS material before a connection takes it, so that a broken key is named by its
 // field instead of by OpenSSL's words at the first request.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -15,6 +16,41 @@ export function kubeConfigFromFile(file: string): KubeConfig {
 export function kubeConfigFromString(yaml: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(yaml);
+  return kc;
+}
+
+/** Where a pod's service account token is (client-node's in-cluster configuration reads it). */
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** There is no kubeconfig where one is looked for by default: the message names each place. */
+export class NoKubeconfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoKubeconfigError';
+  }
+}
+
+/**
+ * The kubeconfig found by default, as kubectl and client-node look: the files KUBECONFIG names,
+ * else ~/.kube/config, else the service account of the pod this runs in. Where there is none,
+ * NoKubeconfigError says where it looked (client-node would go on with http://localhost:8080
+ * and no credentials, which fails later and tells nothing of it).
+ */
+export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  const files = (env.KUBECONFIG ?? '').split(path.delimiter).filter(Boolean);
+  const missing = files.filter((f) => !existsSync(f));
+  if (missing.length)
+    throw new NoKubeconfigError(
+      `no kubeconfig: KUBECONFIG names ${missing.join(', ')}, which ${missing.length > 1 ? 'do' : 'does'} not exist`,
+    );
+  const home = env.HOME ? path.join(env.HOME, '.kube', 'config') : undefined;
+  if (files.length === 0 && !(home && existsSync(home)) && !existsSync(SERVICE_ACCOUNT_TOKEN))
+    throw new NoKubeconfigError(
+      `no kubeconfig: KUBECONFIG is not set, ${home ? `${home} does not exist` : 'HOME is not set (no ~/.kube/config)'}, ` +
+        `and this runs in no pod with a service account (no ${SERVICE_ACCOUNT_TOKEN})`,
+    );
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
   return kc;
 }
 
@@ -138,6 +174,24 @@ export function tlsMaterialProblem(kc: KubeConfig): TlsProblem | undefined {
       fix: 'put the key and the certificate of one key pair there',
     };
   }
+  return undefined;
+}
+
+/**
+ * Why a client certificate (PEM) is not valid at `now`, in words a refusal can end with: "expired
+ * at <time>" or "is not valid before <time>"; undefined when it is valid then, or cannot be read.
+ */
+export function certificateTimeProblem(pem: Buffer | string | undefined, now = Date.now()): string | undefined {
+  if (!pem) return undefined;
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pem);
+  } catch {
+    return undefined;
+  }
+  const [from, to] = [Date.parse(cert.validFrom), Date.parse(cert.validTo)];
+  if (now > to) return `expired at ${new Date(to).toISOString()}`;
+  if (now < from) return `is not valid before ${new Date(from).toISOString()}`;
   return undefined;
 }
 

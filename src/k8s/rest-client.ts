@@ -14,7 +14,13 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../api/identity';
 import type { KubeObject } from '../api/shared';
-import { describeTlsProblem, pluginTlsProblem, tlsMaterialProblem, type TlsProblem } from './kubeconfig';
+import {
+  certificateTimeProblem,
+  describeTlsProblem,
+  pluginTlsProblem,
+  tlsMaterialProblem,
+  type TlsProblem,
+} from './kubeconfig';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -45,6 +51,8 @@ export class KubeApiError extends Error {
     message: string,
     readonly details: StatusDetails = {},
     readonly discovery = false,
+    /** For a 401: why the client certificate presented was not valid then ("expired at …"), if that was it. */
+    readonly clientCertificate?: string,
   ) {
     super(message);
     this.name = 'KubeApiError';
@@ -84,6 +92,25 @@ export class TlsMaterialError extends CredentialError {
   }
 }
 
+/** The API server's refusal; a 401 of a client certificate no longer (or not yet) valid says so, and when. */
+function refusal(
+  status: number,
+  reason: string,
+  message: string,
+  auth: Auth,
+  details: StatusDetails = {},
+): KubeApiError {
+  const problem = status === 401 ? certificateTimeProblem(auth.cert) : undefined;
+  return new KubeApiError(
+    status,
+    reason,
+    problem ? `${message} (the client certificate ${problem})` : message,
+    details,
+    false,
+    problem,
+  );
+}
+
 export function isNotFound(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 404;
 }
@@ -107,6 +134,8 @@ interface Auth {
   agent: http.Agent;
   /** Client certificate and key as applied, to notice a plugin that hands out new ones. */
   tls: string;
+  /** The client certificate applied, if any: a refusal of it says when it was valid. */
+  cert?: Buffer | string;
 }
 
 export interface KubeClientOptions {
@@ -253,7 +282,8 @@ export class KubeClient {
     for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
     if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     const tls = JSON.stringify([o.cert, o.key]);
-    if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls };
+    const cert = o.cert as Buffer | string | undefined;
+    if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls, cert };
     const handedOut =
       user?.exec && !this.server.startsWith('http:')
         ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined)
@@ -275,7 +305,7 @@ export class KubeClient {
             servername: o.servername,
             rejectUnauthorized: o.rejectUnauthorized,
           });
-    return { headers, agent, tls };
+    return { headers, agent, tls, cert };
   }
 
   /** Runs one (re-)authentication at a time; concurrent callers share it. */
@@ -322,7 +352,7 @@ export class KubeClient {
       agent: auth.agent,
       timeoutMs,
     });
-    if (status >= 400) throw new KubeApiError(status, 'Unknown', `GET /version: HTTP ${status}`);
+    if (status >= 400) throw refusal(status, 'Unknown', `GET /version: HTTP ${status}`, auth);
   }
 
   /** One exchange; fails when the server sends nothing for `timeoutMs` (a long answer that streams is fine). */
@@ -412,11 +442,12 @@ export class KubeClient {
         // The path itself is not served (a CRD went away): forget what discovery said.
         if (status === 404) this.discovery.clear();
       }
-      throw new KubeApiError(
+      throw refusal(
         status,
         s?.reason ?? 'Unknown',
         s?.message ?? `${method} ${path}: HTTP ${status}`,
-        s?.details ?? {},
+        auth,
+        s?.details,
       );
     }
     return (text ? JSON.parse(text) : undefined) as T;
@@ -431,7 +462,7 @@ export class KubeClient {
         (err: unknown) => {
           // Its failures say they were discovery's (a 403 there: the server lets the identity do nothing).
           throw err instanceof KubeApiError
-            ? new KubeApiError(err.status, err.reason, err.message, err.details, true)
+            ? new KubeApiError(err.status, err.reason, err.message, err.details, true, err.clientCertificate)
             : err;
         },
       );
@@ -606,10 +637,11 @@ export class KubeClient {
                 // A refused credential: the next list reloads the kubeconfig.
                 if (res.statusCode === 401 && this.opts.reload) void this.reauthenticate(auth).catch(() => undefined);
                 reject(
-                  new KubeApiError(
+                  refusal(
                     res.statusCode ?? 0,
                     'WatchFailed',
                     Buffer.concat(chunks).toString('utf8').slice(0, 500),
+                    auth,
                   ),
                 );
               });

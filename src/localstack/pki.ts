@@ -23,12 +23,12 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   await exec('openssl', args, { cwd });
 }
 
-async function issue(dir: string, name: string, subject: string, ext: string): Promise<void> {
+async function issue(dir: string, name: string, subject: string, ext: string, days = 365): Promise<void> {
   await writeFile(path.join(dir, `${name}.ext`), ext);
   // The names are ours (no spaces): the words split at spaces, the subject kept whole.
   const req = `req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ${name}.key -out ${name}.csr`;
   await openssl([...req.split(' '), '-subj', subject], dir);
-  const sign = `x509 -req -in ${name}.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 365 -out ${name}.crt`;
+  const sign = `x509 -req -in ${name}.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days ${days} -out ${name}.crt`;
   await openssl([...sign.split(' '), '-extfile', `${name}.ext`], dir);
 }
 
@@ -79,12 +79,13 @@ export async function generateCa(dir: string, cn = 'klm-local-ca'): Promise<{ ca
 /**
  * An EC P-256 certificate `<name>.crt` / `<name>.key` issued by the CA in `dir`: for a server
  * (`serverAuth`, `sans`) or a client (`clientAuth`; `group` becomes its O, a Kubernetes group).
+ * Valid for a year, or `days` (-1: it expired a day ago, for tests).
  */
 export async function issueCert(
   dir: string,
   name: string,
   cn: string,
-  opts: { serverAuth?: boolean; clientAuth?: boolean; group?: string; sans?: string[] } = {},
+  opts: { serverAuth?: boolean; clientAuth?: boolean; group?: string; sans?: string[]; days?: number } = {},
 ): Promise<{ cert: string; key: string }> {
   const usage = [...(opts.serverAuth ? ['serverAuth'] : []), ...(opts.clientAuth ? ['clientAuth'] : [])];
   await issue(
@@ -98,6 +99,7 @@ export async function issueCert(
       ...(opts.sans?.length ? [`subjectAltName=${opts.sans.join(',')}`] : []),
       '',
     ].join('\n'),
+    opts.days,
   );
   return { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
 }

@@ -2,6 +2,7 @@
 // stack says so and starts it again with the same command line (same ports, same data) after
 // the backoff of restart-policy.ts; it counts as up again once its readiness check passes.
 // When it keeps crashing, the stack gives up on it and says what to do. stop() never restarts.
+import { constants } from 'node:os';
 import { log } from './log';
 import type { ManagedProcess } from './process';
 import { nextRestart, RESTART_POLICY } from './restart-policy';
@@ -60,7 +61,7 @@ export async function supervise(
     timer.unref();
   };
   const watch = (proc: ManagedProcess) => {
-    void proc.exited.then((code) => onDown(proc, `exited unexpectedly (code ${code})`));
+    void proc.exited.then((code) => onDown(proc, `exited unexpectedly (${exitCause(code)})`));
   };
   const restart = async () => {
     const proc = spawn();
@@ -91,4 +92,11 @@ export async function supervise(
       await current.stop(timeoutMs);
     },
   };
+}
+
+/** An exit code as its watchdog (a shell) reports it: above 128, the signal that killed the server. */
+function exitCause(code: number | null): string {
+  const signal =
+    code !== null && code > 128 ? Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] : undefined;
+  return signal ? `killed by ${signal}, code ${code}` : `code ${code}`;
 }

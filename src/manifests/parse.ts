@@ -37,11 +37,43 @@ export class RenderError extends Error {
   }
 }
 
+/** Whether a document is a list of objects (`kind: List`, or any `…List` with `items`), as kubectl reads one. */
+function isList(o: object): o is { kind: string; items: unknown[] } {
+  const { kind, items } = o as { kind?: unknown; items?: unknown };
+  return typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items);
+}
+
+/** A Kubernetes object, or what is missing from one (`where` says which document or item). */
+function objectOf(o: unknown, where: string): KubeObject {
+  const obj = o as Partial<KubeObject>;
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    Array.isArray(o) ||
+    typeof obj.apiVersion !== 'string' ||
+    typeof obj.kind !== 'string' ||
+    typeof obj.metadata?.name !== 'string'
+  ) {
+    throw new RenderError(
+      'MalformedManifest',
+      `${where} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`,
+    );
+  }
+  return obj as KubeObject;
+}
+
+/** A document's objects: itself, or a list's items (lists in lists too), as kubectl expands them. */
+function objectsOf(o: unknown, where: string): KubeObject[] {
+  if (typeof o === 'object' && o !== null && !Array.isArray(o) && isList(o))
+    return o.items.flatMap((item, j) => objectsOf(item, `${where}, item ${j + 1} of its ${o.kind}`));
+  return [objectOf(o, where)];
+}
+
 /**
- * The objects of a raw manifest: every document a Kubernetes object, namespaced ones without a
- * namespace put into `defaultNamespace`, none repeated (in any version of its kind). Labels
- * nothing (the worker's render does, for the lifecycle manager; klm's direct installs label their
- * own way).
+ * The objects of a raw manifest: every document a Kubernetes object, or a list of them (`kind:
+ * List`, expanded as kubectl does), namespaced ones without a namespace put into
+ * `defaultNamespace`, none repeated (in any version of its kind). Labels nothing (the worker's
+ * render does, for the lifecycle manager; klm's direct installs label their own way).
  */
 export function parseManifest(yamlText: string, defaultNamespace: string): KubeObject[] {
   const docs = parseAllDocuments(yamlText);
@@ -51,20 +83,7 @@ export function parseManifest(yamlText: string, defaultNamespace: string): KubeO
       throw new RenderError('MalformedManifest', `document ${i + 1} is not valid YAML: ${doc.errors[0]!.message}`);
     const o = doc.toJS() as unknown;
     if (o === null || o === undefined) return;
-    const obj = o as Partial<KubeObject>;
-    if (
-      typeof o !== 'object' ||
-      Array.isArray(o) ||
-      typeof obj.apiVersion !== 'string' ||
-      typeof obj.kind !== 'string' ||
-      typeof obj.metadata?.name !== 'string'
-    ) {
-      throw new RenderError(
-        'MalformedManifest',
-        `document ${i + 1} is not a Kubernetes object (it needs apiVersion, kind and metadata.name)`,
-      );
-    }
-    objects.push(obj as KubeObject);
+    objects.push(...objectsOf(o, `document ${i + 1}`));
   });
   if (objects.length === 0)
     throw new RenderError(

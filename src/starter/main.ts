@@ -4,9 +4,11 @@
 // over, listing afresh, the shards of a replica that went.
 import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../infra/config';
+import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/rest-client';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { Bridge } from './bridge';
@@ -18,10 +20,14 @@ async function main(): Promise<void> {
   const log = (m: string) => console.error(`bridge: ${m}`);
   // Ready once its watches have listed the control plane (with shards: whether it holds any or not).
   let ready = false;
-  if (config.metricsPort)
-    console.log(
-      `bridge: metrics and probes on :${(await serveMetrics(config.metricsPort, '0.0.0.0', () => ready)).port} (/metrics, /healthz, /readyz)`,
-    );
+  const probes = config.metricsPort ? await serveMetrics(config.metricsPort, '0.0.0.0', () => ready) : undefined;
+  if (probes) console.log(`bridge: metrics and probes on :${probes.port} (/metrics, /healthz, /readyz)`);
+  const stopped = stopSignals({
+    name: 'bridge',
+    timeoutMs: config.shutdownTimeoutMs,
+    onStop: () => probes?.stopping(),
+    log: (m) => console.error(m),
+  });
   const connection = await Connection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const kcp = await controlPlaneClient(config.kubeconfig);
@@ -41,8 +47,6 @@ async function main(): Promise<void> {
     ...(election ? { shards: election.shards } : {}),
     log,
   });
-  const stopping = new AbortController();
-  for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => stopping.abort());
   const leases = election
     ? new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log })
     : undefined;
@@ -54,8 +58,7 @@ async function main(): Promise<void> {
     `bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`,
   );
   if (leases && election) {
-    if (stopping.signal.aborted) leases.stop();
-    else stopping.signal.addEventListener('abort', () => leases.stop(), { once: true });
+    void stopped.then(() => leases.stop());
     console.log(
       `bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`,
     );
@@ -63,19 +66,23 @@ async function main(): Promise<void> {
     await leases.run();
   } else {
     console.log('bridge: no leader election (KLM_LEADER_ELECTION_LEASE unset): run only this one bridge');
-    if (!stopping.signal.aborted)
-      await new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }));
+    await stopped;
   }
   ready = false;
   await bridge.stop();
   await connection.close();
+  // Nothing is left to keep the process alive once its probes stop answering.
+  await probes?.close();
 }
+
+/** Start-up problems the operator fixes by hand. */
+const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError];
 
 main().catch((err: unknown) => {
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(
     `bridge: ` +
-      `${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+      `${ONE_LINE.some((c) => err instanceof c) ? (err as Error).message : err instanceof Error ? err.stack : String(err)}`,
   );
   process.exit(1);
 });

@@ -1,9 +1,11 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
+import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/rest-client';
 import { configFromEnv } from '../infra/config';
 import { LineLog } from '../infra/log';
+import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
@@ -29,12 +31,19 @@ async function main(): Promise<void> {
   const log = runtime.logger;
   // The probes answer before the worker exists: not ready until it polls.
   const started: { worker?: KlmWorker } = {};
-  if (config.metricsPort)
-    log.info(
-      `worker: metrics and probes on ` +
-        `:${(await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)).port} ` +
-        `(/metrics, /healthz, /readyz)`,
-    );
+  const probes = config.metricsPort
+    ? await serveMetrics(config.metricsPort, '0.0.0.0', () => started.worker?.ready() ?? false)
+    : undefined;
+  if (probes) log.info(`worker: metrics and probes on :${probes.port} (/metrics, /healthz, /readyz)`);
+  // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM; the probes fail meanwhile.
+  void stopSignals({
+    name: 'worker',
+    timeoutMs: config.shutdownTimeoutMs,
+    onStop: () => probes?.stopping(),
+    log: (m) => {
+      log.warn(m);
+    },
+  });
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
   const worker = (started.worker = await createKlmWorker({
@@ -57,17 +66,21 @@ async function main(): Promise<void> {
   log.info(
     `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`,
   );
-  // The SDK's runtime stops the worker gracefully on SIGINT and SIGTERM.
   await worker.run();
   await connection.close();
+  // Nothing is left to keep the process alive once its probes stop answering.
+  await probes?.close();
 }
+
+/** Start-up problems the operator fixes by hand. */
+const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError];
 
 main().catch((err: unknown) => {
   runtime?.flushLogs();
   // A start-up problem the operator fixes by hand is told in one message, without a stack.
   console.error(
     `worker: ` +
-      `${err instanceof SearchAttributesMissingError || err instanceof TemporalConfigError ? err.message : err instanceof Error ? err.stack : String(err)}`,
+      `${ONE_LINE.some((c) => err instanceof c) ? (err as Error).message : err instanceof Error ? err.stack : String(err)}`,
   );
   process.exit(1);
 });

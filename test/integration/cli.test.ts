@@ -2,6 +2,9 @@
 // its exit codes and output (JSON parsed), each refusal, the deletion flow blocked, listed, then
 // unblocked.
 import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -216,6 +219,20 @@ describe('klm module', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim(), args.join(' ')).not.toBe('');
     }
+  });
+
+  it('says where it looked when there is no kubeconfig at all (exit 2)', async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'klm-home-'));
+    const r = await klmCli(['module', 'list'], { KUBECONFIG: '', HOME: home });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `klm: no kubeconfig: KUBECONFIG is not set, ${home}/.kube/config does not exist, and this runs in no pod with a ` +
+        'service account (no /var/run/secrets/kubernetes.io/serviceaccount/token); name one with --kubeconfig or KUBECONFIG',
+    );
+    const missing = await klmCli(['module', 'list'], { KUBECONFIG: `${home}/nope`, HOME: home });
+    expect(missing.stderr.trim()).toBe(
+      `klm: no kubeconfig: KUBECONFIG names ${home}/nope, which does not exist; name one with --kubeconfig or KUBECONFIG`,
+    );
   });
 
   it('upgrades by channel, and explains a module: state, versions, Events, its workflow in the Temporal UI', async () => {

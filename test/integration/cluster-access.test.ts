@@ -1,6 +1,7 @@
 // Target clusters as users have them: kubeconfigs whose credentials expire and rotate (or are
 // refused, or hold a key that cannot be used), and API servers that hang or die. Each Kyma here
 // targets a kube-apiserver of the test's own.
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -143,11 +144,17 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
 
   it(
     'names the Secret, the field and what to do when its client key cannot be used or the ' +
-      'cluster refuses its token, on the module and in the Runtime condition alike',
+      'cluster refuses its token or its expired client certificate, on the module and in the Runtime condition alike',
     async () => {
       const ns = klm().namespace;
       const token = own.expiredToken();
       const cert = (await readFile(pkiIn(stackInfo().pkiDir).adminCert)).toString('base64');
+      const expiredName = uniqueName('expired');
+      const expired = await issueCert(stackInfo().pkiDir, expiredName, expiredName, {
+        clientAuth: true,
+        group: 'system:masters',
+        days: -1,
+      });
       const configs = [
         own.userKubeconfig({
           'client-certificate-data': cert,
@@ -156,8 +163,9 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
           ),
         }),
         own.userKubeconfig({ token }),
+        await own.certKubeconfig(expired.cert, expired.key),
       ];
-      const [keyKyma, tokenKyma] = await Promise.all(
+      const [keyKyma, tokenKyma, expiredKyma] = await Promise.all(
         configs.map(async (config) => {
           const name = uniqueName('kyma');
           await klm().kube.create(kubeconfigSecret(ns, name, config));
@@ -193,6 +201,14 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
         );
         expect(m).not.toContain(token);
       }
+      // The certificate's own expiry says which it was.
+      const expiredAt = new Date(new X509Certificate(await readFile(expired.cert)).validTo).toISOString();
+      const refusedCert = await failed(expiredKyma!, 'TargetCredentialsRefused');
+      for (const m of [refusedCert.message, refusedCert.runtime.message])
+        expect(m).toContain(
+          `refused the credentials of its kubeconfig (HTTP 401 Unauthorized: its client certificate expired at ${expiredAt}): ` +
+            `renew the credentials (a new token, or a new client certificate and key) in Secret ${ns}/kubeconfig-${expiredKyma}`,
+        );
     },
     120_000,
   );
@@ -253,6 +269,9 @@ describe('API servers that hang or die, with default timers', () => {
       );
       expect(Date.now() - stopped).toBeLessThanOrEqual(60_000);
       expect(outage.status?.state).toBe('Error');
+      // Its module's entry does not go on telling what it last saw there.
+      expect(outage.status?.modules?.map((m) => `${m.name}=${m.state}`)).toEqual([`${mod().name}=Error`]);
+      expect(outage.status?.modules?.[0]?.message).toContain('did not answer in time');
       expect(outage.status?.lastOperation?.operation).toMatch(
         /^the runtime Kyma kyma-system\/default could not be synced: .*did not answer in time/,
       );

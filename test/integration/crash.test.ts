@@ -114,7 +114,7 @@ describe('a worker killed mid-lifecycle', () => {
       'the blocked removal',
       async () =>
         (await getKyma(klm, name))?.status?.modules?.find(
-          (m) => m.state === 'Deleting' && m.message?.includes('blocker'),
+          (m) => m.state === 'Warning' && m.message?.includes('blocker'),
         ),
       60_000,
     );

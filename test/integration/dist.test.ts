@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kymaInState, kymaObject, useKlm } from '../support/klm';
-import { processEnv, startNode } from '../support/processes';
+import { processEnv, startNode, type StartedProcess } from '../support/processes';
 import { canSandbox, podVolumes, POD_UID, startNodeReadOnly } from '../support/read-only-root';
 import { freePort, stackInfo, uniqueName } from '../support/stack';
 import { klmCli } from '../support/cli';
@@ -22,6 +22,37 @@ async function probe(port: number, path: string): Promise<number> {
   return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
 }
 
+/** How long the processes here may take to stop (KLM_SHUTDOWN_TIMEOUT): they exit 1 when that runs out. */
+const SHUTDOWN_TIMEOUT = '15s';
+
+/**
+ * Sends SIGTERM, as a rolling update does, to processes serving probes on `ports`: liveness fails
+ * (503, or nothing answers any more) and each exits, 0, within its shutdown timeout.
+ */
+async function stopsOnSigterm(started: StartedProcess[], ports: number[]): Promise<void> {
+  const exits = started.map(
+    (s) =>
+      new Promise<number | null>((resolve) => {
+        if (s.proc.exitCode !== null) resolve(s.proc.exitCode);
+        else s.proc.once('exit', (code) => resolve(code));
+      }),
+  );
+  for (const s of started) s.proc.kill('SIGTERM');
+  for (const port of ports)
+    await eventually(
+      `:${port}/healthz to fail once stopping`,
+      async () => ((await probe(port, '/healthz').catch(() => 0)) !== 200 ? true : undefined),
+      5_000,
+    );
+  const codes = await Promise.race([
+    Promise.all(exits),
+    new Promise<string>((r) => setTimeout(() => r('still running 20 s after SIGTERM'), 20_000)),
+  ]);
+  expect(codes, started.map((s) => s.out().split('\n').slice(-5).join('\n')).join('\n---\n')).toEqual(
+    started.map(() => 0),
+  );
+}
+
 describe('the compiled processes', () => {
   const processes: ChildProcess[] = [];
   beforeAll(async () => {
@@ -31,6 +62,9 @@ describe('the compiled processes', () => {
   afterAll(() => {
     for (const p of processes) p.kill('SIGKILL');
   });
+
+  /** The worker and bridge the plain-node test started, and their metrics ports. */
+  let plain: { started: StartedProcess[]; ports: number[] } | undefined;
 
   /** Plain node: no loader, nothing compiled at run time. */
   function start(entry: string, env: NodeJS.ProcessEnv, args: string[] = []) {
@@ -48,6 +82,7 @@ describe('the compiled processes', () => {
     const env = processEnv(klm().taskQueue, {
       NODE_OPTIONS: '',
       KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+      KLM_SHUTDOWN_TIMEOUT: SHUTDOWN_TIMEOUT,
     });
     const [workerPort, bridgePort] = [await freePort(), await freePort()];
     const worker = start('dist/workers/main.js', { ...env, KLM_METRICS_PORT: String(workerPort) });
@@ -78,6 +113,7 @@ describe('the compiled processes', () => {
     expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`).sort()).toEqual(['counter=Ready', 'greeter=Ready']);
     expect(worker.proc.exitCode).toBeNull();
     expect(bridge.proc.exitCode).toBeNull();
+    plain = { started: [worker, bridge], ports: [workerPort, bridgePort] };
   });
 
   it('manages modules with the built klm: the catalog, an add waited for, the list as JSON', async () => {
@@ -106,6 +142,11 @@ describe('the compiled processes', () => {
         moduleStatus: 'Ready',
       }),
     ]);
+  });
+
+  it('stops worker and bridge (unsharded) on SIGTERM, as a rolling update does, with the metrics port on', async () => {
+    expect(plain, 'the processes of the test before').toBeDefined();
+    await stopsOnSigterm(plain!.started, plain!.ports);
   });
 
   it('serves the web page of klm ui as built into dist/cli/app/', async () => {
@@ -168,6 +209,7 @@ describe('the compiled processes', () => {
         KLM_OCI_REGISTRY_HOST: stackInfo().registryHost,
         KLM_KYMA_NAMESPACES: klm().namespace,
         KLM_DEFAULT_NAMESPACE: '{kyma}-system',
+        KLM_SHUTDOWN_TIMEOUT: SHUTDOWN_TIMEOUT,
       };
       const started = [
         startNodeReadOnly(
@@ -175,7 +217,17 @@ describe('the compiled processes', () => {
           { ...env, KLM_METRICS_PORT: String(workerPort), [sdk.name]: sdk.value!.replace(/:\d+$/, `:${sdkPort}`) },
           volumes,
         ),
-        startNodeReadOnly(['dist/starter/main.js'], { ...env, KLM_METRICS_PORT: String(bridgePort) }, volumes),
+        // Sharded, as the Deployment runs it: its Leases in the Kymas' namespace here.
+        startNodeReadOnly(
+          ['dist/starter/main.js'],
+          {
+            ...env,
+            KLM_METRICS_PORT: String(bridgePort),
+            POD_NAME: 'klm-bridge-0',
+            KLM_LEADER_ELECTION_LEASE: `${klm().namespace}/klm-bridge`,
+          },
+          volumes,
+        ),
       ];
       processes.push(...started.map((s) => s.proc));
       for (const port of [workerPort, bridgePort])
@@ -205,6 +257,7 @@ describe('the compiled processes', () => {
       expect((await readdir(volumes.cache)).length).toBeGreaterThan(0);
       expect(await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text()).toMatch(/^temporal_/m);
       expect(started.map((s) => s.out()).join('')).not.toMatch(/EROFS|EACCES/);
+      await stopsOnSigterm(started, [workerPort, bridgePort]);
     },
   );
 });

@@ -167,7 +167,8 @@ describe('module removal', () => {
       spec: {},
     });
     await removeFromSpec(name);
-    const m = await moduleInState(klm(), name, mod.name, 'Deleting');
+    // As upstream's Manifest: Warning, naming what blocks it.
+    const m = await moduleInState(klm(), name, mod.name, 'Warning');
     await eventually(
       'the blocking message',
       async () =>
@@ -175,8 +176,9 @@ describe('module removal', () => {
           `deletion blocked by 1 ${mod.kind} resource(s): ${mod.kind} ${klm().namespace}/users-own`,
         ) || undefined,
     );
-    expect(m.state).toBe('Deleting');
+    expect(m.state).toBe('Warning');
     // The Kyma says why it is not Ready: the blocked removal.
+    expect((await getKyma(klm(), name))?.status?.state).toBe('Warning');
     const modules = (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'Modules');
     expect(modules).toMatchObject({ status: 'False', reason: 'DeletionBlocked' });
     expect(modules?.message).toContain(`${mod.name}: deletion blocked by 1 ${mod.kind} resource(s)`);

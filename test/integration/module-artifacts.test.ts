@@ -10,7 +10,7 @@ import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import { manifestName } from '../../src/api/names';
 import { Registries } from '../../src/oci/registries';
 import { extractSingleYaml } from '../../src/oci/tar';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
 import { testModule } from '../support/modules';
@@ -95,6 +95,28 @@ describe('templates as modulectl writes them', () => {
     });
     expect(kyma.status?.modules?.find((m) => m.name === 'counter')).toMatchObject({ state: 'Ready', version: '1.0.0' });
     expect(await klm().kube.get('apps/v1', 'Deployment', 'greeter-manager', `${name}-system`)).toBeDefined();
+  });
+
+  it('installs a module whose raw manifest is one kind: List, expanded as kubectl does', async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0', undefined, (manifest) =>
+      stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: parseAllDocuments(manifest)
+          .map((d) => d.toJS() as unknown)
+          .filter(Boolean),
+      }),
+    );
+    await mod.channels({ regular: '1.0.0' });
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] }));
+    const settled = await eventually('the module to settle', async () => {
+      const m = await moduleStatus(klm(), name, mod.name);
+      return m?.state === 'Ready' || m?.state === 'Error' ? m : undefined;
+    });
+    expect(settled, settled.message).toMatchObject({ state: 'Ready', version: '1.0.0' });
+    expect(await klm().kube.get('apps/v1', 'Deployment', `${mod.name}-manager`, `${name}-system`)).toBeDefined();
   });
 
   it('finds the component in the registry as the OCM tooling lays it out', async () => {

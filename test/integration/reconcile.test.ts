@@ -8,10 +8,11 @@ import { loadSamples } from '../../src/samples/modules';
 import type { Manifest } from '../../src/api/manifest';
 import { manifestName } from '../../src/api/names';
 import { kymaStatusQuery } from '../../src/contract/queries';
-import { API_VERSION } from '../../src/api/shared';
+import { API_VERSION, LABELS } from '../../src/api/shared';
 import type { KubeObject } from '../../src/api/shared';
 import { tarOneFile } from '../../src/oci/tar';
 import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
+import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
 describe('core reconcile', () => {
@@ -155,6 +156,58 @@ describe('module resolution', () => {
     expect(modules.counter).toMatchObject({ channel: 'regular', version: '1.0.0' });
     // 1.1.0 ships a ConfigMap that 1.0.0 does not.
     expect(await klm().kube.get('v1', 'ConfigMap', 'greeter-config', `${name}-system`)).toBeDefined();
+  });
+
+  it("warns of its and its module templates' label values that mean nothing, naming each label and the values it takes", async () => {
+    const mod = await testModule(klm());
+    await mod.publish('1.0.0');
+    await mod.channels({ regular: '1.0.0' });
+    const template = `${mod.name}-1.0.0`;
+    await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', template, klm().namespace, {
+      metadata: { labels: { [LABELS.beta]: 'yes' } },
+    });
+    const name = uniqueName('kyma');
+    const kyma = kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: mod.name }] });
+    kyma.metadata.labels = {
+      [LABELS.skipReconciliation]: 'True',
+      [LABELS.beta]: 'yes',
+      [LABELS.rolloutPriority]: 'high',
+    };
+    await klm().kube.create(kyma);
+    // "True" is not "true", as upstream reads it: the Kyma is reconciled.
+    await kymaInState(klm(), name, 'Ready');
+    const warnings = async () =>
+      (
+        await klm().kube.list<
+          KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }
+        >('v1', 'Event', { namespace: klm().namespace })
+      ).items.filter((e) => e.involvedObject?.name === name && e.reason === 'InvalidLabelValue');
+    const events = await eventually('the Warning Events', async () =>
+      (await warnings()).length >= 4 ? warnings() : undefined,
+    );
+    expect(events.map((e) => [e.type, e.message]).sort()).toEqual([
+      [
+        'Warning',
+        'label operator.kyma-project.io/beta: "yes" means nothing: it takes "true" (it may use beta modules) or "false", ' +
+          'in any case; it is offered no beta modules',
+      ],
+      [
+        'Warning',
+        'label operator.kyma-project.io/rollout-priority: "high" means nothing: it takes a number (rollouts take lower ' +
+          'ones first); its rollouts take it at 100, as if the label were not there',
+      ],
+      [
+        'Warning',
+        'label operator.kyma-project.io/skip-reconciliation: "True" means nothing: it takes "true" (reconciliation ' +
+          'paused) or "false"; it is reconciled as if the label were not there',
+      ],
+      [
+        'Warning',
+        `module ${mod.name}: ModuleTemplate ${klm().namespace}/${template} has label operator.kyma-project.io/beta: ` +
+          '"yes" means nothing: it takes "true" (only Kymas labelled beta may use it) or "false", in any case; it is ' +
+          'offered to every Kyma, as if it were not beta',
+      ],
+    ]);
   });
 
   it('honours a version pin regardless of channels', async () => {

@@ -97,7 +97,9 @@ describe('a supervised Temporal dev server', () => {
 
     process.kill(pid!, 'SIGKILL');
     const line = await until('the restart line', () =>
-      logged.find((l) => l.includes('[stack] temporal exited unexpectedly (code 137); restarting it in 1s')),
+      logged.find((l) =>
+        l.includes('[stack] temporal exited unexpectedly (killed by SIGKILL, code 137); restarting it in 1s'),
+      ),
     );
     expect(line).toContain(path.join(dir, 'temporal.log'));
     await until(

@@ -131,7 +131,7 @@ describe.runIf(process.env.KLM_RECORD_HISTORIES === '1')('recording histories', 
     });
     await eventually('the removal to be blocked', async () =>
       (await getKyma(klm(), name))?.status?.modules?.find(
-        (m) => m.name === other.name && m.state === 'Deleting' && m.message?.includes('blocker'),
+        (m) => m.name === other.name && m.state === 'Warning' && m.message?.includes('blocker'),
       ),
     );
     await klm().kube.delete(other.apiVersion, other.kind, 'blocker', klm().namespace);

@@ -80,6 +80,29 @@ describe('parsing a raw manifest', () => {
     expect(twice.message).toBe('the manifest repeats HorizontalPodAutoscaler kyma-system/h');
   });
 
+  it('expands a kind: List (lists in it too), as kubectl does, and names an item that is no object', () => {
+    const objects = parseManifest(
+      [
+        'apiVersion: v1\nkind: List\nitems:',
+        '- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}',
+        '- {apiVersion: v1, kind: ConfigMapList, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: b}}]}',
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}',
+      ].join('\n'),
+      'kyma-system',
+    );
+    expect(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+      'ConfigMap kyma-system/a',
+      'ConfigMap kyma-system/b',
+      'ConfigMap kyma-system/c',
+    ]);
+    const item = renderError(
+      'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- {kind: x}\n',
+    );
+    expect(item.message).toBe(
+      'document 1, item 2 of its List is not a Kubernetes object (it needs apiVersion, kind and metadata.name)',
+    );
+  });
+
   it('refuses what is no object as MalformedManifest, and a manifest without any as EmptyManifest', () => {
     expect(renderError('- a\n- b\n').reason).toBe('MalformedManifest');
     expect(renderError('a: [\n').reason).toBe('MalformedManifest');

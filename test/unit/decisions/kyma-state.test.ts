@@ -412,6 +412,29 @@ describe('KymaState: a Kyma and its modules', () => {
   });
 });
 
+describe('KymaState: label values that mean nothing', () => {
+  it('tells each by a Warning Event once, across a continue-as-new, and again should it come back after a fix', () => {
+    const skip = 'label operator.kyma-project.io/skip-reconciliation: "True" means nothing: it takes …';
+    const priority = 'label operator.kyma-project.io/rollout-priority: "high" means nothing: it takes …';
+    const warned = (t: KymaStep[]) =>
+      t.flatMap((s) => (s.kind === 'event' && s.event.reason === 'InvalidLabelValue' ? [s.event] : []));
+    const st = new KymaState({ settings: SETTINGS });
+    expect(warned(untilWait(st, snapshot([spec('greeter')], { labelProblems: [skip] })))).toEqual([
+      { type: 'Warning', reason: 'InvalidLabelValue', message: skip },
+    ]);
+    st.changed();
+    expect(warned(untilWait(st, snapshot([spec('greeter')], { labelProblems: [skip, priority] })))).toEqual([
+      { type: 'Warning', reason: 'InvalidLabelValue', message: priority },
+    ]);
+    const next = new KymaState({ settings: SETTINGS, carried: st.carry() });
+    expect(warned(untilWait(next, snapshot([spec('greeter')], { labelProblems: [skip, priority] })))).toEqual([]);
+    next.changed();
+    expect(warned(untilWait(next, snapshot([spec('greeter')])))).toEqual([]);
+    next.changed();
+    expect(warned(untilWait(next, snapshot([spec('greeter')], { labelProblems: [skip] })))).toHaveLength(1);
+  });
+});
+
 describe('KymaState: pause, deletion and the Kyma going away', () => {
   it('waits without a timer while paused and ignores reports until resumed', () => {
     const st = running(['greeter']);

@@ -133,6 +133,41 @@ describe('the Kyma status projection', () => {
     expect(swayed.conditions).toContainEqual(runtime);
   });
 
+  it("shows a cluster that cannot be reached in its modules' entries too, Unmanaged and failed ones as they are", () => {
+    const runtime = {
+      type: 'Runtime',
+      status: 'False' as const,
+      reason: 'TargetClusterUnreachable',
+      message: 'the runtime Kyma could not be synced: down',
+    };
+    const failed: ModuleReport = {
+      reason: 'ResourceError',
+      status: { name: 'counter', state: 'Error', message: 'broken' },
+    };
+    const status = kymaStatus(
+      view(
+        {
+          runtime,
+          runtimeProblem: { reason: 'TargetClusterUnreachable', message: 'down' },
+          snapshot: snapshot([spec('greeter'), spec('counter'), spec('other', { managed: false })]),
+        },
+        { reports: { greeter: ready('greeter'), counter: failed } },
+      ),
+    );
+    expect(status.modules).toEqual([
+      { ...ready('greeter').status, state: 'Error', message: 'down (last reported: Ready, module is ready)' },
+      failed.status,
+      expect.objectContaining({ name: 'other', state: 'Unmanaged' }),
+    ]);
+    // The outage is told once; the module failing for a reason of its own is named after it.
+    expect(status.lastOperation?.operation).toBe(`${runtime.message}; counter: broken`);
+    expect(status.conditions?.[0]).toMatchObject({
+      type: 'Modules',
+      status: 'False',
+      reason: 'TargetClusterUnreachable',
+    });
+  });
+
   it('shows an invalid Kyma by its reason alone', () => {
     const invalid = { reason: 'InvalidKymaName' as const, message: 'the name is too long' };
     expect(kymaStatus(view({ invalid: true, snapshot: snapshot([spec('greeter')], { invalid }) }))).toEqual({

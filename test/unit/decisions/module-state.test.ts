@@ -574,14 +574,14 @@ describe('ModuleState: removal', () => {
     expect(t[0]).toMatchObject({ exceptDefault: true, cr: { kind: 'Greeter' } });
   });
 
-  it('waits while other CRs of the kind block it, says so once, and goes on once they are gone', () => {
+  it('waits while other CRs of the kind block it (Warning, as upstream), says so once, and goes on once they are gone', () => {
     const st = installed();
     st.remove();
     st.woke(false);
     const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
     expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
     expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
-      state: 'Deleting',
+      state: 'Warning',
       message:
         'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue',
     });

@@ -290,8 +290,14 @@ describe('KymaState with a runtime', () => {
         operation: 'the runtime Kyma kyma-system/default could not be synced: its API server did not answer within 20s',
       },
     });
+    // Its module's entry does not go on saying Ready: it tells the outage, then what it last reported.
     expect(find(down, 'writeStatus')?.status.modules).toEqual([
-      expect.objectContaining({ name: 'greeter', state: 'Ready' }),
+      expect.objectContaining({
+        name: 'greeter',
+        version: '1.0.0',
+        state: 'Error',
+        message: 'its API server did not answer within 20s (last reported: Ready)',
+      }),
     ]);
     st.changed();
     const back = untilWait(st, snapshot([spec('greeter')]), {
