@@ -188,10 +188,10 @@ export class KymaRun {
 
   /** The interval to arm the drift timer with, when someone waiting asked since the last call. */
   takeDriftArm(): number | undefined {
-    const ms = this.driftArm ?? this.modules.takeDriftArm();
+    const kyma = this.driftArm;
     this.driftArm = undefined;
-    this.modules.takeDriftArm();
-    return ms;
+    const modules = this.modules.takeDriftArm();
+    return kyma ?? modules;
   }
 
   /** The earliest time a wait falls due (a module's deadline or retry, a held upgrade's window). */

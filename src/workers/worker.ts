@@ -137,11 +137,15 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     interceptors: {
       activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)],
     },
-    maxConcurrentActivityTaskExecutions: 200,
-    // A workflow task holds its slot while its local activities (API reads and writes) run:
-    // slots are cheap, waiting on them is not.
-    maxConcurrentWorkflowTaskExecutions: 400,
-    maxConcurrentLocalActivityExecutions: 400,
+    // Activities, local activities and the workflows' own code share the worker's CPU. After a
+    // restart every Kyma's next task replays its history at once: four hundred of them started
+    // together each took longer than the workflow task timeout (10 s), were timed out, retried,
+    // and timed out again, the server backing off further each time (measured: a promotion of 100
+    // Kymas stalled for minutes). A few dozen at a time each finish in well under a second; the
+    // others wait in the task queue, where no timeout runs.
+    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: 40,
+    maxConcurrentLocalActivityExecutions: 100,
     maxCachedWorkflows: o.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE_SIZE,
     workflowTaskPollerBehavior: pollers(o.taskPollers),
     activityTaskPollerBehavior: pollers(o.taskPollers),
