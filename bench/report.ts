@@ -60,6 +60,8 @@ export interface BenchReport {
     delaySeconds: number;
     taskTimeouts: number;
     taskTimeoutsBeyondFirst: number;
+    /** By kind (absent in reports before it). */
+    taskTimeoutsByKind?: Record<string, number>;
   };
   statusPropagation: { samples: number; p50Seconds: number; p95Seconds: number };
   historyEventsPerModuleInstall: number;
@@ -108,6 +110,8 @@ export interface BenchReport {
     p99Above: boolean;
     shareOverOneSecond: number;
     slowWarnings: number;
+    /** The local activities those tasks ran (each one's own latency), absent in reports before it. */
+    localActivities?: { count: number; p50Seconds: number; p99Seconds: number; p99Above: boolean };
   };
   shared: string;
 }
@@ -223,7 +227,13 @@ export function targetRows(r: BenchReport): Row[] {
               `on the new version, and the delay beside the same promotion without a kill`,
             value:
               `${f(r.killedPromotion.lastSeconds, 1)} s, +${f(r.killedPromotion.delaySeconds, 1)} s ` +
-              `(${r.killedPromotion.taskTimeouts} task timeouts after the kill, ` +
+              `(${r.killedPromotion.taskTimeouts} task timeouts after the kill` +
+              (r.killedPromotion.taskTimeoutsByKind
+                ? ` (${Object.entries(r.killedPromotion.taskTimeoutsByKind)
+                    .map(([k, n]) => `${n} ${k}`)
+                    .join(', ')})`
+                : '') +
+              ', ' +
               `${r.killedPromotion.taskTimeoutsBeyondFirst} beyond a workflow's first)`,
             target: '≤ +60 s, none beyond the first',
             upstream: '–',
@@ -390,6 +400,13 @@ export function renderReport(r: BenchReport): string {
       `bridge + Temporal | ${f(r.stagedPromotion.inClusterLastSeconds)} s / ` +
       `${f(r.stagedPromotion.cpuSeconds, 1)} CPU-s |`,
     `| status propagation p50 | ${f(r.statusPropagation.p50Seconds, 3)} s |`,
+    ...(r.workflowTasks.localActivities
+      ? [
+          `| local activities during the install (${r.workflowTasks.localActivities.count}): p50 / p99 of one's own ` +
+            `latency | ${f(r.workflowTasks.localActivities.p50Seconds, 3)} / ` +
+            `${r.workflowTasks.localActivities.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.localActivities.p99Seconds, 3)} s |`,
+        ]
+      : []),
     `| slow or stuck workflow task warnings in the ` +
       `${r.workers && r.workers.length > 1 ? "workers' output (all)" : "worker's output"} | ` +
       `${r.workflowTasks.slowWarnings} |`,

@@ -50,6 +50,7 @@ import {
   shareAbove,
   taskCounts,
   workflowTaskLatency,
+  localActivityLatency,
   type TaskCounts,
 } from './sdk-metrics';
 import { BRIDGE_SHARDS } from '../src/infra/config';
@@ -287,8 +288,10 @@ async function main(): Promise<void> {
       labels.reduce((a, l) => a + (snap.get(l)?.rssMB ?? 0), 0);
     let main!: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof installFleet>>>>>;
     let wfTasks = new Map<number, number>();
+    let localActivities = new Map<number, number>();
     for (const [i, names] of fleetNames.entries()) {
       const wf0 = await workflowTaskLatency(sdkMetricsUrls);
+      const la0 = await localActivityLatency(sdkMetricsUrls);
       const r = await measured(() => installFleet(names));
       growth.push({ kymas: names.length, allReadyMs: r.result.totalMs });
       const now = snapshot(tracked);
@@ -310,6 +313,7 @@ async function main(): Promise<void> {
       if (i === fleetNames.length - 1) {
         main = r;
         wfTasks = histogramDelta(wf0, await workflowTaskLatency(sdkMetricsUrls));
+        localActivities = histogramDelta(la0, await localActivityLatency(sdkMetricsUrls));
       }
     }
     const kymaNames = main.result.names;
@@ -711,6 +715,12 @@ async function main(): Promise<void> {
         p99Above: wfP99.above,
         shareOverOneSecond: shareAbove(wfTasks, 1),
         slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')),
+        localActivities: {
+          count: histogramPercentile(localActivities, 50).count,
+          p50Seconds: histogramPercentile(localActivities, 50).seconds,
+          p99Seconds: histogramPercentile(localActivities, 99).seconds,
+          p99Above: histogramPercentile(localActivities, 99).above,
+        },
       },
       shared: stack.given
         ? `A given stack (control plane ${stack.kubeconfig}, Temporal ${stack.temporalAddress}, ` +

@@ -7,14 +7,22 @@
 /** Upper bound in seconds → cumulative count. */
 export type Histogram = Map<number, number>;
 
-const BUCKET = /^temporal_workflow_task_execution_latency(\w*)_bucket\{(.*)\} (\S+)/;
-
 const scrape = async (url: string) => (await (await fetch(url)).text()).split('\n');
 
 export async function workflowTaskLatency(urls: string[]): Promise<Histogram> {
+  return await latency(urls, 'workflow_task_execution_latency');
+}
+
+/** How long local activities took (each one, from the SDK's histogram), summed over the workers. */
+export async function localActivityLatency(urls: string[]): Promise<Histogram> {
+  return await latency(urls, 'local_activity_execution_latency');
+}
+
+async function latency(urls: string[], name: string): Promise<Histogram> {
+  const bucket = new RegExp(`^temporal_${name}(\\w*)_bucket\\{(.*)\\} (\\S+)`);
   const h: Histogram = new Map();
   for (const line of (await Promise.all(urls.map(scrape))).flat()) {
-    const m = BUCKET.exec(line);
+    const m = bucket.exec(line);
     if (!m) continue;
     const le = /le="([^"]+)"/.exec(m[2]!)?.[1];
     if (!le) continue;
