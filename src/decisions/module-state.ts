@@ -282,6 +282,22 @@ export class ModuleState {
     };
   }
 
+  /**
+   * The Kyma's Secret names another cluster now: what was seen of the old one is forgotten, and a
+   * running module is applied there at once (its install looks at each object before its first
+   * apply in that cluster). Whatever it has installed stays in the old one.
+   */
+  clusterSwitched(): void {
+    this.poke();
+    this.managerApplied = undefined;
+    if (this.mode === 'run') this.forceApply = true;
+  }
+
+  /** Whether anything of it may be in its cluster: an install went through, or one failed part-way. */
+  hasObjects(): boolean {
+    return this.installed !== undefined || this.attempted !== undefined;
+  }
+
   remove(): void {
     if (this.mode !== 'run') return;
     this.switchMode('remove');
