@@ -1,8 +1,10 @@
 // The Kyma in the control plane: reading it, resolving its modules, its finalizer, and the one
 // writer of its status.
+import type { ClusterIdentity } from '../api/cluster-identity';
 import type { Kyma, KymaStatusInput } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
+import { OLD_CLUSTERS_CLEARED_ANNOTATION } from '../api/names';
 import {
   API_VERSION,
   effectiveChannel,
@@ -73,6 +75,25 @@ function runtimeOf(labels: Record<string, string> = {}): Record<string, string> 
   return Object.fromEntries(
     Object.entries(RUNTIME_LABELS).flatMap(([field, label]) => (labels[label] ? [[field, labels[label]]] : [])),
   );
+}
+
+/** How long a load waits to learn which cluster a Kyma's Secret names. */
+const IDENTITY_WAIT_MS = 2_000;
+
+/** `p`'s value, or undefined once `ms` passed. */
+async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The annotation's switch number, when it is one. */
+function clearedUpTo(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
 /** How many Kymas a worker remembers the conditions it last wrote of. */
@@ -155,6 +176,16 @@ export function kymaActivities(
     }
   }
 
+  /**
+   * Which cluster the Kyma's modules go to: the one its Secret names, else the control plane.
+   * Unknown (undefined) when it cannot be told within IDENTITY_WAIT_MS (a cluster that does not
+   * answer, a Secret without a usable kubeconfig): the read goes on, and a later load takes it.
+   */
+  async function clusterOf(ref: KymaRef, secret: KubeObject | undefined): Promise<ClusterIdentity | undefined> {
+    const identity = targets.clientOf(ref.namespace, ref.name, secret).then((c) => targets.identityOf(c));
+    return await within(IDENTITY_WAIT_MS, identity).catch(() => undefined);
+  }
+
   return {
     /** The Kyma's spec as the workflow needs it, or null when it no longer exists. */
     async loadKyma({ kyma: ref, seen }: KymaInput): Promise<KymaSnapshot | null> {
@@ -166,8 +197,12 @@ export function kymaActivities(
       // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
       // see a Secret that has just gone. A name that cannot be a label value cannot label a
       // Secret either.
-      const remote =
-        !invalid && (await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined)) !== undefined;
+      const secret = invalid
+        ? undefined
+        : await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined, seen?.Secret);
+      const remote = secret !== undefined;
+      const cluster = invalid ? undefined : await clusterOf(ref, secret);
+      const cleared = clearedUpTo(kyma.metadata.annotations?.[OLD_CLUSTERS_CLEARED_ANNOTATION]);
       const listed = new Set((kyma.spec.modules ?? []).map((m) => m.name));
       const mandatory = deleting
         ? []
@@ -187,6 +222,8 @@ export function kymaActivities(
         ...(remote ? { mandatoryModules: mandatory } : {}),
         ...(invalid ? { invalid } : {}),
         ...(labelProblems.length ? { labelProblems } : {}),
+        ...(cluster ? { cluster } : {}),
+        ...(cleared !== undefined ? { oldClustersCleared: cleared } : {}),
       };
     },
 

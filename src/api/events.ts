@@ -12,6 +12,7 @@ export const EVENT_REASONS = [
   'Deleting',
   'Deleted',
   'TargetClusterGone',
+  'TargetClusterSwitched',
   'KymaGone',
   'MandatoryModuleFailed',
   'RuntimeKymaTaken',

@@ -29,6 +29,13 @@ export const OWNED_BY_ANNOTATION = 'operator.kyma-project.io/owned-by';
  */
 export const FOUND_ANNOTATION = 'operator.kyma-project.io/found-metadata';
 
+/**
+ * On a Kyma, set by a person: the number of the last switch of its kubeconfig Secret to another
+ * cluster whose left-behind objects they took care of. The condition `TargetCluster` names each
+ * switch with its number; those up to this one are cleared.
+ */
+export const OLD_CLUSTERS_CLEARED_ANNOTATION = 'operator.kyma-project.io/old-clusters-cleared';
+
 export function ownedBy(namespace: string, kyma: string, module: string): string {
   return `${namespace}/${kyma}/${module}`;
 }

@@ -44,6 +44,13 @@ export const REASONS = {
     means:
       "custom resources of the module's kind exist (the message names them); the removal waits until they are deleted (upstream's Manifest shows Warning too)",
   },
+  ModulesLeftOnOldCluster: {
+    state: 'Warning',
+    means:
+      "the Kyma's kubeconfig Secret named another cluster before: the modules were installed on the new one, and " +
+      'what stayed on the old one is named in the condition TargetCluster (nothing is removed there) until ' +
+      'the annotation operator.kyma-project.io/old-clusters-cleared clears it',
+  },
   // Deleting
   ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
   WaitingForResource: { state: 'Deleting', means: 'the default CR is being deleted and waits for its finalizers' },

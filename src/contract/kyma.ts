@@ -1,4 +1,5 @@
 // The Kyma as workflows see it: a reference, and a small snapshot of what its spec asks for.
+import type { ClusterIdentity } from '../api/cluster-identity';
 import type { CustomResourcePolicy } from '../api/kyma';
 import type { Readiness } from './readiness';
 
@@ -53,4 +54,11 @@ export interface KymaSnapshot {
   invalid?: Readiness;
   /** Its labels the lifecycle manager reads whose values mean nothing to it, each said in a sentence. */
   labelProblems?: string[];
+  /**
+   * The cluster its modules go to (the one its kubeconfig Secret names, else the control plane),
+   * when it could be told: unreachable, it is left out.
+   */
+  cluster?: ClusterIdentity;
+  /** The annotation operator.kyma-project.io/old-clusters-cleared: switches up to this number were taken care of. */
+  oldClustersCleared?: number;
 }

@@ -60,6 +60,8 @@ export interface Installed {
   rendered: RenderedRef;
   /** System namespaces its manifest ships, left alone (`Namespace kube-system`): the module shows a Warning. */
   leftAlone?: string[];
+  /** The cluster it was applied to (`clusterKey`, ../api/cluster-identity.ts), when known. */
+  cluster?: string;
 }
 
 /** What an install leaves: what it fetched and rendered, the manager's version as applied, and the readiness check it was asked for. */
@@ -71,6 +73,8 @@ export interface InstallResult {
   check?: ReadinessCheck;
   /** System namespaces the manifest ships, left alone (`Namespace kube-system`). */
   leftAlone?: string[];
+  /** The cluster it applied to (`clusterKey`), when it could tell. */
+  cluster?: string;
 }
 
 /** What stands in the way of a module's removal in its cluster. */

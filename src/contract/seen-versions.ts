@@ -1,8 +1,8 @@
 // Which control-plane versions a signal's sender had seen, so that the reads that follow it see
 // at least those (the worker's cache waits for them, or reads from the API server).
 
-/** The control-plane kinds the worker serves reads of from its caches. */
-export type CachedKind = 'Kyma' | 'ModuleTemplate' | 'ModuleReleaseMeta' | 'Manifest';
+/** The control-plane kinds the worker serves reads of from its caches (kubeconfig Secrets: from its watch on them). */
+export type CachedKind = 'Kyma' | 'ModuleTemplate' | 'ModuleReleaseMeta' | 'Manifest' | 'Secret';
 
 /**
  * The control-plane versions behind a signal, per kind: the event's object, and for a

@@ -1,5 +1,6 @@
 // The Kyma workflow's type, id and input: what the bridge starts and the worker registers, and
 // what a run carries into the next one when it continues as new.
+import type { ClusterIdentity } from '../api/cluster-identity';
 import type { KymaRef } from './kyma';
 import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport, ObservedObject, Readiness } from './readiness';
@@ -38,6 +39,26 @@ export interface CarriedKyma {
   modules?: Record<string, RunningModule>;
   /** The Kyma's label values that mean nothing, as told by a Warning Event already. */
   labelProblems?: string[];
+  /** The cluster its modules go to, and what switches of its Secret to other clusters left behind. */
+  target?: CarriedTarget;
+}
+
+/** What a switch of a Kyma's Secret to another cluster left in the cluster it named before (nothing is removed there). */
+export interface LeftBehind {
+  /** The switch's number (a Kyma's switches count from 1): a person clears those up to a number. */
+  n: number;
+  cluster: ClusterIdentity;
+  /** The modules that may have objects there. */
+  modules: string[];
+  /** The runtime Kyma, its catalog and CRDs stayed there too. */
+  runtime?: true;
+}
+
+/** The Kyma's target cluster as one run hands it to the next. */
+export interface CarriedTarget {
+  cluster?: ClusterIdentity;
+  left?: LeftBehind[];
+  switches?: number;
 }
 
 /** A module the Kyma's workflow runs: what it was started with, and what its state carries. */

@@ -229,6 +229,9 @@ export class KymaRun {
         case 'dispatch':
           this.dispatch(step);
           break;
+        case 'switchCluster':
+          this.kyma.switched(step, this.modules.clusterSwitched());
+          break;
         case 'cancelModules':
           for (const name of step.names) this.modules.drop(name);
           this.phase = 'busy';

@@ -20,6 +20,7 @@ import type { SeenVersions } from '../contract/seen-versions';
 import { KymaModuleSet } from './kyma-module-set';
 import { followsAdmission, KymaRolloutGate } from './kyma-rollout-gate';
 import { KymaRuntimeSide } from './kyma-runtime-side';
+import { KymaTargetCluster, type ClusterSwitch } from './kyma-target-cluster';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
 import { eventStep, type KymaAction, type KymaOutcome, type KymaStep } from './kyma-steps';
 import type { Hold } from './maintenance-window';
@@ -80,6 +81,8 @@ export class KymaState {
   private readonly gate: KymaRolloutGate;
   /** The runtime side: its runtime Kyma, catalog, status mirror and clean-up (./kyma-runtime-side.ts). */
   private readonly runtimeSide: KymaRuntimeSide;
+  /** The cluster its modules go to, and what switches of its Secret left behind (./kyma-target-cluster.ts). */
+  private readonly target: KymaTargetCluster;
   /** Runs whose end this run was told of already (the bridge may tell again after its own restart). */
   private endedRuns: string[] = [];
   /** What this run tells of a run of this Kyma's workflow that the server ended (the condition `Workflow`). */
@@ -98,6 +101,7 @@ export class KymaState {
     this.gate = new KymaRolloutGate(carried);
     this.runtimeSide = new KymaRuntimeSide(carried?.runtime);
     this.modules = new KymaModuleSet(carried);
+    this.target = new KymaTargetCluster(carried?.target);
     if (!carried) return;
     this.uid = carried.uid;
     this.remote = carried.remote;
@@ -235,6 +239,8 @@ export class KymaState {
       );
       return;
     }
+    if (this.target.cleared(snapshot.oldClustersCleared)) this.statusDirty = true;
+    this.push(this.target.loaded(snapshot, this.remote));
     this.remote ||= snapshot.remote;
     if (snapshot.paused && !snapshot.deleting) {
       // skip-reconciliation: wait for the next change of the Kyma, no timer (deletion still goes ahead).
@@ -271,6 +277,13 @@ export class KymaState {
     this.queue.push(...steps);
     this.statusDirty = true;
     this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
+  }
+
+  /** The Secret names another cluster now, and the modules were told: `modules` may have objects in the one before. */
+  switched(s: ClusterSwitch, modules: string[]): void {
+    this.queue.push({ kind: 'event', event: this.target.switched(s, modules, this.runtimeSide.hasRuntimeKyma) });
+    this.runtimeSide.drifted();
+    this.statusDirty = true;
   }
 
   /** Whether a catalog sync is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
@@ -362,6 +375,7 @@ export class KymaState {
       runtime: this.runtimeSide.state,
       ...(rolloutEnded ? { rolloutEnded } : {}),
       ...(this.labelProblems.length ? { labelProblems: this.labelProblems } : {}),
+      ...this.target.carry(),
     };
   }
 
@@ -370,7 +384,8 @@ export class KymaState {
    * running, so that it tells those it wants its uid, and removes the others.
    */
   carryToRecreated(): CarriedKyma {
-    return { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
+    const carried = { uid: '', desired: this.desired, reports: {}, removing: this.removing, remote: false };
+    return { ...carried, ...this.target.carry() };
   }
 
   /** A label value that means nothing is told by a Warning Event once (and again should it come back after a fix). */
@@ -432,11 +447,7 @@ export class KymaState {
           // Every module is gone: the finalizer goes and this workflow ends.
           this.finalizing = true;
           this.writeStatus();
-          this.queue.push(
-            eventStep('Normal', 'Deleted', 'all modules removed; dropping the finalizer'),
-            { kind: 'removeFinalizer' },
-            { kind: 'end' },
-          );
+          this.queue.push(this.target.deletedEvent(), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
         if (this.catalogDue()) this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
@@ -488,6 +499,7 @@ export class KymaState {
       rolloutEnded: this.gate.rolloutEnded,
       runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
       runtimeProblem: this.runtimeSide.state.problem,
+      targetCluster: this.target.condition(),
       endedNote: this.endedNote,
       finalizing: this.finalizing,
     };

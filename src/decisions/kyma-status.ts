@@ -45,6 +45,8 @@ export interface KymaStatusView {
   runtime?: ConditionInput;
   /** Why the runtime could not be synced, when that sways the Kyma's state. */
   runtimeProblem?: Readiness;
+  /** What stayed in clusters the Kyma's Secret named before (the condition `TargetCluster`): the Kyma is Warning while it does. */
+  targetCluster?: ConditionInput;
   /** What this run tells of a workflow of this Kyma's that the server ended (the condition `Workflow`). */
   endedNote?: string;
   /** Every module is gone and the finalizer goes. */
@@ -152,9 +154,8 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
   const down = problem && !deleting && CLUSTER_DOWN.includes(problem.reason) ? problem : undefined;
   const entries = down ? moduleEntries(v).map((e) => unreachableEntry(e, down)) : moduleEntries(v);
   const modules = entries.map((e) => e.status);
-  const state = deleting
-    ? 'Deleting'
-    : aggregateState([...modules.map((m) => m.state), ...(problem ? [stateOf(problem.reason)] : [])]);
+  const left = v.targetCluster;
+  const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...kymaProblems(v, problem)]);
   const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
   notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
   const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
@@ -165,7 +166,9 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
       ? others.length === 0
         ? runtime!.message
         : `${runtime!.message}; ${notReadySummary(others)}`
-      : message;
+      : left && notReady.length === 0
+        ? left.message
+        : message;
   const operation = v.finalizing
     ? 'all modules removed; removing the finalizer'
     : deleting
@@ -185,6 +188,7 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
         message,
       },
       ...(runtime ? [runtime] : []),
+      ...(left ? [left] : []),
       ...(v.endedNote
         ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: v.endedNote }]
         : []),
@@ -193,6 +197,14 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
       operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation,
     },
   };
+}
+
+/** The states of what besides its modules sways the Kyma's: its runtime's problem, what stayed in a cluster its Secret named before. */
+function kymaProblems(v: KymaStatusView, problem: Readiness | undefined): State[] {
+  return [
+    ...(problem ? [stateOf(problem.reason)] : []),
+    ...(v.targetCluster ? [stateOf('ModulesLeftOnOldCluster')] : []),
+  ];
 }
 
 /** The step that writes `status`, with the search attribute values it brings, each cut to Temporal's limit. */

@@ -1,4 +1,5 @@
 // The steps a Kyma workflow runs, as its decisions (KymaState and its parts) ask for them.
+import type { ClusterIdentity } from '../api/cluster-identity';
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
@@ -27,6 +28,8 @@ export type KymaStep =
   | { kind: 'removeFinalizer' }
   | { kind: 'event'; event: KymaEvent }
   | ({ kind: 'dispatch' } & Dispatch)
+  /** The Kyma's Secret names another cluster now: its modules are told, and those that may have objects in `from` named. */
+  | { kind: 'switchCluster'; from: ClusterIdentity; to: ClusterIdentity }
   /** The target cluster is unreachable for good: stop running the modules, delete their Manifests. */
   | { kind: 'cancelModules'; names: string[] }
   /**

@@ -122,6 +122,16 @@ export class ModulePool {
     this.touch(name, (st) => st.poke(change));
   }
 
+  /**
+   * The Kyma's Secret names another cluster now: every module is told (a running one is applied
+   * there at once). Returns the modules that may have objects in the old cluster, by name.
+   */
+  clusterSwitched(): string[] {
+    const there = [...this.entries].filter(([, e]) => e.st.hasObjects()).map(([name]) => name);
+    for (const name of this.names()) this.touch(name, (st) => st.clusterSwitched());
+    return there.sort();
+  }
+
   /** Stops running a module (its cluster cannot be reached for good): no step of it runs any more. */
   drop(name: string): void {
     const e = this.entries.get(name);

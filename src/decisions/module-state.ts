@@ -26,7 +26,8 @@ import type { CarriedInstalled, CarriedModule } from '../contract/workflow-input
 export type Mode = 'run' | 'remove' | 'release';
 
 export type ModuleStep =
-  | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef }
+  /** `previousCluster`: the cluster `previous` was applied to (its objects are known to be ours only there). */
+  | { kind: 'install'; module: ResolvedModule; previous?: RenderedRef; previousCluster?: string }
   /**
    * `seen`: the Manifest version the check must reflect (its pause label), when a signal told of
    * one; `observed`: the manager and CR as the bridge last saw them, when that is news enough
@@ -281,6 +282,22 @@ export class ModuleState {
     };
   }
 
+  /**
+   * The Kyma's Secret names another cluster now: what was seen of the old one is forgotten, and a
+   * running module is applied there at once (its install looks at each object before its first
+   * apply in that cluster). Whatever it has installed stays in the old one.
+   */
+  clusterSwitched(): void {
+    this.poke();
+    this.managerApplied = undefined;
+    if (this.mode === 'run') this.forceApply = true;
+  }
+
+  /** Whether anything of it may be in its cluster: an install went through, or one failed part-way. */
+  hasObjects(): boolean {
+    return this.installed !== undefined || this.attempted !== undefined;
+  }
+
   remove(): void {
     if (this.mode !== 'run') return;
     this.switchMode('remove');
@@ -392,6 +409,7 @@ export class ModuleState {
       managerVersion?: string;
       check?: ReadinessCheck;
       leftAlone?: string[];
+      cluster?: string;
     },
     now?: number,
   ): void {
@@ -403,6 +421,7 @@ export class ModuleState {
       fetched: result.fetched,
       rendered: result.rendered,
       ...(result.leftAlone?.length ? { leftAlone: result.leftAlone } : {}),
+      ...(result.cluster ? { cluster: result.cluster } : {}),
     };
     this.attempted = undefined;
     this.managerApplied = result.managerVersion;
@@ -618,7 +637,7 @@ export class ModuleState {
           event('Normal', 'ModuleUpgrading', `module ${d.name}: upgrading from ${previous.version} to ${d.version}`),
         );
       }
-      this.queue.push({ kind: 'install', module: d, ...(previous ? { previous: previous.rendered } : {}) });
+      this.queue.push({ kind: 'install', module: d, ...previousOf(previous) });
       return;
     }
     this.queue.push(this.readinessStep(this.installed!));
@@ -893,6 +912,12 @@ const MANAGER_NOT_RUNNING: string[] = [
 function inspectionDelayMs(elapsedMs: number, timeoutMs: number, driftMs: number): number {
   const first = Math.min(60_000, Math.max(1_000, Math.floor(timeoutMs / 4)));
   return Math.min(Math.max(first, elapsedMs), Math.min(300_000, driftMs));
+}
+
+/** What an install goes on from: the version installed before, and the cluster it was applied to. */
+function previousOf(i: Installed | undefined): { previous?: RenderedRef; previousCluster?: string } {
+  if (!i) return {};
+  return { previous: i.rendered, ...(i.cluster ? { previousCluster: i.cluster } : {}) };
 }
 
 /** A status message with a note after it, if there is one. */

@@ -3,11 +3,12 @@
 // (key "config", as upstream), in which case that remote cluster. The kubeconfig is read
 // here, inside activities and the bridge, and never leaves this process.
 import { createHash } from 'node:crypto';
-import { LABELS } from '../api/shared';
+import { serverOf, type ClusterIdentity } from '../api/cluster-identity';
+import { LABELS, resourceVersionReached } from '../api/shared';
 import { Informer } from './informer';
 import { describeTlsProblem, kubeConfigFromString } from './kubeconfig';
 import type { KubeObject } from '../api/shared';
-import { KubeClient, TlsMaterialError, type KubeClientOptions } from './rest-client';
+import { KubeApiError, KubeClient, TlsMaterialError, type KubeClientOptions } from './rest-client';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -49,6 +50,24 @@ export const TARGET_REQUEST_TIMEOUT_MS = 20_000;
 
 /** How long a client whose Secret changed keeps serving the requests already under way. */
 const CLOSE_GRACE_MS = 60_000;
+
+/** How long a failed read of a cluster's identity is remembered before it is tried again. */
+const IDENTITY_RETRY_MS = 30_000;
+
+/**
+ * Which cluster `client` reaches: its server URL, and the uid of its kube-system namespace (the
+ * URL alone when the credentials may not read it, 403). Anything else (unreachable, refused) fails.
+ */
+async function readIdentity(client: KubeClient): Promise<ClusterIdentity> {
+  const server = serverOf(client.server);
+  try {
+    const uid = (await client.get('v1', 'Namespace', 'kube-system'))?.metadata.uid;
+    return uid ? { server, uid } : { server };
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 403 && !err.discovery) return { server };
+    throw err;
+  }
+}
 
 export interface TargetClientOptions extends Omit<KubeClientOptions, 'reload'> {
   /** Whether a kubeconfig may run a command for its credential (`exec`, an auth provider's `cmd-path`); true by default. */
@@ -110,6 +129,11 @@ export class TargetClusters {
   private readonly index = new Map<string, Secret>();
   /** Which client each Kyma's Secret last used: a rotated Secret drops the client it left. */
   private readonly used = new Map<string, string>();
+  /** Per client: which cluster it reaches (read once; a failure is tried again after IDENTITY_RETRY_MS). */
+  private readonly identities = new WeakMap<
+    KubeClient,
+    { at: number; ok: boolean; identity: Promise<ClusterIdentity> }
+  >();
 
   constructor(
     readonly controlPlane: KubeClient,
@@ -172,11 +196,16 @@ export class TargetClusters {
   /** How long a Secret lookup is re-used: activities of one install share it, a change shows soon. */
   static readonly SECRET_TTL_MS = 5000;
 
-  /** The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used. */
+  /**
+   * The kubeconfig Secret of a Kyma, if it has one; a lookup up to `maxAgeMs` old is re-used.
+   * `atLeast`: a resourceVersion of the Secret a signal told of, which the answer must reflect
+   * (the watch's copy when it has caught up, else a fresh lookup).
+   */
   async secretOf(
     namespace: string,
     kyma: string,
     maxAgeMs = TargetClusters.SECRET_TTL_MS,
+    atLeast?: string,
   ): Promise<Secret | undefined> {
     // Outside the served namespaces no Secret can be read: never mistake that for "no Secret" (the control plane itself).
     if (this.namespaces && !this.namespaces.includes(namespace)) {
@@ -186,9 +215,10 @@ export class TargetClusters {
     }
     const key = `${namespace}/${kyma}`;
     const known = maxAgeMs > 0 ? this.index.get(key) : undefined;
-    if (known) return known;
+    if (known && (atLeast === undefined || resourceVersionReached(known.metadata.resourceVersion ?? '', atLeast)))
+      return known;
     const hit = this.secrets.get(key);
-    if (hit && Date.now() - hit.at < maxAgeMs) return await hit.secret;
+    if (hit && atLeast === undefined && Date.now() - hit.at < maxAgeMs) return await hit.secret;
     const secret = this.controlPlane
       .list<Secret>('v1', 'Secret', { namespace, labelSelector: `${LABELS.kymaName}=${kyma}` })
       .then((l) => l.items[0]);
@@ -219,5 +249,18 @@ export class TargetClusters {
       this.clients.set(key, client);
     }
     return await client;
+  }
+
+  /** Which cluster `client` reaches (read once per client, while it lives). */
+  async identityOf(client: KubeClient): Promise<ClusterIdentity> {
+    const hit = this.identities.get(client);
+    if (hit && (hit.ok || Date.now() - hit.at < IDENTITY_RETRY_MS)) return await hit.identity;
+    const entry = { at: Date.now(), ok: false, identity: readIdentity(client) };
+    entry.identity.then(
+      () => (entry.ok = true),
+      () => undefined,
+    );
+    this.identities.set(client, entry);
+    return await entry.identity;
   }
 }

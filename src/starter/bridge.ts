@@ -413,6 +413,7 @@ export class Bridge {
     const kyma = s.metadata.labels?.[LABELS.kymaName];
     const route = routeSecret(type, s, this.scope, kyma && this.targets.keyOf(`${namespace}/${kyma}`));
     if (!route) return;
+    if (route.signal) this.sendAll([route.signal]);
     if (route.move) {
       this.targets.drop(namespace, route.kyma);
       for (const m of this.manifests.list()) {

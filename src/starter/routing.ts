@@ -3,7 +3,13 @@
 // bridge remembers, which workflows it concerns and which signal, with which payload, each gets.
 // The bridge (./bridge.ts) feeds it its watches' events and sends what it returns; which Kymas a
 // template or release meta concerns the fleet index (./fleet-index.ts) tells.
-import { kymaWorkflowId, moduleKey, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../api/names';
+import {
+  kymaWorkflowId,
+  moduleKey,
+  OLD_CLUSTERS_CLEARED_ANNOTATION,
+  RESOURCE_KIND_ANNOTATION,
+  STATE_PATHS_ANNOTATION,
+} from '../api/names';
 import { LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { Visibility } from '../contract/kyma';
 import type { ObservedObject } from '../contract/readiness';
@@ -78,7 +84,8 @@ export function signalKey(s: Signal): string {
   const id = kymaWorkflowId(s.kyma.namespace, s.kyma.name);
   switch (s.signal) {
     case 'kymaChanged':
-      return `${id}#kymaChanged${s.runtime ? '/runtime' : ''}`;
+      // A Secret's news keeps its own key: the version it carries must not be lost to a Kyma event's.
+      return `${id}#kymaChanged${s.runtime ? '/runtime' : ''}${s.args[0]?.Secret ? '/secret' : ''}`;
     case 'workflowEnded':
       return `${id}#workflowEnded/${s.ended.runId}`;
     case 'templatesChanged':
@@ -104,7 +111,8 @@ export function newestVersion(seen: string, version: string): string {
  * further versions its reads must reflect (a bridge taking the Kyma's shard over: the newest
  * templates and release metas it has seen). Returns what to remember instead (undefined:
  * nothing) and the signal: a deletion pokes the workflow, never starts it; otherwise only spec
- * (generation), labels, finalizers and deletion are news (its own status writes come back as
+ * (generation), labels, finalizers, deletion and the annotation that clears what switches of its
+ * Secret left in other clusters are news (its own status writes come back as
  * events too; its drift timer covers anything missed), and start the workflow if none runs.
  */
 export function routeKyma(
@@ -121,7 +129,15 @@ export function routeKyma(
   }
   if (!owns(scope, kyma.namespace, kyma.name)) return { seen: before };
   const meta = k.metadata;
-  const seen = JSON.stringify([meta.uid, meta.generation, meta.labels, meta.finalizers, meta.deletionTimestamp]);
+  const cleared = meta.annotations?.[OLD_CLUSTERS_CLEARED_ANNOTATION];
+  const seen = JSON.stringify([
+    meta.uid,
+    meta.generation,
+    meta.labels,
+    meta.finalizers,
+    meta.deletionTimestamp,
+    cleared,
+  ]);
   if (type === 'MODIFIED' && before === seen) return { seen };
   const [version] = seenVersion('Kyma', k);
   const args: [SeenVersions] | [] = version || also ? [{ ...version, ...also }] : [];
@@ -302,21 +318,29 @@ export function routeManifest(
 /**
  * A kubeconfig Secret event, `before`: the kubeconfig key of the watches its Kyma uses. `move`:
  * it changed or went, so its Kyma's watches move to the new kubeconfig (the old client's
- * credentials may be revoked); `watchRuntime`: its runtime Kyma is watched in the cluster it
- * names now. None for a Secret of no Kyma, or of a Kyma this bridge does not serve.
+ * credentials may be revoked), and its Kyma's workflow is told (`signal`: it may name another
+ * cluster now, which the Kyma's next load reads from the Secret as of this event);
+ * `watchRuntime`: its runtime Kyma is watched in the cluster it names now. None for a Secret of
+ * no Kyma, or of a Kyma this bridge does not serve.
  */
 export function routeSecret(
   type: InformerEventType,
   s: KubeObject,
   scope: Scope,
   before: string | undefined,
-): { kyma: string; move: boolean; watchRuntime: boolean } | undefined {
+): { kyma: string; move: boolean; watchRuntime: boolean; signal?: Signal } | undefined {
+  const namespace = s.metadata.namespace!;
   const kyma = s.metadata.labels?.[LABELS.kymaName];
-  if (!kyma || !owns(scope, s.metadata.namespace!, kyma)) return undefined;
+  if (!kyma || !owns(scope, namespace, kyma)) return undefined;
+  const move = before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before);
+  const args: [SeenVersions] | [] = type === 'DELETED' ? [] : seenVersion('Secret', s);
   return {
     kyma,
-    move: before !== undefined && (type === 'DELETED' || kubeconfigKey(s) !== before),
+    move,
     watchRuntime: type !== 'DELETED',
+    ...(move
+      ? { signal: { signal: 'kymaChanged' as const, kyma: { namespace, name: kyma }, start: false, args } }
+      : {}),
   };
 }
 

@@ -43,6 +43,7 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
               params,
               crdTimeoutMs: settings.crdEstablishedTimeoutMs,
               ...(a.previous ? { previous: a.previous } : {}),
+              ...(a.previousCluster ? { previousCluster: a.previousCluster } : {}),
               check: true,
             });
             return { kind: a.kind, value };

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeconfigSecret } from '../../bench/fleet';
 import type { Manifest } from '../../src/api/manifest';
-import { manifestName } from '../../src/api/names';
+import { FOUND_ANNOTATION, manifestName, OLD_CLUSTERS_CLEARED_ANNOTATION } from '../../src/api/names';
 import { API_VERSION, type KubeObject } from '../../src/api/shared';
+import type { KubeClient } from '../../src/k8s/rest-client';
 import { issueCert, pkiIn } from '../../src/localstack/pki';
-import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
+import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm, type Klm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 import { startOwnCluster, type OwnCluster } from '../support/target-cluster';
@@ -214,9 +215,164 @@ describe('kubeconfigs whose credentials expire and rotate', () => {
   );
 });
 
-describe('API servers that hang or die, with default timers', () => {
-  // Default drift and retry timers: detection and recovery come from the bridge's probe.
+describe('API servers that hang or die, and Secrets that name another cluster, with default timers', () => {
+  // Default drift and retry timers: detection and recovery come from the bridge's probe, and
+  // a Secret's switch from the bridge's watch on Secrets.
   const { klm, mod, kymaWith } = onOwnCluster({});
+
+  /** The objects the module's install makes for Kyma `name`, object by object. */
+  function moduleObjects(name: string): { apiVersion: string; kind: string; name: string; namespace?: string }[] {
+    const m = mod().name;
+    const ns = `${name}-system`;
+    return [
+      { apiVersion: 'v1', kind: 'Namespace', name: ns },
+      { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `${m}s.${m}.example.io` },
+      { apiVersion: 'v1', kind: 'ServiceAccount', name: `${m}-manager`, namespace: ns },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: `${m}-manager` },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: `${m}-manager` },
+      { apiVersion: mod().apiVersion, kind: mod().kind, name: 'default', namespace: ns },
+    ];
+  }
+
+  /** Which of the module's objects for Kyma `name` a cluster holds (`kind/name` each). */
+  async function present(client: KubeClient, name: string): Promise<string[]> {
+    const found = await Promise.all(
+      moduleObjects(name).map(async (o) =>
+        (await client.get(o.apiVersion, o.kind, o.name, o.namespace).catch(() => undefined))
+          ? `${o.kind}/${o.name}`
+          : '',
+      ),
+    );
+    return found.filter(Boolean);
+  }
+
+  /** The clusters the Kyma's loads found (their `cluster`), from its workflow's history (this run). */
+  async function loadedClusters(name: string): Promise<unknown[]> {
+    const history = await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).fetchHistory();
+    const text = (p?: { data?: Uint8Array | null }) => (p?.data ? Buffer.from(p.data).toString('utf8') : '');
+    return (history.events ?? []).flatMap((e) => {
+      const d = e.markerRecordedEventAttributes?.details;
+      if (!text(d?.['data']?.payloads?.[0] ?? undefined).includes('"loadKyma"')) return [];
+      const result = text(d?.['result']?.payloads?.[0] ?? undefined);
+      return result && result !== 'null' ? [(JSON.parse(result) as { cluster?: unknown }).cluster] : [];
+    });
+  }
+
+  async function kymaEvents(name: string): Promise<{ type?: string; reason?: string; message?: string }[]> {
+    const events = await klm().kube.list('v1', 'Event', { namespace: klm().namespace });
+    return events.items
+      .map((e) => e as { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } })
+      .filter((e) => e.involvedObject?.name === name);
+  }
+
+  it(
+    'tells when its kubeconfig Secret switches to another cluster: the modules are installed there at once ' +
+      '(what was there before recorded as found), and a condition and a Warning Event name the old cluster and the ' +
+      'modules whose objects stayed on it, until a person clears it',
+    async () => {
+      const pki = pkiIn(stackInfo().pkiDir);
+      const name = await kymaWith(await own.certKubeconfig(pki.adminCert, pki.adminKey));
+      const ns = `${name}-system`;
+      const a = own.client;
+      const b = klm().kube;
+      const all = moduleObjects(name).map((o) => `${o.kind}/${o.name}`);
+      expect(await present(a, name), 'the objects on the first cluster').toEqual(all);
+      expect(await present(b, name), 'the objects on the second cluster before the switch').toEqual([]);
+      const uidA = (await a.get('v1', 'Namespace', 'kube-system'))!.metadata.uid!;
+      // The second cluster (the control plane's) has a namespace and a ServiceAccount of a user's
+      // own under the names the module ships: the install must take them for found, not for ours.
+      const sa = moduleObjects(name).find((o) => o.kind === 'ServiceAccount')!;
+      await b.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { owner: 'a-user' } } });
+      await b.create({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: sa.name, namespace: ns, labels: { owner: 'a-user' } },
+      });
+
+      const switched = Date.now();
+      const kubeconfigB = await readFile(stackInfo().kubeconfig, 'utf8');
+      await klm().kube.apply(kubeconfigSecret(klm().namespace, name, kubeconfigB));
+      await eventually('every object of the module on the new cluster', async () =>
+        (await present(b, name)).length === all.length ? true : undefined,
+      );
+      const foundSa = await b.get('v1', 'ServiceAccount', sa.name, ns);
+      expect(foundSa?.metadata.annotations?.[FOUND_ANNOTATION], "the user's ServiceAccount recorded as found").toBe(
+        JSON.stringify({ labels: { owner: 'a-user' }, annotations: {} }),
+      );
+      const condition = await eventually('the TargetCluster condition', async () =>
+        (await getKyma(klm(), name))?.status?.conditions?.find((c) => c.type === 'TargetCluster'),
+      );
+      expect(Date.now() - switched, 'ms until the switch was told (the drift timer is 5 min)').toBeLessThan(60_000);
+      expect(condition.status).toBe('False');
+      expect(condition.reason).toBe('ModulesLeftOnOldCluster');
+      for (const part of [own.url, uidA, mod().name, `${OLD_CLUSTERS_CLEARED_ANNOTATION}=1`])
+        expect(condition.message).toContain(part);
+      // The module is Ready on the new cluster; the Kyma is Warning while something stays on the old one.
+      const kyma = await eventually('the module Ready on the new cluster', async () => {
+        const k = await getKyma(klm(), name);
+        return k?.status?.modules?.[0]?.state === 'Ready' ? k : undefined;
+      });
+      expect(kyma.status?.state).toBe('Warning');
+      const told = (await kymaEvents(name)).filter((e) => e.reason === 'TargetClusterSwitched');
+      expect(told.map((e) => e.type)).toEqual(['Warning']);
+      for (const part of [own.url, uidA, mod().name]) expect(told[0]!.message).toContain(part);
+      // Nothing of the first cluster was removed: its credentials are gone with the Secret's change.
+      expect(await present(a, name), 'the objects left on the first cluster').toEqual(all);
+      // No credentials in what it told, nor in its workflow's history: names and ids only.
+      const key = (await readFile(pki.adminKey)).toString('base64');
+      const history = JSON.stringify(
+        await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name)).fetchHistory(),
+      );
+      for (const text of [condition.message, told[0]!.message, history]) {
+        expect(text).not.toContain(key.slice(0, 40));
+        expect(text).not.toContain(Buffer.from(kubeconfigB).toString('base64').slice(0, 40));
+      }
+
+      // A person cleared the first cluster: the condition goes, the Kyma is Ready.
+      await klm().kube.mergePatch(API_VERSION, 'Kyma', name, klm().namespace, {
+        metadata: { annotations: { [OLD_CLUSTERS_CLEARED_ANNOTATION]: '1' } },
+      });
+      const cleared = await kymaInState(klm(), name, 'Ready');
+      expect(cleared.status?.conditions?.map((c) => c.type)).not.toContain('TargetCluster');
+
+      // Its deletion removes what it made on the new cluster, and leaves the user's own objects there.
+      await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+      await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined, 90_000);
+      expect(await present(b, name)).toEqual([`Namespace/${ns}`, `ServiceAccount/${sa.name}`]);
+      const left = await b.get('v1', 'ServiceAccount', sa.name, ns);
+      expect(left?.metadata.labels).toEqual({ owner: 'a-user' });
+      await b.delete('v1', 'Namespace', ns);
+    },
+    180_000,
+  );
+
+  it('takes a new URL of the same cluster for no switch', async () => {
+    const pki = pkiIn(stackInfo().pkiDir);
+    const name = await kymaWith(await own.certKubeconfig(pki.adminCert, pki.adminKey));
+    const uid = (await own.client.get('v1', 'Namespace', 'kube-system'))!.metadata.uid!;
+    expect(own.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+    const byName = own.url.replace('127.0.0.1', 'localhost');
+    const config = (await own.certKubeconfig(pki.adminCert, pki.adminKey)).replace(own.url, byName);
+    await klm().kube.apply(kubeconfigSecret(klm().namespace, name, config));
+    await eventually('a load of the Kyma to find its cluster by the new URL', async () =>
+      (await loadedClusters(name)).some((c) => JSON.stringify(c) === JSON.stringify({ server: byName, uid }))
+        ? true
+        : undefined,
+    );
+    // Something of the module goes missing: the new URL puts it back.
+    const ns = `${name}-system`;
+    await own.client.delete(mod().apiVersion, mod().kind, 'default', ns);
+    await eventually(
+      'the default CR to be put back',
+      async () => (await own.client.get(mod().apiVersion, mod().kind, 'default', ns)) !== undefined,
+      60_000,
+    );
+    const kyma = await kymaInState(klm(), name, 'Ready');
+    expect(kyma.status?.conditions?.map((c) => c.type)).not.toContain('TargetCluster');
+    expect((await kymaEvents(name)).map((e) => e.reason)).not.toContain('TargetClusterSwitched');
+    await klm().kube.delete(API_VERSION, 'Kyma', name, klm().namespace);
+    await eventually('the Kyma to be gone', async () => (await getKyma(klm(), name)) === undefined, 90_000);
+  }, 120_000);
 
   /** The Manifest and the Kyma's entry both show the module unreachable, within `ms` of `since`. */
   async function unreachableWithin(name: string, ms: number, since: number) {

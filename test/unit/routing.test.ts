@@ -4,9 +4,10 @@
 // signal becomes. Without Temporal or Kubernetes.
 import type { Client } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';
-import { RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../../src/api/names';
+import { OLD_CLUSTERS_CLEARED_ANNOTATION, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../../src/api/names';
 import { LABELS, type KubeObject } from '../../src/api/shared';
 import { shardOf } from '../../src/decisions/shards';
+import { kubeconfigKey } from '../../src/k8s/target-cluster';
 import { DEFAULT_SETTINGS } from '../../src/contract/settings';
 import { kymaChanged } from '../../src/contract/signals';
 import {
@@ -82,6 +83,7 @@ describe('signalKey', () => {
       [
         { signal: 'kymaChanged', kyma, start: true, args: [] },
         { signal: 'kymaChanged', kyma, start: false, args: [], runtime: true },
+        { signal: 'kymaChanged', kyma, start: false, args: [{ Secret: '7' }] },
         {
           signal: 'workflowEnded',
           kyma,
@@ -100,6 +102,7 @@ describe('signalKey', () => {
     expect(keys).toEqual([
       `kyma/${NS}/a#kymaChanged`,
       `kyma/${NS}/a#kymaChanged/runtime`,
+      `kyma/${NS}/a#kymaChanged/secret`,
       `kyma/${NS}/a#workflowEnded/r1`,
       `kyma/${NS}/a#templatesChanged/ModuleReleaseMeta`,
       `kyma/${NS}/a#catalogChanged`,
@@ -124,6 +127,19 @@ describe('routeKyma', () => {
     expect(labelled.seen).not.toBe(first.seen);
     // A relist's ADDED is told again.
     expect(routeKyma('ADDED', kyma('a'), ALL, first.seen).signal).toBeDefined();
+  });
+
+  it('tells a person clearing what switches of its Secret left in other clusters; other annotations are no news', () => {
+    const first = routeKyma('ADDED', kyma('a'), ALL, undefined);
+    const other = routeKyma('MODIFIED', kyma('a', { annotations: { note: 'x' } }), ALL, first.seen);
+    expect(other).toEqual({ seen: first.seen });
+    const cleared = routeKyma(
+      'MODIFIED',
+      kyma('a', { annotations: { [OLD_CLUSTERS_CLEARED_ANNOTATION]: '1' } }),
+      ALL,
+      first.seen,
+    );
+    expect(cleared.signal).toMatchObject({ signal: 'kymaChanged', start: true });
   });
 
   it('pokes, never starts, the workflow of a deleted Kyma, and forgets it', () => {
@@ -334,9 +350,32 @@ describe('routeManifest', () => {
 describe('routeSecret', () => {
   it("moves a Kyma's watches when its kubeconfig changes or goes, and watches its runtime Kyma where it points", () => {
     const s = secret('a');
+    const poke = (args: unknown[]) => ({
+      signal: 'kymaChanged',
+      kyma: { namespace: NS, name: 'a' },
+      start: false,
+      args,
+    });
     expect(routeSecret('ADDED', s, ALL, undefined)).toEqual({ kyma: 'a', move: false, watchRuntime: true });
-    expect(routeSecret('MODIFIED', s, ALL, 'another-key')).toEqual({ kyma: 'a', move: true, watchRuntime: true });
-    expect(routeSecret('DELETED', s, ALL, 'another-key')).toEqual({ kyma: 'a', move: true, watchRuntime: false });
+    // Its Kyma's workflow is told, with the Secret's version its next load must read (it may name another cluster now).
+    const changed = { ...s, metadata: { ...s.metadata, resourceVersion: '42' } };
+    expect(routeSecret('MODIFIED', changed, ALL, 'another-key')).toEqual({
+      kyma: 'a',
+      move: true,
+      watchRuntime: true,
+      signal: poke([{ Secret: '42' }]),
+    });
+    expect(routeSecret('MODIFIED', changed, ALL, kubeconfigKey(s))).toEqual({
+      kyma: 'a',
+      move: false,
+      watchRuntime: true,
+    });
+    expect(routeSecret('DELETED', s, ALL, 'another-key')).toEqual({
+      kyma: 'a',
+      move: true,
+      watchRuntime: false,
+      signal: poke([]),
+    });
     expect(routeSecret('DELETED', s, ALL, undefined)).toEqual({ kyma: 'a', move: false, watchRuntime: false });
     expect(routeSecret('ADDED', secret(OTHER[0]!), SHARD0, undefined)).toBeUndefined();
     expect(routeSecret('ADDED', { ...s, metadata: { ...s.metadata, labels: {} } }, ALL, undefined)).toBeUndefined();

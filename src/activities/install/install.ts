@@ -19,6 +19,7 @@ import { Applier } from './apply';
 import { ensureDefaultCr } from './default-cr';
 import { ModuleFetcher } from './fetch';
 import { loadRendered, renderLayer } from './render';
+import { clusterKey } from '../../api/cluster-identity';
 import { idOf, idOfRef, objectKey } from '../../api/object-id';
 
 export interface InstallModuleInput {
@@ -28,6 +29,12 @@ export interface InstallModuleInput {
   crdTimeoutMs: number;
   /** What the installed version rendered: an upgrade prunes what it had and the new one has not. */
   previous?: RenderedRef;
+  /**
+   * The cluster `previous` was applied to (its `clusterKey`; absent: installed before this was
+   * recorded, taken for the same). Its objects are known to be ours only there: in another
+   * cluster (the Kyma's Secret switched) each object is looked at before its first apply.
+   */
+  previousCluster?: string;
   /** Check the module's readiness right after (`check` in the result), sparing the workflow a step of its own. */
   check?: boolean;
 }
@@ -62,6 +69,7 @@ export function installActivities(
       params,
       crdTimeoutMs,
       previous,
+      previousCluster,
       check,
     }: InstallModuleInput): Promise<InstallResult> {
       const { fetched, template, manifest } = await heartbeating(fetcher.fetch(module, params.defaultNamespace));
@@ -79,11 +87,15 @@ export function installActivities(
       heartbeat();
       let managerVersion: string | undefined;
       let leftAlone: string[] = [];
-      // What an install before applied: known to be ours or recorded as found (./ownership.ts).
-      const known = new Set((previous ? await loadRendered(cache, previous) : []).map((o) => objectKey(idOf(o), true)));
+      const before = previous ? await loadRendered(cache, previous) : [];
       const attempt = { version: module.version, templateGeneration: module.template.generation, fetched };
       let applying = false;
+      let cluster: string | undefined;
       await onTarget(targets, kyma, async (client) => {
+        cluster = await targets.identityOf(client).then(clusterKey, () => undefined);
+        // What an install before applied in this cluster: known to be ours or recorded as found (./ownership.ts).
+        const here = previousCluster === undefined || (cluster !== undefined && cluster === previousCluster);
+        const known = new Set((here ? before : []).map((o) => objectKey(idOf(o), true)));
         applying = true;
         const applied = await applier.apply(client, rendered.objects, params, crdTimeoutMs, known);
         const versions = applied.versions;
@@ -100,11 +112,14 @@ export function installActivities(
         }
       }).catch((err: unknown) => {
         // Once it reached the cluster, some of the objects may be there.
-        throw applying ? withAttempt(err, { ...attempt, rendered: rendered.ref }) : err;
+        throw applying
+          ? withAttempt(err, { ...attempt, rendered: rendered.ref, ...(cluster ? { cluster } : {}) })
+          : err;
       });
       const result = {
         fetched,
         rendered: rendered.ref,
+        ...(cluster ? { cluster } : {}),
         ...(managerVersion ? { managerVersion } : {}),
         ...(leftAlone.length ? { leftAlone } : {}),
       };

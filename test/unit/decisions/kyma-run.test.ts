@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { ReadinessCheck } from '../../../src/contract/readiness';
+import type { RuntimeKymaSync } from '../../../src/contract/runtime';
 import { KymaRun, LOCAL_BATCH, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
 import type { ModuleOutcome } from '../../../src/decisions/module-state';
@@ -21,6 +22,8 @@ interface Fleet {
   snapshot: KymaSnapshot;
   /** An install's outcome for a module (a Ready install by default). */
   install?: (module: string) => ModuleOutcome;
+  /** What a runtime sync finds (the control plane itself by default). */
+  runtime?: RuntimeKymaSync;
 }
 
 /** What the workflow's activities would answer. */
@@ -35,12 +38,18 @@ function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[
           value: a.snapshot.modules.map((m): Resolution => ({ name: m.name, module: mod('1.0.0', { name: m.name }) })),
         };
       if (a.kind === 'awaitRollout') return { kind: a.kind, missing: false };
-      return { kind: a.kind } as KymaOutcome;
+      if (a.kind === 'syncRuntime') return { kind: a.kind, value: f.runtime ?? { kind: 'controlPlane' } };
+      if (a.kind === 'syncCatalog') return { kind: a.kind, value: { applied: 0, deleted: 0, foreign: 0 } };
+      return { kind: a.kind };
     }
     case 'module': {
       const a = w.started.action;
       if (a.kind === 'install')
         return f.install?.(w.started.module) ?? { kind: 'install', value: { ...installResult('1.0.0'), check: READY } };
+      // A removal goes through at once.
+      if (a.kind === 'findBlockers') return { kind: a.kind, value: { count: 0, first: [], sharedWith: 0 } };
+      if (a.kind === 'deleteDefaultCr') return { kind: a.kind, value: null };
+      if (a.kind === 'deleteObjects') return { kind: a.kind, value: { done: true } };
       return { kind: 'checkReadiness', value: READY };
     }
     case 'modules':
@@ -185,5 +194,174 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
       w.kind === 'modules' ? w.started.map((s) => s.module) : w.kind === 'module' ? [w.started.module] : [],
     );
     expect(checked).toEqual(['m0001']);
+  });
+});
+
+describe('KymaRun: a kubeconfig Secret that names another cluster', () => {
+  const A = { server: 'https://a.example:6443', uid: 'uid-of-a' };
+  const B = { server: 'https://b.example:6443', uid: 'uid-of-b' };
+  /** A remote Kyma of modules m0000 and m0001 on `cluster`, each install telling where it applied. */
+  const on = (cluster: { server: string; uid?: string }, over: Partial<KymaSnapshot> = {}): Fleet => ({
+    snapshot: snapshot(spec(names(2)), { remote: true, cluster, ...over }),
+    install: () => ({
+      kind: 'install',
+      value: { ...installResult('1.0.0'), cluster: cluster.uid ?? cluster.server, check: READY },
+    }),
+  });
+  const installs = (t: Trace) =>
+    t.works.flatMap((w) => (w.kind === 'module' && w.started.action.kind === 'install' ? [w.started.action] : []));
+  const events = (t: Trace) => t.works.flatMap((w) => (w.kind === 'write' ? (w.writes.events ?? []) : []));
+  const condition = (run: KymaRun) => run.status().conditions?.find((c) => c.type === 'TargetCluster');
+
+  it('applies every module to the new cluster at once, its objects there not taken for known, and names the old cluster and what stayed on it', () => {
+    const run = newRun();
+    settle(run, on(A));
+    expect(run.status().state).toBe('Ready');
+    run.changed({ Secret: '7' });
+    const t = settle(run, on(B));
+    // The load reads the Secret as of the event that told of it.
+    expect(t.works.find((w) => w.kind === 'kyma' && w.action.kind === 'load')).toMatchObject({
+      action: { seen: { Secret: '7' } },
+    });
+    // Installed again at once (not on the drift timer), each install told where its version went before.
+    expect(installs(t).map((i) => [i.module.name, i.previousCluster])).toEqual([
+      ['m0000', 'uid-of-a'],
+      ['m0001', 'uid-of-a'],
+    ]);
+    const told = events(t).filter((e) => e.reason === 'TargetClusterSwitched');
+    expect(told).toEqual([
+      {
+        type: 'Warning',
+        reason: 'TargetClusterSwitched',
+        message:
+          'the kubeconfig Secret names another cluster now, https://b.example:6443 (kube-system uid uid-of-b): the ' +
+          'modules are installed there; the objects of m0000, m0001 stayed in https://a.example:6443 (kube-system uid ' +
+          'uid-of-a), which it named before: a cluster the Secret no longer names is left as it is (switch 1; the ' +
+          'condition TargetCluster tells it until operator.kyma-project.io/old-clusters-cleared=1 is set on this Kyma)',
+      },
+    ]);
+    expect(condition(run)).toEqual({
+      type: 'TargetCluster',
+      status: 'False',
+      reason: 'ModulesLeftOnOldCluster',
+      message:
+        'the kubeconfig Secret of this Kyma named another cluster before, and nothing was removed from it: switch 1: ' +
+        'the objects of m0000, m0001 stayed in https://a.example:6443 (kube-system uid uid-of-a). Remove what is left ' +
+        'there, then annotate this Kyma operator.kyma-project.io/old-clusters-cleared=1 to clear this',
+    });
+    const status = run.status();
+    expect(status.state).toBe('Warning');
+    expect(status.modules?.map((m) => m.state)).toEqual(['Ready', 'Ready']);
+    expect(status.lastOperation?.operation).toBe(condition(run)?.message);
+    // It persists: the next loads (and the drift timer) do not forget it, and tell it once.
+    run.driftFired();
+    const again = settle(run, on(B), 1_000);
+    expect(events(again).filter((e) => e.reason === 'TargetClusterSwitched')).toEqual([]);
+    expect(condition(run)?.reason).toBe('ModulesLeftOnOldCluster');
+    // The next install on B is one with B's objects known again.
+    expect(installs(again).map((i) => i.previousCluster)).toEqual(['uid-of-b', 'uid-of-b']);
+  });
+
+  it('clears what a person annotated as taken care of, up to that switch, and carries the rest across continue-as-new', () => {
+    const run = newRun();
+    settle(run, on(A));
+    run.changed();
+    settle(run, on(B));
+    run.changed();
+    const C = { server: 'https://c.example:6443', uid: 'uid-of-c' };
+    settle(run, on(C));
+    expect(condition(run)?.message).toContain('switch 1: the objects of m0000, m0001 stayed in https://a.example');
+    expect(condition(run)?.message).toContain('switch 2: the objects of m0000, m0001 stayed in https://b.example');
+    expect(condition(run)?.message).toContain('old-clusters-cleared=2 to clear this');
+    const stop = run.stop({ events: 10, suggested: true });
+    expect(stop?.kind).toBe('continueAsNew');
+    const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
+    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50 });
+    settle(next, on(C));
+    expect(condition(next)).toEqual(condition(run));
+    next.changed();
+    settle(next, on(C, { oldClustersCleared: 1 }));
+    expect(condition(next)?.message).not.toContain('switch 1');
+    expect(condition(next)?.message).toContain('switch 2');
+    next.changed();
+    settle(next, on(C, { oldClustersCleared: 2 }));
+    expect(condition(next)).toBeUndefined();
+    expect(next.status().state).toBe('Ready');
+    // A later switch is told again, under a number the annotation does not clear yet.
+    next.changed();
+    settle(next, on(A, { oldClustersCleared: 2 }));
+    expect(condition(next)?.message).toContain('switch 3: the objects of m0000, m0001 stayed in https://c.example');
+  });
+
+  it('takes another URL of the same cluster, or a cluster it cannot tell, for no switch; nor a Secret that went', () => {
+    const run = newRun();
+    settle(run, on(A));
+    for (const f of [
+      on({ server: 'https://127.0.0.1:6443', uid: A.uid }),
+      on(A, { cluster: undefined }),
+      // The Secret went: the control plane is not where its modules are (they refuse it).
+      {
+        ...on({ server: 'https://kcp.example', uid: 'uid-of-kcp' }),
+        snapshot: snapshot(spec(names(2)), {
+          remote: false,
+          cluster: { server: 'https://kcp.example', uid: 'uid-of-kcp' },
+        }),
+      },
+    ]) {
+      run.changed();
+      const t = settle(run, f);
+      expect(installs(t)).toEqual([]);
+      expect(events(t).map((e) => e.reason)).not.toContain('TargetClusterSwitched');
+      expect(condition(run)).toBeUndefined();
+    }
+  });
+
+  it('names the runtime side when the old cluster had it, forgets a cluster it switches back to, and tells a switch that left nothing as Normal', () => {
+    const run = newRun();
+    const runtime: RuntimeKymaSync = {
+      kind: 'synced',
+      spec: { channel: 'regular', modules: spec(names(2)) },
+      created: true,
+    };
+    settle(run, { ...on(A), runtime });
+    run.changed();
+    settle(run, { ...on(B), runtime });
+    expect(condition(run)?.message).toContain(
+      'switch 1: the objects of m0000, m0001 and the runtime Kyma kyma-system/default with its catalog and CRDs stayed in https://a.example',
+    );
+    run.changed();
+    settle(run, { ...on(A), runtime });
+    expect(condition(run)?.message).not.toContain('https://a.example');
+    expect(condition(run)?.message).toContain('switch 2: the objects of m0000, m0001 and the runtime Kyma');
+    // A Kyma with nothing installed anywhere yet.
+    const empty = newRun();
+    settle(empty, { snapshot: snapshot([], { remote: true, cluster: A }) });
+    empty.changed();
+    const t = settle(empty, { snapshot: snapshot([], { remote: true, cluster: B }) });
+    expect(
+      events(t)
+        .filter((e) => e.reason === 'TargetClusterSwitched')
+        .map((e) => e.type),
+    ).toEqual(['Normal']);
+    expect(condition(empty)).toBeUndefined();
+  });
+
+  it('says at its deletion what stays in a cluster its Secret named before', () => {
+    const run = newRun();
+    settle(run, on(A));
+    run.changed();
+    settle(run, on(B));
+    run.changed();
+    const t = settle(run, on(B, { deleting: true }));
+    const deleted = events(t).filter((e) => e.reason === 'Deleted');
+    expect(deleted).toEqual([
+      {
+        type: 'Warning',
+        reason: 'Deleted',
+        message:
+          'all modules removed; dropping the finalizer; left as they are in clusters its kubeconfig Secret named ' +
+          'before: the objects of m0000, m0001 stayed in https://a.example:6443 (kube-system uid uid-of-a)',
+      },
+    ]);
   });
 });
