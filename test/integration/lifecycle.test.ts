@@ -372,7 +372,10 @@ describe('Kyma deletion', () => {
       );
     }
 
-    /** Object by object: none of what the module's manifest ships, nor its default CR or Manifest, is left (a namespace may still be finalizing). */
+    /**
+     * Object by object: none of what the module's manifest ships, nor its default CR or Manifest,
+     * is left; one being deleted (a namespace or CRD the API server still finalizes) is going.
+     */
     async function nothingLeft(name: string, mod: TestModule) {
       const objects: [string, string, string, string?][] = [
         [CRD, 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`],
@@ -388,8 +391,7 @@ describe('Kyma deletion', () => {
       const left: string[] = [];
       for (const [apiVersion, kind, n, ns] of objects) {
         const o = await klm().kube.get(apiVersion, kind, n, ns);
-        if (o && !(kind === 'Namespace' && o.metadata.deletionTimestamp))
-          left.push(`${kind} ${ns ? `${ns}/` : ''}${n}`);
+        if (o && !o.metadata.deletionTimestamp) left.push(`${kind} ${ns ? `${ns}/` : ''}${n}`);
       }
       expect(left).toEqual([]);
     }
