@@ -403,14 +403,7 @@ export class ModuleState {
    */
   installedModule(
     module: ResolvedModule,
-    result: {
-      fetched: FetchedModule;
-      rendered: RenderedRef;
-      managerVersion?: string;
-      check?: ReadinessCheck;
-      leftAlone?: string[];
-      cluster?: string;
-    },
+    result: InstallResult,
     now?: number,
   ): void {
     this.installing = undefined;

@@ -1,11 +1,11 @@
 // The Kyma's rollout gate, driven directly: which resolutions it holds, what it tells each
 // channel's rollout, and what it carries across continue-as-new.
 import { describe, expect, it } from 'vitest';
-import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
+import type { SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { ModuleReport } from '../../../src/contract/readiness';
 import { followsAdmission, KymaRolloutGate } from '../../../src/decisions/kyma-rollout-gate';
-import { mod } from './fixtures';
+import { mod, snapshot } from './fixtures';
 
 const at = (version: string, channel = 'regular'): Resolution => ({
   name: 'greeter',
@@ -21,17 +21,6 @@ const spec = (over: Partial<SpecModule> = {}): SpecModule => ({
   customResourcePolicy: 'CreateAndDelete',
   managed: true,
   ...over,
-});
-const snapshot = (modules: SpecModule[]): KymaSnapshot => ({
-  uid: 'u',
-  generation: 1,
-  channel: 'regular',
-  modules,
-  deleting: false,
-  finalized: true,
-  paused: false,
-  remote: false,
-  visibility: { beta: false, internal: false },
 });
 
 describe('the rollout gate', () => {

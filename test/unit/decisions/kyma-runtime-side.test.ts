@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { RuntimeSpec } from '../../../src/contract/runtime';
 import { KymaRuntimeSide } from '../../../src/decisions/kyma-runtime-side';
+import { snapshot as loaded } from './fixtures';
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   name,
@@ -12,18 +13,8 @@ const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   ...over,
 });
 const rspec = (channel: string, ...names: string[]): RuntimeSpec => ({ channel, modules: names.map((n) => spec(n)) });
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot => ({
-  uid: 'uid-1',
-  generation: 1,
-  channel: 'regular',
-  modules,
-  deleting: false,
-  finalized: true,
-  paused: false,
-  remote: true,
-  visibility: { beta: false, internal: false },
-  ...over,
-});
+/** A Kyma as loaded, whose runtime side is on (`remote`). */
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
 const down = { reason: 'TargetClusterUnreachable' as const, message: 'the cluster does not answer' };
 
 /** A runtime side synced once with a runtime Kyma that lists `modules`. */

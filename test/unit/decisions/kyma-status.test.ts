@@ -10,7 +10,7 @@ import {
   type KymaStatusView,
   type ModuleSetView,
 } from '../../../src/decisions/kyma-status';
-import { mod } from './fixtures';
+import { mod, snapshot as loaded } from './fixtures';
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   name,
@@ -18,18 +18,8 @@ const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   managed: true,
   ...over,
 });
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot => ({
-  uid: 'uid-1',
-  generation: 1,
-  channel: 'regular',
-  modules,
-  deleting: false,
-  finalized: true,
-  paused: false,
-  remote: true,
-  visibility: { beta: false, internal: false },
-  ...over,
-});
+/** A Kyma as loaded, whose runtime side is on (`remote`). */
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
 const ready = (name: string, version = '1.0.0'): ModuleReport => ({
   reason: 'Ready',
   status: { name, channel: 'regular', version, state: 'Ready', message: 'module is ready' },

@@ -12,7 +12,7 @@ import type { RuntimeSpec } from '../../../src/contract/runtime';
 import { KymaState, type KymaStep } from '../../../src/decisions/kyma-state';
 import { catalogKey, runtimeCatalog } from '../../../src/decisions/runtime-catalog';
 import { mergeControlPlaneChange, runtimeStatus, specModules } from '../../../src/decisions/runtime-kyma';
-import { mod, SETTINGS } from './fixtures';
+import { mod, SETTINGS, snapshot as loaded } from './fixtures';
 
 const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   name,
@@ -157,20 +157,8 @@ describe('the catalog a runtime may see', () => {
   });
 });
 
-function snapshot(modules: SpecModule[], over: Partial<KymaSnapshot> = {}): KymaSnapshot {
-  return {
-    uid: 'uid-1',
-    generation: 1,
-    channel: 'regular',
-    modules,
-    deleting: false,
-    finalized: true,
-    paused: false,
-    remote: true,
-    visibility: { beta: false, internal: false },
-    ...over,
-  };
-}
+/** A Kyma as loaded, whose runtime side is on (`remote`). */
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
 const ok = (name: string): Resolution => ({
   name,
   module: mod('1.0.0', { name, template: { name: `${name}-1.0.0`, namespace: 'kcp', generation: 1 } }),
