@@ -66,6 +66,12 @@ export interface KlmOptions {
    * default, so that tests that promote a version to several Kymas need not wait for waves.
    */
   rolloutPolicy?: Record<string, string>;
+  /**
+   * The namespaces whose Kymas worker and bridge serve (KLM_KYMA_NAMESPACES): the test's own by
+   * default, as a production installation serves its own, so that the Kymas earlier test files
+   * left in the shared stack are not this file's work; 'all' for the tests about serving many.
+   */
+  kymaNamespaces?: string[] | 'all';
 }
 
 export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
@@ -92,6 +98,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     opts.samples ? { client: opts.samples.client } : {},
   );
   const taskQueue = uniqueName('klm');
+  const served = opts.kymaNamespaces === 'all' ? {} : { kymaNamespaces: opts.kymaNamespaces ?? [namespace] };
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
   const settings: ReconcileSettings = {
     ...DEFAULT_SETTINGS,
@@ -118,6 +125,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
           // The registry that holds the sample components (the shared stack's plain one unless given).
           ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
           ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
+          ...served,
         });
   const running = worker?.run();
   const bridge =
@@ -130,6 +138,7 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
           settings,
           relistMs: 60_000,
           endedWorkflowsPollMs: opts.endedWorkflowsPollMs ?? 5_000,
+          ...served,
           ...(opts.bridgeLog ? { log: opts.bridgeLog } : {}),
         });
   await bridge?.start();
