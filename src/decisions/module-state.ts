@@ -401,11 +401,7 @@ export class ModuleState {
    * The install went through. `result.check`: the install checked readiness itself right after
    * (at workflow time `now`), which stands for the check that would come next.
    */
-  installedModule(
-    module: ResolvedModule,
-    result: InstallResult,
-    now?: number,
-  ): void {
+  installedModule(module: ResolvedModule, result: InstallResult, now?: number): void {
     this.installing = undefined;
     // Recorded whatever the mode now: a removal must know what is there.
     this.installed = {

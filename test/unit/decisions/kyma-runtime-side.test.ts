@@ -14,7 +14,8 @@ const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
 });
 const rspec = (channel: string, ...names: string[]): RuntimeSpec => ({ channel, modules: names.map((n) => spec(n)) });
 /** A Kyma as loaded, whose runtime side is on (`remote`). */
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) =>
+  loaded(modules, { remote: true, ...over });
 const down = { reason: 'TargetClusterUnreachable' as const, message: 'the cluster does not answer' };
 
 /** A runtime side synced once with a runtime Kyma that lists `modules`. */

@@ -19,7 +19,8 @@ const spec = (name: string, over: Partial<SpecModule> = {}): SpecModule => ({
   ...over,
 });
 /** A Kyma as loaded, whose runtime side is on (`remote`). */
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) =>
+  loaded(modules, { remote: true, ...over });
 const ready = (name: string, version = '1.0.0'): ModuleReport => ({
   reason: 'Ready',
   status: { name, channel: 'regular', version, state: 'Ready', message: 'module is ready' },

@@ -158,7 +158,8 @@ describe('the catalog a runtime may see', () => {
 });
 
 /** A Kyma as loaded, whose runtime side is on (`remote`). */
-const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) => loaded(modules, { remote: true, ...over });
+const snapshot = (modules: SpecModule[], over: Partial<KymaSnapshot> = {}) =>
+  loaded(modules, { remote: true, ...over });
 const ok = (name: string): Resolution => ({
   name,
   module: mod('1.0.0', { name, template: { name: `${name}-1.0.0`, namespace: 'kcp', generation: 1 } }),
