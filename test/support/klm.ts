@@ -66,12 +66,6 @@ export interface KlmOptions {
    * default, so that tests that promote a version to several Kymas need not wait for waves.
    */
   rolloutPolicy?: Record<string, string>;
-  /**
-   * The namespaces whose Kymas worker and bridge serve (KLM_KYMA_NAMESPACES): the test's own by
-   * default, as a production installation serves its own, so that the Kymas earlier test files
-   * left in the shared stack are not this file's work; 'all' for the tests about serving many.
-   */
-  kymaNamespaces?: string[] | 'all';
 }
 
 export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
@@ -98,7 +92,9 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
     opts.samples ? { client: opts.samples.client } : {},
   );
   const taskQueue = uniqueName('klm');
-  const served = opts.kymaNamespaces === 'all' ? {} : { kymaNamespaces: opts.kymaNamespaces ?? [namespace] };
+  // Worker and bridge serve the test's namespace only (KLM_KYMA_NAMESPACES), as an installation
+  // serves its own: the Kymas earlier test files left in the shared stack are no work of this one's.
+  const served = { kymaNamespaces: [namespace] };
   // Every Kyma of the tests targets the one local cluster: give each its own namespace.
   const settings: ReconcileSettings = {
     ...DEFAULT_SETTINGS,
