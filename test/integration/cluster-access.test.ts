@@ -379,8 +379,13 @@ describe('API servers that hang or die, and Secrets that name another cluster, w
     const i = await eventually(
       'TargetClusterUnreachable on the Manifest and the Kyma',
       async () => {
+        // Manifest and Kyma are two objects, read one after the other: a status write may land
+        // between the reads, so both must tell the outage, and tell it alike, in one look.
         const s = await installation(klm(), name, mod().name);
-        return s.state === 'Error' && s.reason === 'TargetClusterUnreachable' && s.entry?.state === 'Error'
+        return s.state === 'Error' &&
+          s.reason === 'TargetClusterUnreachable' &&
+          s.entry?.state === 'Error' &&
+          s.entry.message === s.message
           ? s
           : undefined;
       },
