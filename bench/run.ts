@@ -626,6 +626,7 @@ async function main(): Promise<void> {
     const bridgeRssBeforeMB = bridgeLabels.reduce((a, l) => a + (beforeInstall.get(l)?.rssMB ?? 0), 0);
     const bridgeGrowthMB = bridgeSettledMB - bridgeRssBeforeMB;
     const wfP99 = histogramPercentile(wfTasks, 99);
+    const [laP50, laP99] = [histogramPercentile(localActivities, 50), histogramPercentile(localActivities, 99)];
     const klmProcesses =
       workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
     const eachKlm = workerCount === 1 ? 'worker and bridge' : 'each worker and the bridge';
@@ -716,10 +717,10 @@ async function main(): Promise<void> {
         shareOverOneSecond: shareAbove(wfTasks, 1),
         slowWarnings: slowWarnings(klm.workers.map((w) => w.log()).join('\n')),
         localActivities: {
-          count: histogramPercentile(localActivities, 50).count,
-          p50Seconds: histogramPercentile(localActivities, 50).seconds,
-          p99Seconds: histogramPercentile(localActivities, 99).seconds,
-          p99Above: histogramPercentile(localActivities, 99).above,
+          count: laP50.count,
+          p50Seconds: laP50.seconds,
+          p99Seconds: laP99.seconds,
+          p99Above: laP99.above,
         },
       },
       shared: stack.given
