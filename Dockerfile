@@ -10,6 +10,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
+# The commit the worker's build id names (.git is not copied): docker build --build-arg KLM_SOURCE_COMMIT=$(git rev-parse HEAD)
+ARG KLM_SOURCE_COMMIT
 RUN node scripts/build.mjs && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}

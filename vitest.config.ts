@@ -9,7 +9,11 @@ export default defineConfig({
       {
         extends: true,
         // The lint-rule test builds a TypeScript program first: seconds on a loaded machine.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/replay/replay.test.ts'], testTimeout: 60_000 },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/replay/replay.test.ts', 'test/replay/patches.test.ts'],
+          testTimeout: 60_000,
+        },
       },
       {
         extends: true,

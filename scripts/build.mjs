@@ -7,8 +7,9 @@
 // same folder depth as in src/, so that paths it resolves from its own URL (deploy/crds,
 // examples/modules) hold. klm's commands that run servers (up, tools, bundle, ui) are imported
 // when run: split into chunks beside it (dist/cli/*-HASH.js, the same depth), so that a module
-// command does not load the Temporal worker. Last, dist/build.json records when the build began:
-// bin/klm.mjs rebuilds when a source is newer. Progress goes to stderr (bin/klm.mjs builds on
+// command does not load the Temporal worker. Last, dist/build.json records when the build began
+// (bin/klm.mjs rebuilds when a source is newer) and from which commit (the worker's build id,
+// src/workers/build-id.ts, names it). Progress goes to stderr (bin/klm.mjs builds on
 // first use, and its stdout is the command's). Plain JavaScript: it runs before anything is compiled.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -40,5 +41,18 @@ execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/klm.ts', 'bundle', '
 console.error('[build] bundling the web page to dist/cli/app/ ...');
 const { writePage } = await tsImport('../src/cli/ui/page.ts', import.meta.url);
 await writePage('dist/cli/app');
-writeFileSync('dist/build.json', `${JSON.stringify({ started })}\n`);
+// KLM_SOURCE_COMMIT (an image build has no .git), else git's.
+const commit = process.env.KLM_SOURCE_COMMIT || sourceCommit();
+writeFileSync('dist/build.json', `${JSON.stringify({ started, ...(commit ? { commit } : {}) })}\n`);
+
+function sourceCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--verify', 'HEAD^{commit}'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
 console.error(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)}s`);

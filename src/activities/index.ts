@@ -20,6 +20,8 @@ import { readinessActivities } from './readiness';
 import { rolloutActivities } from './rollout';
 import { runtimeActivities } from './runtime';
 import { uninstallActivities } from './uninstall';
+import type { ReconcileSettings } from '../contract/settings';
+import { settingsActivities } from './settings';
 
 export interface ActivityDeps {
   /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
@@ -40,6 +42,8 @@ export interface ActivityDeps {
   ociRegistry?: OcmRegistry;
   /** The ConfigMap holding the maintenance-window policy (KLM_MAINTENANCE_POLICY); none: upgrades are never held. */
   maintenancePolicy?: PolicyRef;
+  /** The reconcile settings Kyma workflows read at the start of each run. */
+  settings: ReconcileSettings;
 }
 
 /** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
@@ -61,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
   const kyma = kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy);
   const events = eventActivities(deps.kcp);
   return {
+    ...settingsActivities(deps.settings),
     ...kyma,
     ...events,
     ...kymaWritesActivities({

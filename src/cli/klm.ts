@@ -23,6 +23,7 @@ import { pull } from './module-pull';
 import type { SourceOptions } from './module-source';
 import { createModule, type CreateOptions } from './module-create';
 import { checkPromotion, policyRefusal, promote } from './promote';
+import { register as registerDeployment } from './deployment';
 import { EXIT, NotRunningError, outputOf, Refused, render, UsageError, WaitTimeoutError } from './output';
 
 /** Where upstream keeps the Kyma of a runtime; the control plane's are named with --kyma. */
@@ -200,6 +201,8 @@ export function program(): Command {
       await writeWorkflowBundle(o.out);
       console.log(`workflow bundle written to ${o.out}: start the worker with KLM_WORKFLOW_BUNDLE=${o.out}`);
     });
+
+  registerDeployment(klm);
 
   const ro = klm
     .command('rollout')

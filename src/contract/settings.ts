@@ -1,5 +1,7 @@
-// The reconcile settings: chosen by the operator (environment), passed by the bridge in each
-// workflow's input, kept by a running workflow until it continues as new.
+// The reconcile settings: chosen by the operator (the worker's environment), read by each run of a
+// Kyma's workflow when it starts (the local activity `reconcileSettings`). They are part of the
+// worker's deployment version (its build id carries their digest): a change of them is a new
+// version, which running workflows move to at their next continue-as-new, as to new code.
 
 export interface ReconcileSettings {
   /** The slow timer that re-checks and re-applies to catch drift and missed events. */
@@ -23,6 +25,11 @@ export interface ReconcileSettings {
   moduleParallelism: number;
   /** The modules a Kyma may have; one with more is Error (ModuleLimitExceeded) and nothing of it is changed. */
   maxModulesPerKyma: number;
+  /**
+   * How long a run of a Kyma's workflow may last (KLM_MAX_RUN_AGE): it continues as new once it is
+   * this old and idle, so that it reaches the current worker deployment version and settings.
+   */
+  maxRunAgeMs: number;
 }
 
 export const DEFAULT_SETTINGS: ReconcileSettings = {
@@ -34,6 +41,7 @@ export const DEFAULT_SETTINGS: ReconcileSettings = {
   maxHistoryEvents: 0,
   moduleParallelism: 20,
   maxModulesPerKyma: 1_000,
+  maxRunAgeMs: 24 * 60 * 60_000,
 };
 
 /**

@@ -6,14 +6,13 @@ import type { DesiredModule, Installed, ResolvedModule } from './module';
 import type { ModuleReport, ObservedObject, Readiness } from './readiness';
 import type { Admission, RolloutEnded } from './rollout';
 import type { RuntimeSide } from './runtime';
-import type { ReconcileSettings } from './settings';
 import type { SeenVersions } from './seen-versions';
 
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 
+/** What the bridge starts a Kyma's workflow with; the run reads its settings from the worker (`reconcileSettings`). */
 export interface KymaWorkflowInput {
   kyma: KymaRef;
-  settings: ReconcileSettings;
   /** What the run before carried across continue-as-new. */
   carried?: CarriedKyma;
 }

@@ -35,10 +35,16 @@ export type Work =
 /** How the run ends: the Kyma is gone for good, or the run continues as new with what it carries. */
 export type Stop = { kind: 'end' } | { kind: 'continueAsNew'; carried: CarriedKyma };
 
-/** What Temporal says of the run's history: its length and whether the server suggests a new run. */
+/**
+ * What Temporal says of the run: its history's length, whether the server suggests a new run,
+ * whether the worker deployment version it is pinned to is no longer the current one; and the
+ * workflow's time.
+ */
 export interface HistoryInfo {
   events: number;
   suggested: boolean;
+  versionChanged: boolean;
+  now: number;
 }
 
 export interface KymaRunOptions {
@@ -47,6 +53,8 @@ export interface KymaRunOptions {
   carried?: CarriedKyma;
   /** Module activities under way at once, at most. */
   maxRunning: number;
+  /** When this run started (the workflow's time): it continues as new `settings.maxRunAgeMs` after. */
+  runStartedAt: number;
 }
 
 type KymaPhase = 'ready' | 'busy' | 'waiting' | 'stopping';
@@ -195,24 +203,35 @@ export class KymaRun {
   }
 
   /** The earliest time a wait falls due (a module's deadline or retry, a held upgrade's window). */
-  alarmAt(): number | undefined {
+  alarmAt(now: number): number | undefined {
     const kyma = this.phase === 'waiting' ? this.kymaWait?.wakeAt : undefined;
-    const modules = this.modules.nextDueAt();
-    if (kyma === undefined) return modules;
-    return modules === undefined ? kyma : Math.min(kyma, modules);
+    // The run's end wakes it once; past it, the run continues as new when it is next idle.
+    const end = this.runEndsAt() > now ? this.runEndsAt() : undefined;
+    const due = [kyma, this.modules.nextDueAt(), end].filter((t): t is number => t !== undefined);
+    return due.length ? Math.min(...due) : undefined;
+  }
+
+  /** When the run is old enough to continue as new. */
+  private runEndsAt(): number {
+    return this.o.runStartedAt + this.o.settings.maxRunAgeMs;
   }
 
   /**
    * How the run ends, once nothing is under way: the Kyma's end or restart for a re-created
-   * Kyma, or a continue-as-new when its history grew long (`history`), with nothing to do.
+   * Kyma, or, with nothing to do, a continue-as-new when its history grew long, its version is
+   * no longer the current one or the run is `maxRunAgeMs` old (`history`).
    */
   stop(history: HistoryInfo): Stop | undefined {
     if (!this.quiet()) return undefined;
     if (this.stopping?.kind === 'end') return { kind: 'end' };
     if (this.stopping?.kind === 'restart') return this.carry(this.kyma.carryToRecreated());
-    const long =
-      history.suggested || (this.o.settings.maxHistoryEvents > 0 && history.events >= this.o.settings.maxHistoryEvents);
-    if (long && this.kymaIdle()) return this.carry(this.kyma.carry());
+    const { maxHistoryEvents } = this.o.settings;
+    const due =
+      history.suggested ||
+      history.versionChanged ||
+      history.now >= this.runEndsAt() ||
+      (maxHistoryEvents > 0 && history.events >= maxHistoryEvents);
+    if (due && this.kymaIdle()) return this.carry(this.kyma.carry());
     return undefined;
   }
 

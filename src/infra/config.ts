@@ -66,6 +66,21 @@ export interface KlmConfig {
   leaderElection?: LeaderElection;
   /** The ConfigMap (KLM_MAINTENANCE_POLICY: namespace/name) whose key `policy.json` holds the maintenance-window policy. */
   maintenancePolicy?: { namespace: string; name: string };
+  /** The worker's Temporal Worker Deployment and how its versions become current. */
+  deployment: DeploymentConfig;
+}
+
+/**
+ * The worker's Temporal Worker Deployment (README, "Upgrading"): its name (KLM_DEPLOYMENT_NAME;
+ * the task queue's by default: one deployment per installation), this worker's build id (KLM_BUILD_ID; unset: from the package version, the commit and
+ * the settings, src/workers/build-id.ts) and who makes a version current (KLM_VERSION_PROMOTION):
+ * `auto`, the worker makes its own version current once it polls, if that version never was
+ * current or ramping before; `manual`, an operator does (`klm deployment current` / `ramp`).
+ */
+export interface DeploymentConfig {
+  name: string;
+  buildId?: string;
+  promotion: 'auto' | 'manual';
 }
 
 export type TargetWatchScope = 'cluster' | 'context-namespace';
@@ -185,6 +200,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     ...leaderElection(env),
     ...kymaNamespaces(env.KLM_KYMA_NAMESPACES),
     targetWatchScope: targetWatchScope(env.KLM_TARGET_WATCH_SCOPE),
+    deployment: deployment(env, env.KLM_TASK_QUEUE ?? 'klm'),
     settings: {
       driftIntervalMs: durationMs(env.KLM_DRIFT_INTERVAL, DEFAULT_SETTINGS.driftIntervalMs, 'KLM_DRIFT_INTERVAL'),
       crdEstablishedTimeoutMs: durationMs(
@@ -208,6 +224,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
         'KLM_MAX_MODULES_PER_KYMA',
         wholeNumber('KLM_MAX_MODULES_PER_KYMA', env.KLM_MAX_MODULES_PER_KYMA, DEFAULT_SETTINGS.maxModulesPerKyma),
       ),
+      maxRunAgeMs: durationMs(env.KLM_MAX_RUN_AGE, DEFAULT_SETTINGS.maxRunAgeMs, 'KLM_MAX_RUN_AGE'),
     },
   };
 }
@@ -234,6 +251,23 @@ function namespacedName(variable: string, value: string, what: string): { namesp
   if (!namespace || !name || rest.length)
     throw new Error(`${variable} must be namespace/name of ${what}, not "${value}"`);
   return { namespace, name };
+}
+
+/** KLM_DEPLOYMENT_NAME (the task queue's name by default), KLM_BUILD_ID, KLM_VERSION_PROMOTION. */
+function deployment(env: NodeJS.ProcessEnv, taskQueue: string): DeploymentConfig {
+  const name = env.KLM_DEPLOYMENT_NAME?.trim() || taskQueue.replace(/[^A-Za-z0-9_-]/g, '-');
+  // Temporal joins them as `<name>.<build id>`: a name cannot hold the dot.
+  if (!/^[A-Za-z0-9_-]+$/.test(name))
+    throw new Error(`KLM_DEPLOYMENT_NAME may hold letters, digits, "-" and "_" only, not "${name}"`);
+  const buildId = env.KLM_BUILD_ID?.trim();
+  if (buildId !== undefined && buildId !== '' && !/^[A-Za-z0-9._+-]{1,200}$/.test(buildId))
+    throw new Error(
+      `KLM_BUILD_ID may hold letters, digits, ".", "_", "+" and "-" only (200 at most), not "${buildId}"`,
+    );
+  const promotion = env.KLM_VERSION_PROMOTION?.trim() || 'auto';
+  if (promotion !== 'auto' && promotion !== 'manual')
+    throw new Error(`KLM_VERSION_PROMOTION must be auto or manual, not "${promotion}"`);
+  return { name, ...(buildId ? { buildId } : {}), promotion };
 }
 
 /** KLM_TARGET_WATCH_SCOPE: `cluster` (default) or `context-namespace`. */

@@ -42,6 +42,12 @@ export async function startTemporal(binary: string, dir: string, opts: { ui: boo
     namespace,
     '--log-level',
     'warn',
+    // Whether a replaced worker version still has open pinned runs (drained): checked every 5 s
+    // here, not the server's 3 minutes, so that `klm deployment status` tells it soon.
+    '--dynamic-config-value',
+    'matching.wv.VersionDrainageStatusRefreshInterval="5s"',
+    '--dynamic-config-value',
+    'matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"',
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, t]) => ['--search-attribute', `${k}=${t}`]),
     ...(opts.ui ? ['--ui-ip', '127.0.0.1', '--ui-port', String(ui), '--ui-disable-news-fetch'] : ['--headless']),
   ];

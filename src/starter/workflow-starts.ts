@@ -25,7 +25,10 @@ import {
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
 import type { KymaRef, Signal } from './routing';
 
-/** What every start needs: the task queue its workers poll and the settings the workflows run with. */
+/**
+ * What every start needs: the task queue its workers poll, and the settings (a rollout's default
+ * namespace; a Kyma's workflow reads its own from the worker it runs on).
+ */
 export interface StartOptions {
   taskQueue: string;
   settings: ReconcileSettings;
@@ -35,11 +38,11 @@ type KymaWorkflowFn = (input: KymaWorkflowInput) => Promise<void>;
 type RolloutWorkflowFn = (input: RolloutWorkflowInput) => Promise<void>;
 
 /** How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not run. */
-export function kymaStart({ namespace, name }: KymaRef, { taskQueue, settings }: StartOptions) {
+export function kymaStart({ namespace, name }: KymaRef, { taskQueue }: StartOptions) {
   return {
     workflowId: kymaWorkflowId(namespace, name),
     taskQueue,
-    args: [{ kyma: { namespace, name }, settings }] as [KymaWorkflowInput],
+    args: [{ kyma: { namespace, name } }] as [KymaWorkflowInput],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: [
       { key: SA.KymaName, value: name },

@@ -9,6 +9,7 @@ import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
+import { BuildIdUnknownError, deploymentVersion } from './build-id';
 import { createKlmWorker, type KlmWorker } from './worker';
 
 let runtime: Runtime | undefined;
@@ -57,14 +58,16 @@ async function main(): Promise<void> {
     allowKubeconfigExec: config.allowKubeconfigExec,
     workflowCacheSize: config.workflowCacheSize,
     taskPollers: config.taskPollers,
-    retrySchedule: config.settings,
+    settings: config.settings,
+    deployment: { version: deploymentVersion(config), promotion: config.deployment.promotion },
     ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
     ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
     ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
     ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
   }));
   log.info(
-    `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; workflows: ${worker.workflows}`,
+    `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; ` +
+      `version ${worker.version.deploymentName}/${worker.version.buildId}; workflows: ${worker.workflows}`,
   );
   await worker.run();
   await connection.close();
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
 }
 
 /** Start-up problems the operator fixes by hand. */
-const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError];
+const ONE_LINE = [SearchAttributesMissingError, TemporalConfigError, NoKubeconfigError, BuildIdUnknownError];
 
 main().catch((err: unknown) => {
   runtime?.flushLogs();

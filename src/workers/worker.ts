@@ -14,12 +14,13 @@ import { controlPlaneCache, createActivities } from '../activities';
 import { TargetClusters } from '../k8s/target-cluster';
 import type { KubeClient } from '../k8s/rest-client';
 import { activityMetrics } from '../infra/metrics';
-import { DEFAULT_SETTINGS } from '../contract/settings';
-import { activityFailureLog, type RetrySchedule } from './activity-failures';
+import type { ReconcileSettings } from '../contract/settings';
+import { activityFailureLog } from './activity-failures';
 import { reconcileDuration } from './reconcile-duration';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 import { checkMaintenancePolicy } from '../activities/maintenance';
+import { promoteOnFirstPoll, type DeploymentVersion, type Promotion } from '../temporal/worker-deployment';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The bundle `npm run build` writes next to the compiled processes (dist/workflow-bundle.js). */
@@ -64,8 +65,10 @@ export interface KlmWorkerOptions {
    * hundred MB of memory that it keeps.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** The install backoff and drift interval (KLM_INSTALL_RETRY, KLM_DRIFT_INTERVAL), as the log tells them; the defaults when not given. */
-  retrySchedule?: RetrySchedule;
+  /** The reconcile settings each run of a Kyma's workflow reads at its start (and the log's retry schedule). */
+  settings: ReconcileSettings;
+  /** The Worker Deployment version it runs as, and whether it makes that version current (`auto`). */
+  deployment: { version: DeploymentVersion; promotion: 'auto' | 'manual' };
 }
 
 type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
@@ -85,6 +88,10 @@ export interface KlmWorker {
   readonly workflows: string;
   /** Where registry credentials come from (the watched Secret), when one is configured. */
   readonly registryCredentials?: RegistryCredentialSecret;
+  /** The Worker Deployment version it polls as. */
+  readonly version: DeploymentVersion;
+  /** With promotion `auto`: what became of its version once it polled (settled while `run` runs). */
+  readonly promotion: Promise<Promotion | undefined>;
 }
 
 export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
@@ -131,11 +138,19 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       cacheDir: o.blobCacheDir,
       targets,
       registries: reg.registries,
+      settings: o.settings,
       ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}),
       ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}),
     }),
     interceptors: {
-      activity: [activityMetrics, reconcileDuration, activityFailureLog(o.retrySchedule ?? DEFAULT_SETTINGS)],
+      activity: [activityMetrics, reconcileDuration, activityFailureLog(o.settings)],
+    },
+    // Each run stays on the version that started it (Kyma workflows move to the current version
+    // when they continue as new; rollouts follow the current version at once): README, "Upgrading".
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: o.deployment.version,
+      defaultVersioningBehavior: 'PINNED',
     },
     // Activities, local activities and the workflows' own code share the worker's CPU. After a
     // restart every Kyma's next task replays its history at once: four hundred of them started
@@ -153,17 +168,36 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     stopSecrets();
     throw err;
   });
+  let settle: (p: Promotion | undefined) => void = () => undefined;
+  const promotion = new Promise<Promotion | undefined>((r) => (settle = r));
+  const promote = async () => {
+    if (o.deployment.promotion !== 'auto') return settle(undefined);
+    const { deploymentName, buildId } = o.deployment.version;
+    const said = await promoteOnFirstPoll(o.connection, o.namespace, o.deployment.version, {
+      identity: `klm-worker ${buildId}`,
+      stopped: () => worker.getState() !== 'RUNNING',
+    }).catch((err: unknown) => ({ kind: 'left' as const, why: `the server refused: ${(err as Error).message}` }));
+    const log = Runtime.instance().logger;
+    if (said.kind === 'promoted') log.info(`worker: version ${deploymentName}/${buildId} is current now`);
+    if (said.kind === 'left') log.info(`worker: version ${deploymentName}/${buildId} not made current: ${said.why}`);
+    if (said.kind === 'unseen')
+      log.warn(`worker: the server did not list version ${deploymentName}/${buildId} after ${said.afterMs} ms`);
+    settle(said);
+  };
   return {
     async run() {
       try {
-        await worker.run();
+        await Promise.all([worker.run(), promote()]);
       } finally {
+        settle(undefined);
         stopSecrets();
       }
     },
     shutdown: () => worker.shutdown(),
     ready: () => worker.getState() === 'RUNNING',
     workflows,
+    version: o.deployment.version,
+    promotion,
     ...(reg.credentials ? { registryCredentials: reg.credentials } : {}),
   };
 }

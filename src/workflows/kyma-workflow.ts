@@ -3,12 +3,15 @@
 // the run asks for (./kyma-actions.ts, ./module-actions.ts, the Kyma's writes), hands back how
 // each piece went, and waits for news, the drift timer or the alarm, until the run ends or
 // continues as new. One loop, whatever the number of modules: no coroutine per module, and at
-// most `moduleParallelism` module activities under way.
+// most `moduleParallelism` module activities under way. A run is pinned to the worker deployment
+// version it started on; it continues as new, onto the current version, when that changes, when
+// its history grows long, or when it is `maxRunAgeMs` old.
 import {
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -27,12 +30,24 @@ import { LocalLane } from './local-lane';
 import { moduleActions } from './module-actions';
 import { Alarm, DriftTimer } from './timers';
 
+/**
+ * A new run starts on the current worker deployment version, whichever version this run is
+ * pinned to (README, "Upgrading"): how runs move to new code and new settings.
+ */
+const continueOnCurrentVersion = makeContinueAsNewFunc<typeof kymaWorkflow>({
+  initialVersioningBehavior: 'AUTO_UPGRADE',
+});
+
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
-  const { kyma, settings } = input;
+  const { kyma } = input;
+  // Each run reads the settings of the worker version it runs on: a run that moved to a new
+  // version has the settings it brought.
+  const settings = await controlPlane.reconcileSettings();
   const run = new KymaRun({
     kyma,
     settings,
     maxRunning: settings.moduleParallelism,
+    runStartedAt: workflowInfo().runStartTime.getTime(),
     ...(input.carried ? { carried: input.carried } : {}),
   });
   setHandler(kymaChanged, (seen) => run.changed(seen));
@@ -94,12 +109,20 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       );
     const driftMs = run.takeDriftArm();
     if (driftMs !== undefined) drift.arm(driftMs, () => run.driftFired());
-    alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
+    alarm.set(run.alarmAt(Date.now()), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();
-    const stop = run.stop({ events: info.historyLength, suggested: info.continueAsNewSuggested });
+    const stop = run.stop({
+      events: info.historyLength,
+      suggested: info.continueAsNewSuggested,
+      versionChanged: info.targetWorkerDeploymentVersionChanged,
+      now: Date.now(),
+    });
     if (stop?.kind === 'end') return;
-    if (stop) return await continueAsNew<typeof kymaWorkflow>({ kyma, settings, carried: stop.carried });
+    if (stop) return await continueOnCurrentVersion({ kyma, carried: stop.carried });
     await condition(() => run.dirty || broken !== undefined);
     if (broken) throw broken;
   }
 }
+
+// Pinned: a run replays only on the code that started it, so Kyma workflow code needs no patches.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, kymaWorkflow);

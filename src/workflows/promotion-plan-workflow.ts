@@ -1,7 +1,7 @@
 // PromotionPlanWorkflow: `klm rollout plan` asks the worker (which holds the registry
 // credentials and the control-plane cache) what a promotion would do: the Kymas it would move,
 // wave by wave, and the objects it would add, change and remove. It applies nothing and ends.
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { proxyLocalActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PromotionPlanInput, RolloutPlanView } from '../contract/rollout';
 import { planView } from '../decisions/rollout-plan';
@@ -23,3 +23,6 @@ export async function promotionPlanWorkflow({
     : undefined;
   return planView(channel, version, plan, diff);
 }
+
+// Pinned: it ends within a minute, on the version that started it.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, promotionPlanWorkflow);

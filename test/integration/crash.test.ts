@@ -15,7 +15,7 @@ const NODE_ARGS = ['--import', 'tsx', 'src/workers/main.ts'];
 
 function startWorkerProcess(klm: Klm, cacheDir: string): ChildProcess {
   return spawn(process.execPath, NODE_ARGS, {
-    env: processEnv(klm.taskQueue, { KLM_BLOB_CACHE_DIR: cacheDir }),
+    env: processEnv(klm, { KLM_BLOB_CACHE_DIR: cacheDir }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

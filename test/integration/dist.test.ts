@@ -79,7 +79,7 @@ describe('the compiled processes', () => {
   });
 
   it('runs worker and bridge with plain node and the prebuilt bundle: a module installs end to end', async () => {
-    const env = processEnv(klm().taskQueue, {
+    const env = processEnv(klm(), {
       NODE_OPTIONS: '',
       KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
       KLM_SHUTDOWN_TIMEOUT: SHUTDOWN_TIMEOUT,

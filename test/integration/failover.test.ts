@@ -56,7 +56,7 @@ describe('three bridges sharing 200 clusters, two workers', () => {
     const port = await freePort();
     const proc = startNode(
       ['--import', 'tsx', 'src/starter/main.ts'],
-      processEnv(klm.taskQueue, {
+      processEnv(klm, {
         KLM_LEADER_ELECTION_LEASE: `${klm.namespace}/${lease}`,
         KLM_BRIDGE_SHARDS: String(SHARDS),
         KLM_LEADER_ELECTION_LEASE_DURATION: `${LEASE_S}s`,
@@ -139,7 +139,7 @@ describe('three bridges sharing 200 clusters, two workers', () => {
       workers.push(
         startNode(
           ['--import', 'tsx', 'src/workers/main.ts'],
-          processEnv(klm.taskQueue, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')) }),
+          processEnv(klm, { KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')) }),
         ),
       );
     for (const id of ['bridge-a', 'bridge-b', 'bridge-c']) await startBridge(id);

@@ -30,7 +30,7 @@ describe(`a Kyma of ${MODULES} modules`, () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-large-'));
     await writeWorkflowBundle(path.join(dir, 'workflows.js'));
     worker = new WorkerProcess(
-      processEnv(klm.taskQueue, {
+      processEnv(klm, {
         KLM_BLOB_CACHE_DIR: path.join(dir, 'blobs'),
         KLM_WORKFLOW_BUNDLE: path.join(dir, 'workflows.js'),
         KLM_LOG_LEVEL: 'WARN',

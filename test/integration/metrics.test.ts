@@ -207,7 +207,7 @@ describe('state gauges with two worker processes', () => {
     for (const [i, port] of ports.entries()) {
       workers.push(
         spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-          env: processEnv(klm().taskQueue, {
+          env: processEnv(klm(), {
             KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
             KLM_METRICS_PORT: String(port),
             KLM_MAINTENANCE_POLICY: policies[i],
@@ -291,7 +291,7 @@ describe("the worker's log with a failing Kyma", () => {
     // Kyma's kubeconfig names an API server that refuses connections (permanent: retried by the workflow).
     worker = startNode(
       ['--import', 'tsx', 'src/workers/main.ts'],
-      processEnv(klm().taskQueue, {
+      processEnv(klm(), {
         KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
         KLM_METRICS_PORT: String(port),
         KLM_OCI_REGISTRY_HOST: `127.0.0.1:${await freePort()}`,

@@ -110,7 +110,7 @@ describe('secrets in kubeconfig Secrets', () => {
     const out = createWriteStream(workerLog);
     await new Promise((r) => out.once('open', r));
     worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
-      env: processEnv(klm.taskQueue, {
+      env: processEnv(klm, {
         KLM_BLOB_CACHE_DIR: path.dirname(workerLog),
         KLM_OCI_REGISTRY_HOST: registry.registry.host,
         KLM_REGISTRY_CA_FILE: registry.caCert,

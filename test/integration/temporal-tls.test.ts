@@ -48,7 +48,7 @@ describe('Temporal over mTLS', () => {
 
   /** Only the SDK's environment settings: the terminator's address, its CA, the client certificate. */
   function tlsEnv(): NodeJS.ProcessEnv {
-    const { TEMPORAL_API_KEY: _k, ...env } = processEnv(klm().taskQueue, {
+    const { TEMPORAL_API_KEY: _k, ...env } = processEnv(klm(), {
       TEMPORAL_ADDRESS: terminator.address,
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: files.ca,
       TEMPORAL_TLS_CLIENT_CERT_PATH: files.cert,

@@ -60,7 +60,7 @@ describe('klm ui', () => {
         '--port',
         '0',
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'], env: processEnv(klm().taskQueue, { DOCKER_CONFIG: '/nonexistent' }) },
+      { stdio: ['ignore', 'pipe', 'inherit'], env: processEnv(klm(), { DOCKER_CONFIG: '/nonexistent' }) },
     );
     let out = '';
     ui.stdout!.on('data', (d: Buffer) => (out += d.toString()));

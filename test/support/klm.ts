@@ -16,6 +16,7 @@ import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
 import type { KubeObject } from '../../src/api/shared';
 import { KubeClient } from '../../src/k8s/rest-client';
 import { Bridge } from '../../src/starter/bridge';
+import { buildId } from '../../src/workers/build-id';
 import { createKlmWorker, WORKFLOWS_PATH, type KlmWorker } from '../../src/workers/worker';
 import { DEFAULT_SETTINGS, type ReconcileSettings } from '../../src/contract/settings';
 import { LineLog } from '../../src/infra/log';
@@ -117,13 +118,17 @@ export async function startKlm(opts: KlmOptions = {}): Promise<Klm> {
           blobCacheDir: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
           workflowBundle: await bundle!,
           registry: opts.registry ?? { insecureHosts: [] },
-          retrySchedule: settings,
+          settings,
+          // As a worker process of these settings would (processEnv): one deployment per task queue.
+          deployment: { version: { deploymentName: taskQueue, buildId: buildId({ settings }) }, promotion: 'auto' },
           // The registry that holds the sample components (the shared stack's plain one unless given).
           ociRegistry: opts.ociRegistry ?? { host: opts.samples?.registryHost ?? info.registryHost },
           ...(opts.maintenancePolicy ? { maintenancePolicy: opts.maintenancePolicy } : {}),
           ...served,
         });
   const running = worker?.run();
+  // Workflows start once the worker's version is current.
+  if (worker) expect(await worker.promotion, 'the worker version made current').toEqual({ kind: 'promoted' });
   const bridge =
     opts.bridge === false
       ? undefined

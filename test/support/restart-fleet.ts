@@ -165,7 +165,7 @@ export async function restartFleet(klm: Klm, o: RestartFleetOptions): Promise<Re
   const bundle = path.join(await mkdtemp(path.join(tmpdir(), 'klm-bundle-')), 'workflows.js');
   await writeWorkflowBundle(bundle);
   const worker = new WorkerProcess(
-    processEnv(klm.taskQueue, {
+    processEnv(klm, {
       KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
       KLM_WORKFLOW_BUNDLE: bundle,
       KLM_LOG_LEVEL: 'WARN',

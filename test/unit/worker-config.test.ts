@@ -1,7 +1,11 @@
 // The worker's tuning from its environment: what an operator sets, and a clear error for what
 // cannot work.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv, DEFAULT_WORKFLOW_CACHE_SIZE } from '../../src/infra/config';
+import { BuildIdUnknownError, buildId } from '../../src/workers/build-id';
 
 describe('worker tuning', () => {
   it('scales task polls with the backlog unless told a fixed number', () => {
@@ -58,5 +62,43 @@ describe('worker tuning', () => {
       expect(() => configFromEnv({ KLM_MAINTENANCE_POLICY: bad })).toThrow(
         /KLM_MAINTENANCE_POLICY must be namespace\/name of a ConfigMap/,
       );
+  });
+});
+
+describe('worker deployment versions', () => {
+  it("runs as a version of the task queue's deployment unless KLM_DEPLOYMENT_NAME names another, and refuses a name Temporal cannot join", () => {
+    expect(configFromEnv({}).deployment).toEqual({ name: 'klm', promotion: 'auto' });
+    expect(configFromEnv({ KLM_TASK_QUEUE: 'fleet.eu' }).deployment.name).toBe('fleet-eu');
+    const c = configFromEnv({ KLM_DEPLOYMENT_NAME: 'kcp', KLM_BUILD_ID: '0.2.0+abc', KLM_VERSION_PROMOTION: 'manual' });
+    expect(c.deployment).toEqual({ name: 'kcp', buildId: '0.2.0+abc', promotion: 'manual' });
+    expect(() => configFromEnv({ KLM_DEPLOYMENT_NAME: 'klm.prod' })).toThrow(/KLM_DEPLOYMENT_NAME may hold letters/);
+    expect(() => configFromEnv({ KLM_BUILD_ID: 'a b' })).toThrow(/KLM_BUILD_ID may hold letters/);
+    expect(() => configFromEnv({ KLM_VERSION_PROMOTION: 'sometimes' })).toThrow(
+      'KLM_VERSION_PROMOTION must be auto or manual, not "sometimes"',
+    );
+  });
+
+  it('bounds a run of a Kyma workflow to a day unless KLM_MAX_RUN_AGE says otherwise', () => {
+    expect(configFromEnv({}).settings.maxRunAgeMs).toBe(24 * 3_600_000);
+    expect(configFromEnv({ KLM_MAX_RUN_AGE: '6h' }).settings.maxRunAgeMs).toBe(6 * 3_600_000);
+  });
+
+  it('names the code and its settings in the build id: the package version, the commit, a digest of the settings', () => {
+    const settings = configFromEnv({}).settings;
+    const id = buildId({ settings });
+    expect(id).toMatch(/^0\.\d+\.\d+-[0-9a-f]{12}(-dirty[0-9a-f]{8})?-s[0-9a-f]{8}$/);
+    // Other settings, another version (the runs move to it as to new code); the same, the same.
+    expect(buildId({ settings: { ...settings, driftIntervalMs: 60_000 } })).not.toBe(id);
+    expect(buildId({ settings: { ...settings } })).toBe(id);
+    expect(buildId({ explicit: 'v0.1.0', settings })).toBe('v0.1.0');
+  });
+
+  it('refuses to guess a build id for code of unknown commit', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'klm-nogit-'));
+    await writeFile(path.join(dir, 'package.json'), '{"version":"0.1.0"}');
+    expect(() => buildId({ settings: configFromEnv({}).settings, root: dir })).toThrow(BuildIdUnknownError);
+    await mkdir(path.join(dir, 'dist'));
+    await writeFile(path.join(dir, 'dist', 'build.json'), '{"started":1,"commit":"0123456789abcdef0123"}');
+    expect(buildId({ settings: configFromEnv({}).settings, root: dir })).toMatch(/^0\.1\.0-0123456789ab-s[0-9a-f]{8}$/);
   });
 });

@@ -6,7 +6,7 @@ import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
 import type { ReadinessCheck } from '../../../src/contract/readiness';
 import type { RuntimeKymaSync } from '../../../src/contract/runtime';
-import { KymaRun, LOCAL_BATCH, type Work } from '../../../src/decisions/kyma-run';
+import { KymaRun, LOCAL_BATCH, type HistoryInfo, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
 import type { ModuleOutcome } from '../../../src/decisions/module-state';
 import { installResult, KYMA, mod, SETTINGS, snapshot } from './fixtures';
@@ -94,7 +94,21 @@ function settle(run: KymaRun, f: Fleet, now = 0, trace: Trace = newTrace()): Tra
 const newTrace = (): Trace => ({ maxModuleActivities: 0, maxLocalBatch: 0, maxLocalInFlight: 0, works: [] });
 
 const newRun = (over: Partial<typeof SETTINGS> = {}) =>
-  new KymaRun({ kyma: KYMA, settings: { ...SETTINGS, ...over }, maxRunning: over.moduleParallelism ?? 50 });
+  new KymaRun({
+    kyma: KYMA,
+    settings: { ...SETTINGS, ...over },
+    maxRunning: over.moduleParallelism ?? 50,
+    runStartedAt: 0,
+  });
+
+/** What Temporal says of a run that is neither long nor on an old version, at time 0. */
+const history = (over: Partial<HistoryInfo> = {}): HistoryInfo => ({
+  events: 10,
+  suggested: false,
+  versionChanged: false,
+  now: 0,
+  ...over,
+});
 
 describe('KymaRun: one loop for a Kyma and all its modules', () => {
   it('installs 1,000 modules with at most 50 activities under way and their checks in batches, then is Ready', () => {
@@ -126,27 +140,50 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     const run = newRun();
     const fleet = { snapshot: snapshot(spec(names(3))) };
     const first = run.take(0);
-    expect(run.stop({ events: 10, suggested: true })).toBeUndefined();
+    expect(run.stop(history({ suggested: true }))).toBeUndefined();
     run.done(first[0]!, answer(first[0]!, fleet), 0);
     settle(run, fleet);
-    expect(run.stop({ events: 10, suggested: false })).toBeUndefined();
-    const stop = run.stop({ events: 10, suggested: true });
+    expect(run.stop(history())).toBeUndefined();
+    const stop = run.stop(history({ suggested: true }));
     expect(stop?.kind).toBe('continueAsNew');
     const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
     expect(Object.keys(carried?.modules ?? {})).toEqual(names(3));
-    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50 });
+    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
     const t = settle(next, fleet);
     expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
     expect(next.status().state).toBe('Ready');
   });
 
+  it('moves to the current worker version: continues as new once its version is no longer current and the Kyma is idle', () => {
+    const run = newRun();
+    const fleet = { snapshot: snapshot(spec(names(2))) };
+    const first = run.take(0);
+    expect(run.stop(history({ versionChanged: true }))).toBeUndefined();
+    run.done(first[0]!, answer(first[0]!, fleet), 0);
+    settle(run, fleet);
+    expect(run.stop(history())).toBeUndefined();
+    expect(run.stop(history({ versionChanged: true }))?.kind).toBe('continueAsNew');
+  });
+
+  it('lives at most maxRunAgeMs: the alarm wakes it then, and it continues as new; past it, the alarm does not ring again for it', () => {
+    const day = 24 * 60 * 60_000;
+    const run = newRun({ maxRunAgeMs: day, driftIntervalMs: 2 * day });
+    const fleet = { snapshot: snapshot(spec(names(2))) };
+    settle(run, fleet);
+    expect(run.alarmAt(0)).toBe(day);
+    expect(run.stop(history({ now: day - 1 }))).toBeUndefined();
+    expect(run.stop(history({ now: day }))?.kind).toBe('continueAsNew');
+    // A run past its end that is busy waits for its next wake-up: no alarm due at once, again and again.
+    expect(run.alarmAt(day + 1)).toBeUndefined();
+  });
+
   it("carries a Kyma of 1,000 modules in well under Temporal's 2 MB payload limit; the next run rebuilds their statuses", () => {
     const run = newRun();
     settle(run, { snapshot: snapshot(spec(names(1_000))) });
-    const stop = run.stop({ events: 10, suggested: true });
+    const stop = run.stop(history({ suggested: true }));
     const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
     expect(Buffer.byteLength(JSON.stringify(carried))).toBeLessThan(1_000_000);
-    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50 });
+    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
     expect(Object.keys(next.kyma.reports)).toHaveLength(1_000);
     const t = settle(next, { snapshot: snapshot(spec(names(1_000))) });
     expect(next.status()).toEqual(run.status());
@@ -167,7 +204,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     };
     settle(run, fleet, 1_000);
     expect(run.status().state).toBe('Error');
-    expect(run.alarmAt()).toBe(1_000 + SETTINGS.installRetryMs);
+    expect(run.alarmAt(1_000)).toBe(1_000 + SETTINGS.installRetryMs);
     fail = false;
     // Nothing is due before the alarm.
     expect(settle(run, fleet, 2_000).works).toEqual([]);
@@ -273,10 +310,10 @@ describe('KymaRun: a kubeconfig Secret that names another cluster', () => {
     expect(condition(run)?.message).toContain('switch 1: the objects of m0000, m0001 stayed in https://a.example');
     expect(condition(run)?.message).toContain('switch 2: the objects of m0000, m0001 stayed in https://b.example');
     expect(condition(run)?.message).toContain('old-clusters-cleared=2 to clear this');
-    const stop = run.stop({ events: 10, suggested: true });
+    const stop = run.stop(history({ suggested: true }));
     expect(stop?.kind).toBe('continueAsNew');
     const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
-    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50 });
+    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
     settle(next, on(C));
     expect(condition(next)).toEqual(condition(run));
     next.changed();
