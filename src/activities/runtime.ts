@@ -39,7 +39,8 @@ import {
 import { BoundedMap } from '../infra/bounded-map';
 import { applyCrds, loadCrds, type Crd } from '../k8s/crds';
 import type { ObjectCache } from '../k8s/object-cache';
-import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { isNotFound, KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { onTarget } from './target';
 
