@@ -81,12 +81,13 @@ function readEvents(
   });
 }
 
-/** The body of an answer that streams, read to its end. */
+/** The body of an answer that streams, read to its end; rejects when the stream fails first. */
 function readBody(res: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
   });
 }
 
@@ -360,7 +361,13 @@ export class KubeClient {
     }
     const status = res.statusCode ?? 0;
     if (status >= 400) {
-      const text = await readBody(res);
+      let text: string;
+      try {
+        text = await readBody(res);
+      } catch (err) {
+        if (signal.aborted) return;
+        throw new ClusterUnreachableError(this.server, describeNetworkError(err));
+      }
       // A refused credential: the next list reloads the kubeconfig.
       if (status === 401 && this.opts.reload) void this.credentials.reauthenticate(auth).catch(() => undefined);
       throw refusal(status, 'WatchFailed', text.slice(0, 500), auth.cert);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { ClusterUnreachableError, CredentialError, TlsMaterialError } from '../../src/k8s/request-errors';
+import { ClusterUnreachableError, CredentialError, KubeApiError, TlsMaterialError } from '../../src/k8s/request-errors';
 import { KubeClient, type WatchEvent } from '../../src/k8s/rest-client';
 import { observeRequests, type RequestRecord } from '../../src/k8s/transport';
 
@@ -286,5 +286,35 @@ describe('KubeClient watch', () => {
     expect(events).toEqual([event]);
     expect(watches()).toBe(2);
     c.close();
+  });
+
+  it('ends without an error when aborted while its stream is open', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify(event)}\n`);
+    });
+    const c = await client(url, { token: 't' });
+    const abort = new AbortController();
+    await c.watch('/api/v1/configmaps', {}, () => abort.abort(), abort.signal);
+    c.close();
+  });
+
+  it('fails as WatchFailed with the status a refused watch got, counted with it', async () => {
+    const records: RequestRecord[] = [];
+    observeRequests((r) => records.push(r));
+    try {
+      const url = await serve((_req, res) => {
+        res.statusCode = 403;
+        res.end('forbidden');
+      });
+      const c = await client(url, { token: 't' });
+      const err = await failure(c.watch('/api/v1/configmaps', {}, () => undefined, new AbortController().signal));
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect(err).toMatchObject({ status: 403, reason: 'WatchFailed', message: 'forbidden' });
+      expect(records).toEqual([expect.objectContaining({ method: 'WATCH', code: 403 })]);
+      c.close();
+    } finally {
+      observeRequests(undefined);
+    }
   });
 });
