@@ -15,7 +15,8 @@ import {
 } from '../src/oci/ocm';
 import { Registries } from '../src/oci/registries';
 import { extractSingleYaml } from '../src/oci/tar';
-import { KubeApiError, type KubeClient } from '../src/k8s/rest-client';
+import { KubeApiError } from '../src/k8s/request-errors';
+import { type KubeClient } from '../src/k8s/rest-client';
 import type { BenchModule } from './fleet';
 import { Progress } from './progress';
 

@@ -26,7 +26,8 @@ import { resolveModule, type ModuleCatalog } from '../decisions/resolution';
 import { kymaVisibility } from '../decisions/visibility';
 import { BoundedMap } from '../infra/bounded-map';
 import type { ObjectCache } from '../k8s/object-cache';
-import { isNotFound, KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { isNotFound, KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { transient } from './failure';
 import { withDowntime, type PolicyRef } from './maintenance';
@@ -139,6 +140,172 @@ async function mandatoryModules(
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+async function readKyma(cache: ObjectCache, ref: KymaRef, atLeast?: string): Promise<(Kyma & KubeObject) | undefined> {
+  return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
+}
+
+/** Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again. */
+async function setFinalizer(
+  kcp: KubeClient,
+  cache: ObjectCache,
+  ref: KymaRef,
+  uid: string,
+  present: boolean,
+): Promise<void> {
+  for (let fresh = false; ; fresh = true) {
+    const kyma = fresh
+      ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
+      : await readKyma(cache, ref);
+    if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
+    const finalizers = kyma.metadata.finalizers ?? [];
+    if (finalizers.includes(KYMA_FINALIZER) === present) return;
+    const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
+    try {
+      await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
+        metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion },
+      });
+      return;
+    } catch (err) {
+      if (fresh || !(err instanceof KubeApiError && err.status === 409)) throw err;
+    }
+  }
+}
+
+/**
+ * Which cluster the Kyma's modules go to: the one its Secret names, else the control plane.
+ * Unknown (undefined) when it cannot be told within IDENTITY_WAIT_MS (a cluster that does not
+ * answer, a Secret without a usable kubeconfig): the read goes on, and a later load takes it.
+ */
+async function clusterOf(
+  targets: TargetClusters,
+  ref: KymaRef,
+  secret: KubeObject | undefined,
+): Promise<ClusterIdentity | undefined> {
+  const identity = targets.clientOf(ref.namespace, ref.name, secret).then((c) => targets.identityOf(c));
+  return await within(IDENTITY_WAIT_MS, identity).catch(() => undefined);
+}
+
+/** The Kyma's spec as the workflow needs it, or null when it no longer exists. */
+async function loadSnapshot(
+  cache: ObjectCache,
+  targets: TargetClusters,
+  ref: KymaRef,
+  seen: SeenVersions | undefined,
+): Promise<KymaSnapshot | null> {
+  const kyma = await readKyma(cache, ref, seen?.Kyma);
+  if (!kyma) return null;
+  const invalid = kymaNameProblem(ref.name);
+  const labelProblems = kymaLabelProblems(kyma.metadata.labels);
+  const deleting = Boolean(kyma.metadata.deletionTimestamp);
+  // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
+  // see a Secret that has just gone. A name that cannot be a label value cannot label a
+  // Secret either.
+  const secret = invalid
+    ? undefined
+    : await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined, seen?.Secret);
+  const remote = secret !== undefined;
+  const cluster = invalid ? undefined : await clusterOf(targets, ref, secret);
+  const cleared = clearedUpTo(kyma.metadata.annotations?.[OLD_CLUSTERS_CLEARED_ANNOTATION]);
+  const listed = new Set((kyma.spec.modules ?? []).map((m) => m.name));
+  const mandatory = deleting ? [] : await mandatoryModules(cache, ref.namespace, new Set(), seen?.ModuleReleaseMeta);
+  return {
+    uid: kyma.metadata.uid ?? '',
+    generation: kyma.metadata.generation ?? 0,
+    channel: kyma.spec.channel,
+    deleting,
+    finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
+    paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
+    skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
+    runtime: runtimeOf(kyma.metadata.labels),
+    visibility: kymaVisibility(kyma),
+    remote,
+    modules: [...specModules(kyma.spec.modules), ...mandatory.filter((m) => !listed.has(m.name))],
+    ...(remote ? { mandatoryModules: mandatory } : {}),
+    ...(invalid ? { invalid } : {}),
+    ...(labelProblems.length ? { labelProblems } : {}),
+    ...(cluster ? { cluster } : {}),
+    ...(cleared !== undefined ? { oldClustersCleared: cleared } : {}),
+  };
+}
+
+/** Resolves one module of the spec; one that cannot be resolved gets its reason. */
+async function resolveOne(m: SpecModule, snapshot: KymaSnapshot, catalog: ModuleCatalog): Promise<Resolution> {
+  try {
+    const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
+    return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
+  } catch (err) {
+    if (isNotFound(err))
+      return {
+        name: m.name,
+        channel: effectiveChannel(m.channel, snapshot.channel),
+        failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` },
+      };
+    throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The one writer of Kyma status: one patch, no read before it (the cache tells the uid and
+ * generation, this worker's memo the conditions it wrote last). Skips the write when the Kyma
+ * was re-created (uid); a Kyma deleted meanwhile is no error. With `at`, the patch is guarded
+ * by the resourceVersion it read (a conflict reads the Kyma afresh), and a write older than
+ * the status there (STALE_WRITE_MS) is not made: a late write of a timed-out workflow task
+ * would otherwise put back a status the workflow has moved past, for good.
+ */
+class KymaStatusWriter {
+  /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
+  private readonly writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
+  /** The resourceVersion this worker's last status write per Kyma uid left: a fenced write reads at least that (no conflict with itself). */
+  private readonly writtenVersions = new BoundedMap<string, string>(KYMAS_KEPT);
+
+  constructor(
+    private readonly kcp: KubeClient,
+    private readonly cache: ObjectCache,
+  ) {}
+
+  async write({ kyma: ref, uid, status, at }: WriteKymaStatusInput): Promise<void> {
+    const { kcp, writtenConditions, writtenVersions } = this;
+    for (let fresh = false; ; fresh = true) {
+      const kyma = fresh
+        ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
+        : await readKyma(this.cache, ref, at !== undefined ? writtenVersions.get(uid) : undefined);
+      if (!kyma || kyma.metadata.uid !== uid || staleStatusWrite(kyma, at)) return;
+      const now = new Date(at ?? Date.now()).toISOString();
+      const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
+      const conditions = mergeConditions(before, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
+      try {
+        // (A uid in the patch would guard nothing: the status subresource ignores metadata
+        // but the resourceVersion. A Kyma re-created in the moment since the cache saw the old
+        // one gets this status until its own workflow writes, as it did when a read came first.)
+        const written = await kcp.mergePatch(
+          API_VERSION,
+          'Kyma',
+          ref.name,
+          ref.namespace,
+          {
+            ...(at !== undefined ? { metadata: { resourceVersion: kyma.metadata.resourceVersion } } : {}),
+            status: {
+              ...status,
+              conditions,
+              lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now },
+            },
+          },
+          'status',
+        );
+        if (written.metadata.resourceVersion) writtenVersions.set(uid, written.metadata.resourceVersion);
+      } catch (err) {
+        writtenConditions.delete(uid);
+        writtenVersions.delete(uid);
+        if (isNotFound(err)) return;
+        if (!fresh && err instanceof KubeApiError && err.status === 409) continue;
+        throw err;
+      }
+      writtenConditions.set(uid, conditions);
+      return;
+    }
+  }
+}
+
 /** `maintenancePolicy`: the ConfigMap of the maintenance-window policy (KLM_MAINTENANCE_POLICY), if any. */
 export function kymaActivities(
   kcp: KubeClient,
@@ -146,166 +313,33 @@ export function kymaActivities(
   targets: TargetClusters,
   maintenancePolicy?: PolicyRef,
 ) {
-  /** The conditions this worker last wrote per Kyma uid: the cache may not show them yet. */
-  const writtenConditions = new BoundedMap<string, Condition[]>(KYMAS_KEPT);
-  /** The resourceVersion this worker's last status write per Kyma uid left: a fenced write reads at least that (no conflict with itself). */
-  const writtenVersions = new BoundedMap<string, string>(KYMAS_KEPT);
-
-  async function readKyma(ref: KymaRef, atLeast?: string): Promise<(Kyma & KubeObject) | undefined> {
-    return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
-  }
-
-  /** Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again. */
-  async function setFinalizer(ref: KymaRef, uid: string, present: boolean): Promise<void> {
-    for (let fresh = false; ; fresh = true) {
-      const kyma = fresh
-        ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
-        : await readKyma(ref);
-      if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
-      const finalizers = kyma.metadata.finalizers ?? [];
-      if (finalizers.includes(KYMA_FINALIZER) === present) return;
-      const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
-      try {
-        await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
-          metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion },
-        });
-        return;
-      } catch (err) {
-        if (fresh || !(err instanceof KubeApiError && err.status === 409)) throw err;
-      }
-    }
-  }
-
-  /**
-   * Which cluster the Kyma's modules go to: the one its Secret names, else the control plane.
-   * Unknown (undefined) when it cannot be told within IDENTITY_WAIT_MS (a cluster that does not
-   * answer, a Secret without a usable kubeconfig): the read goes on, and a later load takes it.
-   */
-  async function clusterOf(ref: KymaRef, secret: KubeObject | undefined): Promise<ClusterIdentity | undefined> {
-    const identity = targets.clientOf(ref.namespace, ref.name, secret).then((c) => targets.identityOf(c));
-    return await within(IDENTITY_WAIT_MS, identity).catch(() => undefined);
-  }
-
+  const statusWriter = new KymaStatusWriter(kcp, cache);
   return {
     /** The Kyma's spec as the workflow needs it, or null when it no longer exists. */
-    async loadKyma({ kyma: ref, seen }: KymaInput): Promise<KymaSnapshot | null> {
-      const kyma = await readKyma(ref, seen?.Kyma);
-      if (!kyma) return null;
-      const invalid = kymaNameProblem(ref.name);
-      const labelProblems = kymaLabelProblems(kyma.metadata.labels);
-      const deleting = Boolean(kyma.metadata.deletionTimestamp);
-      // A Secret the watch does not hold (yet) is looked up; deletion looks afresh, as it must
-      // see a Secret that has just gone. A name that cannot be a label value cannot label a
-      // Secret either.
-      const secret = invalid
-        ? undefined
-        : await targets.secretOf(ref.namespace, ref.name, deleting ? 0 : undefined, seen?.Secret);
-      const remote = secret !== undefined;
-      const cluster = invalid ? undefined : await clusterOf(ref, secret);
-      const cleared = clearedUpTo(kyma.metadata.annotations?.[OLD_CLUSTERS_CLEARED_ANNOTATION]);
-      const listed = new Set((kyma.spec.modules ?? []).map((m) => m.name));
-      const mandatory = deleting
-        ? []
-        : await mandatoryModules(cache, ref.namespace, new Set(), seen?.ModuleReleaseMeta);
-      return {
-        uid: kyma.metadata.uid ?? '',
-        generation: kyma.metadata.generation ?? 0,
-        channel: kyma.spec.channel,
-        deleting,
-        finalized: (kyma.metadata.finalizers ?? []).includes(KYMA_FINALIZER),
-        paused: kyma.metadata.labels?.[LABELS.skipReconciliation] === 'true',
-        skipMaintenanceWindows: kyma.spec.skipMaintenanceWindows === true,
-        runtime: runtimeOf(kyma.metadata.labels),
-        visibility: kymaVisibility(kyma),
-        remote,
-        modules: [...specModules(kyma.spec.modules), ...mandatory.filter((m) => !listed.has(m.name))],
-        ...(remote ? { mandatoryModules: mandatory } : {}),
-        ...(invalid ? { invalid } : {}),
-        ...(labelProblems.length ? { labelProblems } : {}),
-        ...(cluster ? { cluster } : {}),
-        ...(cleared !== undefined ? { oldClustersCleared: cleared } : {}),
-      };
+    async loadKyma({ kyma, seen }: KymaInput): Promise<KymaSnapshot | null> {
+      return await loadSnapshot(cache, targets, kyma, seen);
     },
 
     /** Resolves every module of the spec; a module that cannot be resolved gets its reason, the others go on. */
     async resolveModules({ kyma, snapshot, seen }: ResolveModulesInput): Promise<Resolution[]> {
       const catalog = catalogOf(cache, kyma.namespace, seen);
-      const resolutions = await Promise.all(
-        snapshot.modules.map(async (m): Promise<Resolution> => {
-          try {
-            const r = await resolveModule(m, snapshot.channel, catalog, snapshot.visibility);
-            return r.module && snapshot.remote ? { ...r, module: { ...r.module, remote: true } } : r;
-          } catch (err) {
-            if (isNotFound(err))
-              return {
-                name: m.name,
-                channel: effectiveChannel(m.channel, snapshot.channel),
-                failure: { reason: 'ResolutionFailed', message: `module "${m.name}": ${(err as Error).message}` },
-              };
-            throw transient('ResolutionFailed', `resolving module "${m.name}": ${(err as Error).message}`);
-          }
-        }),
-      );
+      const resolutions = await Promise.all(snapshot.modules.map((m) => resolveOne(m, snapshot, catalog)));
       return await withDowntime(kcp, cache, maintenancePolicy, snapshot, resolutions);
     },
 
     /** Adds the Kyma finalizer (so that deletion waits for the modules' removal). */
     async addKymaFinalizer({ kyma, uid }: KymaUidInput): Promise<void> {
-      await setFinalizer(kyma, uid, true);
+      await setFinalizer(kcp, cache, kyma, uid, true);
     },
 
     /** Drops the Kyma finalizer: the last step of a Kyma's deletion. */
     async removeKymaFinalizer({ kyma, uid }: KymaUidInput): Promise<void> {
-      await setFinalizer(kyma, uid, false);
+      await setFinalizer(kcp, cache, kyma, uid, false);
     },
 
-    /**
-     * The one writer of Kyma status: one patch, no read before it (the cache tells the uid and
-     * generation, this worker's memo the conditions it wrote last). Skips the write when the Kyma
-     * was re-created (uid); a Kyma deleted meanwhile is no error. With `at`, the patch is guarded
-     * by the resourceVersion it read (a conflict reads the Kyma afresh), and a write older than
-     * the status there (STALE_WRITE_MS) is not made: a late write of a timed-out workflow task
-     * would otherwise put back a status the workflow has moved past, for good.
-     */
-    async writeKymaStatus({ kyma: ref, uid, status, at }: WriteKymaStatusInput): Promise<void> {
-      for (let fresh = false; ; fresh = true) {
-        const kyma = fresh
-          ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
-          : await readKyma(ref, at !== undefined ? writtenVersions.get(uid) : undefined);
-        if (!kyma || kyma.metadata.uid !== uid || staleStatusWrite(kyma, at)) return;
-        const now = new Date(at ?? Date.now()).toISOString();
-        const before = writtenConditions.get(uid) ?? kyma.status?.conditions;
-        const conditions = mergeConditions(before, status.conditions ?? [], kyma.metadata.generation ?? 0, now);
-        try {
-          // (A uid in the patch would guard nothing: the status subresource ignores metadata
-          // but the resourceVersion. A Kyma re-created in the moment since the cache saw the old
-          // one gets this status until its own workflow writes, as it did when a read came first.)
-          const written = await kcp.mergePatch(
-            API_VERSION,
-            'Kyma',
-            ref.name,
-            ref.namespace,
-            {
-              ...(at !== undefined ? { metadata: { resourceVersion: kyma.metadata.resourceVersion } } : {}),
-              status: {
-                ...status,
-                conditions,
-                lastOperation: status.lastOperation && { ...status.lastOperation, lastUpdateTime: now },
-              },
-            },
-            'status',
-          );
-          if (written.metadata.resourceVersion) writtenVersions.set(uid, written.metadata.resourceVersion);
-        } catch (err) {
-          writtenConditions.delete(uid);
-          writtenVersions.delete(uid);
-          if (isNotFound(err)) return;
-          if (!fresh && err instanceof KubeApiError && err.status === 409) continue;
-          throw err;
-        }
-        writtenConditions.set(uid, conditions);
-        return;
-      }
+    /** The one writer of Kyma status (KymaStatusWriter). */
+    async writeKymaStatus(input: WriteKymaStatusInput): Promise<void> {
+      await statusWriter.write(input);
     },
   };
 }

@@ -2,7 +2,8 @@
 // read the worker's role does not allow is the operator's to fix, not a failure to retry: it
 // comes back as a problem the policy's users show.
 import type { KubeObject } from '../api/shared';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 
 export type PolicyConfigMap = { data?: Record<string, string> } | { problem: string };
 

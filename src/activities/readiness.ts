@@ -43,33 +43,9 @@ export function readinessActivities(
       inspectPods,
     }: CheckReadinessInput): Promise<ReadinessCheck> {
       if (await manifestPaused({ kyma, module, ...(seen ? { seen } : {}) })) return evaluateReadiness({ paused: true });
-      const seenAs = (o: ObservedObject) => o.view ?? undefined;
-      const readManager = manager && !observed?.manager;
-      const readCr = cr && !observed?.cr;
-      const [workload, resource] =
-        readManager || readCr
-          ? await onTarget(targets, kyma, (client: KubeClient) =>
-              Promise.all([
-                readManager
-                  ? client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace)
-                  : observed?.manager && seenAs(observed.manager),
-                readCr
-                  ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace)
-                  : observed?.cr && seenAs(observed.cr),
-              ]),
-            )
-          : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
+      const { workload, resource, read } = await liveObjects(targets, { kyma, observed, manager, cr });
       const pods =
         inspectPods && manager && workload ? await podsOf(targets, kyma, manager, workload as WorkloadView) : undefined;
-      const read = [
-        ...(readManager ? asObserved(workload as KubeObject | undefined) : []),
-        ...(readCr
-          ? asObserved(
-              resource as KubeObject | undefined,
-              cr.customStateCheck?.map((c) => c.jsonPath),
-            )
-          : []),
-      ];
       return {
         ...evaluateReadiness({
           paused: false,
@@ -82,6 +58,40 @@ export function readinessActivities(
       };
     },
   };
+}
+
+/**
+ * The manager and the default CR as they are: those the bridge's watch told of as it saw them,
+ * the others read from the target cluster (`read`: these, as the watch would tell of them).
+ */
+async function liveObjects(
+  targets: TargetClusters,
+  { kyma, observed, manager, cr }: Pick<CheckReadinessInput, 'kyma' | 'observed' | 'manager' | 'cr'>,
+) {
+  const seenAs = (o: ObservedObject) => o.view ?? undefined;
+  const readManager = manager && !observed?.manager;
+  const readCr = cr && !observed?.cr;
+  const [workload, resource] =
+    readManager || readCr
+      ? await onTarget(targets, kyma, (client: KubeClient) =>
+          Promise.all([
+            readManager
+              ? client.get(apiVersionOf(manager), manager.kind, manager.name, manager.namespace)
+              : observed?.manager && seenAs(observed.manager),
+            readCr ? client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace) : observed?.cr && seenAs(observed.cr),
+          ]),
+        )
+      : [observed?.manager && seenAs(observed.manager), observed?.cr && seenAs(observed.cr)];
+  const read = [
+    ...(readManager ? asObserved(workload as KubeObject | undefined) : []),
+    ...(readCr
+      ? asObserved(
+          resource as KubeObject | undefined,
+          cr.customStateCheck?.map((c) => c.jsonPath),
+        )
+      : []),
+  ];
+  return { workload, resource, read };
 }
 
 /**

@@ -6,7 +6,8 @@
 // credentials (401, or 403 on API discovery) is TargetCredentialsRefused, whichever step met it.
 import type { KubeObject } from '../api/shared';
 import type { KymaRef } from '../contract/kyma';
-import { ClusterUnreachableError, CredentialError, KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { ClusterUnreachableError, CredentialError, KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import { kubeconfigDataKey, TargetClusterError, type TargetClusters } from '../k8s/target-cluster';
 import { permanent } from './failure';
 

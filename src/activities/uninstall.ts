@@ -14,7 +14,8 @@ import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
 import type { Blockers } from '../contract/module';
-import { isNotFound, type KubeClient } from '../k8s/rest-client';
+import { isNotFound } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { deletionTiers, pruned } from '../manifests/order';
 import { describe, forgetShared } from './install/apply';
@@ -188,74 +189,112 @@ export interface DeleteDefaultCrInput {
   keepClusterScoped: boolean;
 }
 
+/**
+ * Deletes the module's objects. When other installations shared the cluster, only the
+ * namespaced ones go; then, should no other be left (they were removed at the same time),
+ * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
+ * the removal waits for them.
+ */
+async function deleteObjects(
+  client: KubeClient,
+  cache: BlobCache,
+  { kyma, module, rendered, cr, also }: DeleteObjectsInput,
+): Promise<DeletedObjects> {
+  const objects = union(await loadRendered(cache, rendered), also ? await loadRendered(cache, also) : []);
+  const result = (d: Deletion, done: boolean): DeletedObjects => ({
+    deleted: d.deleted,
+    done,
+    ...(d.left.length ? { left: d.left } : {}),
+  });
+  const before = await installationOf(client, objects, rendered, kyma, module);
+  const first = await deleteInOrder(
+    client,
+    before.shared ? objects.filter((o) => o.metadata.namespace) : objects,
+    before,
+  );
+  if (!before.shared) return result(first, true);
+  const now = await installationOf(client, objects, rendered, kyma, module);
+  if (now.shared) return result(first, true);
+  if (cr && (await crsOf(client, cr)).length > 0) return result(first, false);
+  const second = await deleteInOrder(
+    client,
+    objects.filter((o) => !o.metadata.namespace),
+    now,
+  );
+  return result({ deleted: first.deleted + second.deleted, left: [...first.left, ...second.left] }, true);
+}
+
+/** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
+async function releaseObjects(
+  client: KubeClient,
+  cache: BlobCache,
+  { kyma, module, rendered, cr }: ReleaseInput,
+): Promise<number> {
+  const installed = await loadRendered(cache, rendered);
+  const i = await installationOf(client, installed, rendered, kyma, module);
+  const objects: KubeObject[] = [...installed];
+  if (cr)
+    objects.push({
+      apiVersion: cr.apiVersion,
+      kind: cr.kind,
+      metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) },
+    });
+  let released = 0;
+  await Promise.all(
+    objects.map(async (o) => {
+      const live = await client
+        .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
+        .catch((err: unknown) => {
+          // A kind no longer served has nothing left to release; anything else is a failure.
+          if (isNotFound(err)) return undefined;
+          throw err;
+        });
+      if (!live || !ours(live, i)) return;
+      await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
+        metadata: { labels: { [LABELS.managedBy]: null } },
+      });
+      released++;
+    }),
+  );
+  // Managed again, the shared ones must be labelled again too.
+  if (released) forgetShared(client);
+  return released;
+}
+
+/** Deletes the default CR; returns its remaining finalizers, or null once it is gone. */
+async function deleteDefault(
+  client: KubeClient,
+  { kyma, module, cr, keepClusterScoped }: DeleteDefaultCrInput,
+): Promise<string[] | null> {
+  try {
+    const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+    // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
+    const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
+    if (
+      !before ||
+      (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) ||
+      (keepClusterScoped && !before.metadata.namespace)
+    )
+      return null;
+    await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+    const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
+    return live ? (live.metadata.finalizers ?? []) : null;
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
 export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
   return {
-    /**
-     * Deletes the module's objects. When other installations shared the cluster, only the
-     * namespaced ones go; then, should no other be left (they were removed at the same time),
-     * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
-     * the removal waits for them.
-     */
-    async deleteModuleObjects({ kyma, module, rendered, cr, also }: DeleteObjectsInput): Promise<DeletedObjects> {
-      return await onTarget(targets, kyma, async (client) => {
-        const objects = union(await loadRendered(cache, rendered), also ? await loadRendered(cache, also) : []);
-        const result = (d: Deletion, done: boolean): DeletedObjects => ({
-          deleted: d.deleted,
-          done,
-          ...(d.left.length ? { left: d.left } : {}),
-        });
-        const before = await installationOf(client, objects, rendered, kyma, module);
-        const first = await deleteInOrder(
-          client,
-          before.shared ? objects.filter((o) => o.metadata.namespace) : objects,
-          before,
-        );
-        if (!before.shared) return result(first, true);
-        const now = await installationOf(client, objects, rendered, kyma, module);
-        if (now.shared) return result(first, true);
-        if (cr && (await crsOf(client, cr)).length > 0) return result(first, false);
-        const second = await deleteInOrder(
-          client,
-          objects.filter((o) => !o.metadata.namespace),
-          now,
-        );
-        return result({ deleted: first.deleted + second.deleted, left: [...first.left, ...second.left] }, true);
-      });
+    /** Deletes the module's objects, the shared ones once no other installation is left (deleteObjects). */
+    async deleteModuleObjects(input: DeleteObjectsInput): Promise<DeletedObjects> {
+      return await onTarget(targets, input.kyma, (client) => deleteObjects(client, cache, input));
     },
 
     /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
-    async releaseModuleObjects({ kyma, module, rendered, cr }: ReleaseInput): Promise<number> {
-      return await onTarget(targets, kyma, async (client) => {
-        const installed = await loadRendered(cache, rendered);
-        const i = await installationOf(client, installed, rendered, kyma, module);
-        const objects: KubeObject[] = [...installed];
-        if (cr)
-          objects.push({
-            apiVersion: cr.apiVersion,
-            kind: cr.kind,
-            metadata: { name: cr.name, ...(cr.namespace ? { namespace: cr.namespace } : {}) },
-          });
-        let released = 0;
-        await Promise.all(
-          objects.map(async (o) => {
-            const live = await client
-              .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
-              .catch((err: unknown) => {
-                // A kind no longer served has nothing left to release; anything else is a failure.
-                if (isNotFound(err)) return undefined;
-                throw err;
-              });
-            if (!live || !ours(live, i)) return;
-            await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
-              metadata: { labels: { [LABELS.managedBy]: null } },
-            });
-            released++;
-          }),
-        );
-        // Managed again, the shared ones must be labelled again too.
-        if (released) forgetShared(client);
-        return released;
-      });
+    async releaseModuleObjects(input: ReleaseInput): Promise<number> {
+      return await onTarget(targets, input.kyma, (client) => releaseObjects(client, cache, input));
     },
 
     /** Custom resources of the module's kind, in all namespaces, that block its removal. */
@@ -279,26 +318,8 @@ export function uninstallActivities(targets: TargetClusters, cache: BlobCache) {
     },
 
     /** Deletes the default CR; returns its remaining finalizers, or null once it is gone. */
-    async deleteDefaultCr({ kyma, module, cr, keepClusterScoped }: DeleteDefaultCrInput): Promise<string[] | null> {
-      return await onTarget(targets, kyma, async (client) => {
-        try {
-          const before = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-          // Another Kyma's module created it, or, of cluster scope, other installations use it too: not ours to delete.
-          const owner = before?.metadata.annotations?.[OWNED_BY_ANNOTATION];
-          if (
-            !before ||
-            (owner && owner !== ownedBy(kyma.namespace, kyma.name, module)) ||
-            (keepClusterScoped && !before.metadata.namespace)
-          )
-            return null;
-          await client.delete(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-          const live = await client.get(cr.apiVersion, cr.kind, cr.name, cr.namespace);
-          return live ? (live.metadata.finalizers ?? []) : null;
-        } catch (err) {
-          if (isNotFound(err)) return null;
-          throw err;
-        }
-      });
+    async deleteDefaultCr(input: DeleteDefaultCrInput): Promise<string[] | null> {
+      return await onTarget(targets, input.kyma, (client) => deleteDefault(client, input));
     },
   };
 }

@@ -6,7 +6,8 @@ import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import type { ModuleTemplate } from '../api/moduletemplate';
 import { API_VERSION, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../api/shared';
 import type { RolloutPlanView } from '../contract/rollout';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import { Refused } from './output';
 
 type ReleaseMeta = ModuleReleaseMeta & KubeObject;

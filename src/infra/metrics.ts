@@ -154,14 +154,14 @@ new Gauge({
 const kubeRequestDuration = new Histogram({
   name: 'klm_kube_request_duration_seconds',
   help:
-    'Requests to Kubernetes API servers (watches excepted) by cluster (control-plane or ' +
-    'target), HTTP method and status code (0: no answer), and their latency',
+    'Requests to Kubernetes API servers by cluster (control-plane or target), HTTP method ' +
+    '(WATCH: the opening of a watch, until its answer begins) and status code (0: no answer), and their latency',
   labelNames: ['cluster', 'method', 'code'],
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],
 });
 
-/** For `observeRequests` (src/k8s/rest-client.ts): every Kubernetes request of the process, counted. */
+/** For `observeRequests` (src/k8s/transport.ts): every Kubernetes request of the process, counted. */
 export function countKubeRequest(r: { cluster: string; method: string; code: number; seconds: number }): void {
   kubeRequestDuration.observe({ cluster: r.cluster, method: r.method, code: String(r.code) }, r.seconds);
 }

@@ -5,7 +5,8 @@
 // emits only the differences. Lists are served from the API server's watch cache (not older
 // than what this informer has seen), in pages, never as full reads from etcd.
 import { resourceVersionReached, type KubeObject } from '../api/shared';
-import { KubeApiError, type KubeClient, type WatchEvent } from './rest-client';
+import { KubeApiError } from './request-errors';
+import { type KubeClient, type WatchEvent } from './rest-client';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -1,26 +1,24 @@
-// A small Kubernetes REST client for objects of any kind, sent and received as plain JSON.
-// client-node's generic object API re-serialises known kinds through its typed models,
-// which drops keys such as `x-kubernetes-validations`; this client never rewrites a body.
-// Paths are found through API discovery (cached per group/version); connections are kept
-// alive and shared. Authentication comes from client-node's KubeConfig: exec plugins and
-// auth providers are asked per request (they cache until their credential expires), a 401
-// reloads the kubeconfig once (token files are read again, caches dropped); TLS server name,
-// proxy URL and basic auth are honoured. Its TLS material is checked before a connection takes
-// it: a field that cannot be used raises TlsMaterialError, which names the field, not the material. A request fails when the server sends nothing for a
-// while (30 s by default); a server that cannot be reached, does not answer or fails TLS raises
-// ClusterUnreachableError.
-import http from 'node:http';
-import https from 'node:https';
+// A small Kubernetes REST client for objects of any kind, sent and received as plain JSON: the
+// verbs (get, list, apply, create, patch, delete, watch). client-node's generic object API
+// re-serialises known kinds through its typed models, which drops keys such as
+// `x-kubernetes-validations`; this client never rewrites a body. Paths are found through API
+// discovery (cached per group/version). Credentials come from the kubeconfig (credentials.ts),
+// each request goes through the transport (transport.ts: deadline, stale-connection retry,
+// request metrics), failures are typed (request-errors.ts).
+import type http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../api/identity';
 import type { KubeObject } from '../api/shared';
+import { Credentials, type Auth } from './credentials';
 import {
-  certificateTimeProblem,
-  describeTlsProblem,
-  pluginTlsProblem,
-  tlsMaterialProblem,
-  type TlsProblem,
-} from './kubeconfig';
+  ClusterUnreachableError,
+  describeNetworkError,
+  isNotFound,
+  KubeApiError,
+  refusal,
+  type StatusDetails,
+} from './request-errors';
+import { Transport } from './transport';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -31,111 +29,6 @@ interface ApiResource {
   name: string;
   kind: string;
   namespaced: boolean;
-}
-
-/** What a Status names of the object an error is about (for 403: `kind` is the resource, e.g. `deployments`). */
-export interface StatusDetails {
-  group?: string;
-  kind?: string;
-  name?: string;
-}
-
-export class KubeApiError extends Error {
-  /**
-   * `discovery`: the request was the API discovery of a group version, which every
-   * authenticated user may read: a 403 there means the server lets the identity do nothing.
-   */
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    message: string,
-    readonly details: StatusDetails = {},
-    readonly discovery = false,
-    /** For a 401: why the client certificate presented was not valid then ("expired at …"), if that was it. */
-    readonly clientCertificate?: string,
-  ) {
-    super(message);
-    this.name = 'KubeApiError';
-  }
-}
-
-/** The API server could not be reached, did not answer in time, or failed TLS. */
-export class ClusterUnreachableError extends Error {
-  /** The request went out on a kept-alive connection the server had closed: safe to send again. */
-  staleConnection = false;
-
-  constructor(
-    readonly server: string,
-    readonly detail: string,
-  ) {
-    super(`${server} ${detail}`);
-    this.name = 'ClusterUnreachableError';
-  }
-}
-
-/** The kubeconfig's credential plugin or auth provider could not give a credential. */
-export class CredentialError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CredentialError';
-  }
-}
-
-/** The kubeconfig's TLS material (CA, client certificate or key) cannot be used: which field, why, and what to do. */
-export class TlsMaterialError extends CredentialError {
-  constructor(
-    server: string,
-    readonly problem: TlsProblem,
-  ) {
-    super(`the kubeconfig for ${server} could not be used: its ${describeTlsProblem(problem)}`);
-    this.name = 'TlsMaterialError';
-  }
-}
-
-/** The API server's refusal; a 401 of a client certificate no longer (or not yet) valid says so, and when. */
-function refusal(
-  status: number,
-  reason: string,
-  message: string,
-  auth: Auth,
-  details: StatusDetails = {},
-): KubeApiError {
-  const problem = status === 401 ? certificateTimeProblem(auth.cert) : undefined;
-  return new KubeApiError(
-    status,
-    reason,
-    problem ? `${message} (the client certificate ${problem})` : message,
-    details,
-    false,
-    problem,
-  );
-}
-
-export function isNotFound(err: unknown): boolean {
-  return err instanceof KubeApiError && err.status === 404;
-}
-
-/** What a socket-level failure means, in words that quote nothing but the error's code. */
-export function describeNetworkError(err: unknown): string {
-  const code = (err as { code?: string }).code ?? '';
-  if (code === 'ECONNREFUSED') return 'refused the connection';
-  if (code === 'ECONNRESET' || code === 'EPIPE') return 'closed the connection';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'has a host name that does not resolve';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'is not reachable on the network';
-  if (code === 'ETIMEDOUT' || code === 'KLM_TIMEOUT') return 'did not answer in time';
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|EPROTO|ALTNAME/i.test(code))
-    return `failed TLS verification (${code})`;
-  return `could not be reached${code ? ` (${code})` : ''}`;
-}
-
-/** How requests authenticate: headers and the agent that carries TLS material (and a proxy). */
-interface Auth {
-  headers: Record<string, string>;
-  agent: http.Agent;
-  /** Client certificate and key as applied, to notice a plugin that hands out new ones. */
-  tls: string;
-  /** The client certificate applied, if any: a refusal of it says when it was valid. */
-  cert?: Buffer | string;
 }
 
 export interface KubeClientOptions {
@@ -151,25 +44,6 @@ export interface KubeClientOptions {
   fieldManager?: string;
 }
 
-/** One request a KubeClient made (watches excepted): `code` 0 when no answer came. */
-export interface RequestRecord {
-  cluster: string;
-  method: string;
-  code: number;
-  seconds: number;
-}
-
-let requestObserver: ((r: RequestRecord) => void) | undefined;
-
-/** Hears of every request of every KubeClient of the process (its metrics count them). */
-export function observeRequests(observer: ((r: RequestRecord) => void) | undefined): void {
-  requestObserver = observer;
-}
-
-const AGENT = { keepAlive: true, maxSockets: 256 };
-/** How long a replaced agent keeps serving the requests already on it. */
-const GRACE_MS = 60_000;
-
 export interface ListOptions {
   namespace?: string;
   labelSelector?: string;
@@ -181,239 +55,87 @@ export interface ListOptions {
   continue?: string;
 }
 
-/** One HTTP exchange with the API server: `timeoutMs` bounds a silence (the client's own by default). */
-interface Exchange {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  agent: http.Agent;
-  payload?: Buffer;
-  timeoutMs?: number;
+/** Calls `onEvent` per line of a watch's stream until the server ends it (resolves) or it fails (rejects; resolves when `signal` aborted it). */
+function readEvents(
+  res: http.IncomingMessage,
+  server: string,
+  onEvent: (e: WatchEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) onEvent(JSON.parse(line) as WatchEvent);
+      }
+    });
+    res.on('end', () => resolve());
+    res.on('error', (err) =>
+      signal.aborted ? resolve() : reject(new ClusterUnreachableError(server, describeNetworkError(err))),
+    );
+  });
 }
 
-/** The API server's answer: its status code and body. */
-interface Answer {
-  status: number;
-  text: string;
+/** The body of an answer that streams, read to its end; rejects when the stream fails first. */
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
 }
 
 export class KubeClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
-  private auth: Promise<Auth>;
-  private refreshing?: Promise<Auth>;
-  /** The KubeConfig whose TLS material was checked. */
-  private checked?: KubeConfig;
-  private readonly timeoutMs: number;
+  private readonly credentials: Credentials;
+  private readonly transport: Transport;
   private readonly fieldManager: string;
 
   private constructor(
     readonly server: string,
-    private kc: KubeConfig,
+    kc: KubeConfig,
     private readonly opts: KubeClientOptions,
   ) {
-    this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.transport = new Transport(server, opts.requestTimeoutMs ?? 30_000, opts.cluster ?? 'target');
     this.fieldManager = encodeURIComponent(opts.fieldManager ?? FIELD_MANAGER);
-    this.auth = this.authenticate();
-    this.auth.catch(() => undefined);
+    this.credentials = new Credentials(server, kc, { reload: opts.reload, authTimeoutMs: opts.authTimeoutMs });
   }
 
   static async fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const client = new KubeClient(cluster.server.replace(/\/$/, ''), kc, opts);
-    await client.auth;
+    await client.credentials.first();
     return client;
   }
 
   /** The namespace of the kubeconfig's current context, if it names one. */
   contextNamespace(): string | undefined {
-    return this.kc.getContextObject(this.kc.getCurrentContext())?.namespace || undefined;
-  }
-
-  /** Whether credentials can change while the client lives (exec plugins, auth providers). */
-  private dynamic(): boolean {
-    const user = this.kc.getCurrentUser();
-    return Boolean(user?.exec || user?.authProvider);
-  }
-
-  /** Applies the kubeconfig: TLS material, proxy, server name, token or basic auth. */
-  private async authenticate(previous?: Auth): Promise<Auth> {
-    const o: https.RequestOptions = {};
-    const user = this.kc.getCurrentUser();
-    const command = (user?.exec as { command?: unknown } | undefined)?.command;
-    const what = user?.exec
-      ? `its exec credential plugin${typeof command === 'string' ? ` "${command}"` : ''}`
-      : user?.authProvider
-        ? 'its auth provider'
-        : 'its credentials';
-    if (this.checked !== this.kc) {
-      // Checked before an agent takes it: a broken key would fail every request in OpenSSL's words, which name no field.
-      const problem = tlsMaterialProblem(this.kc);
-      if (problem) throw new TlsMaterialError(this.server, problem);
-      this.checked = this.kc;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const limit = this.opts.authTimeoutMs ?? 30_000;
-    try {
-      // client-node runs a plugin without a time limit: one that hangs must not hold every request.
-      await Promise.race([
-        this.kc.applyToHTTPSOptions(o),
-        new Promise(
-          (_, reject) =>
-            (timer = setTimeout(
-              () =>
-                reject(
-                  new CredentialError(
-                    `the kubeconfig for ${this.server} could not be used: ${what} gave no credential within ${limit / 1000} s`,
-                  ),
-                ),
-              limit,
-            )),
-        ),
-      ]);
-    } catch (err) {
-      // A plugin's or provider's message may carry what it was given: say only what failed.
-      if (err instanceof CredentialError) throw err;
-      throw new CredentialError(`the kubeconfig for ${this.server} could not be used: ${what} failed`);
-    } finally {
-      clearTimeout(timer);
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
-    if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
-    const tls = JSON.stringify([o.cert, o.key]);
-    const cert = o.cert as Buffer | string | undefined;
-    if (previous && previous.tls === tls) return { headers, agent: previous.agent, tls, cert };
-    const handedOut =
-      user?.exec && !this.server.startsWith('http:')
-        ? pluginTlsProblem(this.kc, o.cert as Buffer | string | undefined, o.key as Buffer | string | undefined)
-        : undefined;
-    if (handedOut) throw new TlsMaterialError(this.server, handedOut);
-    // Requests still under way on the old agent may finish.
-    if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
-    // Through a proxy, client-node's agent (it knows HTTP, HTTPS and SOCKS proxies); else our
-    // own, which keeps connections alive.
-    const agent = this.kc.getCurrentCluster()?.proxyUrl
-      ? (o.agent as http.Agent)
-      : this.server.startsWith('http:')
-        ? new http.Agent(AGENT)
-        : new https.Agent({
-            ...AGENT,
-            ca: o.ca,
-            cert: o.cert,
-            key: o.key,
-            servername: o.servername,
-            rejectUnauthorized: o.rejectUnauthorized,
-          });
-    return { headers, agent, tls, cert };
-  }
-
-  /** Runs one (re-)authentication at a time; concurrent callers share it. */
-  private refresh(reload: boolean): Promise<Auth> {
-    this.refreshing ??= (async () => {
-      const previous = await this.auth.catch(() => undefined);
-      if (reload && this.opts.reload) this.kc = this.opts.reload();
-      return await this.authenticate(previous);
-    })().finally(() => (this.refreshing = undefined));
-    this.auth = this.refreshing;
-    this.auth.catch(() => undefined);
-    return this.refreshing;
-  }
-
-  /** The credentials for the next request: fresh from a plugin, else as applied once. */
-  private async currentAuth(): Promise<Auth> {
-    if (!this.dynamic()) return await this.auth;
-    return await this.refresh(false);
-  }
-
-  /** After a 401: read the kubeconfig again (token files, plugin caches) and apply it anew, once for all requests refused together. */
-  private async reauthenticate(failed: Auth): Promise<Auth> {
-    if (this.refreshing) return await this.refreshing;
-    const current = await this.auth.catch(() => undefined);
-    if (current && current !== failed && current.headers.Authorization !== failed.headers.Authorization) return current;
-    return await this.refresh(true);
+    return this.credentials.contextNamespace();
   }
 
   /** Closes the kept-alive connections: the client is no longer used. */
   close(): void {
-    void this.auth.then(
-      (a) => a.agent.destroy(),
-      () => undefined,
-    );
+    this.credentials.close();
   }
 
   /** Whether the API server answers, within `timeoutMs`: resolves, or rejects as request() does. */
   async ping(timeoutMs: number): Promise<void> {
-    const auth = await this.currentAuth();
-    const { status } = await this.exchange({
+    const auth = await this.credentials.current();
+    const { status } = await this.transport.exchange({
       method: 'GET',
       url: new URL(`${this.server}/version`),
       headers: { ...auth.headers, accept: 'application/json' },
       agent: auth.agent,
       timeoutMs,
     });
-    if (status >= 400) throw refusal(status, 'Unknown', `GET /version: HTTP ${status}`, auth);
-  }
-
-  /** One exchange; fails when the server sends nothing for `timeoutMs` (a long answer that streams is fine). */
-  private send({ method, url, headers, agent, payload, timeoutMs = this.timeoutMs }: Exchange): Promise<Answer> {
-    const transport = url.protocol === 'http:' ? http : https;
-    return new Promise((resolve, reject) => {
-      const req = transport.request(url, { method, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => {
-          idle.refresh();
-          chunks.push(c);
-        });
-        res.on('end', () => {
-          clearTimeout(idle);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        });
-        res.on('error', (err) => fail(err));
-      });
-      const fail = (err: unknown) => {
-        clearTimeout(idle);
-        const e = new ClusterUnreachableError(this.server, describeNetworkError(err));
-        // A kept-alive connection the server had closed: the request never reached it.
-        e.staleConnection = req.reusedSocket && (err as { code?: string }).code === 'ECONNRESET';
-        reject(e);
-      };
-      const idle = setTimeout(
-        () => req.destroy(Object.assign(new Error('timed out'), { code: 'KLM_TIMEOUT' })),
-        timeoutMs,
-      );
-      req.on('error', fail);
-      req.end(payload);
-    });
-  }
-
-  /** resend(), told to the request observer. */
-  private async exchange(x: Exchange): Promise<Answer> {
-    if (!requestObserver) return await this.resend(x);
-    const start = performance.now();
-    let code = 0;
-    try {
-      const answer = await this.resend(x);
-      code = answer.status;
-      return answer;
-    } finally {
-      requestObserver?.({
-        cluster: this.opts.cluster ?? 'target',
-        method: x.method,
-        code,
-        seconds: (performance.now() - start) / 1000,
-      });
-    }
-  }
-
-  /** send(), once more on a fresh connection when a kept-alive one turned out closed (not for creates, which are not idempotent). */
-  private async resend(x: Exchange): Promise<Answer> {
-    try {
-      return await this.send(x);
-    } catch (err) {
-      if (!(err instanceof ClusterUnreachableError && err.staleConnection && x.method !== 'POST')) throw err;
-      return await this.send(x);
-    }
+    if (status >= 400) throw refusal(status, 'Unknown', `GET /version: HTTP ${status}`, auth.cert);
   }
 
   async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
@@ -424,33 +146,36 @@ export class KubeClient {
       extra['content-type'] = contentType;
       extra['content-length'] = String(payload.length);
     }
-    let auth = await this.currentAuth();
+    let auth = await this.credentials.current();
     const exchange = (a: Auth) =>
-      this.exchange({ method, url, headers: { ...a.headers, ...extra }, agent: a.agent, payload });
+      this.transport.exchange({ method, url, headers: { ...a.headers, ...extra }, agent: a.agent, payload });
     let { status, text } = await exchange(auth);
     if (status === 401 && this.opts.reload) {
-      auth = await this.reauthenticate(auth);
+      auth = await this.credentials.reauthenticate(auth);
       ({ status, text } = await exchange(auth));
     }
-    if (status >= 400) {
-      // Errors are usually a JSON Status, but a path that is not served answers in plain text.
-      let s: { message?: string; reason?: string; details?: StatusDetails } | undefined;
-      try {
-        s = JSON.parse(text) as typeof s;
-      } catch {
-        s = { message: `${method} ${path}: HTTP ${status} ${text.trim().slice(0, 200)}` };
-        // The path itself is not served (a CRD went away): forget what discovery said.
-        if (status === 404) this.discovery.clear();
-      }
-      throw refusal(
-        status,
-        s?.reason ?? 'Unknown',
-        s?.message ?? `${method} ${path}: HTTP ${status}`,
-        auth,
-        s?.details,
-      );
-    }
+    if (status >= 400) throw this.refused(method, path, status, text, auth);
     return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** The error of an answer with a failing status. */
+  private refused(method: string, path: string, status: number, text: string, auth: Auth): KubeApiError {
+    // Errors are usually a JSON Status, but a path that is not served answers in plain text.
+    let s: { message?: string; reason?: string; details?: StatusDetails } | undefined;
+    try {
+      s = JSON.parse(text) as typeof s;
+    } catch {
+      s = { message: `${method} ${path}: HTTP ${status} ${text.trim().slice(0, 200)}` };
+      // The path itself is not served (a CRD went away): forget what discovery said.
+      if (status === 404) this.discovery.clear();
+    }
+    return refusal(
+      status,
+      s?.reason ?? 'Unknown',
+      s?.message ?? `${method} ${path}: HTTP ${status}`,
+      auth.cert,
+      s?.details,
+    );
   }
 
   private resources(apiVersion: string): Promise<ApiResource[]> {
@@ -612,10 +337,11 @@ export class KubeClient {
   }
 
   /**
-   * Opens a watch stream at `path` and calls `onEvent` per event until the server closes it
-   * (resolves) or it fails (rejects). `abort` ends it early.
+   * Opens a watch stream at `path` (through the transport: counted, retried on a stale
+   * connection) and calls `onEvent` per event until the server closes it (resolves) or it fails
+   * (rejects). `signal` ends it early.
    */
-  watch(
+  async watch(
     path: string,
     query: Record<string, string>,
     onEvent: (e: WatchEvent) => void,
@@ -624,51 +350,29 @@ export class KubeClient {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries({ ...query, watch: '1', allowWatchBookmarks: 'true' }))
       url.searchParams.set(k, v);
-    const transport = url.protocol === 'http:' ? http : https;
-    return this.currentAuth().then(
-      (auth) =>
-        new Promise<void>((resolve, reject) => {
-          const headers = { ...auth.headers, accept: 'application/json' };
-          const req = transport.request(url, { method: 'GET', headers, agent: auth.agent, signal }, (res) => {
-            if ((res.statusCode ?? 0) >= 400) {
-              const chunks: Buffer[] = [];
-              res.on('data', (c: Buffer) => chunks.push(c));
-              res.on('end', () => {
-                // A refused credential: the next list reloads the kubeconfig.
-                if (res.statusCode === 401 && this.opts.reload) void this.reauthenticate(auth).catch(() => undefined);
-                reject(
-                  refusal(
-                    res.statusCode ?? 0,
-                    'WatchFailed',
-                    Buffer.concat(chunks).toString('utf8').slice(0, 500),
-                    auth,
-                  ),
-                );
-              });
-              return;
-            }
-            let buf = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              buf += chunk;
-              let nl: number;
-              while ((nl = buf.indexOf('\n')) >= 0) {
-                const line = buf.slice(0, nl).trim();
-                buf = buf.slice(nl + 1);
-                if (line) onEvent(JSON.parse(line) as WatchEvent);
-              }
-            });
-            res.on('end', () => resolve());
-            res.on('error', (err) =>
-              signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err))),
-            );
-          });
-          req.on('error', (err) =>
-            signal.aborted ? resolve() : reject(new ClusterUnreachableError(this.server, describeNetworkError(err))),
-          );
-          req.end();
-        }),
-    );
+    const auth = await this.credentials.current();
+    let res: http.IncomingMessage;
+    try {
+      const headers = { ...auth.headers, accept: 'application/json' };
+      res = await this.transport.open({ url, headers, agent: auth.agent, signal });
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+    const status = res.statusCode ?? 0;
+    if (status >= 400) {
+      let text: string;
+      try {
+        text = await readBody(res);
+      } catch (err) {
+        if (signal.aborted) return;
+        throw new ClusterUnreachableError(this.server, describeNetworkError(err));
+      }
+      // A refused credential: the next list reloads the kubeconfig.
+      if (status === 401 && this.opts.reload) void this.credentials.reauthenticate(auth).catch(() => undefined);
+      throw refusal(status, 'WatchFailed', text.slice(0, 500), auth.cert);
+    }
+    await readEvents(res, this.server, onEvent, signal);
   }
 
   async get<T extends KubeObject>(

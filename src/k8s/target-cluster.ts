@@ -8,7 +8,8 @@ import { LABELS, resourceVersionReached } from '../api/shared';
 import { Informer } from './informer';
 import { describeTlsProblem, kubeConfigFromString } from './kubeconfig';
 import type { KubeObject } from '../api/shared';
-import { KubeApiError, KubeClient, TlsMaterialError, type KubeClientOptions } from './rest-client';
+import { KubeApiError, TlsMaterialError } from './request-errors';
+import { KubeClient, type KubeClientOptions } from './rest-client';
 
 interface Secret extends KubeObject {
   data?: Record<string, string>;

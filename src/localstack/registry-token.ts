@@ -73,6 +73,53 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * Who a request is by, from its Authorization header: '' for an anonymous caller, the user's
+ * name for the user's Basic credentials, undefined for any other (refused).
+ */
+function subjectOf(authorization: string | undefined, user: TokenServiceOptions['user']): string | undefined {
+  if (!authorization) return '';
+  const m = /^Basic\s+(.+)$/i.exec(authorization);
+  const plain = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
+  const colon = plain.indexOf(':');
+  if (colon < 0 || !same(plain.slice(0, colon), user.username) || !same(plain.slice(colon + 1), user.password))
+    return undefined;
+  return user.username;
+}
+
+/** What is granted of the access asked for: the user gets pull and push, an anonymous caller pull (with `anonymous: 'pull'`) or nothing. */
+function granted(asked: Access[], subject: string, anonymous: TokenServiceOptions['anonymous']): Access[] {
+  return asked.map((a) => ({
+    ...a,
+    actions: subject
+      ? a.actions.filter((x) => x === 'pull' || x === 'push')
+      : anonymous === 'pull'
+        ? a.actions.filter((x) => x === 'pull')
+        : [],
+  }));
+}
+
+/** A JWT of the claims, signed ES256 by the signing key, its certificate in the `x5c` header. */
+function signedToken(
+  { x5c, signingKey }: { x5c: string[]; signingKey: string },
+  c: { iss: string; sub: string; aud: string; now: number; expiresIn: number; access: Access[] },
+): string {
+  const header = { typ: 'JWT', alg: 'ES256', x5c };
+  const claims = {
+    iss: c.iss,
+    sub: c.sub,
+    aud: c.aud,
+    exp: c.now + c.expiresIn,
+    nbf: c.now - 5,
+    iat: c.now,
+    jti: randomBytes(16).toString('hex'),
+    access: c.access,
+  };
+  const signingInput = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
+  const signature = sign('sha256', Buffer.from(signingInput), { key: signingKey, dsaEncoding: 'ieee-p1363' });
+  return `${signingInput}.${b64url(signature)}`;
+}
+
 export async function startTokenService(o: TokenServiceOptions): Promise<TokenService> {
   const [tlsCert, tlsKey, signingCertPem, signingKey] = await Promise.all([
     readFile(o.tls.cert, 'utf8'),
@@ -90,26 +137,15 @@ export async function startTokenService(o: TokenServiceOptions): Promise<TokenSe
       res.writeHead(404).end();
       return;
     }
-    let subject = '';
-    const auth = req.headers.authorization;
-    if (auth) {
-      const m = /^Basic\s+(.+)$/i.exec(auth);
-      const plain = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
-      const colon = plain.indexOf(':');
-      if (
-        colon < 0 ||
-        !same(plain.slice(0, colon), o.user.username) ||
-        !same(plain.slice(colon + 1), o.user.password)
-      ) {
-        counts.refused++;
-        res.writeHead(401, {
-          'content-type': 'application/json',
-          'www-authenticate': 'Basic realm="klm-registry-token"',
-        });
-        res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
-        return;
-      }
-      subject = o.user.username;
+    const subject = subjectOf(req.headers.authorization, o.user);
+    if (subject === undefined) {
+      counts.refused++;
+      res.writeHead(401, {
+        'content-type': 'application/json',
+        'www-authenticate': 'Basic realm="klm-registry-token"',
+      });
+      res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
+      return;
     }
     if (url.searchParams.get('service') && url.searchParams.get('service') !== o.service) {
       res
@@ -117,29 +153,12 @@ export async function startTokenService(o: TokenServiceOptions): Promise<TokenSe
         .end(JSON.stringify({ errors: [{ code: 'DENIED', message: 'unknown service' }] }));
       return;
     }
-    const access = parseScopes(url.searchParams.getAll('scope')).map((a) => ({
-      ...a,
-      actions: subject
-        ? a.actions.filter((x) => x === 'pull' || x === 'push')
-        : o.anonymous === 'pull'
-          ? a.actions.filter((x) => x === 'pull')
-          : [],
-    }));
+    const access = granted(parseScopes(url.searchParams.getAll('scope')), subject, o.anonymous);
     const now = Math.floor(Date.now() / 1000);
-    const header = { typ: 'JWT', alg: 'ES256', x5c };
-    const claims = {
-      iss: o.issuer,
-      sub: subject,
-      aud: o.service,
-      exp: now + expiresIn,
-      nbf: now - 5,
-      iat: now,
-      jti: randomBytes(16).toString('hex'),
-      access,
-    };
-    const signingInput = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
-    const signature = sign('sha256', Buffer.from(signingInput), { key: signingKey, dsaEncoding: 'ieee-p1363' });
-    const token = `${signingInput}.${b64url(signature)}`;
+    const token = signedToken(
+      { x5c, signingKey },
+      { iss: o.issuer, sub: subject, aud: o.service, now, expiresIn, access },
+    );
     counts.issued++;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(

@@ -1,6 +1,7 @@
 // A namespace a manifest's objects are in but that it does not define (such as kyma-system).
 import type { KubeObject } from '../api/shared';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 
 /**
  * Creates the namespace once: one that exists is left as it is (its other users may have

@@ -262,6 +262,45 @@ function associatedResources(raw: Record<string, unknown>, problems: Problems): 
   return v.map((e, i) => gvk(isMap(e) ? e : {}, `associatedResources[${i}]`, problems));
 }
 
+/** The component name (`name`), checked: its form, its length, and the module name its last segment gives. */
+function componentName(raw: Record<string, unknown>, problems: Problems): string {
+  const name =
+    str(raw, 'name', problems, "give the module's component name, e.g. kyma-project.io/module/template-operator") ?? '';
+  if (name && name.length > NAME_MAX)
+    problems.push(`name: ${name.length} characters long; shorten it to at most ${NAME_MAX}`);
+  else if (name && !NAME_PATTERN.test(name))
+    problems.push(
+      `name: "${name}" is not a component name; use a lower-case domain and path, e.g. kyma-project.io/module/template-operator`,
+    );
+  else if (name && (!MODULE_NAME_PATTERN.test(shortName(name)) || shortName(name).length > MODULE_NAME_MAX)) {
+    problems.push(
+      `name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which ` +
+        `takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} ` +
+        `characters, e.g. template-operator`,
+    );
+  }
+  return name;
+}
+
+/** The module's semantic version (`version`), checked. */
+function moduleVersion(raw: Record<string, unknown>, problems: Problems): string {
+  const version = str(raw, 'version', problems, "give the module's semantic version, e.g. 1.0.0") ?? '';
+  if (version && !SEMVER.test(version))
+    problems.push(
+      `version: "${version}" is not a semantic version; write MAJOR.MINOR.PATCH without a leading v, e.g. 1.0.0`,
+    );
+  return version;
+}
+
+/** The icons the UI shows (`icons`): at least one. */
+function iconsOf(raw: Record<string, unknown>, problems: Problems) {
+  const icons = nameLinks(raw, 'icons', 'the icons the UI shows', problems);
+  if (!present(raw.icons))
+    problems.push('icons: missing; give at least one icon, e.g. [{name: module-icon, link: https://…}]');
+  else if (Object.keys(raw.icons as object).length === 0) problems.push('icons: empty; give at least one icon');
+  return icons;
+}
+
 /** Reads module-config.yaml; `checkFile` says what is wrong with a local file it names. */
 export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedModuleConfig {
   let raw: unknown;
@@ -278,26 +317,8 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
       warnings: [],
     };
   const problems: Problems = [];
-  const name =
-    str(raw, 'name', problems, "give the module's component name, e.g. kyma-project.io/module/template-operator") ?? '';
-  if (name && name.length > NAME_MAX)
-    problems.push(`name: ${name.length} characters long; shorten it to at most ${NAME_MAX}`);
-  else if (name && !NAME_PATTERN.test(name))
-    problems.push(
-      `name: "${name}" is not a component name; use a lower-case domain and path, e.g. kyma-project.io/module/template-operator`,
-    );
-  else if (name && (!MODULE_NAME_PATTERN.test(shortName(name)) || shortName(name).length > MODULE_NAME_MAX)) {
-    problems.push(
-      `name: its last segment "${shortName(name)}" names the module in the ModuleTemplate, which ` +
-        `takes words of three or more lower-case letters joined by '-', at most ${MODULE_NAME_MAX} ` +
-        `characters, e.g. template-operator`,
-    );
-  }
-  const version = str(raw, 'version', problems, "give the module's semantic version, e.g. 1.0.0") ?? '';
-  if (version && !SEMVER.test(version))
-    problems.push(
-      `version: "${version}" is not a semantic version; write MAJOR.MINOR.PATCH without a leading v, e.g. 1.0.0`,
-    );
+  const name = componentName(raw, problems);
+  const version = moduleVersion(raw, problems);
   const manifest = fileRef(raw, 'manifest', "the module's manifest", true, checkFile, problems);
   const repository = httpsUrl(raw, 'repository', 'https://github.com/kyma-project/template-operator', problems);
   const documentation = httpsUrl(
@@ -306,10 +327,7 @@ export function parseModuleConfig(text: string, checkFile: FileCheck): ParsedMod
     'https://help.sap.com/docs/btp/sap-business-technology-platform/kyma-modules',
     problems,
   );
-  const icons = nameLinks(raw, 'icons', 'the icons the UI shows', problems);
-  if (!present(raw.icons))
-    problems.push('icons: missing; give at least one icon, e.g. [{name: module-icon, link: https://…}]');
-  else if (Object.keys(raw.icons as object).length === 0) problems.push('icons: empty; give at least one icon');
+  const icons = iconsOf(raw, problems);
   const securityScanEnabled = bool(raw, 'securityScanEnabled', true, problems);
   const team = str(
     raw,

@@ -20,6 +20,23 @@ export interface SampleManagerOptions {
   processingMs?: number;
 }
 
+/** The final status a CR asks for: the state in `spec.simulateState` (Ready unless told otherwise), its message and health. */
+function wantedStatus(cr: SampleCr): { state: string; message: string; health: string | null } {
+  const state = cr.spec?.simulateState ?? 'Ready';
+  const message = cr.spec?.simulateMessage ?? (state === 'Ready' ? 'reconciled' : `simulated ${state}`);
+  return { state, message, health: cr.spec?.simulateHealth ?? null };
+}
+
+/** Whether the CR's status shows `want` already. */
+function shows(cr: SampleCr, want: Required<NonNullable<SampleCr['status']>>): boolean {
+  return (
+    cr.status?.observedGeneration === want.observedGeneration &&
+    cr.status.state === want.state &&
+    cr.status.message === want.message &&
+    (cr.status.health ?? null) === want.health
+  );
+}
+
 export class SampleManager {
   private readonly informers: Informer[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -52,16 +69,8 @@ export class SampleManager {
 
   private reconcile(cr: SampleCr): void {
     const generation = cr.metadata.generation ?? 0;
-    const want = cr.spec?.simulateState ?? 'Ready';
-    const message = cr.spec?.simulateMessage ?? (want === 'Ready' ? 'reconciled' : `simulated ${want}`);
-    const health = cr.spec?.simulateHealth ?? null;
-    if (
-      cr.status?.observedGeneration === generation &&
-      cr.status.state === want &&
-      cr.status.message === message &&
-      (cr.status.health ?? null) === health
-    )
-      return;
+    const { state: want, message, health } = wantedStatus(cr);
+    if (shows(cr, { state: want, message, observedGeneration: generation, health })) return;
     if (cr.status?.observedGeneration !== generation && cr.status?.state !== 'Processing') {
       void this.setStatus(cr, {
         state: 'Processing',

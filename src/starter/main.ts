@@ -9,7 +9,7 @@ import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { NoKubeconfigError } from '../k8s/kubeconfig';
-import { observeRequests } from '../k8s/rest-client';
+import { observeRequests } from '../k8s/transport';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
 import { Bridge } from './bridge';
 import { ShardLeases } from './shard-leases';

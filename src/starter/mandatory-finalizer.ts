@@ -5,7 +5,8 @@
 // ModuleReleaseMeta is being deleted; see src/activities/kyma.ts mandatoryModules).
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
 import { API_VERSION, LABELS, MANDATORY_FINALIZER, type KubeObject } from '../api/shared';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 
 /** Whether the ModuleReleaseMeta needs the finalizer, given how many mandatory Manifests of its module are left. */
 export function wantsMandatoryFinalizer(

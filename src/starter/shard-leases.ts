@@ -12,7 +12,8 @@
 // count form a set of their own (the count is in the Leases' names and labels): during a change
 // of the count both sets serve the fleet, some Kymas twice, none by nobody.
 import { performance } from 'node:perf_hooks';
-import { KubeApiError, type KubeClient } from '../k8s/rest-client';
+import { KubeApiError } from '../k8s/request-errors';
+import { type KubeClient } from '../k8s/rest-client';
 import { mayTake, microTime, type Lease, type LeaseSpec, type ObservedLease } from '../k8s/lease';
 import { planShards } from '../decisions/shards';
 import type { LeaseTimings } from '../infra/config';

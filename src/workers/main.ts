@@ -2,7 +2,7 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { NoKubeconfigError } from '../k8s/kubeconfig';
-import { observeRequests } from '../k8s/rest-client';
+import { observeRequests } from '../k8s/transport';
 import { configFromEnv } from '../infra/config';
 import { LineLog } from '../infra/log';
 import { stopSignals } from '../infra/stop-signals';

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { ClusterUnreachableError, CredentialError, KubeClient, TlsMaterialError } from '../../src/k8s/rest-client';
+import { ClusterUnreachableError, CredentialError, KubeApiError, TlsMaterialError } from '../../src/k8s/request-errors';
+import { KubeClient, type WatchEvent } from '../../src/k8s/rest-client';
+import { observeRequests, type RequestRecord } from '../../src/k8s/transport';
 
 const servers: http.Server[] = [];
 
@@ -237,5 +239,82 @@ else {
     const err = await failure(client(url, plugin.user([{ name: 'HANG', value: '1' }]), { authTimeoutMs: 500 }));
     expect(err).toBeInstanceOf(CredentialError);
     expect(err.message).toContain('gave no credential within 0.5 s');
+  });
+});
+
+describe('KubeClient watch', () => {
+  const event = { type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } } };
+
+  /** Answers /version, and a watch with one event; a watch that comes on a kept-alive connection is cut (`cut` times). */
+  async function server(cut: number): Promise<{ url: string; watches: () => number }> {
+    let watches = 0;
+    const used = new WeakSet<object>();
+    const url = await serve((req, res) => {
+      const reused = used.has(req.socket);
+      used.add(req.socket);
+      if (!req.url?.includes('watch=1')) return void res.end('{}');
+      watches++;
+      if (reused && cut-- > 0) return void req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`${JSON.stringify(event)}\n`);
+    });
+    return { url, watches: () => watches };
+  }
+
+  it('is counted in the request metrics like any request, as WATCH with the status of its answer', async () => {
+    const records: RequestRecord[] = [];
+    observeRequests((r) => records.push(r));
+    try {
+      const { url } = await server(0);
+      const c = await client(url, { token: 't' });
+      const events: WatchEvent[] = [];
+      await c.watch('/api/v1/configmaps', {}, (e) => events.push(e), new AbortController().signal);
+      expect(events).toEqual([event]);
+      expect(records).toEqual([expect.objectContaining({ cluster: 'target', method: 'WATCH', code: 200 })]);
+      c.close();
+    } finally {
+      observeRequests(undefined);
+    }
+  });
+
+  it('opens again on a fresh connection when the kept-alive one it went out on had been closed', async () => {
+    const { url, watches } = await server(1);
+    const c = await client(url, { token: 't' });
+    await c.request('GET', '/version');
+    const events: WatchEvent[] = [];
+    await c.watch('/api/v1/configmaps', {}, (e) => events.push(e), new AbortController().signal);
+    expect(events).toEqual([event]);
+    expect(watches()).toBe(2);
+    c.close();
+  });
+
+  it('ends without an error when aborted while its stream is open', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify(event)}\n`);
+    });
+    const c = await client(url, { token: 't' });
+    const abort = new AbortController();
+    await c.watch('/api/v1/configmaps', {}, () => abort.abort(), abort.signal);
+    c.close();
+  });
+
+  it('fails as WatchFailed with the status a refused watch got, counted with it', async () => {
+    const records: RequestRecord[] = [];
+    observeRequests((r) => records.push(r));
+    try {
+      const url = await serve((_req, res) => {
+        res.statusCode = 403;
+        res.end('forbidden');
+      });
+      const c = await client(url, { token: 't' });
+      const err = await failure(c.watch('/api/v1/configmaps', {}, () => undefined, new AbortController().signal));
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect(err).toMatchObject({ status: 403, reason: 'WatchFailed', message: 'forbidden' });
+      expect(records).toEqual([expect.objectContaining({ method: 'WATCH', code: 403 })]);
+      c.close();
+    } finally {
+      observeRequests(undefined);
+    }
   });
 });

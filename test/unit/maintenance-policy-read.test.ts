@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkMaintenancePolicy } from '../../src/activities/maintenance';
 import { registry } from '../../src/infra/metrics';
-import { KubeApiError, type KubeClient } from '../../src/k8s/rest-client';
+import { KubeApiError } from '../../src/k8s/request-errors';
+import { type KubeClient } from '../../src/k8s/rest-client';
 
 const client = (get: () => Promise<unknown>) => ({ get }) as unknown as KubeClient;
 const ref = { namespace: 'kcp-system', name: 'klm-maintenance-policy' };

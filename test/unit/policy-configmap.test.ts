@@ -1,7 +1,8 @@
 // A policy ConfigMap the worker may not read is a problem the policy's users show, not a retry.
 import { describe, expect, it } from 'vitest';
 import { readPolicyConfigMap } from '../../src/activities/policy-configmap';
-import { KubeApiError, type KubeClient } from '../../src/k8s/rest-client';
+import { KubeApiError } from '../../src/k8s/request-errors';
+import { type KubeClient } from '../../src/k8s/rest-client';
 
 const client = (get: () => Promise<unknown>) => ({ get }) as unknown as KubeClient;
 

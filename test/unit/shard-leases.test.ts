@@ -1,7 +1,8 @@
 // ShardLeases against an in-memory Lease store whose writes can be made slow: what a replica
 // serves and what its Leases say must agree, also when the API server answers late.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeApiError, type KubeClient } from '../../src/k8s/rest-client';
+import { KubeApiError } from '../../src/k8s/request-errors';
+import { type KubeClient } from '../../src/k8s/rest-client';
 import type { Lease } from '../../src/k8s/lease';
 import { ShardLeases } from '../../src/starter/shard-leases';
 

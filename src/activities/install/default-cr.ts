@@ -6,7 +6,8 @@ import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { KymaRef } from '../../contract/kyma';
 import type { ResolvedModule } from '../../contract/module';
-import { isNotFound, KubeApiError, type KubeClient } from '../../k8s/rest-client';
+import { isNotFound, KubeApiError } from '../../k8s/request-errors';
+import { type KubeClient } from '../../k8s/rest-client';
 import { permanent } from '../failure';
 import { ensureNamespace, writeFailure } from './apply';
 

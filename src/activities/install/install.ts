@@ -52,6 +52,51 @@ function withAttempt(err: unknown, attempt: Installed): unknown {
 /** The readiness check (`checkReadiness`), as an install runs it after its apply. */
 export type CheckReadiness = (input: CheckReadinessInput) => Promise<ReadinessCheck>;
 
+/** The module's version fetched from its template and rendered, heartbeating while each step runs. */
+async function fetchAndRender(
+  fetcher: ModuleFetcher,
+  cache: BlobCache,
+  module: ResolvedModule,
+  params: InstallModuleInput['params'],
+) {
+  const { fetched, template, manifest } = await heartbeating(fetcher.fetch(module, params.defaultNamespace));
+  heartbeat();
+  const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
+  const rendered = await heartbeating(
+    renderLayer(
+      cache,
+      fetched.layer,
+      manifest,
+      { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) },
+      where,
+    ),
+  );
+  heartbeat();
+  return { fetched, template, rendered };
+}
+
+/**
+ * The readiness check right after an install, as the workflow's own check would ask it: the
+ * manager as rendered, the default CR when this module manages it. A check that fails leaves
+ * the workflow to check on its own (undefined): the install itself went through.
+ */
+async function checkAfterInstall(
+  checkReadiness: CheckReadiness,
+  kyma: KymaRef,
+  module: ResolvedModule,
+  fetched: Installed['fetched'],
+  rendered: RenderedRef,
+): Promise<ReadinessCheck | undefined> {
+  const manager = rendered.manager;
+  const cr = managedDefaultCr(module, fetched);
+  return await checkReadiness({
+    kyma,
+    module: module.name,
+    ...(manager ? { manager } : {}),
+    ...(cr ? { cr } : {}),
+  }).catch(() => undefined);
+}
+
 export function installActivities(
   kcp: ObjectCache,
   targets: TargetClusters,
@@ -72,19 +117,7 @@ export function installActivities(
       previousCluster,
       check,
     }: InstallModuleInput): Promise<InstallResult> {
-      const { fetched, template, manifest } = await heartbeating(fetcher.fetch(module, params.defaultNamespace));
-      heartbeat();
-      const where = `ModuleTemplate ${module.template.namespace}/${module.template.name}`;
-      const rendered = await heartbeating(
-        renderLayer(
-          cache,
-          fetched.layer,
-          manifest,
-          { ...params, ...(fetched.manager ? { manager: fetched.manager } : {}) },
-          where,
-        ),
-      );
-      heartbeat();
+      const { fetched, template, rendered } = await fetchAndRender(fetcher, cache, module, params);
       let managerVersion: string | undefined;
       let leftAlone: string[] = [];
       const before = previous ? await loadRendered(cache, previous) : [];
@@ -125,16 +158,7 @@ export function installActivities(
       };
       if (!check) return result;
       heartbeat();
-      // As the workflow's own check would ask it: the manager as rendered, the default CR when this module manages it.
-      const manager = rendered.ref.manager;
-      const cr = managedDefaultCr(module, fetched);
-      // A check that fails leaves the workflow to check on its own: the install itself went through.
-      const checked = await checkReadiness({
-        kyma,
-        module: module.name,
-        ...(manager ? { manager } : {}),
-        ...(cr ? { cr } : {}),
-      }).catch(() => undefined);
+      const checked = await checkAfterInstall(checkReadiness, kyma, module, fetched, rendered.ref);
       return { ...result, ...(checked ? { check: checked } : {}) };
     },
   };
