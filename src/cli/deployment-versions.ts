@@ -14,12 +14,15 @@ type Config = Pick<KlmConfig, 'temporal' | 'deployment'>;
 
 const IDENTITY = 'klm deployment';
 
-/** A version as status shows it: the runs pinned to it that are open. */
+/**
+ * A version as status shows it, with its open runs pinned to it: they keep its workers needed.
+ * (Rollouts auto-upgrade: one that last ran on it goes on on the current version.)
+ */
 export interface VersionRow {
   buildId: string;
   status: string;
   drained?: boolean;
-  openRuns: number;
+  pinnedRuns: number;
 }
 
 async function withClient<T>(config: Config, fn: (client: Client) => Promise<T>): Promise<T> {
@@ -47,13 +50,14 @@ export async function deploymentStatus(config: Config, output: Output): Promise<
     const rows: VersionRow[] = [];
     for (const v of d.versions) {
       const { count } = await client.workflow.count(
-        `TemporalWorkerDeploymentVersion = '${d.name}:${v.buildId}' AND ExecutionStatus = 'Running'`,
+        `TemporalWorkerDeploymentVersion = '${d.name}:${v.buildId}' AND ExecutionStatus = 'Running' ` +
+          `AND TemporalWorkflowVersioningBehavior = 'Pinned'`,
       );
       rows.push({
         buildId: v.buildId,
         status: v.status,
         ...(v.drained !== undefined ? { drained: v.drained } : {}),
-        openRuns: count,
+        pinnedRuns: count,
       });
     }
     const view = { ...d, versions: rows };
@@ -62,12 +66,12 @@ export async function deploymentStatus(config: Config, output: Output): Promise<
         `deployment ${x.name}: current ${x.current ?? '(none)'}` +
           (x.ramping ? `, ramping ${x.ramping.buildId} at ${x.ramping.percentage}%` : ''),
         table(
-          ['BUILD ID', 'STATUS', 'DRAINED', 'OPEN RUNS'],
+          ['BUILD ID', 'STATUS', 'DRAINED', 'PINNED RUNS'],
           x.versions.map((v) => [
             v.buildId,
             v.status,
             v.drained === undefined ? '-' : String(v.drained),
-            String(v.openRuns),
+            String(v.pinnedRuns),
           ]),
         ),
       ].join('\n'),
