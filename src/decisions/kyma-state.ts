@@ -224,21 +224,7 @@ export class KymaState {
       if (snapshot.deleting && snapshot.finalized) this.queue.push({ kind: 'removeFinalizer' }, { kind: 'end' });
       return;
     }
-    if (snapshot.deleting && this.remote && !snapshot.remote) {
-      // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
-      // modules, and let the Kyma go rather than hang forever.
-      this.queue.push(
-        eventStep(
-          'Warning',
-          'TargetClusterGone',
-          'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer',
-        ),
-        { kind: 'cancelModules', names: Object.keys(this.desired) },
-        { kind: 'removeFinalizer' },
-        { kind: 'end' },
-      );
-      return;
-    }
+    if (snapshot.deleting && this.remote && !snapshot.remote) return this.letGoWithoutTarget();
     if (this.target.cleared(snapshot.oldClustersCleared)) this.statusDirty = true;
     this.push(this.target.loaded(snapshot, this.remote));
     this.remote ||= snapshot.remote;
@@ -248,8 +234,33 @@ export class KymaState {
       return;
     }
     this.phase = 'normal';
+    this.follow(snapshot, { wasDeleting });
+  }
+
+  /**
+   * The target cluster's Secret is gone while the Kyma is deleted: nothing can be removed there.
+   * Say so, end the modules, and let the Kyma go rather than hang forever.
+   */
+  private letGoWithoutTarget(): void {
+    this.queue.push(
+      eventStep(
+        'Warning',
+        'TargetClusterGone',
+        'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer',
+      ),
+      { kind: 'cancelModules', names: Object.keys(this.desired) },
+      { kind: 'removeFinalizer' },
+      { kind: 'end' },
+    );
+  }
+
+  /**
+   * A Kyma loaded in the normal phase: its finalizer, its deletion, and where its modules' spec
+   * comes from (the runtime's, or the control plane's); `wasDeleting`: the load before saw it deleted.
+   */
+  private follow(snapshot: KymaSnapshot, o: { wasDeleting: boolean }): void {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
-    if (snapshot.deleting && !wasDeleting)
+    if (snapshot.deleting && !o.wasDeleting)
       this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
     else if (snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
