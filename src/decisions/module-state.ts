@@ -243,7 +243,7 @@ export class ModuleState {
       case 'checkReadiness':
         return this.observed(o.value, now);
       case 'checkPaused':
-        return this.pausedIs(o.value);
+        return this.pausedIs({ paused: o.value });
       case 'findBlockers':
         return this.blockers(o.value);
       case 'deleteDefaultCr':
@@ -328,8 +328,8 @@ export class ModuleState {
     this.settle(f);
   }
 
-  pausedIs(paused: boolean): void {
-    this.paused = paused;
+  pausedIs(o: { paused: boolean }): void {
+    this.paused = o.paused;
   }
 
   /** Whether the Manifest is still paused is unknown: show why, and look again on the backoff, still paused. */
