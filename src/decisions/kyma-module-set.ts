@@ -101,7 +101,7 @@ export class KymaModuleSet {
     const d = pass.dispatch;
     const running = this.desired[r.name] !== undefined;
     if (r.failure && r.failure.reason === 'ModuleNotVisible') {
-      this.hide(d, r, running);
+      this.hide(d, r, { running });
       return out;
     }
     const rewanted = this.removing[r.name] === 'remove';
@@ -112,7 +112,7 @@ export class KymaModuleSet {
     if (r.failure) {
       if (!running) this.failures[r.name] = r;
       // The module stays installed and shows why it cannot be resolved any more.
-      else this.tell(d, r.name, { uid: pass.uid, failure: r.failure }, rewanted);
+      else this.tell(d, r.name, { uid: pass.uid, failure: r.failure }, { always: rewanted });
       return out;
     }
     const { module, hold } = holdForMaintenance(r, this.desired[r.name], pass.now);
@@ -129,7 +129,7 @@ export class KymaModuleSet {
       });
       this.sent[r.name] = sentKey({ uid: pass.uid, module });
     } else {
-      this.tell(d, r.name, { uid: pass.uid, module }, rewanted);
+      this.tell(d, r.name, { uid: pass.uid, module }, { always: rewanted });
     }
     this.desired[r.name] = module;
     return hold ? { ...out, deferred: r.module.version } : out;
@@ -201,9 +201,9 @@ export class KymaModuleSet {
    * A module whose template this Kyma may not see (beta, internal): shown as such; a running one
    * is removed, as upstream deletes its Manifest.
    */
-  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, running: boolean): void {
+  private hide(d: Dispatch, r: Extract<Resolution, { failure: object }>, o: { running: boolean }): void {
     this.failures[r.name] = r;
-    if (!running || this.removing[r.name]) return;
+    if (!o.running || this.removing[r.name]) return;
     this.removing[r.name] = 'remove';
     d.remove.push(r.name);
     d.events.push({
@@ -213,10 +213,10 @@ export class KymaModuleSet {
     });
   }
 
-  /** Tells a running module what is wanted, when that changed (`always`: its removal was called off). */
-  private tell(d: Dispatch, name: string, desired: DesiredModule, always: boolean): void {
+  /** Tells a running module what is wanted, when that changed (`o.always`: its removal was called off). */
+  private tell(d: Dispatch, name: string, desired: DesiredModule, o: { always: boolean }): void {
     const key = sentKey(desired);
-    if (!always && this.sent[name] === key) return;
+    if (!o.always && this.sent[name] === key) return;
     this.sent[name] = key;
     d.update.push({ name, desired });
   }

@@ -49,12 +49,8 @@ export class KymaRolloutGate {
    * move it now (undefined: not loaded yet, the resolution after the load applies it). Running
    * that version already, the rollout hears how it stands; else the module is resolved alone.
    */
-  admit(
-    a: Admission,
-    follows: boolean | undefined,
-    running: ResolvedModule | undefined,
-    report: ModuleReport | undefined,
-  ): KymaStep | undefined {
+  admit(a: Admission, o: { follows?: boolean; running?: ResolvedModule; report?: ModuleReport }): KymaStep | undefined {
+    const { follows, running, report } = o;
     const { seen: _, ...admission } = a;
     this.admitted[a.module] = admission;
     delete this.toldRollout[a.module];

@@ -169,9 +169,9 @@ export class KymaRuntimeSide {
     return { kind: 'writeRuntimeStatus', status };
   }
 
-  /** A full resolution: a runtime that could not be synced is tried again after `backoffMs` (its condition says why meanwhile). */
-  resolved(now: number, deleting: boolean, backoffMs: number): void {
-    this.retryRuntimeAt = this.state.problem && !deleting ? now + backoffMs : undefined;
+  /** A full resolution: a runtime that could not be synced is tried again after `o.backoffMs` (its condition says why meanwhile). */
+  resolved(now: number, o: { deleting: boolean; backoffMs: number }): void {
+    this.retryRuntimeAt = this.state.problem && !o.deleting ? now + o.backoffMs : undefined;
   }
 
   /**
@@ -190,10 +190,10 @@ export class KymaRuntimeSide {
     else delete this.state.problem;
   }
 
-  /** How the runtime side stands, as a condition (none for a Kyma without one); `remote`: the Kyma has a kubeconfig Secret now. */
-  condition(remote: boolean): ConditionInput | undefined {
+  /** How the runtime side stands, as a condition (none for a Kyma without one); `o.remote`: the Kyma has a kubeconfig Secret now. */
+  condition(o: { remote: boolean }): ConditionInput | undefined {
     const { mode, problem } = this.state;
-    if ((!mode && !problem) || (!remote && mode !== 'synced')) return undefined;
+    if ((!mode && !problem) || (!o.remote && mode !== 'synced')) return undefined;
     const runtime = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
       type: 'Runtime',
       status,

@@ -130,7 +130,7 @@ export class KymaState {
     const follows = this.snapshot
       ? this.phase === 'normal' && !this.snapshot.deleting && followsAdmission(this.snapshot, a)
       : undefined;
-    this.push(this.gate.admit(a, follows, this.desired[a.module], this.reports[a.module]));
+    this.push(this.gate.admit(a, { follows, running: this.desired[a.module], report: this.reports[a.module] }));
   }
 
   /**
@@ -224,23 +224,9 @@ export class KymaState {
       if (snapshot.deleting && snapshot.finalized) this.queue.push({ kind: 'removeFinalizer' }, { kind: 'end' });
       return;
     }
-    if (snapshot.deleting && this.remote && !snapshot.remote) {
-      // The target cluster's Secret is gone: nothing can be removed there. Say so, end the
-      // modules, and let the Kyma go rather than hang forever.
-      this.queue.push(
-        eventStep(
-          'Warning',
-          'TargetClusterGone',
-          'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer',
-        ),
-        { kind: 'cancelModules', names: Object.keys(this.desired) },
-        { kind: 'removeFinalizer' },
-        { kind: 'end' },
-      );
-      return;
-    }
+    if (snapshot.deleting && this.remote && !snapshot.remote) return this.letGoWithoutTarget();
     if (this.target.cleared(snapshot.oldClustersCleared)) this.statusDirty = true;
-    this.push(this.target.loaded(snapshot, this.remote));
+    this.push(this.target.loaded(snapshot, { remote: this.remote }));
     this.remote ||= snapshot.remote;
     if (snapshot.paused && !snapshot.deleting) {
       // skip-reconciliation: wait for the next change of the Kyma, no timer (deletion still goes ahead).
@@ -248,8 +234,33 @@ export class KymaState {
       return;
     }
     this.phase = 'normal';
+    this.follow(snapshot, { wasDeleting });
+  }
+
+  /**
+   * The target cluster's Secret is gone while the Kyma is deleted: nothing can be removed there.
+   * Say so, end the modules, and let the Kyma go rather than hang forever.
+   */
+  private letGoWithoutTarget(): void {
+    this.queue.push(
+      eventStep(
+        'Warning',
+        'TargetClusterGone',
+        'the kubeconfig Secret of this Kyma is gone, so its modules cannot be removed from the target cluster; dropping the finalizer',
+      ),
+      { kind: 'cancelModules', names: Object.keys(this.desired) },
+      { kind: 'removeFinalizer' },
+      { kind: 'end' },
+    );
+  }
+
+  /**
+   * A Kyma loaded in the normal phase: its finalizer, its deletion, and where its modules' spec
+   * comes from (the runtime's, or the control plane's); `wasDeleting`: the load before saw it deleted.
+   */
+  private follow(snapshot: KymaSnapshot, o: { wasDeleting: boolean }): void {
     if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
-    if (snapshot.deleting && !wasDeleting)
+    if (snapshot.deleting && !o.wasDeleting)
       this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
     else if (snapshot.remote) this.queue.push(this.runtimeSide.sync(snapshot));
@@ -281,7 +292,10 @@ export class KymaState {
 
   /** The Secret names another cluster now, and the modules were told: `modules` may have objects in the one before. */
   switched(s: ClusterSwitch, modules: string[]): void {
-    this.queue.push({ kind: 'event', event: this.target.switched(s, modules, this.runtimeSide.hasRuntimeKyma) });
+    this.queue.push({
+      kind: 'event',
+      event: this.target.switched(s, modules, { runtime: this.runtimeSide.hasRuntimeKyma }),
+    });
     this.runtimeSide.drifted();
     this.statusDirty = true;
   }
@@ -346,8 +360,9 @@ export class KymaState {
    */
   resolved(resolutions: Resolution[], now: number, only?: string[]): void {
     // A runtime that could not be synced is tried again after the install backoff.
-    if (!only) this.runtimeSide.resolved(now, this.snapshot?.deleting ?? false, this.settings.installRetryMs);
-    const spec = this.snapshot?.deleting ? [] : (this.snapshot?.modules ?? []);
+    const deleting = this.snapshot?.deleting ?? false;
+    if (!only) this.runtimeSide.resolved(now, { deleting, backoffMs: this.settings.installRetryMs });
+    const spec = deleting ? [] : (this.snapshot?.modules ?? []);
     const pass = this.modules.beginResolution(spec, this.uid, now, only);
     for (const resolution of resolutions) {
       // The gate may keep the running module; the module set applies what it lets through.
@@ -497,7 +512,7 @@ export class KymaState {
       modules: this.modules,
       awaitingRollout: this.gate.awaitingRollout,
       rolloutEnded: this.gate.rolloutEnded,
-      runtime: this.runtimeSide.condition(this.snapshot?.remote ?? false),
+      runtime: this.runtimeSide.condition({ remote: this.snapshot?.remote ?? false }),
       runtimeProblem: this.runtimeSide.state.problem,
       targetCluster: this.target.condition(),
       endedNote: this.endedNote,

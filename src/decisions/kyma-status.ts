@@ -134,17 +134,7 @@ export function moduleEntries(v: KymaStatusView): Entry[] {
 
 /** The status the Kyma should have now. */
 export function kymaStatus(v: KymaStatusView): KymaStatusInput {
-  const channel = v.snapshot?.channel;
-  if (v.invalid && v.snapshot?.invalid) {
-    const { reason, message } = v.snapshot.invalid;
-    return {
-      state: stateOf(reason),
-      activeChannel: channel,
-      modules: [],
-      conditions: [{ type: 'Modules', status: 'False', reason, message }],
-      lastOperation: { operation: message },
-    };
-  }
+  if (v.invalid && v.snapshot?.invalid) return invalidStatus(v.snapshot.invalid, v.snapshot.channel);
   const deleting = v.snapshot?.deleting ?? false;
   const runtime = v.runtime;
   // The cluster cannot be reached (or its runtime Kyma not synced): the Kyma says so in its
@@ -154,49 +144,79 @@ export function kymaStatus(v: KymaStatusView): KymaStatusInput {
   const down = problem && !deleting && CLUSTER_DOWN.includes(problem.reason) ? problem : undefined;
   const entries = down ? moduleEntries(v).map((e) => unreachableEntry(e, down)) : moduleEntries(v);
   const modules = entries.map((e) => e.status);
-  const left = v.targetCluster;
   const state = deleting ? 'Deleting' : aggregateState([...modules.map((m) => m.state), ...kymaProblems(v, problem)]);
   const notReady = entries.filter((e) => e.status.state !== 'Ready' && e.status.state !== 'Unmanaged');
   notReady.sort((a, b) => SEVERITY.indexOf(a.status.state) - SEVERITY.indexOf(b.status.state));
   const message = notReady.length === 0 ? 'all modules are ready' : notReadySummary(notReady);
-  // The runtime's message tells the outage once; the modules it holds back are not named again.
-  const others = notReady.filter((e) => !e.unreachable);
-  const summary =
-    problem && !deleting
-      ? others.length === 0
-        ? runtime!.message
-        : `${runtime!.message}; ${notReadySummary(others)}`
-      : left && notReady.length === 0
-        ? left.message
-        : message;
-  const operation = v.finalizing
-    ? 'all modules removed; removing the finalizer'
-    : deleting
-      ? `deleting: ${message}`
-      : state === 'Ready'
-        ? 'kyma is ready'
-        : summary;
   return {
     state,
-    activeChannel: channel,
+    activeChannel: v.snapshot?.channel,
     modules,
-    conditions: [
-      {
-        type: 'Modules',
-        status: notReady.length === 0 ? 'True' : 'False',
-        reason: notReady[0]?.reason ?? 'Ready',
-        message,
-      },
-      ...(runtime ? [runtime] : []),
-      ...(left ? [left] : []),
-      ...(v.endedNote
-        ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: v.endedNote }]
-        : []),
-    ],
-    lastOperation: {
-      operation: runtime?.status === 'False' && deleting ? `${operation}; ${runtime.message}` : operation,
-    },
+    conditions: kymaConditions(v, notReady, message),
+    lastOperation: { operation: kymaOperation(v, { state, message, notReady, problem, deleting }) },
   };
+}
+
+/** What the Kyma says it is doing: finalizing, deleting, ready, or why it is not. */
+function kymaOperation(
+  v: KymaStatusView,
+  s: { state: State; message: string; notReady: Entry[]; problem: Readiness | undefined; deleting: boolean },
+): string {
+  const operation = v.finalizing
+    ? 'all modules removed; removing the finalizer'
+    : s.deleting
+      ? `deleting: ${s.message}`
+      : s.state === 'Ready'
+        ? 'kyma is ready'
+        : notReadyOperation(v, s.notReady, s.message, s.problem);
+  return v.runtime?.status === 'False' && s.deleting ? `${operation}; ${v.runtime.message}` : operation;
+}
+
+/** The status of a Kyma whose spec is refused: the problem, and no modules. */
+function invalidStatus(invalid: Readiness, channel: string | undefined): KymaStatusInput {
+  const { reason, message } = invalid;
+  return {
+    state: stateOf(reason),
+    activeChannel: channel,
+    modules: [],
+    conditions: [{ type: 'Modules', status: 'False', reason, message }],
+    lastOperation: { operation: message },
+  };
+}
+
+/**
+ * The last operation of a Kyma neither Ready nor deleted: the runtime's problem (which tells the
+ * outage once: the modules it holds back are not named again), else what stayed in a cluster
+ * its Secret named before, else the modules not ready (`message`).
+ */
+function notReadyOperation(
+  v: KymaStatusView,
+  notReady: Entry[],
+  message: string,
+  problem: Readiness | undefined,
+): string {
+  const runtime = v.runtime;
+  if (problem && runtime) {
+    const others = notReady.filter((e) => !e.unreachable);
+    return others.length === 0 ? runtime.message : `${runtime.message}; ${notReadySummary(others)}`;
+  }
+  const left = v.targetCluster;
+  return left && notReady.length === 0 ? left.message : message;
+}
+
+/** The Kyma's conditions: its modules', its runtime's, its target cluster's, and a note that its workflow restarted. */
+function kymaConditions(v: KymaStatusView, notReady: Entry[], message: string): KymaStatusInput['conditions'] {
+  return [
+    {
+      type: 'Modules',
+      status: notReady.length === 0 ? 'True' : 'False',
+      reason: notReady[0]?.reason ?? 'Ready',
+      message,
+    },
+    ...(v.runtime ? [v.runtime] : []),
+    ...(v.targetCluster ? [v.targetCluster] : []),
+    ...(v.endedNote ? [{ type: 'Workflow', status: 'True' as const, reason: 'Restarted', message: v.endedNote }] : []),
+  ];
 }
 
 /** The states of what besides its modules sways the Kyma's: its runtime's problem, what stayed in a cluster its Secret named before. */

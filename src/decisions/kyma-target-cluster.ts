@@ -38,11 +38,11 @@ export class KymaTargetCluster {
 
   /**
    * What a load found: the cluster the modules go to now (unknown when it could not be told:
-   * nothing changes). `remote`: the Kyma had a Secret before; one whose Secret went stays with
+   * nothing changes). `o.remote`: the Kyma had a Secret before; one whose Secret went stays with
    * its cluster (its modules refuse the control plane). Returns the switch, if it is one.
    */
-  loaded(snapshot: Pick<KymaSnapshot, 'cluster' | 'remote'>, remote: boolean): KymaStep | undefined {
-    const found = remote && !snapshot.remote ? undefined : snapshot.cluster;
+  loaded(snapshot: Pick<KymaSnapshot, 'cluster' | 'remote'>, o: { remote: boolean }): KymaStep | undefined {
+    const found = o.remote && !snapshot.remote ? undefined : snapshot.cluster;
     if (!found) return undefined;
     const from = this.cluster;
     this.cluster = found;
@@ -61,10 +61,11 @@ export class KymaTargetCluster {
   }
 
   /**
-   * The switch went ahead: `modules` may have objects in the cluster left (and `runtime`: its
+   * The switch went ahead: `modules` may have objects in the cluster left (and `o.runtime`: its
    * runtime Kyma, catalog and CRDs are there). Returns the Event that tells it.
    */
-  switched(s: ClusterSwitch, modules: string[], runtime: boolean): KymaEvent {
+  switched(s: ClusterSwitch, modules: string[], o: { runtime: boolean }): KymaEvent {
+    const runtime = o.runtime;
     // Back to a cluster left before: what stayed there is the Kyma's own again.
     this.left = this.left.filter((l) => !sameCluster(l.cluster, s.to));
     const now = `the kubeconfig Secret names another cluster now, ${describeCluster(s.to)}`;
@@ -82,7 +83,7 @@ export class KymaTargetCluster {
       type: 'Warning',
       reason: 'TargetClusterSwitched',
       message:
-        `${now}: the modules are installed there; ${stayed(named + more, runtime)} in ${describeCluster(s.from)}, ` +
+        `${now}: the modules are installed there; ${stayed(named + more, { runtime })} in ${describeCluster(s.from)}, ` +
         `which it named before: a cluster the Secret no longer names is left as it is (switch ${n}; ` +
         `the condition TargetCluster tells it until ${OLD_CLUSTERS_CLEARED_ANNOTATION}=${n} is set on this Kyma)`,
     };
@@ -92,7 +93,8 @@ export class KymaTargetCluster {
   condition(): ConditionInput | undefined {
     if (this.left.length === 0) return undefined;
     const each = this.left.map(
-      (l) => `switch ${l.n}: ${stayed(l.modules.join(', '), l.runtime === true)} in ${describeCluster(l.cluster)}`,
+      (l) =>
+        `switch ${l.n}: ${stayed(l.modules.join(', '), { runtime: l.runtime === true })} in ${describeCluster(l.cluster)}`,
     );
     const last = this.left[this.left.length - 1]!.n;
     return {
@@ -111,7 +113,7 @@ export class KymaTargetCluster {
     const done = 'all modules removed; dropping the finalizer';
     if (this.left.length === 0) return eventStep('Normal', 'Deleted', done);
     const where = this.left.map(
-      (l) => `${stayed(l.modules.join(', '), l.runtime === true)} in ${describeCluster(l.cluster)}`,
+      (l) => `${stayed(l.modules.join(', '), { runtime: l.runtime === true })} in ${describeCluster(l.cluster)}`,
     );
     return eventStep(
       'Warning',
@@ -134,8 +136,8 @@ export class KymaTargetCluster {
 }
 
 /** "the objects of a, b (and the runtime Kyma …) stayed", or the runtime side's alone. */
-function stayed(modules: string, runtime: boolean): string {
+function stayed(modules: string, o: { runtime: boolean }): string {
   const rt = `the runtime Kyma ${RUNTIME_KYMA.namespace}/${RUNTIME_KYMA.name} with its catalog and CRDs`;
   if (!modules) return `${rt} stayed`;
-  return `the objects of ${modules}${runtime ? ` and ${rt}` : ''} stayed`;
+  return `the objects of ${modules}${o.runtime ? ` and ${rt}` : ''} stayed`;
 }

@@ -11,7 +11,9 @@ import type { ModuleReport } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { RunningModule } from '../contract/workflow-inputs';
-import { checkReadsTarget, ModuleState, type ModuleAction, type ModuleOutcome, type ModuleStep } from './module-state';
+import { ModuleState, type ModuleOutcome } from './module-state';
+import type { ModuleAction, ModuleStep } from './module-steps';
+import { checkReadsTarget } from './module-watch-views';
 import type { Outbox } from './outbox';
 
 /** An action a module starts: an activity of its own, or (`local`) part of the next local activity. */
@@ -344,7 +346,7 @@ export class ModulePool {
     e.phase = 'ready';
     this.due = undefined;
     this.ready.add(name);
-    e.st.woke(drift, deadline);
+    e.st.woke({ drift, deadline });
   }
 }
 

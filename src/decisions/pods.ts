@@ -52,12 +52,18 @@ function troubleOf(pod: PodView): string | undefined {
   if (unscheduled) return `cannot be scheduled: ${unscheduled.message ?? 'Unschedulable'}`;
   if (s.phase === 'Failed') return `failed${s.reason ? `: ${s.reason}` : ''}${s.message ? `: ${s.message}` : ''}`;
   for (const c of [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])]) {
-    const waiting = c.state?.waiting;
-    if (!waiting?.reason || !STUCK_WAITING.has(waiting.reason)) continue;
-    const last = c.lastState?.terminated;
-    const restarts = c.restartCount ? `, restarted ${c.restartCount} ${c.restartCount === 1 ? 'time' : 'times'}` : '';
-    const exit = last ? `, last exit: ${last.reason ?? 'terminated'} (code ${last.exitCode ?? '?'})` : '';
-    return `container ${c.name} is ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}${restarts}${exit}`;
+    const trouble = containerTrouble(c);
+    if (trouble) return trouble;
   }
   return undefined;
+}
+
+/** A container that waits for a reason that does not go away without a change, with its restarts and last exit. */
+function containerTrouble(c: ContainerStatusView): string | undefined {
+  const waiting = c.state?.waiting;
+  if (!waiting?.reason || !STUCK_WAITING.has(waiting.reason)) return undefined;
+  const last = c.lastState?.terminated;
+  const restarts = c.restartCount ? `, restarted ${c.restartCount} ${c.restartCount === 1 ? 'time' : 'times'}` : '';
+  const exit = last ? `, last exit: ${last.reason ?? 'terminated'} (code ${last.exitCode ?? '?'})` : '';
+  return `container ${c.name} is ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}${restarts}${exit}`;
 }

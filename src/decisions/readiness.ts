@@ -50,25 +50,33 @@ export function evaluateReadiness(o: Observed): Readiness {
       reason: 'Paused',
       message: `reconciliation paused by the ${LABELS.skipReconciliation} label on the Manifest`,
     };
-  if (o.manager) {
-    const what = describeObject(o.manager.ref.kind, o.manager.ref.name, o.manager.ref.namespace);
-    if (!o.manager.live) return { reason: 'ManagerMissing', message: `manager ${what} does not exist` };
-    const { phase, detail } = workloadRollout(o.manager.live);
-    if (phase === 'stalled')
-      return { reason: 'ManagerRolloutStalled', message: `the rollout of manager ${what} stalled: ${detail}` };
-    if (phase === 'progressing') {
-      const trouble = o.manager.pods && podTrouble(o.manager.pods);
-      if (trouble)
-        return { reason: 'ManagerPodsFailing', message: `manager ${what} cannot roll out (${detail}): ${trouble}` };
-      return { reason: 'ManagerNotAvailable', message: `waiting for the rollout of manager ${what} (${detail})` };
-    }
-  }
+  const manager = o.manager && managerReadiness(o.manager);
+  if (manager) return manager;
   if (!o.cr) return { reason: 'Ready', message: 'module is ready' };
-  const what = describeObject(o.cr.ref.kind, o.cr.ref.name, o.cr.ref.namespace);
-  if (!o.cr.live) return { reason: 'ResourceMissing', message: `default resource ${what} does not exist` };
-  const status = o.cr.live.status;
+  return crReadiness(o.cr);
+}
+
+/** Why the manager keeps the module from being ready, if it does: missing, or its rollout of its current spec not complete. */
+function managerReadiness(m: NonNullable<Observed['manager']>): Readiness | undefined {
+  const what = describeObject(m.ref.kind, m.ref.name, m.ref.namespace);
+  if (!m.live) return { reason: 'ManagerMissing', message: `manager ${what} does not exist` };
+  const { phase, detail } = workloadRollout(m.live);
+  if (phase === 'stalled')
+    return { reason: 'ManagerRolloutStalled', message: `the rollout of manager ${what} stalled: ${detail}` };
+  if (phase !== 'progressing') return undefined;
+  const trouble = m.pods && podTrouble(m.pods);
+  if (trouble)
+    return { reason: 'ManagerPodsFailing', message: `manager ${what} cannot roll out (${detail}): ${trouble}` };
+  return { reason: 'ManagerNotAvailable', message: `waiting for the rollout of manager ${what} (${detail})` };
+}
+
+/** The readiness the default CR reports: its `.status.state`, or the template's customStateCheck over it. */
+function crReadiness(cr: NonNullable<Observed['cr']>): Readiness {
+  const what = describeObject(cr.ref.kind, cr.ref.name, cr.ref.namespace);
+  if (!cr.live) return { reason: 'ResourceMissing', message: `default resource ${what} does not exist` };
+  const status = cr.live.status;
   const message = status?.message ?? status?.conditions?.find((c) => c.status !== 'True')?.message;
-  if (o.cr.ref.customStateCheck?.length) return customReadiness(o.cr.ref.customStateCheck, o.cr.live, what, message);
+  if (cr.ref.customStateCheck?.length) return customReadiness(cr.ref.customStateCheck, cr.live, what, message);
   const state = status?.state;
   if (state === 'Ready') return { reason: 'Ready', message: 'module is ready' };
   const reason = state ? PASSED_THROUGH[state] : undefined;

@@ -58,70 +58,95 @@ export async function resolveModule(
   });
   const invalid = moduleNameProblem(m.name);
   if (invalid) return failed(invalid);
-  let version = m.version;
-  let meta: ModuleReleaseMeta | undefined;
-  if (!version) {
-    meta = await catalog.releaseMeta(m.name);
-    if (!meta)
-      return failed({
-        reason: 'ModuleNotFound',
-        message: `module "${m.name}" is unknown: no ModuleReleaseMeta "${m.name}" in namespace "${namespace}"`,
-      });
-    version = meta.spec.mandatory?.version ?? meta.spec.channels?.find((c) => c.channel === channel)?.version;
-    if (!version) {
-      const known = (meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none';
-      return failed({
-        reason: 'ChannelNotFound',
-        message: `module "${m.name}" has no version for channel "${channel}" in ModuleReleaseMeta ${namespace}/${m.name} (channels: ${known})`,
-      });
-    }
-  }
+  const wanted: { version: string; meta?: ModuleReleaseMeta } | { failure: Readiness } = m.version
+    ? { version: m.version }
+    : await channelVersion(m.name, channel, catalog);
+  if ('failure' in wanted) return failed(wanted.failure);
+  const { version, meta } = wanted;
   if (!valid(version))
     return failed({ reason: 'InvalidVersion', message: `module "${m.name}": "${version}" is not a semantic version` });
   const name = templateName(m.name, version);
   const template = await catalog.template(name);
-  if (!template) {
-    const why = m.version ? `pinned version ${version}` : `version ${version} of channel "${channel}"`;
-    return failed(
-      {
-        reason: 'TemplateNotFound',
-        message: `module "${m.name}": no ModuleTemplate "${name}" in namespace "${namespace}" for ${why}`,
-      },
-      version,
-    );
-  }
-  if (template.spec.version && !satisfies(template.spec.version, `=${version}`)) {
-    return failed(
-      {
-        reason: 'TemplateVersionMismatch',
-        message: `ModuleTemplate ${namespace}/${name} describes version ${template.spec.version}, not ${version}`,
-      },
-      version,
-    );
-  }
-  const hidden = visibilityProblem(template, visibility, `${namespace}/${name}`);
-  if (hidden) return failed({ ...hidden, message: `module "${m.name}": ${hidden.message}` }, version);
+  const problem = templateProblem(m, template, { channel, version, namespace, name }, visibility);
+  if (problem) return failed(problem, version);
   // The component: named by the descriptor, else (`descriptor: {}`, modulectl 2.3 and later) by
   // the ModuleReleaseMeta's ocmComponentName.
-  const descriptor = template.spec.descriptor as { component?: { name?: string } } | undefined;
+  const descriptor = template!.spec.descriptor as { component?: { name?: string } } | undefined;
   const fqdn = descriptor?.component?.name ?? (meta ?? (await catalog.releaseMeta(m.name)))?.spec.ocmComponentName;
+  return { name: m.name, module: resolvedModule(m, template!, { channel, version, name, namespace, fqdn }) };
+}
+
+/** The version a channel maps to (or the mandatory one) in the module's ModuleReleaseMeta, and that meta; or why there is none. */
+async function channelVersion(
+  module: string,
+  channel: string,
+  catalog: ModuleCatalog,
+): Promise<{ version: string; meta: ModuleReleaseMeta } | { failure: Readiness }> {
+  const { namespace } = catalog;
+  const meta = await catalog.releaseMeta(module);
+  if (!meta)
+    return {
+      failure: {
+        reason: 'ModuleNotFound',
+        message: `module "${module}" is unknown: no ModuleReleaseMeta "${module}" in namespace "${namespace}"`,
+      },
+    };
+  const version = meta.spec.mandatory?.version ?? meta.spec.channels?.find((c) => c.channel === channel)?.version;
+  if (version) return { version, meta };
+  const known = (meta.spec.channels ?? []).map((c) => c.channel).join(', ') || 'none';
+  return {
+    failure: {
+      reason: 'ChannelNotFound',
+      message: `module "${module}" has no version for channel "${channel}" in ModuleReleaseMeta ${namespace}/${module} (channels: ${known})`,
+    },
+  };
+}
+
+/** Why the template (`namespace/name`) of the version resolved cannot be installed: missing, of another version, or not visible to the Kyma. */
+function templateProblem(
+  m: SpecModule,
+  template: ModuleTemplate | undefined,
+  r: { channel: string; version: string; namespace: string; name: string },
+  visibility: Visibility | undefined,
+): Readiness | undefined {
+  const { namespace, name } = r;
+  const ref = `${namespace}/${name}`;
+  if (!template) {
+    const why = m.version ? `pinned version ${r.version}` : `version ${r.version} of channel "${r.channel}"`;
+    return {
+      reason: 'TemplateNotFound',
+      message: `module "${m.name}": no ModuleTemplate "${name}" in namespace "${namespace}" for ${why}`,
+    };
+  }
+  if (template.spec.version && !satisfies(template.spec.version, `=${r.version}`))
+    return {
+      reason: 'TemplateVersionMismatch',
+      message: `ModuleTemplate ${ref} describes version ${template.spec.version}, not ${r.version}`,
+    };
+  const hidden = visibilityProblem(template, visibility, ref);
+  return hidden && { ...hidden, message: `module "${m.name}": ${hidden.message}` };
+}
+
+/** The module resolved to `template` of `r.version`. */
+function resolvedModule(
+  m: SpecModule,
+  template: ModuleTemplate,
+  r: { channel: string; version: string; name: string; namespace: string; fqdn: string | undefined },
+): ResolvedModule {
   // A template that names another module is installed all the same, as upstream does; the Kyma says so.
   const templateModuleName =
     template.spec.moduleName && template.spec.moduleName !== m.name ? template.spec.moduleName : undefined;
   const labelProblems = templateLabelProblems(template.metadata.labels);
   return {
     name: m.name,
-    module: {
-      name: m.name,
-      channel: m.version ? (m.channel ?? '') : channel,
-      version,
-      customResourcePolicy: m.customResourcePolicy,
-      template: { name, namespace, generation: template.metadata.generation ?? 0 },
-      ...(fqdn ? { fqdn } : {}),
-      ...(m.mandatory ? { mandatory: true } : {}),
-      ...(templateModuleName ? { templateModuleName } : {}),
-      ...(labelProblems.length ? { templateLabelProblems: labelProblems } : {}),
-    },
+    channel: m.version ? (m.channel ?? '') : r.channel,
+    version: r.version,
+    customResourcePolicy: m.customResourcePolicy,
+    template: { name: r.name, namespace: r.namespace, generation: template.metadata.generation ?? 0 },
+    ...(r.fqdn ? { fqdn: r.fqdn } : {}),
+    ...(m.mandatory ? { mandatory: true } : {}),
+    ...(templateModuleName ? { templateModuleName } : {}),
+    ...(labelProblems.length ? { templateLabelProblems: labelProblems } : {}),
   };
 }
 

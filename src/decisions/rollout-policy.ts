@@ -41,6 +41,58 @@ function waveSize(v: unknown): WaveSize | undefined {
   return wholeCount(v, 1);
 }
 
+/** What a field an operator wrote sets in the policy, or the problem with it. */
+type FieldValue = { set: Partial<RolloutPolicy>; problem?: undefined } | { problem: string; set?: undefined };
+
+function wavesOf(v: unknown): FieldValue {
+  if (!Array.isArray(v))
+    return { problem: `waves ${JSON.stringify(v)} must be a list of sizes, each a count (5) or a share ("10%")` };
+  const given = v as unknown[];
+  const sizes = given.map(waveSize);
+  const bad: unknown = given.find((_, i) => sizes[i] === undefined);
+  if (bad !== undefined)
+    return {
+      problem: `waves: the size ${JSON.stringify(bad)} is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")`,
+    };
+  return { set: { waves: sizes as WaveSize[] } };
+}
+
+function durationOf(field: string, key: 'soakMs' | 'waveTimeoutMs', v: unknown): FieldValue {
+  const ms = parseDuration(v);
+  if (ms === undefined) return { problem: `${field} ${JSON.stringify(v)} is not a duration ("90s", "10m", "1h")` };
+  return { set: { [key]: ms } };
+}
+
+function maxConcurrentOf(v: unknown): FieldValue {
+  const n = wholeCount(v, 1);
+  if (n === undefined) return { problem: `maxConcurrent ${JSON.stringify(v)} must be a whole number of at least 1` };
+  return { set: { maxConcurrent: n } };
+}
+
+function failureBudgetOf(v: unknown): FieldValue {
+  const b = wholeCount(v, 0) ?? waveSize(v);
+  if (b === undefined)
+    return {
+      problem: `failureBudget ${JSON.stringify(v)} must be a whole count (0, 2) or a share of the Kymas reached ("5%")`,
+    };
+  return { set: { failureBudget: b } };
+}
+
+function startOf(v: unknown): FieldValue {
+  if (v !== 'auto' && v !== 'manual') return { problem: `start ${JSON.stringify(v)} must be auto or manual` };
+  return { set: { start: v } };
+}
+
+/** The fields an operator may write, each with how it is read, in the order they are checked. */
+const FIELDS: [string, (v: unknown) => FieldValue][] = [
+  ['waves', wavesOf],
+  ['soak', (v) => durationOf('soak', 'soakMs', v)],
+  ['waveTimeout', (v) => durationOf('waveTimeout', 'waveTimeoutMs', v)],
+  ['maxConcurrent', maxConcurrentOf],
+  ['failureBudget', failureBudgetOf],
+  ['start', startOf],
+];
+
 /**
  * The policy an operator wrote (parsed YAML or JSON), over the default for what it leaves out;
  * or the problem with it, in words that say what to fix.
@@ -58,49 +110,12 @@ export function rolloutPolicyOf(
     return {
       problem: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...known].join(', ')})`,
     };
-  const policy = { ...base };
-  if (r.waves !== undefined) {
-    if (!Array.isArray(r.waves))
-      return {
-        problem: `waves ${JSON.stringify(r.waves)} must be a list of sizes, each a count (5) or a share ("10%")`,
-      };
-    const given = r.waves as unknown[];
-    const sizes = given.map(waveSize);
-    const bad: unknown = given.find((_, i) => sizes[i] === undefined);
-    if (bad !== undefined)
-      return {
-        problem: `waves: the size ${JSON.stringify(bad)} is neither a positive whole count (5) nor a share between 0 and 100 % ("10%")`,
-      };
-    policy.waves = sizes as WaveSize[];
-  }
-  for (const [field, key] of [
-    ['soak', 'soakMs'],
-    ['waveTimeout', 'waveTimeoutMs'],
-  ] as const) {
+  let policy = { ...base };
+  for (const [field, read] of FIELDS) {
     if (r[field] === undefined) continue;
-    const ms = parseDuration(r[field]);
-    if (ms === undefined)
-      return { problem: `${field} ${JSON.stringify(r[field])} is not a duration ("90s", "10m", "1h")` };
-    policy[key] = ms;
-  }
-  if (r.maxConcurrent !== undefined) {
-    const n = wholeCount(r.maxConcurrent, 1);
-    if (n === undefined)
-      return { problem: `maxConcurrent ${JSON.stringify(r.maxConcurrent)} must be a whole number of at least 1` };
-    policy.maxConcurrent = n;
-  }
-  if (r.failureBudget !== undefined) {
-    const b = wholeCount(r.failureBudget, 0) ?? waveSize(r.failureBudget);
-    if (b === undefined)
-      return {
-        problem: `failureBudget ${JSON.stringify(r.failureBudget)} must be a whole count (0, 2) or a share of the Kymas reached ("5%")`,
-      };
-    policy.failureBudget = b;
-  }
-  if (r.start !== undefined) {
-    if (r.start !== 'auto' && r.start !== 'manual')
-      return { problem: `start ${JSON.stringify(r.start)} must be auto or manual` };
-    policy.start = r.start;
+    const v = read(r[field]);
+    if (v.problem !== undefined) return { problem: v.problem };
+    policy = { ...policy, ...v.set };
   }
   return { policy };
 }

@@ -2,7 +2,8 @@
 // to, find the Kymas to move (plan), admit them wave by wave under a concurrency cap, wait for
 // each wave to settle and soak, halt when the failure budget is spent, and follow operators'
 // pause, resume and abort; and continue as new when the run's history grows long, carrying the
-// rollout as it stands. The workflow asks `next(now, history)` for a step, runs it and feeds back.
+// rollout as it stands (rollout-carry.ts; what it shows: rollout-progress.ts). The workflow asks
+// `next(now, history)` for a step, runs it and feeds back.
 import type {
   CarriedRollout,
   CarriedRolloutState,
@@ -18,9 +19,10 @@ import type {
   RolloutProgress,
   RolloutReport,
   RolloutWaiting,
-  WaveProgress,
 } from '../contract/rollout';
 import type { SeenVersions } from '../contract/seen-versions';
+import { carryRollout, restoreRollout, type KymaEntry, type KymaPhase, type RolloutStanding } from './rollout-carry';
+import { rolloutPlanView, rolloutProgress } from './rollout-progress';
 import { budgetExceeded, cutWaves } from './rollout-policy';
 import { mergeSeen, seenField } from './seen-versions';
 
@@ -60,19 +62,6 @@ export const ROLLOUT_CONTINUE_AS_NEW_EVENTS = 10_000;
 
 /** Kymas signalled in one step at most. */
 export const STEP_KYMAS = 1_000;
-
-type KymaPhase = 'pending' | 'upgrading' | 'done' | 'failed';
-
-/** How a Kyma's phase is carried across continue-as-new: one letter. */
-const LETTER: Record<KymaPhase, string> = { pending: 'p', upgrading: 'u', done: 'd', failed: 'f' };
-const PHASE_OF: Record<string, KymaPhase> = { p: 'pending', u: 'upgrading', d: 'done', f: 'failed' };
-
-interface KymaEntry {
-  wave: number;
-  phase: KymaPhase;
-  admittedAt?: number;
-  message?: string;
-}
 
 /** Phases in which the rollout admits nobody until an operator or a promotion acts. */
 const STOPPED: RolloutPhase[] = ['Idle', 'Waiting', 'Paused', 'Halted', 'Completed', 'Aborted'];
@@ -286,36 +275,11 @@ export class RolloutState {
 
   /** The plan of the version rolling, as the `plan` query and `klm rollout plan` show it; null before one is planned. */
   planView(): RolloutPlanView | null {
-    if (!this.version || !this.policy) return null;
-    return {
-      module: this.channel.module,
-      channel: this.channel.channel,
-      version: this.version,
-      ...(this.from ? { from: this.from } : {}),
-      policy: this.policy,
-      waves: this.waves,
-      ...(this.diff ? { diff: this.diff } : {}),
-    };
+    return rolloutPlanView(this.channel, this.standing());
   }
 
   progress(): RolloutProgress {
-    return {
-      module: this.channel.module,
-      channel: this.channel.channel,
-      version: this.version ?? '',
-      ...(this.from ? { from: this.from } : {}),
-      phase: this.phase,
-      message: this.message,
-      waves: this.waves.map((_, i) => this.waveProgress(i)),
-      wave: this.wave,
-      // In the order of the waves, as a run that continued as new has them.
-      failed: this.waves.flat().flatMap((kyma) => {
-        const k = this.kymas.get(kyma)!;
-        return k.phase === 'failed' ? [{ kyma, message: k.message ?? '' }] : [];
-      }),
-      ...(this.policy ? { policy: this.policy } : {}),
-      actions: this.actions,
-    };
+    return rolloutProgress(this.channel, this.standing());
   }
 
   // ---- joiners ---------------------------------------------------------------------------
@@ -396,74 +360,50 @@ export class RolloutState {
 
   /** The rollout as it stands, for a new run to go on where this one is. */
   private snapshot(): CarriedRollout {
-    const admittedAt: Record<string, number> = {};
-    const failures: Record<string, string> = {};
-    for (const [name, k] of this.kymas) {
-      if (k.phase === 'upgrading') admittedAt[name] = k.admittedAt!;
-      if (k.phase === 'failed') failures[name] = k.message ?? '';
-    }
-    const state: CarriedRolloutState = {
-      message: this.message,
-      ...(this.from ? { from: this.from } : {}),
-      ...(this.policy ? { policy: this.policy } : {}),
-      waves: this.waves,
-      phases: this.waves.map((w) => w.map((name) => LETTER[this.kymas.get(name)!.phase]).join('')),
-      wave: this.wave,
-      admittedAt,
-      failures,
-      ...(this.diff ? { diff: this.compactDiff(this.diff) } : {}),
-      ...seenField(this.seen),
-      ...(this.soakUntil !== undefined ? { soakUntil: this.soakUntil } : {}),
-      base: this.base,
-      actions: this.actions,
-      ...(this.pausedFrom ? { pausedFrom: this.pausedFrom } : {}),
-      joiners: Object.fromEntries(this.joiners),
-      owed: this.outbox,
-      ...(this.promotedTo ? { promoted: this.promotedTo } : {}),
-    };
-    return { version: this.version ?? '', phase: this.phase, state };
+    return carryRollout(this.standing());
   }
 
-  /** The difference with its Kymas named by their position in the waves: each name is carried once. */
-  private compactDiff(diff: PromotionDiff): CarriedRolloutState['diff'] {
-    const position = new Map(this.waves.flat().map((kyma, i) => [kyma, i]));
+  /** The rollout as it stands: what its views show and a new run goes on from. */
+  private standing(): RolloutStanding {
     return {
-      version: diff.version,
-      groups: diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((kyma) => position.get(kyma) ?? kyma) })),
+      version: this.version,
+      phase: this.phase,
+      message: this.message,
+      from: this.from,
+      policy: this.policy,
+      waves: this.waves,
+      wave: this.wave,
+      kymas: this.kymas,
+      diff: this.diff,
+      seen: this.seen,
+      soakUntil: this.soakUntil,
+      base: this.base,
+      actions: this.actions,
+      pausedFrom: this.pausedFrom,
+      joiners: this.joiners,
+      outbox: this.outbox,
+      promotedTo: this.promotedTo,
     };
   }
 
   private restore(version: string, phase: RolloutPhase, s: CarriedRolloutState): void {
-    this.version = version || undefined;
-    this.set(phase, s.message);
-    this.from = s.from;
-    this.policy = s.policy;
-    this.waves = s.waves;
-    this.wave = s.wave;
-    s.waves.forEach((w, i) =>
-      w.forEach((name, j) => {
-        const p = PHASE_OF[s.phases[i]![j]!]!;
-        this.kymas.set(name, {
-          wave: i,
-          phase: p,
-          ...(p === 'upgrading' ? { admittedAt: s.admittedAt[name] } : {}),
-          ...(p === 'failed' ? { message: s.failures[name] } : {}),
-        });
-      }),
-    );
-    const flat = s.waves.flat();
-    this.diff = s.diff && {
-      version: s.diff.version,
-      groups: s.diff.groups.map((g) => ({ ...g, kymas: g.kymas.map((k) => (typeof k === 'number' ? flat[k]! : k)) })),
-    };
-    this.seen = s.seen ?? {};
-    this.soakUntil = s.soakUntil;
-    this.base = s.base;
-    this.actions = s.actions;
-    this.pausedFrom = s.pausedFrom;
-    for (const [kyma, v] of Object.entries(s.joiners)) this.joiners.set(kyma, v);
-    this.outbox = s.owed;
-    this.promotedTo = s.promoted;
+    const r = restoreRollout(version, phase, s);
+    this.version = r.version;
+    this.set(r.phase, r.message);
+    this.from = r.from;
+    this.policy = r.policy;
+    this.waves = r.waves;
+    this.wave = r.wave;
+    for (const [name, k] of r.kymas) this.kymas.set(name, k);
+    this.diff = r.diff;
+    this.seen = r.seen;
+    this.soakUntil = r.soakUntil;
+    this.base = r.base;
+    this.actions = r.actions;
+    this.pausedFrom = r.pausedFrom;
+    for (const [kyma, v] of r.joiners) this.joiners.set(kyma, v);
+    this.outbox = r.outbox;
+    this.promotedTo = r.promotedTo;
   }
 
   // ---- rolling ---------------------------------------------------------------------------
@@ -538,15 +478,6 @@ export class RolloutState {
     let n = 0;
     for (const k of this.kymas.values()) if (k.phase === phase) n++;
     return n;
-  }
-
-  private waveProgress(i: number): WaveProgress {
-    const p: WaveProgress = { size: this.waves[i]!.length, done: 0, failed: 0, upgrading: 0, pending: 0 };
-    for (const name of this.waves[i]!) {
-      const phase = this.kymas.get(name)!.phase;
-      p[phase === 'done' ? 'done' : phase === 'failed' ? 'failed' : phase === 'upgrading' ? 'upgrading' : 'pending']++;
-    }
-    return p;
   }
 
   private set(phase: RolloutPhase, message: string): void {

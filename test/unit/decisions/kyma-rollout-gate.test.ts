@@ -33,7 +33,7 @@ describe('the rollout gate', () => {
     expect(gate.pass(at('1.1.0', 'fast'), running).resolution).toEqual(at('1.1.0', 'fast'));
     expect(gate.pass(at('1.1.0'), mod('1.0.0', { channel: '' })).resolution).toEqual(at('1.1.0'));
     expect(gate.awaitingRollout).toEqual({});
-    gate.admit(admission, true, running, undefined);
+    gate.admit(admission, { follows: true, running });
     expect(gate.pass(at('1.1.0'), running).resolution).toEqual(at('1.1.0'));
   });
 
@@ -52,18 +52,20 @@ describe('the rollout gate', () => {
 
   it('resolves an admitted module alone, tells the rollout at once when the module runs the version, and answers for a module it does not follow', () => {
     const gate = new KymaRolloutGate();
-    expect(gate.admit(admission, undefined, mod('1.0.0'), undefined)).toBeUndefined();
+    expect(gate.admit(admission, { running: mod('1.0.0') })).toBeUndefined();
     expect(gate.admittedPending).toBe(false);
-    expect(gate.admit(admission, true, mod('1.0.0'), report('1.0.0', 'Ready'))).toBeUndefined();
+    expect(
+      gate.admit(admission, { follows: true, running: mod('1.0.0'), report: report('1.0.0', 'Ready') }),
+    ).toBeUndefined();
     expect(gate.takeAdmitted()).toEqual(new Set(['greeter']));
     expect(gate.admittedPending).toBe(false);
-    expect(gate.admit(admission, true, mod('1.1.0'), report('1.1.0', 'Ready'))).toEqual({
+    expect(gate.admit(admission, { follows: true, running: mod('1.1.0'), report: report('1.1.0', 'Ready') })).toEqual({
       kind: 'rolloutReport',
       module: 'greeter',
       channel: 'regular',
       report: { version: '1.1.0', state: 'Ready' },
     });
-    expect(gate.admit({ ...admission, module: 'other' }, false, undefined, undefined)).toMatchObject({
+    expect(gate.admit({ ...admission, module: 'other' }, { follows: false })).toMatchObject({
       kind: 'rolloutReport',
       module: 'other',
       report: { state: 'Ready', message: expect.stringMatching(/^skipped: this Kyma does not follow/) as unknown },
@@ -80,7 +82,7 @@ describe('the rollout gate', () => {
 
   it('tells the rollout each state at the admitted version once: Ready when it runs, an Error while the upgrade is installed', () => {
     const gate = new KymaRolloutGate();
-    gate.admit(admission, true, mod('1.0.0'), undefined);
+    gate.admit(admission, { follows: true, running: mod('1.0.0') });
     expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Ready'))).toBeUndefined();
     expect(gate.tell('greeter', mod('1.1.0'), report('1.1.0', 'Processing'))).toBeUndefined();
     expect(gate.tell('greeter', mod('1.1.0'), report('1.0.0', 'Error', 'applying x: invalid'))).toEqual({
@@ -97,7 +99,7 @@ describe('the rollout gate', () => {
   it('counts an admitted upgrade held for its maintenance window as done for the rollout, once', () => {
     const gate = new KymaRolloutGate();
     expect(gate.deferred('greeter', '1.1.0')).toBeUndefined();
-    gate.admit(admission, true, mod('1.0.0'), undefined);
+    gate.admit(admission, { follows: true, running: mod('1.0.0') });
     expect(gate.deferred('greeter', '1.1.0')).toEqual({
       kind: 'rolloutReport',
       module: 'greeter',
@@ -133,19 +135,19 @@ describe('the rollout gate', () => {
 
   it('tells the rollout of a module that went before it heard anything that it was skipped, and forgets the module', () => {
     const gate = new KymaRolloutGate();
-    gate.admit(admission, true, mod('1.0.0'), undefined);
+    gate.admit(admission, { follows: true, running: mod('1.0.0') });
     expect(gate.removed('greeter')).toMatchObject({
       kind: 'rolloutReport',
       report: { version: '1.1.0', state: 'Ready', message: 'skipped: the module was removed from this Kyma' },
     });
     expect(gate.carry()).toEqual({});
-    gate.admit(admission, true, mod('1.1.0'), report('1.1.0', 'Ready'));
+    gate.admit(admission, { follows: true, running: mod('1.1.0'), report: report('1.1.0', 'Ready') });
     expect(gate.removed('greeter')).toBeUndefined();
   });
 
   it("carries admissions and aborted rollouts across continue-as-new, without the passing admission's control-plane versions", () => {
     const gate = new KymaRolloutGate();
-    gate.admit({ ...admission, seen: { ModuleReleaseMeta: '42' } }, undefined, undefined, undefined);
+    gate.admit({ ...admission, seen: { ModuleReleaseMeta: '42' } }, {});
     gate.ended({ ...admission, message: 'aborted' });
     const carried = gate.carry();
     expect(carried).toEqual({

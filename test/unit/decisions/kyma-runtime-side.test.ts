@@ -42,7 +42,7 @@ describe('the runtime side of a Kyma', () => {
       });
       expect(out.steps).toEqual([{ kind: 'syncCatalog', visibility: s.visibility, full: true, after: 0 }]);
       expect(out.rewrite).toBe(true);
-      expect(rt.condition(true)).toMatchObject({ type: 'Runtime', status: 'True', reason: 'Synced' });
+      expect(rt.condition({ remote: true })).toMatchObject({ type: 'Runtime', status: 'True', reason: 'Synced' });
     },
   );
 
@@ -65,18 +65,18 @@ describe('the runtime side of a Kyma', () => {
     const out = rt.synced({ failure: down }, s);
     expect(out.snapshot.modules.map((m) => m.name)).toEqual(['counter']);
     expect(out.steps).toEqual([]);
-    expect(rt.condition(true)).toMatchObject({
+    expect(rt.condition({ remote: true })).toMatchObject({
       type: 'Runtime',
       status: 'False',
       reason: 'TargetClusterUnreachable',
       message: 'the runtime Kyma kyma-system/default could not be synced: the cluster does not answer',
     });
     expect(rt.mirror({ state: 'Ready' })).toBeUndefined();
-    rt.resolved(1_000, false, 30_000);
+    rt.resolved(1_000, { deleting: false, backoffMs: 30_000 });
     expect(rt.retryAt).toBe(31_000);
     // It answers again: the status is written again, and no retry is armed.
     expect(rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: false }, s).rewrite).toBe(true);
-    rt.resolved(2_000, false, 30_000);
+    rt.resolved(2_000, { deleting: false, backoffMs: 30_000 });
     expect(rt.retryAt).toBeUndefined();
   });
 
@@ -88,7 +88,7 @@ describe('the runtime side of a Kyma', () => {
     expect(first.snapshot).toBe(s);
     expect(first.steps).toMatchObject([{ kind: 'event', event: { type: 'Warning', reason: 'RuntimeKymaTaken' } }]);
     expect(rt.synced(taken, s).steps).toEqual([]);
-    expect(rt.condition(true)).toMatchObject({
+    expect(rt.condition({ remote: true })).toMatchObject({
       status: 'False',
       reason: 'RuntimeKymaTaken',
       message: expect.stringContaining('belongs to Kyma kcp/other') as unknown,
@@ -130,7 +130,7 @@ describe('the runtime side of a Kyma', () => {
     expect(rt.cleanup(600_000)).toEqual({ kind: 'cleanRuntime' });
     rt.cleaned(down);
     expect(rt.cleanup(600_000)).toEqual({ kind: 'wait', driftMs: 600_000 });
-    expect(rt.condition(true)).toMatchObject({ status: 'False', reason: 'TargetClusterUnreachable' });
+    expect(rt.condition({ remote: true })).toMatchObject({ status: 'False', reason: 'TargetClusterUnreachable' });
     rt.drifted();
     expect(rt.cleanup(600_000)).toEqual({ kind: 'cleanRuntime' });
     rt.cleaned();
@@ -139,7 +139,7 @@ describe('the runtime side of a Kyma', () => {
   });
 
   it('has no condition for a Kyma that never had a runtime', () => {
-    expect(new KymaRuntimeSide().condition(false)).toBeUndefined();
+    expect(new KymaRuntimeSide().condition({ remote: false })).toBeUndefined();
   });
 
   it('takes what a continue-as-new carried, syncing the catalog when the carried state says nothing of it', () => {

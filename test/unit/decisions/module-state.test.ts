@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Blockers } from '../../../src/contract/module';
 import type { Readiness } from '../../../src/contract/readiness';
-import { checkReadsTarget, ModuleState, type CheckStep, type ModuleStep } from '../../../src/decisions/module-state';
+import { ModuleState } from '../../../src/decisions/module-state';
+import type { CheckStep, ModuleStep } from '../../../src/decisions/module-steps';
+import { checkReadsTarget } from '../../../src/decisions/module-watch-views';
 import { installResult, mod, moduleInput, SETTINGS } from './fixtures';
 
 const READY: Readiness = { reason: 'Ready', message: 'module is ready' };
@@ -112,7 +114,7 @@ describe('ModuleState: install and follow', () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: twin });
     expect(st.awake()).toBe(true);
-    st.woke(false);
+    st.woke({ drift: false });
     const again = untilWait(st);
     expect(kinds(again)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
@@ -129,7 +131,7 @@ describe('ModuleState: install and follow', () => {
     expect(publish.report.status.message).toContain('the manifest ships Namespace kube-system');
     // Not Ready yet: what it is says more.
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     const processing = untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'rolling out' }] });
     expect(kinds(processing)).toContain('publish:ManagerNotAvailable');
   });
@@ -139,14 +141,14 @@ describe('ModuleState: install and follow', () => {
     expect(st.awake()).toBe(false);
     st.poke();
     expect(st.awake()).toBe(true);
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'wait']);
   });
 
   it('asks its readiness check to reflect the Manifest version a poke told of (its pause label), also after continue-as-new', () => {
     const st = installed();
     st.poke({ seen: { Manifest: '77' } });
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(t[0]).toMatchObject({ kind: 'checkReadiness', seen: { Manifest: '77' } });
     expect(st.carry().seen).toEqual({ Manifest: '77' });
@@ -199,7 +201,7 @@ describe('ModuleState: install and follow', () => {
       0,
     );
     untilWait(st, { readiness: [] });
-    st.woke(false);
+    st.woke({ drift: false });
     const next = st.next();
     expect(next).toMatchObject({ kind: 'checkReadiness', observed: { manager: { resourceVersion: '9' } } });
   });
@@ -213,7 +215,7 @@ describe('ModuleState: install and follow', () => {
 
   it('re-applies on the drift timer', () => {
     const st = installed();
-    st.woke(true);
+    st.woke({ drift: true });
     expect(kinds(untilWait(st))).toEqual(['install', 'wait']);
   });
 
@@ -221,7 +223,7 @@ describe('ModuleState: install and follow', () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
     expect(st.awake()).toBe(true);
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'publish:Ready', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
@@ -243,10 +245,10 @@ describe('ModuleState: install and follow', () => {
     untilWait(st);
     expect(st.current()?.status).toMatchObject({ name: 'greeter', version: '1.0.0', state: 'Ready' });
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st);
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st, { readiness: [{ reason: 'ResourceError', message: 'the CR says Error' }] });
     expect(st.current()).toMatchObject({ reason: 'ResourceError', status: { state: 'Error', version: '1.1.0' } });
   });
@@ -257,7 +259,7 @@ describe('ModuleState: install and follow', () => {
       uid: 'uid-1',
       module: mod('1.0.0', { template: { name: 'greeter-1.0.0', namespace: 'kcp', generation: 2 } }),
     });
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['install', 'publish:Ready', 'wait']);
     expect((t[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status.template?.metadata?.generation).toBe(2);
@@ -266,7 +268,7 @@ describe('ModuleState: install and follow', () => {
   it('refuses a downgrade and keeps the installed version', () => {
     const st = installed({ module: mod('1.1.0') });
     st.want({ uid: 'uid-1', module: mod('1.0.0') });
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:DowngradeRefused', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
@@ -280,7 +282,7 @@ describe('ModuleState: install and follow', () => {
     (reason) => {
       const st = installed();
       st.poke();
-      st.woke(false);
+      st.woke({ drift: false });
       const missing = { reason, message: 'gone' };
       // Missing again right after the re-apply: not applied a second time in the cycle.
       expect(kinds(untilWait(st, { readiness: [missing, missing] }))).toEqual([
@@ -303,7 +305,7 @@ describe('ModuleState: install and follow', () => {
     });
     expect(published.report.status).not.toHaveProperty('version');
     // The retry installs it: now it has a version.
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st);
     expect(st.current()?.status).toMatchObject({ version: '1.0.0', state: 'Ready' });
   });
@@ -311,7 +313,7 @@ describe('ModuleState: install and follow', () => {
   it('shows a module whose resolution failed, keeps what is installed, and comes back when it resolves again', () => {
     const st = installed();
     st.want({ uid: 'uid-1', failure: { reason: 'TemplateNotFound', message: 'no ModuleTemplate "greeter-1.0.0"' } });
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['publish:TemplateNotFound', 'wait']);
     expect((t[0] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
@@ -319,14 +321,14 @@ describe('ModuleState: install and follow', () => {
       state: 'Error',
     });
     st.want({ uid: 'uid-1', module: mod() });
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
   it('adopts the uid of a re-created Kyma and publishes under it', () => {
     const st = installed();
     st.want({ uid: 'uid-2', module: mod() });
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
     expect(st.uid).toBe('uid-2');
@@ -342,12 +344,12 @@ describe('ModuleState: failures and timeouts', () => {
     expect(last(first)).toMatchObject({ retryMs: 30_000 });
     const delays: (number | undefined)[] = [];
     for (let i = 0; i < 6; i++) {
-      st.woke(false);
+      st.woke({ drift: false });
       const t = untilWait(st, { install: [failure] });
       delays.push((last(t) as Extract<ModuleStep, { kind: 'wait' }>).retryMs);
     }
     expect(delays).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
-    st.woke(false);
+    st.woke({ drift: false });
     const ok = untilWait(st);
     expect(kinds(ok)).toEqual(['install', 'publish:Ready', 'wait']);
     expect(last(ok)).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
@@ -360,11 +362,11 @@ describe('ModuleState: failures and timeouts', () => {
       message: 'waiting for manager Deployment k1-system/greeter-manager to become available (0/1 available)',
     };
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     const waiting = untilWait(st, { readiness: [unavailable], now: 1000 });
     // A closer look (its pods) after a minute, well before the timeout.
     expect(last(waiting)).toMatchObject({ deadlineMs: 60_000 });
-    st.woke(false);
+    st.woke({ drift: false });
     const timedOut = untilWait(st, { readiness: [unavailable], now: 1000 + SETTINGS.managerAvailableTimeoutMs });
     expect(kinds(timedOut)).toEqual([
       'checkReadiness',
@@ -375,13 +377,13 @@ describe('ModuleState: failures and timeouts', () => {
     // Still looked at on the backoff: as long again as it has taken, at most 5 minutes.
     expect(last(timedOut)).toMatchObject({ deadlineMs: 300_000 });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { readiness: [unavailable], now: 2000 + SETTINGS.managerAvailableTimeoutMs }))).toEqual([
       'checkReadiness',
       'wait',
     ]);
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
@@ -395,7 +397,7 @@ describe('ModuleState: failures and timeouts', () => {
     const first = untilWait(st, { readiness: [rolling], now: 0 });
     expect(kinds(first)).toEqual(['install', 'publish:ManagerNotAvailable', 'wait']);
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     const failing: Readiness = {
       reason: 'ManagerPodsFailing',
       message:
@@ -409,22 +411,22 @@ describe('ModuleState: failures and timeouts', () => {
     // While its pods are in trouble, every check reads them again (no flip back to Processing);
     // once they are not, a signal's check does not.
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(untilWait(st, { readiness: [rolling], now: 70_000 })[0]).toMatchObject({ inspectPods: true });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     const poked = untilWait(st, { readiness: [rolling], now: 75_000 });
     expect(poked[0]).not.toHaveProperty('inspectPods');
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     const again = untilWait(st, { readiness: [failing], now: 120_000 });
     expect(last(again)).toMatchObject({ deadlineMs: 120_000 });
     // Past the timeout it stays Error with the pods' reason (not the generic timeout), looked at every 5 minutes at most.
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     const late = untilWait(st, { readiness: [failing], now: 3_600_000 });
     expect(kinds(late)).toEqual(['checkReadiness', 'wait']);
     expect(last(late)).toMatchObject({ deadlineMs: 300_000 });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { now: 3_700_000 }))).toEqual(['checkReadiness', 'publish:Ready', 'wait']);
   });
 
@@ -442,11 +444,11 @@ describe('ModuleState: failures and timeouts', () => {
         },
       ],
     });
-    st.woke(false);
+    st.woke({ drift: false });
     expect(
       untilWait(st, { readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }], now: 1000 })[0],
     ).toHaveProperty('observed.manager.resourceVersion', '9');
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     const closer = untilWait(st, {
       readiness: [{ reason: 'ManagerNotAvailable', message: 'waiting' }],
       now: 60_000,
@@ -464,13 +466,13 @@ describe('ModuleState: failures and timeouts', () => {
     const first = untilWait(st, { readiness: [missing], now: 0 });
     expect(kinds(first)).toEqual(['install', 'publish:ManagerMissing', 'wait']);
     expect(last(first)).toMatchObject({ deadlineMs: 60_000 });
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     expect(kinds(untilWait(st, { readiness: [missing, missing], now: 60_000 }))).toEqual([
       'checkReadiness',
       'install',
       'wait',
     ]);
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     const timedOut = untilWait(st, { readiness: [missing], now: SETTINGS.managerAvailableTimeoutMs });
     expect(kinds(timedOut)).toEqual([
       'checkReadiness',
@@ -495,10 +497,10 @@ describe('ModuleState: failures and timeouts', () => {
       message: 'pod p container manager is CrashLoopBackOff',
     };
     untilWait(st, { readiness: [crashing], now: 0 });
-    st.woke(false, true);
+    st.woke({ drift: false, deadline: true });
     untilWait(st, { readiness: [crashing], now: 2 * SETTINGS.managerAvailableTimeoutMs });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st, {
       readiness: [{ reason: 'ManagerMissing', message: 'manager Deployment k1-system/greeter-manager does not exist' }],
       now: 2 * SETTINGS.managerAvailableTimeoutMs + 1000,
@@ -517,22 +519,22 @@ describe('ModuleState: failures and timeouts', () => {
   it('looks again on the backoff when it cannot tell whether the Manifest is still paused', () => {
     const st = installed();
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(st.next().kind).toBe('checkPaused');
     st.pauseCheckFailed({ reason: 'Failed', message: 'API server timed out' });
     const t = untilWait(st);
     expect(last(t)).toEqual({ kind: 'wait', retryMs: SETTINGS.installRetryMs });
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { paused: false }))).toEqual(['checkPaused', 'checkReadiness', 'publish:Ready', 'wait']);
   });
 
   it('stays paused across a continue-as-new', () => {
     const st = installed();
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
     const next = new ModuleState(moduleInput({ carried: st.carry() }));
     next.want({ uid: 'uid-1', module: mod('1.1.0') });
@@ -542,15 +544,15 @@ describe('ModuleState: failures and timeouts', () => {
   it('waits without timers while the Manifest is paused, and looks again on a change', () => {
     const st = installed();
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st, { readiness: [{ reason: 'Paused', message: 'paused' }] });
     expect(kinds(t)).toEqual(['checkReadiness', 'wait']);
     expect(last(t)).toEqual({ kind: 'wait' });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { paused: true }))).toEqual(['checkPaused', 'wait']);
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { paused: false }))).toEqual(['checkPaused', 'checkReadiness', 'wait']);
   });
 });
@@ -559,7 +561,7 @@ describe('ModuleState: removal', () => {
   it('removes in order: default CR, objects, Manifest, then tells the Kyma', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual([
       'findBlockers',
@@ -577,7 +579,7 @@ describe('ModuleState: removal', () => {
   it('waits while other CRs of the kind block it (Warning, as upstream), says so once, and goes on once they are gone', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
     expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
     expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
@@ -586,21 +588,21 @@ describe('ModuleState: removal', () => {
         'deletion blocked by 7 Greeter resource(s): Greeter a/x, Greeter b/y and 5 more; delete them to continue',
     });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] }))).toEqual([
       'findBlockers',
       'publish:DeletionBlocked',
       'wait',
     ]);
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(last(untilWait(st))).toEqual({ kind: 'finish' });
   });
 
   it('is not blocked by CRs when other installations of the module share the cluster (its CRD stays)', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(
       kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] })),
     ).toContain('deleteDefaultCr');
@@ -609,11 +611,11 @@ describe('ModuleState: removal', () => {
   it('waits until the default CR is really gone (its finalizers)', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st, { finalizers: [['example.io/cleanup']] });
     expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:WaitingForResource', 'wait']);
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st))).toEqual([
       'deleteDefaultCr',
       'publish:DeletingObjects',
@@ -628,7 +630,7 @@ describe('ModuleState: removal', () => {
   it('under Ignore, never deletes the default CR, and every CR blocks', () => {
     const st = installed({ module: mod('1.0.0', { customResourcePolicy: 'Ignore' }) });
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(t[0]).toMatchObject({ kind: 'findBlockers', exceptDefault: false });
     expect(kinds(t)).not.toContain('deleteDefaultCr');
@@ -637,11 +639,11 @@ describe('ModuleState: removal', () => {
   it('stops a blocked removal when the module is wanted again, and converges on the new version without touching the default CR', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] });
     st.want({ uid: 'uid-1', module: mod('1.1.0', { channel: 'fast' }) });
     expect(st.awake()).toBe(true);
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(st.mode).toBe('run');
     expect(kinds(t)).toEqual(['publish:Upgrading', 'event:ModuleUpgrading', 'install', 'publish:Ready', 'wait']);
@@ -651,7 +653,7 @@ describe('ModuleState: removal', () => {
   it('shows a failed removal step as Error and starts the removal over after the next change', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st, {
       fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } },
     });
@@ -661,14 +663,14 @@ describe('ModuleState: removal', () => {
       message: 'removal failed, will retry: connection refused',
     });
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(kinds(untilWait(st))[0]).toBe('findBlockers');
   });
 
   it('drops the deletions it had planned when the module is wanted again mid-removal, and applies it again', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(st.next().kind).toBe('findBlockers');
     st.blockers(NO_BLOCKERS);
     expect(st.next().kind).toBe('deleteDefaultCr');
@@ -682,7 +684,7 @@ describe('ModuleState: removal', () => {
   it('waits for CRs when it finds itself the last installation only while deleting (a concurrent removal)', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st, {
       blockers: [
         { count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 },
@@ -746,13 +748,13 @@ describe('ModuleState: removal', () => {
   it("removes, with the installed version's objects, what a failed upgrade applied of the new one", () => {
     const st = installed();
     st.want({ uid: 'uid-1', module: mod('1.1.0') });
-    st.woke(false);
+    st.woke({ drift: false });
     const upgrade = { version: '1.1.0', templateGeneration: 1, ...installResult('1.1.0') };
     while (st.next().kind !== 'install');
     st.installFailed({ reason: 'KindNotServed', message: 'no such kind' }, upgrade);
     untilWait(st);
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     const step = untilWait(st).find((x) => x.kind === 'deleteObjects');
     expect(step).toMatchObject({ rendered: installResult('1.0.0').rendered, also: upgrade.rendered });
     // A successful install forgets the attempt.
@@ -765,12 +767,12 @@ describe('ModuleState: removal', () => {
   it('says which objects it left in place because they were there before the module', () => {
     const st = installed();
     st.remove();
-    st.woke(false);
+    st.woke({ drift: false });
     for (let step = st.next(); step.kind !== 'deleteObjects'; step = st.next()) {
       if (step.kind === 'findBlockers') st.blockers(NO_BLOCKERS);
       if (step.kind === 'deleteDefaultCr') st.defaultCrDeleted(null);
     }
-    st.objectsDeleted(true, ['Namespace users']);
+    st.objectsDeleted({ done: true, left: ['Namespace users'] });
     expect(st.next()).toEqual({
       kind: 'event',
       event: {
@@ -788,7 +790,7 @@ describe('ModuleState: release', () => {
   it('releases the objects and the default CR, deletes the Manifest and ends (managed: false, or the Kyma is gone)', () => {
     const st = installed();
     st.releaseObjects();
-    st.woke(false);
+    st.woke({ drift: false });
     const t = untilWait(st);
     expect(kinds(t)).toEqual(['releaseObjects', 'deleteManifest', 'finish']);
     expect(t[0]).toMatchObject({ cr: { kind: 'Greeter', name: 'default' } });
@@ -797,7 +799,7 @@ describe('ModuleState: release', () => {
   it('ends without releasing when the cluster cannot be reached any more (its Secret is gone)', () => {
     const st = installed();
     st.releaseObjects();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(st.next().kind).toBe('releaseObjects');
     st.cleanupFailed({ reason: 'InvalidKubeconfig', message: 'the kubeconfig Secret is gone' });
     expect(kinds(untilWait(st))).toEqual(['deleteManifest', 'finish']);
@@ -837,7 +839,7 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     st.poke(seen(CR, '50'));
     // News of the Manifest alone keeps what was seen of the objects.
     st.poke({ seen: { Manifest: '5' } });
-    st.woke(false);
+    st.woke({ drift: false });
     const observed = check(untilWait(st))?.observed;
     expect(observed?.manager?.resourceVersion).toBe('101');
     expect(observed?.cr?.resourceVersion).toBe('50');
@@ -846,7 +848,7 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
   it('takes the views of several objects from one signal', () => {
     const st = appliedAt('100');
     st.poke({ observed: [...seen(MANAGER, '102').observed, ...seen(CR, '51').observed] });
-    st.woke(false);
+    st.woke({ drift: false });
     const observed = check(untilWait(st))?.observed;
     expect([observed?.manager?.resourceVersion, observed?.cr?.resourceVersion]).toEqual(['102', '51']);
   });
@@ -856,7 +858,7 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     st.poke(seen(MANAGER, '99'));
     st.poke(seen(CR, '50'));
     st.poke(seen(CR, '49'));
-    st.woke(false);
+    st.woke({ drift: false });
     const observed = check(untilWait(st))?.observed;
     expect(observed?.manager).toBeUndefined();
     expect(observed?.cr?.resourceVersion).toBe('50');
@@ -866,43 +868,43 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
     const st = appliedAt('100');
     st.poke(seen(MANAGER, '101'));
     st.poke();
-    st.woke(false);
+    st.woke({ drift: false });
     expect(check(untilWait(st))?.observed).toBeUndefined();
     st.poke(seen(CR, '50'));
-    st.woke(true);
+    st.woke({ drift: true });
     expect(check(untilWait(st))?.observed).toBeUndefined();
   });
 
   it('uses what a check read itself until the watch tells of something newer, so a poke for the CR alone does not read the manager again', () => {
     const st = appliedAt('100');
     st.poke(seen(CR, '50'));
-    st.woke(false);
+    st.woke({ drift: false });
     // The watch has not told of the manager since the install: this check reads it.
     expect(st.next()).toMatchObject({ kind: 'checkReadiness', observed: { cr: { resourceVersion: '50' } } });
     st.observed({ reason: 'ManagerNotAvailable', message: 'not yet', read: seen(MANAGER, '103').observed }, 0);
     untilWait(st);
     st.poke(seen(CR, '51'));
-    st.woke(false);
+    st.woke({ drift: false });
     expect(check(untilWait(st))?.observed).toMatchObject({
       manager: { resourceVersion: '103' },
       cr: { resourceVersion: '51' },
     });
     st.poke(seen(MANAGER, '104'));
-    st.woke(false);
+    st.woke({ drift: false });
     expect(check(untilWait(st))?.observed?.manager?.resourceVersion).toBe('104');
   });
 
   it('reads the target cluster for a check only for what the watch has not told of, or to look at the pods', () => {
     const st = appliedAt('100');
     st.poke(seen(CR, '50'));
-    st.woke(false);
+    st.woke({ drift: false });
     // The manager is not seen since the install applied it: read.
     const first = st.next() as CheckStep;
     expect(checkReadsTarget(first)).toBe(true);
     st.observed({ reason: 'ManagerNotAvailable', message: 'not yet', read: seen(MANAGER, '103').observed }, 0);
     untilWait(st);
     st.poke(seen(CR, '51'));
-    st.woke(false);
+    st.woke({ drift: false });
     // Manager and CR as seen: decided from the views.
     const second = check(untilWait(st))!;
     expect(checkReadsTarget(second)).toBe(false);
@@ -912,14 +914,14 @@ describe('ModuleState: what the bridge saw of the manager and the CR', () => {
   it('takes the view of a cluster-scoped default CR, which the watch tells of without the namespace its reference carries', () => {
     const st = appliedAt('100');
     st.poke(seen('greeter.example.io/v1alpha1/Greeter//default', '70'));
-    st.woke(false);
+    st.woke({ drift: false });
     expect(check(untilWait(st))?.observed?.cr?.resourceVersion).toBe('70');
   });
 
   it('keeps no view of objects that are not its manager or default CR', () => {
     const st = appliedAt('100');
     st.poke(seen('greeter.example.io/v1alpha1/Greeter/other/user-cr', '60'));
-    st.woke(false);
+    st.woke({ drift: false });
     expect(check(untilWait(st))?.observed).toBeUndefined();
     expect(st.carry().views).toBeUndefined();
   });
