@@ -3,7 +3,7 @@
 // custom resource (in the Kyma's target cluster) what the module itself says.
 import type { CustomResourcePolicy, Kyma, KymaModule, ModuleStatus } from '../api/kyma';
 import type { ModuleTemplate } from '../api/moduletemplate';
-import { kymaWorkflowId, OWNED_BY_ANNOTATION } from '../api/names';
+import { OWNED_BY_ANNOTATION } from '../api/names';
 import { CLI_FIELD_MANAGER, CLI_MANAGED_BY } from '../api/identity';
 import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { KymaRef } from '../contract/kyma';
@@ -18,8 +18,6 @@ import { type KubeClient } from '../k8s/rest-client';
 import { clientFromSecret } from '../k8s/target-cluster';
 import { catalogEntries, catalogObjects, resolutionCatalog, type CatalogObjects } from './module-catalog';
 import { Refused, table, WaitTimeoutError } from './output';
-import { workflowLink } from './temporal-link';
-import type { Why as PageWhy } from './ui/app/types';
 
 /** The Kyma a command names (`--kyma namespace/name`): the workflows' reference. */
 export type { KymaRef } from '../contract/kyma';
@@ -71,7 +69,7 @@ export interface ModuleRow {
 }
 
 /** The module as the worker resolves it for the Kyma: its pin, else what its channel points at, or why it cannot be installed. */
-async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects): Promise<Resolution> {
+export async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogObjects): Promise<Resolution> {
   return await resolveModule(specModules([m])[0]!, kyma.spec.channel, resolutionCatalog(objects), kymaVisibility(kyma));
 }
 
@@ -125,21 +123,35 @@ export async function kymaRows(
     names.map(async (name) => {
       const spec = specs.get(name);
       const status = statuses.get(name);
-      const v = moduleVersions(status, spec ? await resolutionOf(kyma, spec, objects) : undefined);
-      return {
-        name,
-        ...(v.installed ? { version: v.installed } : {}),
-        ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
-        ...((spec?.channel ?? status?.channel) ? { channel: spec?.channel ?? status?.channel } : {}),
-        ...(status?.channel ? { installedChannel: status.channel } : {}),
-        customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
-        managed: spec?.managed ?? true,
-        moduleStatus: target ? await crState(target, name, status, report) : 'Unknown',
-        installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
-        ...(status?.message ? { message: status.message } : {}),
-      };
+      const resolution = spec ? await resolutionOf(kyma, spec, objects) : undefined;
+      const moduleStatus = target ? await crState(target, name, status, report) : 'Unknown';
+      return kymaRow(name, spec, status, resolution, moduleStatus);
     }),
   );
+}
+
+/** The row of module `name` of a Kyma: its entry in the spec and in the status (either may lack), what its spec resolves to. */
+function kymaRow(
+  name: string,
+  spec: KymaModule | undefined,
+  status: ModuleStatus | undefined,
+  resolution: Resolution | undefined,
+  moduleStatus: string,
+): ModuleRow {
+  const v = moduleVersions(status, resolution);
+  const channel = spec?.channel ?? status?.channel;
+  return {
+    name,
+    ...(v.installed ? { version: v.installed } : {}),
+    ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
+    ...(channel ? { channel } : {}),
+    ...(status?.channel ? { installedChannel: status.channel } : {}),
+    customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
+    managed: spec?.managed ?? true,
+    moduleStatus,
+    installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
+    ...(status?.message ? { message: status.message } : {}),
+  };
 }
 
 /**
@@ -409,84 +421,4 @@ export async function waitForModule(
       );
     await new Promise((r) => setTimeout(r, 500));
   }
-}
-
-/** What `why` answers: what the web page shows of it (its `Why`), and more. */
-export interface Why extends PageWhy {
-  module: string;
-  kyma: string;
-  /** Installed by klm directly: from which template, into which namespace. */
-  direct?: { template: string; community: boolean; namespace: string };
-  events: { reason: string; message: string; type?: string; lastTimestamp?: string }[];
-}
-
-/** Everything klm knows of why a module is where it is. */
-export async function why(
-  kube: KubeClient,
-  ref: KymaRef,
-  module: string,
-  temporalUi?: string,
-  temporalNamespace?: string,
-): Promise<Why> {
-  const kyma = await readKyma(kube, ref);
-  const spec = kyma.spec.modules?.find((m) => m.name === module);
-  const status = kyma.status?.modules?.find((m) => m.name === module);
-  if (!spec && !status) throw new Refused(`module ${module} is not in Kyma ${ref.namespace}/${ref.name}`);
-  const v = moduleVersions(
-    status,
-    spec ? await resolutionOf(kyma, spec, await catalogObjects(kube, ref.namespace)) : undefined,
-  );
-  const { items } = await kube.list<
-    KubeObject & { reason?: string; message?: string; type?: string; lastTimestamp?: string; eventTime?: string }
-  >('v1', 'Event', {
-    namespace: ref.namespace,
-    fieldSelector: `involvedObject.kind=Kyma,involvedObject.name=${ref.name}`,
-  });
-  const events = items
-    .filter((e) => e.message?.includes(module))
-    .sort((a, b) => (a.lastTimestamp ?? a.eventTime ?? '').localeCompare(b.lastTimestamp ?? b.eventTime ?? ''))
-    .slice(-10)
-    .map((e) => ({
-      reason: e.reason ?? '',
-      message: e.message ?? '',
-      ...(e.type ? { type: e.type } : {}),
-      ...((e.lastTimestamp ?? e.eventTime) ? { lastTimestamp: e.lastTimestamp ?? e.eventTime } : {}),
-    }));
-  // The Kyma's workflow runs its modules.
-  const workflowId = kymaWorkflowId(ref.namespace, ref.name);
-  return {
-    module,
-    kyma: `${ref.namespace}/${ref.name}`,
-    ...(status?.state ? { state: status.state } : {}),
-    ...(status?.message ? { message: status.message } : {}),
-    ...(v.installed ? { installedVersion: v.installed } : {}),
-    ...(v.wanted ? { desiredVersion: v.wanted } : {}),
-    ...((spec?.channel ?? status?.channel) ? { channel: spec?.channel ?? status?.channel } : {}),
-    workflowId,
-    ...(temporalUi ? { temporalUi: workflowLink(temporalUi, temporalNamespace, workflowId) } : {}),
-    events,
-  };
-}
-
-export function whyText(w: Why): string {
-  const lines = [
-    w.direct
-      ? `module ${w.module}, installed directly by klm into namespace ` +
-        `${w.direct.namespace}${w.direct.community ? ' (a community module)' : ''}: ` +
-        `${w.state ?? 'no state yet'}`
-      : `module ${w.module} of Kyma ${w.kyma}: ${w.state ?? 'no state yet'}`,
-    ...(w.message ? [`  ${w.message}`] : []),
-    `installed version: ${w.installedVersion ?? '-'}; wanted: ${w.desiredVersion ?? '-'}${w.channel ? ` (channel ${w.channel})` : ''}`,
-    w.direct
-      ? `from ModuleTemplate ${w.direct.template}; no workflow follows it (\`klm module add\` again repairs or upgrades it)`
-      : `workflow: ${w.workflowId}${w.temporalUi ? `\n  ${w.temporalUi}` : ''}`,
-  ];
-  if (w.events.length)
-    lines.push(
-      'events:',
-      ...w.events.map((e) =>
-        `  ${e.lastTimestamp ?? ''} ${e.type ?? ''} ${e.reason}: ${e.message}`.replace(/ {2,}/g, ' ').trimEnd(),
-      ),
-    );
-  return lines.join('\n');
 }

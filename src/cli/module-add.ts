@@ -17,7 +17,7 @@ import {
   waitForModule,
   type KymaRef,
 } from './kyma-modules';
-import type { SourceOptions } from './module-source';
+import type { SourceOptions, Template } from './module-source';
 import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
 import { Refused, WaitTimeoutError } from './output';
 
@@ -98,11 +98,21 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
   const kyma = await kube.get<Kyma & KubeObject>(API_VERSION, 'Kyma', a.ref.name, a.ref.namespace);
   const community = isCommunityName(a.module);
   if (kyma && !community && !a.direct) return await addToKyma(kube, a);
+  await addDirectly(kube, a, kyma, community);
+}
+
+/** The template a direct install installs: the community module's, else the catalog's for the version or channel asked. */
+async function directTemplate(
+  kube: KubeClient,
+  a: AddInput,
+  kyma: Kyma | undefined,
+  community: boolean,
+): Promise<Template> {
   if (community && (a.channel || a.version))
     throw new Refused(
       `${a.module} is a community module: its template is one version; pull another with \`klm module pull --version\``,
     );
-  const template = community
+  return community
     ? await communityTemplate(kube, a.module)
     : await catalogTemplate(
         kube,
@@ -111,7 +121,10 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
         { ...(a.version ? { version: a.version } : {}), ...(a.channel ? { channel: a.channel } : {}) },
         kyma?.spec.channel ?? 'regular',
       );
-  const module = template.spec.moduleName!;
+}
+
+/** Refuses a direct install of a module the Kyma has; says what a direct install means, and asks for a community module. */
+async function acceptDirect(a: AddInput, module: string, kyma: Kyma | undefined, community: boolean): Promise<void> {
   if (kyma?.spec.modules?.some((m) => m.name === module)) {
     throw new Refused(
       `module ${module} is managed by Kyma ${a.ref.namespace}/${a.ref.name}: a direct install ` +
@@ -133,6 +146,13 @@ export async function add(kube: KubeClient, a: AddInput): Promise<void> {
     !(await a.approve(`install the community module ${module}, which comes with no support?`))
   )
     throw new Refused('not confirmed: nothing installed (--auto-approve skips the question)');
+}
+
+/** Installs the module directly (klm applies its objects): a community module, a cluster without the Kyma, or --direct. */
+async function addDirectly(kube: KubeClient, a: AddInput, kyma: Kyma | undefined, community: boolean): Promise<void> {
+  const template = await directTemplate(kube, a, kyma, community);
+  const module = template.spec.moduleName!;
+  await acceptDirect(a, module, kyma, community);
   const target = await installTargetOf(kube, a.ref, kyma);
   const before = await readRecord(target, a.directNamespace, module);
   a.say(

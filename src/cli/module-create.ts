@@ -172,6 +172,30 @@ async function writeConstructor(
   await writeFile(file, stringify(constructor));
 }
 
+/** What `module create` did, and what to do next with what it wrote. */
+function nextSteps(o: CreateOptions, config: ModuleConfig, target: PushTarget | undefined): string {
+  const module = shortName(config.name);
+  const registrySetting = target
+    ? `KLM_OCI_REGISTRY_HOST=${target.host}${target.subPath ? ` with KLM_MODULES_REPOSITORY_SUBPATH=${target.subPath}` : ''}`
+    : 'KLM_OCI_REGISTRY_HOST must name the registry you push it to';
+  const pushed = o.dryRun ? ' (--dry-run: nothing pushed)' : target ? '' : ' (nothing pushed: no --registry)';
+  const ocm = o.outputConstructorFile
+    ? `; component constructor written to ` +
+      o.outputConstructorFile +
+      (target && !o.dryRun
+        ? ''
+        : `: push the component with the OCM CLI (ocm add componentversions --create --file ./ctf ` +
+          `${o.outputConstructorFile}, then ocm transfer ctf ./ctf <registry>)`)
+    : '';
+  return (
+    `ModuleTemplate ${module}-${config.version} written to ${o.output}${pushed}${ocm}; next: ` +
+    `apply it to the control plane (kubectl apply -n <namespace> -f ${o.output}) with a ` +
+    `ModuleReleaseMeta ${module} whose spec.ocmComponentName is ${config.name} and whose ` +
+    `channels name ${config.version}; the template's descriptor is {}, so the lifecycle manager ` +
+    `finds the component in the registry it is configured with: ${registrySetting}`
+  );
+}
+
 /**
  * Validates, pushes (with --registry, unless --dry-run), writes the template and (with
  * --output-constructor-file) the component constructor; returns what to do next.
@@ -219,24 +243,5 @@ export async function createModule(o: CreateOptions, progress: (line: string) =>
   if (o.outputConstructorFile && forConstructor)
     await writeConstructor(o.outputConstructorFile, o.output, sources, forConstructor, progress);
 
-  const module = shortName(config.name);
-  const registrySetting = target
-    ? `KLM_OCI_REGISTRY_HOST=${target.host}${target.subPath ? ` with KLM_MODULES_REPOSITORY_SUBPATH=${target.subPath}` : ''}`
-    : 'KLM_OCI_REGISTRY_HOST must name the registry you push it to';
-  const pushed = o.dryRun ? ' (--dry-run: nothing pushed)' : target ? '' : ' (nothing pushed: no --registry)';
-  const ocm = o.outputConstructorFile
-    ? `; component constructor written to ` +
-      o.outputConstructorFile +
-      (target && !o.dryRun
-        ? ''
-        : `: push the component with the OCM CLI (ocm add componentversions --create --file ./ctf ` +
-          `${o.outputConstructorFile}, then ocm transfer ctf ./ctf <registry>)`)
-    : '';
-  return (
-    `ModuleTemplate ${module}-${config.version} written to ${o.output}${pushed}${ocm}; next: ` +
-    `apply it to the control plane (kubectl apply -n <namespace> -f ${o.output}) with a ` +
-    `ModuleReleaseMeta ${module} whose spec.ocmComponentName is ${config.name} and whose ` +
-    `channels name ${config.version}; the template's descriptor is {}, so the lifecycle manager ` +
-    `finds the component in the registry it is configured with: ${registrySetting}`
-  );
+  return nextSteps(o, config, target);
 }

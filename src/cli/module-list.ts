@@ -5,15 +5,8 @@ import { API_VERSION, type KubeObject } from '../api/shared';
 import type { KubeClient } from '../k8s/rest-client';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
 import { directState } from './direct-status';
-import {
-  installTargetOf,
-  kymaRows,
-  why,
-  type ErrorReport,
-  type KymaRef,
-  type ModuleRow,
-  type Why,
-} from './kyma-modules';
+import { why, type Why } from './kyma-module-why';
+import { installTargetOf, kymaRows, type ErrorReport, type KymaRef, type ModuleRow } from './kyma-modules';
 import { Refused } from './output';
 
 async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow> {

@@ -14,14 +14,14 @@ import { installCrds } from '../k8s/crds';
 import { controlPlaneClient } from '../k8s/control-plane';
 import { KubeClient } from '../k8s/rest-client';
 import { kubeConfigFromFile } from '../k8s/kubeconfig';
-import { startStack } from '../localstack/stack';
+import { startStack, type Stack } from '../localstack/stack';
 import type { Profile } from '../localstack/tools';
 import { SampleManager } from '../samples/manager';
 import { newcomerKyma, SAMPLE_DEFAULT_NAMESPACE, SAMPLE_NAMESPACE, sampleFleet } from '../samples/fleet';
 import { publishSamples, SAMPLE_KINDS } from '../samples/modules';
 import { Bridge } from '../starter/bridge';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import { startWorkerProcess } from './worker-process';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 export interface UpOptions {
   config: KlmConfig;
@@ -99,6 +99,84 @@ function exportLines(
   ].filter((l) => l !== '');
 }
 
+type Stops = (() => Promise<void> | void)[];
+
+/**
+ * The worker runs as its Deployment runs it, a process of its own: configured by its
+ * environment (the stack's addresses; the local stack's registry holds the sample modules'
+ * components, unless one is configured), its log quieter by default (the fleet's states are
+ * printed here), restarted when it dies.
+ */
+async function startWorker(
+  o: UpOptions,
+  stack: Stack | undefined,
+  temporal: { address: string; namespace: string },
+  kubeconfig: string,
+): Promise<WorkerProcess> {
+  const dir = stack?.info.dir ?? o.dir ?? (await mkdtemp(path.join(tmpdir(), 'klm-up-')));
+  await mkdir(dir, { recursive: true });
+  return await startWorkerProcess({
+    dir,
+    env: {
+      ...process.env,
+      KLM_LOG_LEVEL: o.config.logLevel ?? 'WARN',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      KUBECONFIG: kubeconfig,
+      KLM_TASK_QUEUE: o.config.taskQueue,
+      ...(stack && !o.config.ociRegistry ? { KLM_OCI_REGISTRY_HOST: stack.info.registryHost } : {}),
+    },
+  });
+}
+
+/** The sample modules, their manager and the sample fleet, on the local stack. */
+async function startSamples(kcp: KubeClient, stack: Stack, fleetSize: number, stops: Stops): Promise<void> {
+  // The sample catalog where the fleet is, and where the newcomer's Kyma is (klm's default --kyma).
+  const newcomer = newcomerKyma();
+  for (const ns of [SAMPLE_NAMESPACE, newcomer.metadata.namespace!]) {
+    await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const published = await publishSamples(kcp, stack.info.registryHost, ns);
+    console.log(`Published sample modules to ${ns}: ${published.join(', ')}`);
+  }
+  const manager = new SampleManager({ client: kcp, kinds: SAMPLE_KINDS });
+  manager.start();
+  stops.push(() => manager.stop());
+  for (const k of [newcomer, ...sampleFleet(fleetSize)]) await kcp.apply(k);
+  stops.push(watchFleet(kcp));
+}
+
+/** Where everything runs, and what another shell needs to reach it. */
+function printRunning(p: {
+  stack: Stack | undefined;
+  temporal: Parameters<typeof describeTemporal>[0] & { address: string };
+  namespace: string;
+  taskQueue: string;
+  kubeconfig: string;
+  metricsPort: number;
+  worker: WorkerProcess;
+}): void {
+  const { stack, temporal, namespace, kubeconfig, worker } = p;
+  console.log('');
+  console.log('klm is running.');
+  if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
+  console.log(`  Temporal:         ${describeTemporal(temporal)} (namespace ${namespace}, task queue ${p.taskQueue})`);
+  console.log(`  kubeconfig:       ${kubeconfig}`);
+  console.log(
+    `  metrics:          http://127.0.0.1:${p.metricsPort}/metrics (bridge), ` +
+      `http://127.0.0.1:${worker.metricsPort}/metrics (worker; dashboard: deploy/grafana/klm-dashboard.json)`,
+  );
+  console.log(`  worker log:       ${worker.process.logFile}`);
+  if (stack) {
+    console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
+    console.log(`  OCI registry:     ${stack.info.registryHost}`);
+    console.log(`  logs and data:    ${stack.info.dir}`);
+  }
+  // What klm and kubectl in another shell need: paste these lines there.
+  console.log(`Paste into another shell for klm (\`npx klm module list\`) and kubectl:`);
+  for (const line of exportLines(kubeconfig, temporal.address, namespace, stack?.info)) console.log(`  export ${line}`);
+  console.log('Press Ctrl-C to stop.');
+}
+
 export async function up(o: UpOptions): Promise<void> {
   const stack = o.external ? undefined : await startStack({ profile: o.profile, temporalUi: true, dir: o.dir });
   const kubeconfig = o.external?.kubeconfig ?? stack!.info.kubeconfig;
@@ -107,7 +185,7 @@ export async function up(o: UpOptions): Promise<void> {
   const kcp = o.external
     ? await controlPlaneClient(kubeconfig)
     : await KubeClient.fromKubeConfig(kubeConfigFromFile(kubeconfig));
-  const stops: (() => Promise<void> | void)[] = [];
+  const stops: Stops = [];
   try {
     if (o.external) await installCrds(kcp);
     const connection = await Connection.connect(temporal);
@@ -115,25 +193,8 @@ export async function up(o: UpOptions): Promise<void> {
     await ensureSearchAttributes(connection, namespace);
     // Every sample Kyma targets the one local cluster: give each its own namespace.
     const settings = stack ? { ...o.config.settings, defaultNamespace: SAMPLE_DEFAULT_NAMESPACE } : o.config.settings;
-
-    // The worker runs as its Deployment runs it, a process of its own: configured by its
-    // environment (the stack's addresses; the local stack's registry holds the sample modules'
-    // components, unless one is configured), its log quieter by default (the fleet's states are
-    // printed here), restarted when it dies. It stops after the bridge.
-    const dir = stack?.info.dir ?? o.dir ?? (await mkdtemp(path.join(tmpdir(), 'klm-up-')));
-    await mkdir(dir, { recursive: true });
-    const worker = await startWorkerProcess({
-      dir,
-      env: {
-        ...process.env,
-        KLM_LOG_LEVEL: o.config.logLevel ?? 'WARN',
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_NAMESPACE: namespace,
-        KUBECONFIG: kubeconfig,
-        KLM_TASK_QUEUE: o.config.taskQueue,
-        ...(stack && !o.config.ociRegistry ? { KLM_OCI_REGISTRY_HOST: stack.info.registryHost } : {}),
-      },
-    });
+    // The worker stops after the bridge.
+    const worker = await startWorker(o, stack, { address: temporal.address, namespace }, kubeconfig);
     stops.push(() => worker.process.stop());
     const metrics = await serveMetrics(o.config.metricsPort);
     stops.push(() => metrics.close());
@@ -150,44 +211,16 @@ export async function up(o: UpOptions): Promise<void> {
     });
     await bridge.start();
     stops.push(() => bridge.stop());
-
-    if (stack) {
-      // The sample catalog where the fleet is, and where the newcomer's Kyma is (klm's default --kyma).
-      const newcomer = newcomerKyma();
-      for (const ns of [SAMPLE_NAMESPACE, newcomer.metadata.namespace!]) {
-        await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-        const published = await publishSamples(kcp, stack.info.registryHost, ns);
-        console.log(`Published sample modules to ${ns}: ${published.join(', ')}`);
-      }
-      const manager = new SampleManager({ client: kcp, kinds: SAMPLE_KINDS });
-      manager.start();
-      stops.push(() => manager.stop());
-      for (const k of [newcomer, ...sampleFleet(o.fleetSize)]) await kcp.apply(k);
-      stops.push(watchFleet(kcp));
-    }
-
-    console.log('');
-    console.log('klm is running.');
-    if (stack) console.log(`  Temporal UI:      ${stack.info.temporalUiUrl}/namespaces/${namespace}/workflows`);
-    console.log(
-      `  Temporal:         ${describeTemporal(temporal)} (namespace ${namespace}, task queue ${o.config.taskQueue})`,
-    );
-    console.log(`  kubeconfig:       ${kubeconfig}`);
-    console.log(
-      `  metrics:          http://127.0.0.1:${metrics.port}/metrics (bridge), ` +
-        `http://127.0.0.1:${worker.metricsPort}/metrics (worker; dashboard: deploy/grafana/klm-dashboard.json)`,
-    );
-    console.log(`  worker log:       ${worker.process.logFile}`);
-    if (stack) {
-      console.log(`  kubectl:          ${stack.info.tools.kubectl} --kubeconfig ${kubeconfig} get kymas -A`);
-      console.log(`  OCI registry:     ${stack.info.registryHost}`);
-      console.log(`  logs and data:    ${stack.info.dir}`);
-    }
-    // What klm and kubectl in another shell need: paste these lines there.
-    console.log(`Paste into another shell for klm (\`npx klm module list\`) and kubectl:`);
-    for (const line of exportLines(kubeconfig, temporal.address, namespace, stack?.info))
-      console.log(`  export ${line}`);
-    console.log('Press Ctrl-C to stop.');
+    if (stack) await startSamples(kcp, stack, o.fleetSize, stops);
+    printRunning({
+      stack,
+      temporal,
+      namespace,
+      taskQueue: o.config.taskQueue,
+      kubeconfig,
+      metricsPort: metrics.port,
+      worker,
+    });
     const signal = await waitForSignal();
     console.log(`\n${signal}: stopping ...`);
   } finally {

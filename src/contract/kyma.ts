@@ -10,6 +10,12 @@ export interface KymaRef {
   remote?: boolean;
 }
 
+/** One module of a Kyma: its Kyma and its name. */
+export interface ModuleRef {
+  kyma: KymaRef;
+  module: string;
+}
+
 /** One entry of the Kyma's .spec.modules, defaults filled in. */
 export interface SpecModule {
   name: string;

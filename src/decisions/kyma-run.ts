@@ -304,7 +304,7 @@ export class KymaRun {
     if (drifted) this.kymaDriftTaken = this.driftFirings;
     this.phase = 'ready';
     this.kymaWait = undefined;
-    this.kyma.woke(drifted || windowOpened);
+    this.kyma.woke({ drift: drifted || windowOpened });
   }
 
   /** Tells the modules what the Kyma wants of them. */

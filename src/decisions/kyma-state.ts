@@ -199,8 +199,8 @@ export class KymaState {
     return this.phase === 'normal' && this.statusDirty;
   }
 
-  woke(drift: boolean): void {
-    if (!drift) return;
+  woke(o: { drift: boolean }): void {
+    if (!o.drift) return;
     this.needsLoad = true;
     this.runtimeSide.drifted();
   }

@@ -11,25 +11,24 @@
 // edits poke the Kyma workflow; template and release-meta events also tell the Kymas with a
 // runtime that their catalog may have changed (`catalogChanged`). Here the watches are wired:
 // which workflows an event concerns and what each is told, ./routing.ts decides (pure); the
-// target clusters' watches are ./target-pool.ts's; the Temporal calls, ./workflow-starts.ts's.
+// target clusters' watches are ./target-pool.ts's; the Temporal calls, ./workflow-starts.ts's;
+// what the holder of shard 0 does fleet-wide, ./fleet-duties.ts's.
 import type { Client } from '@temporalio/client';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
-import { kymaWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy, parseKymaKey } from '../api/names';
+import { kymaWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy } from '../api/names';
 import { effectiveKymaSpec } from '../api/runtime';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import type { ReconcileSettings } from '../contract/settings';
 import type { WorkflowEnded } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
 import { shardOf } from '../decisions/shards';
-import { bridgeLeader, exportFleetStates, exportShardClusters, templateSignals } from '../infra/metrics';
+import { exportShardClusters, templateSignals } from '../infra/metrics';
 import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
 import { Informer, type InformerEventType, type InformerOptions } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
-import { EndedWorkflows } from './ended-workflows';
 import { FleetIndex } from './fleet-index';
-import { fleetStates } from './fleet-states';
-import { MandatoryFinalizer } from './mandatory-finalizer';
+import { FleetDuties } from './fleet-duties';
 import { ModuleNews } from './module-news';
 import {
   inShard,
@@ -42,7 +41,6 @@ import {
   routeHealth,
   routeKyma,
   routeManifest,
-  routePromotions,
   routeRuntimeKyma,
   routeSecret,
   routeTargetObject,
@@ -95,7 +93,6 @@ export interface BridgeOptions {
   log?: (msg: string) => void;
 }
 
-const ENDED_POLL_MS = 30_000;
 /** When a target cluster's client could not be made (its credential plugin failed, say), how soon to try again. */
 const TARGET_RETRY_MS = 30_000;
 
@@ -119,12 +116,10 @@ export class Bridge {
   private secrets: Informer[] = [];
   private manifests!: Informer;
   private releaseMetas!: Informer;
-  private mandatory!: MandatoryFinalizer;
+  /** What the holder of shard 0 does fleet-wide. */
+  private readonly duties: FleetDuties;
   private stopped = false;
-  /** Stops exporting the fleet's state gauges (this bridge exports them while it leads). */
-  private unexport?: () => void;
   private readonly unexportShards: () => void;
-  private ended?: EndedWorkflows;
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
@@ -144,6 +139,21 @@ export class Bridge {
       onHealth: (t, healthy, err) => this.onHealth(t, healthy, err),
     });
     this.unexportShards = exportShardClusters(() => this.clustersByShard());
+    this.duties = new FleetDuties({
+      kcp: o.kcp,
+      temporal: o.temporal,
+      taskQueue: o.taskQueue,
+      ...(o.endedWorkflowsPollMs !== undefined ? { endedWorkflowsPollMs: o.endedWorkflowsPollMs } : {}),
+      leads: () => this.leads,
+      kymas: () => this.kymas.list(),
+      manifests: () => this.manifests.list(),
+      releaseMetas: () => this.releaseMetas.list(),
+      promotionsOf: (namespace, name) => this.fleet.promotionsOf(namespace, name),
+      templatesSeen: () => this.memory.templates,
+      send: (signals) => this.sendAll(signals),
+      onWorkflowEnded: (kyma, ended) => this.onWorkflowEnded(kyma, ended),
+      ...(o.log ? { log: o.log } : {}),
+    });
   }
 
   private owns(namespace: string, name: string): boolean {
@@ -171,7 +181,7 @@ export class Bridge {
   gain(shard: number): void {
     if (this.o.shards === undefined || this.scope.held.has(shard) || this.stopped) return;
     this.scope.held.add(shard);
-    if (shard === 0) this.lead();
+    if (shard === 0) this.duties.take(true);
     // A template or release meta changed while nobody served the shard: their reads must reflect it.
     const missed = shardTakeover(shard, this.o.shards, {
       kymas: this.kymas.list(),
@@ -182,9 +192,9 @@ export class Bridge {
     });
     for (const k of missed.kymas) this.onKyma('ADDED', k, missed.also);
     for (const s of missed.secrets) this.onSecret('ADDED', s);
-    for (const { m, moduleId } of missed.manifests) {
+    for (const { m, module } of missed.manifests) {
       this.onManifest('ADDED', m);
-      this.note({ module: moduleId, news: 'everything' });
+      this.note({ module, news: 'everything' });
     }
   }
 
@@ -192,7 +202,7 @@ export class Bridge {
   lose(shard: number): void {
     if (this.o.shards === undefined || !this.scope.held.delete(shard)) return;
     const count = this.o.shards;
-    if (shard === 0) this.unlead();
+    if (shard === 0) this.duties.drop();
     for (const who of this.targets.kymas()) {
       const { namespace, name } = kymaRef(who);
       if (inShard(namespace, name, shard, count)) this.targets.drop(namespace, name);
@@ -200,42 +210,6 @@ export class Bridge {
     for (const k of this.kymas.list())
       if (inShard(k.metadata.namespace, k.metadata.name, shard, count))
         this.memory.kymas.delete(kymaWorkflowId(k.metadata.namespace!, k.metadata.name));
-  }
-
-  /**
-   * Takes up the fleet-wide duties: the fleet's state gauges, the watch on ended workflows; each
-   * rollout hears its channel's version, each mandatory module is checked.
-   */
-  private lead(): void {
-    bridgeLeader.set(1);
-    this.unexport = exportFleetStates(() =>
-      fleetStates(this.kymas.list(), this.manifests.list(), this.releaseMetas.list()),
-    );
-    const every = this.o.endedWorkflowsPollMs ?? ENDED_POLL_MS;
-    if (every > 0) {
-      this.ended = new EndedWorkflows(
-        this.o.temporal,
-        this.o.taskQueue,
-        every,
-        (kyma, ended) => this.onWorkflowEnded(kyma, ended),
-        this.o.log,
-      );
-      this.ended.start();
-    }
-    if (this.o.shards === undefined) return; // at start: the release-meta watch's first list does the rest
-    for (const m of this.releaseMetas.list()) {
-      const namespace = m.metadata.namespace ?? '';
-      this.mandatory.check(namespace, m.metadata.name);
-      this.sendAll(routePromotions(m, this.fleet.promotionsOf(namespace, m.metadata.name), this.memory.templates));
-    }
-  }
-
-  private unlead(): void {
-    bridgeLeader.set(0);
-    this.unexport?.();
-    this.unexport = undefined;
-    this.ended?.stop();
-    this.ended = undefined;
   }
 
   get stats(): { sent: number; failed: number; templateSignals: { sent: number; skipped: number } } {
@@ -265,12 +239,6 @@ export class Bridge {
     this.kymas = watch('Kyma', (t, k) => this.onKyma(t, k));
     const manifests = (this.manifests = watch('Manifest', (t, m) => this.onManifest(t, m)));
     this.releaseMetas = watch('ModuleReleaseMeta', (t, o) => this.onReleaseMeta(t, o));
-    this.mandatory = new MandatoryFinalizer(
-      kcp,
-      () => this.releaseMetas.list(),
-      () => this.manifests.list(),
-      this.o.log,
-    );
     this.informers.push(
       this.kymas,
       watch('ModuleTemplate', (t, o) => this.onTemplate(t, o)),
@@ -278,16 +246,16 @@ export class Bridge {
       manifests,
     );
     await Promise.all(this.informers.slice(this.secrets.length).map((i) => i.start()));
-    if (this.o.shards === undefined) this.lead();
+    if (this.o.shards === undefined) this.duties.take(false);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unlead();
+    this.duties.drop();
     this.unexportShards();
     for (const i of this.informers) i.stop();
     this.targets.stop();
-    await Promise.all([this.signaller.idle(), this.mandatory?.idle()]);
+    await Promise.all([this.signaller.idle(), this.duties.idle()]);
   }
 
   /** Sends routed signals, each collapsed by its key (./signaller.ts). */
@@ -347,11 +315,10 @@ export class Bridge {
     this.memory.releaseMetas = newestVersion(this.memory.releaseMetas, m.metadata.resourceVersion ?? '');
     const now = type === 'DELETED' ? undefined : (m as unknown as ModuleReleaseMeta);
     const { poke, promotions } = this.fleet.releaseMetaChanged(namespace, m.metadata.name, now);
-    if (now && this.leads) this.mandatory.check(namespace, m.metadata.name);
+    if (now) this.duties.checkMandatory(namespace, m.metadata.name);
     this.signalTemplates(namespace, poke, 'ModuleReleaseMeta', m);
     this.signalCatalog(namespace);
-    if (!this.leads) return;
-    this.sendAll(routePromotions(m, promotions, this.memory.templates));
+    this.duties.promote(m, promotions);
   }
 
   /** Signals templatesChanged to the Kymas the event concerns, carrying its kind and version; counts those signalled and spared. */
@@ -379,18 +346,19 @@ export class Bridge {
     const paused = this.memory.manifestPaused;
     const route = routeManifest(type, m, this.scope, paused);
     if (!route) return;
-    const { workflowId, kyma, watch } = route;
-    if (route.checkMandatory) this.mandatory.check(namespace, route.module);
-    if (route.paused === undefined) paused.delete(workflowId);
-    else paused.set(workflowId, route.paused);
+    const { module, key, watch } = route;
+    const kyma = module.kyma.name;
+    if (route.checkMandatory) this.duties.checkMandatory(namespace, module.module);
+    if (route.paused === undefined) paused.delete(key);
+    else paused.set(key, route.paused);
     if (route.note) this.note(route.note);
     if (!watch) return;
     void this.targetFor(namespace, kyma).then(
       (t) => {
-        if (watch.on) t.modules.add(workflowId);
-        else t.modules.delete(workflowId);
+        if (watch.on) t.modules.set(key, module);
+        else t.modules.delete(key);
         if (watch.resource)
-          t.subscribe(watch.resource.apiVersion, watch.resource.kind, workflowId, watch.on, watch.statePaths);
+          t.subscribe(watch.resource.apiVersion, watch.resource.kind, key, module, watch.on, watch.statePaths);
       },
       (err: unknown) => {
         this.o.log?.(
@@ -475,17 +443,14 @@ export class Bridge {
    * what piles up while it is in flight goes in the next.
    */
   private note({ module, news }: ModuleNote): void {
-    const kymaId =
-      news === 'everything'
-        ? this.news.everything(module)
-        : 'view' in news
-          ? this.news.view(module, news.view)
-          : this.news.seen(module, news.seen);
-    const kyma = parseKymaKey(kymaId)!;
+    if (news === 'everything') this.news.everything(module);
+    else if ('view' in news) this.news.view(module, news.view);
+    else this.news.seen(module, news.seen);
+    const { kyma } = module;
     this.signaller.submit(
-      `${kymaId}#modulesChanged`,
+      `${kymaWorkflowId(kyma.namespace, kyma.name)}#modulesChanged`,
       async () => {
-        const changes = this.news.take(kymaId);
+        const changes = this.news.take(kyma);
         if (changes.length) await send(this.o.temporal, this.o, { signal: 'modulesChanged', kyma, changes });
       },
       this.o.newsWindowMs ?? NEWS_WINDOW_MS,
@@ -499,7 +464,7 @@ export class Bridge {
         `${healthy ? 'answers again' : `does not answer: ${(err as Error).message}`}; poking ` +
         `${t.modules.size} modules`,
     );
-    const { notes, signals } = routeHealth(t.modules, this.targets.kymasOn(t.key));
+    const { notes, signals } = routeHealth(t.modules.values(), this.targets.kymasOn(t.key));
     for (const n of notes) this.note(n);
     this.sendAll(signals);
   }
@@ -518,11 +483,15 @@ export class Bridge {
   private onTargetObject(type: InformerEventType, o: KubeObject, t: TargetWatches): void {
     const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
     if (!t.changed(type, o, owner !== undefined)) return;
-    const ids = routeTargetObject(owner, t.subscribers.get(`${o.apiVersion}/${o.kind}`) ?? [], this.scope);
-    if (!ids.length) return;
+    const modules = routeTargetObject(
+      owner,
+      t.subscribers.get(`${o.apiVersion}/${o.kind}`)?.values() ?? [],
+      this.scope,
+    );
+    if (!modules.length) return;
     // The object as seen, so that the readiness check need not read it again. Views that pile
     // up while a signal is in flight go out together in the next one, the newest of each object.
     const observed = t.observed(type, o);
-    for (const module of ids) this.note({ module, news: { view: observed } });
+    for (const module of modules) this.note({ module, news: { view: observed } });
   }
 }

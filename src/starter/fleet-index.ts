@@ -60,6 +60,49 @@ function snapshot(meta: ModuleReleaseMeta): MetaSnapshot {
   };
 }
 
+/** What a ModuleReleaseMeta's change means: the Kymas to poke, the channels promoted. */
+interface MetaChange {
+  poke: Set<string>;
+  promotions: { channel: string; version: string }[];
+}
+
+/** Made or no longer mandatory: every Kyma of the namespace is poked; a new mandatory version is a promotion on "mandatory". */
+function mandatoryChanged(
+  n: NamespaceIndex,
+  before: MetaSnapshot | undefined,
+  after: MetaSnapshot | undefined,
+  change: MetaChange,
+): void {
+  if (before?.mandatory === after?.mandatory) return;
+  if (before?.mandatory === undefined || after?.mandatory === undefined)
+    for (const k of n.kymas.keys()) change.poke.add(k);
+  if (after?.mandatory !== undefined) change.promotions.push({ channel: MANDATORY_CHANNEL, version: after.mandatory });
+}
+
+/**
+ * What the change means for the module's users: added, deleted or another ocmComponentName,
+ * every user (and each used channel's version); else the channels that moved, and the Kymas on
+ * channels that gained or lost their version (or have none while the set of channels changed).
+ */
+function usersChanged(
+  users: ModuleUsers,
+  before: MetaSnapshot | undefined,
+  after: MetaSnapshot | undefined,
+  change: MetaChange,
+): void {
+  if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
+    for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) change.poke.add(k);
+    if (after) change.promotions.push(...channelVersions(after, users));
+    return;
+  }
+  const channelsChanged = !sameKeys(before.channels, after.channels);
+  for (const [channel, kymas] of users.channels) {
+    const [was, is] = [versionOn(before, channel), versionOn(after, channel)];
+    if (was !== undefined && is !== undefined && was !== is) change.promotions.push({ channel, version: is });
+    else if (was !== is || (is === undefined && channelsChanged)) for (const k of kymas) change.poke.add(k);
+  }
+}
+
 /** Each channel with users and the version it takes under `meta`. */
 function channelVersions(meta: MetaSnapshot, users: ModuleUsers): { channel: string; version: string }[] {
   return [...users.channels.keys()].flatMap((channel) => {
@@ -173,36 +216,16 @@ export class FleetIndex {
     const after = now ? snapshot(now) : undefined;
     if (after) n.metas.set(name, after);
     else n.metas.delete(name);
-    const poke = new Set<string>();
-    const promotions: { channel: string; version: string }[] = [];
-    if (before?.mandatory !== after?.mandatory) {
-      if (before?.mandatory === undefined || after?.mandatory === undefined)
-        for (const k of n.kymas.keys()) poke.add(k);
-      if (after?.mandatory !== undefined) promotions.push({ channel: MANDATORY_CHANNEL, version: after.mandatory });
-    }
+    const change: MetaChange = { poke: new Set<string>(), promotions: [] };
+    mandatoryChanged(n, before, after, change);
     const users = n.modules.get(name);
-    if (!users) return { poke: [...poke].sort(), promotions };
-    if (!before || !after || before.ocmComponentName !== after.ocmComponentName) {
-      for (const set of [...users.channels.values(), ...users.pins.values()]) for (const k of set) poke.add(k);
-      if (after) promotions.push(...channelVersions(after, users));
-    } else {
-      const channelsChanged = !sameKeys(before.channels, after.channels);
-      for (const [channel, kymas] of users.channels) {
-        const [was, is] = [versionOn(before, channel), versionOn(after, channel)];
-        if (was !== undefined && is !== undefined && was !== is) promotions.push({ channel, version: is });
-        else if (was !== is || (is === undefined && channelsChanged)) for (const k of kymas) poke.add(k);
-      }
-    }
+    if (!users) return { poke: [...change.poke].sort(), promotions: change.promotions };
+    usersChanged(users, before, after, change);
+    const { poke, promotions } = change;
     promotions.sort((a, b) => a.channel.localeCompare(b.channel));
     return { poke: [...poke].sort(), promotions };
   }
 
-  /**
-   * The Kymas that resolve to the ModuleTemplate `name` (added, modified or deleted), sorted:
-   * for every module X of the namespace with `name` = `<X>-<v>`, those pinning X at v and those
-   * on a channel the ModuleReleaseMeta of X maps to v; when X has no ModuleReleaseMeta (known
-   * to the index), every Kyma using X on a channel; every Kyma when X is mandatory at v.
-   */
   /**
    * What the rollouts of module `name` are told when its ModuleReleaseMeta is first seen: its
    * mandatory version, and each channel's that some Kyma uses (a bridge that takes over the
@@ -218,6 +241,12 @@ export class FleetIndex {
     ];
   }
 
+  /**
+   * The Kymas that resolve to the ModuleTemplate `name` (added, modified or deleted), sorted:
+   * for every module X of the namespace with `name` = `<X>-<v>`, those pinning X at v and those
+   * on a channel the ModuleReleaseMeta of X maps to v; when X has no ModuleReleaseMeta (known
+   * to the index), every Kyma using X on a channel; every Kyma when X is mandatory at v.
+   */
   templateChanged(namespace: string, name: string): string[] {
     const n = this.namespaces.get(namespace);
     if (!n) return [];

@@ -22,13 +22,8 @@ function runtimeIds(k: KubeObject): RuntimeIds {
   return { ...(shoot ? { shoot } : {}), ...(instanceId ? { instanceId } : {}) };
 }
 
-export function fleetStates(
-  kymas: readonly KubeObject[],
-  manifests: readonly KubeObject[],
-  releaseMetas: readonly KubeObject[],
-): FleetStates {
-  const out: FleetStates = { kymas: [], modules: [], mandatoryModules: [], mandatoryModuleCounts: [] };
-  const counts = new Map<string, number>();
+/** Each Kyma's state and its modules' (from its status); every namespace with a Kyma gets a mandatory count (0 so far). */
+function kymaStates(kymas: readonly KubeObject[], out: FleetStates, counts: Map<string, number>): void {
   for (const k of kymas as readonly (KubeObject & Pick<Kyma, 'status'>)[]) {
     const namespace = k.metadata.namespace ?? '';
     counts.set(namespace, 0);
@@ -39,6 +34,10 @@ export function fleetStates(
     for (const m of k.status?.modules ?? [])
       if (m.state) out.modules.push({ namespace, kyma: k.metadata.name, module: m.name, state: m.state, ...ids });
   }
+}
+
+/** Each mandatory module's state, from its Manifest. */
+function mandatoryModuleStates(manifests: readonly KubeObject[], out: FleetStates): void {
   for (const m of manifests as readonly WithState[]) {
     const state = m.status?.state;
     const kyma = m.metadata.labels?.[LABELS.kymaName];
@@ -46,6 +45,17 @@ export function fleetStates(
     if (!state || !kyma || !module || m.metadata.labels?.[LABELS.mandatoryModule] !== 'true') continue;
     out.mandatoryModules.push({ namespace: m.metadata.namespace ?? '', kyma, module, state });
   }
+}
+
+export function fleetStates(
+  kymas: readonly KubeObject[],
+  manifests: readonly KubeObject[],
+  releaseMetas: readonly KubeObject[],
+): FleetStates {
+  const out: FleetStates = { kymas: [], modules: [], mandatoryModules: [], mandatoryModuleCounts: [] };
+  const counts = new Map<string, number>();
+  kymaStates(kymas, out, counts);
+  mandatoryModuleStates(manifests, out);
   for (const r of releaseMetas as readonly (KubeObject & Pick<ModuleReleaseMeta, 'spec'>)[]) {
     const namespace = r.metadata.namespace ?? '';
     counts.set(namespace, (counts.get(namespace) ?? 0) + (r.spec.mandatory ? 1 : 0));

@@ -2,7 +2,8 @@
 // each target object, the newest Manifest version, or "read everything again" (its cluster's
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
 // while that signal is in flight goes out together in the next one.
-import { kymaWorkflowId, parseKymaKey } from '../api/names';
+import { kymaWorkflowId } from '../api/names';
+import type { KymaRef, ModuleRef } from '../contract/kyma';
 import type { ModuleChange } from '../contract/signals';
 import type { ObservedObject } from '../contract/readiness';
 import type { SeenVersions } from '../contract/seen-versions';
@@ -15,40 +16,35 @@ interface Pending {
 }
 
 export class ModuleNews {
-  /** Kyma workflow id → module → what is pending. */
+  /** Kyma (by its workflow id) → module → what is pending. */
   private readonly pending = new Map<string, Map<string, Pending>>();
 
-  /** The news for module key `moduleId` (`kyma/<ns>/<name>/module/<module>`); returns its Kyma's workflow id. */
-  private slot(moduleId: string): { kymaId: string; p: Pending } {
-    const { namespace, name, module } = parseKymaKey(moduleId)!;
-    const kymaId = kymaWorkflowId(namespace, name);
+  /** The news for module `m`. */
+  private slot({ kyma, module }: ModuleRef): Pending {
+    const kymaId = kymaWorkflowId(kyma.namespace, kyma.name);
     let modules = this.pending.get(kymaId);
     if (!modules) this.pending.set(kymaId, (modules = new Map<string, Pending>()));
-    let p = modules.get(module!);
-    if (!p) modules.set(module!, (p = { views: new Map<string, ObservedObject>(), everything: false }));
-    return { kymaId, p };
+    let p = modules.get(module);
+    if (!p) modules.set(module, (p = { views: new Map<string, ObservedObject>(), everything: false }));
+    return p;
   }
 
-  view(moduleId: string, observed: ObservedObject): string {
-    const { kymaId, p } = this.slot(moduleId);
-    p.views.set(observed.key, observed);
-    return kymaId;
+  view(m: ModuleRef, observed: ObservedObject): void {
+    this.slot(m).views.set(observed.key, observed);
   }
 
-  seen(moduleId: string, seen: SeenVersions): string {
-    const { kymaId, p } = this.slot(moduleId);
+  seen(m: ModuleRef, seen: SeenVersions): void {
+    const p = this.slot(m);
     p.seen = mergeSeen(p.seen ?? {}, seen);
-    return kymaId;
   }
 
-  everything(moduleId: string): string {
-    const { kymaId, p } = this.slot(moduleId);
-    p.everything = true;
-    return kymaId;
+  everything(m: ModuleRef): void {
+    this.slot(m).everything = true;
   }
 
   /** What is pending for the Kyma's modules, taken (nothing pending: empty). */
-  take(kymaId: string): ModuleChange[] {
+  take(kyma: KymaRef): ModuleChange[] {
+    const kymaId = kymaWorkflowId(kyma.namespace, kyma.name);
     const modules = this.pending.get(kymaId);
     this.pending.delete(kymaId);
     return [...(modules ?? [])].map(([module, p]) => {

@@ -11,7 +11,7 @@ import {
   STATE_PATHS_ANNOTATION,
 } from '../api/names';
 import { LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
-import type { Visibility } from '../contract/kyma';
+import type { KymaRef, ModuleRef, Visibility } from '../contract/kyma';
 import type { ObservedObject } from '../contract/readiness';
 import { rolloutWorkflowId, type ChannelRef, type Promotion } from '../contract/rollout';
 import type { CachedKind, SeenVersions } from '../contract/seen-versions';
@@ -20,11 +20,6 @@ import { shardOf } from '../decisions/shards';
 import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibility';
 import type { InformerEventType } from '../k8s/informer';
 import { kubeconfigKey } from '../k8s/target-cluster';
-
-export interface KymaRef {
-  namespace: string;
-  name: string;
-}
 
 /** A signal the bridge sends (`start`: with signalWithStart, starting the workflow where none runs). */
 export type Signal =
@@ -35,9 +30,9 @@ export type Signal =
   | { signal: 'modulesChanged'; kyma: KymaRef; changes: ModuleChange[] }
   | { signal: 'promoted'; channel: ChannelRef; promotion: Promotion };
 
-/** News for a module (its key), told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
+/** News for a module, told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
 export interface ModuleNote {
-  module: string;
+  module: ModuleRef;
   news: { view: ObservedObject } | { seen: SeenVersions } | 'everything';
 }
 
@@ -256,10 +251,10 @@ export function routeCatalog(
 
 /** What a Manifest event asks of the bridge (./bridge.ts `onManifest`). */
 export interface ManifestRoute {
-  /** Its module's key (`moduleKey`). */
-  workflowId: string;
-  kyma: string;
-  module: string;
+  /** Its module. */
+  module: ModuleRef;
+  /** Its module's key in the bridge's maps (`moduleKey`). */
+  key: string;
   /** The last mandatory Manifest of a module may be what a ModuleReleaseMeta's deletion waits for: check it. */
   checkMandatory: boolean;
   /** Whether to remember the Manifest as paused (skip-reconciliation), undefined: forget it. */
@@ -281,14 +276,12 @@ export function routeManifest(
   const namespace = meta.namespace!;
   const kyma = meta.labels?.[LABELS.kymaName];
   const module = meta.labels?.[LABELS.moduleName];
-  const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
   if (!kyma || !module) return undefined;
-  const workflowId = moduleKey(namespace, kyma, module);
-  const pausedBefore = paused.get(workflowId);
+  const key = moduleKey(namespace, kyma, module);
+  const pausedBefore = paused.get(key);
   const route: ManifestRoute = {
-    workflowId,
-    kyma,
-    module,
+    module: { kyma: { namespace, name: kyma }, module },
+    key,
     checkMandatory: type === 'DELETED' && meta.labels?.[LABELS.mandatoryModule] === 'true' && leads(scope),
     paused: pausedBefore,
   };
@@ -301,18 +294,24 @@ export function routeManifest(
     route.paused = pausedNow;
     // Kept apart from target-cluster views (which carry no Manifest version) so that none replaces it.
     const [seen] = seenVersion('Manifest', m);
-    route.note = { module: route.workflowId, news: seen ? { seen } : 'everything' };
+    route.note = { module: route.module, news: seen ? { seen } : 'everything' };
   }
+  route.watch = manifestWatch(type, meta);
+  return route;
+}
+
+/** What to watch in a Manifest's target cluster: its module's workflow on it (not once deleted), its CR kind and the status paths its check reads. */
+function manifestWatch(type: InformerEventType, meta: KubeObject['metadata']): ManifestRoute['watch'] {
+  const resourceKind = meta.annotations?.[RESOURCE_KIND_ANNOTATION];
   const slash = resourceKind?.lastIndexOf('/') ?? -1;
   const statePaths = meta.annotations?.[STATE_PATHS_ANNOTATION]?.split(',').filter(Boolean) ?? [];
-  route.watch = {
+  return {
     on: type !== 'DELETED',
     ...(resourceKind
       ? { resource: { apiVersion: resourceKind.slice(0, slash), kind: resourceKind.slice(slash + 1) } }
       : {}),
     statePaths,
   };
-  return route;
 }
 
 /**
@@ -376,7 +375,10 @@ export function routeRuntimeKyma(
  * everything again, and the Kymas on it (`kymasOn`) read their runtime again (its condition
  * tells the outage; once it answers, its status is written again).
  */
-export function routeHealth(modules: Iterable<string>, kymasOn: string[]): { notes: ModuleNote[]; signals: Signal[] } {
+export function routeHealth(
+  modules: Iterable<ModuleRef>,
+  kymasOn: string[],
+): { notes: ModuleNote[]; signals: Signal[] } {
   return {
     // Keyed apart: a view sent meanwhile must not replace this call to read everything again.
     notes: [...modules].map((module) => ({ module, news: 'everything' })),
@@ -391,17 +393,17 @@ export function routeHealth(modules: Iterable<string>, kymasOn: string[]): { not
 }
 
 /**
- * The modules (keys) an object in a target cluster that changed readiness concerns: the
+ * The modules an object in a target cluster that changed readiness concerns: the
  * one that owns it (its owner annotation, `owner`), else those that subscribed to its kind
  * (`subscribers`). Objects of Kymas of other shards are their bridges' to tell: none.
  */
 export function routeTargetObject(
   owner: { namespace: string; kyma: string; module: string } | undefined,
-  subscribers: Iterable<string>,
+  subscribers: Iterable<ModuleRef>,
   scope: Scope,
-): string[] {
+): ModuleRef[] {
   if (owner && !owns(scope, owner.namespace, owner.kyma)) return [];
-  return owner ? [moduleKey(owner.namespace, owner.kyma, owner.module)] : [...subscribers];
+  return owner ? [{ kyma: { namespace: owner.namespace, name: owner.kyma }, module: owner.module }] : [...subscribers];
 }
 
 /**
@@ -424,18 +426,18 @@ export function shardTakeover(
   also: SeenVersions;
   kymas: KubeObject[];
   secrets: KubeObject[];
-  manifests: { m: KubeObject; moduleId: string }[];
+  manifests: { m: KubeObject; module: ModuleRef }[];
 } {
   const also: SeenVersions = {
     ...(fleet.templatesSeen ? { ModuleTemplate: fleet.templatesSeen } : {}),
     ...(fleet.releaseMetasSeen ? { ModuleReleaseMeta: fleet.releaseMetasSeen } : {}),
   };
-  const manifests: { m: KubeObject; moduleId: string }[] = [];
+  const manifests: { m: KubeObject; module: ModuleRef }[] = [];
   for (const m of fleet.manifests) {
     const kyma = m.metadata.labels?.[LABELS.kymaName];
     const module = m.metadata.labels?.[LABELS.moduleName];
     if (!inShard(m.metadata.namespace, kyma, shard, count) || !module) continue;
-    manifests.push({ m, moduleId: moduleKey(m.metadata.namespace!, kyma!, module) });
+    manifests.push({ m, module: { kyma: { namespace: m.metadata.namespace!, name: kyma! }, module } });
   }
   return {
     also,

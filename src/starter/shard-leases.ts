@@ -168,19 +168,7 @@ export class ShardLeases {
       renewals,
     ]);
     const byName = new Map(items.map((l) => [l.metadata.name, l]));
-    const takeable = (l: Lease | undefined) => {
-      if (!l) return true;
-      const spec = l.spec;
-      const seen = this.observed.get(l.metadata.name);
-      if (!seen || seen.holder !== (spec?.holderIdentity ?? '') || seen.renewTime !== (spec?.renewTime ?? '')) {
-        this.observed.set(l.metadata.name, {
-          holder: spec?.holderIdentity ?? '',
-          renewTime: spec?.renewTime ?? '',
-          atMs: now,
-        });
-      }
-      return mayTake(spec, this.o.identity, this.observed.get(l.metadata.name), now, this.o.leaseDurationMs);
-    };
+    const takeable = (l: Lease | undefined) => this.takeable(l, now);
     const members = items.filter((l) => l.metadata.labels?.[ROLE_LABEL] === 'member');
     const expiredMembers = members.filter((l) => l.metadata.name !== this.memberLease() && takeable(l));
     if (memberRenewed || (await this.write(this.memberLease(), byName.get(this.memberLease()), 'member')))
@@ -216,6 +204,29 @@ export class ShardLeases {
     // starting together spread the shards rather than the first taking them all.
     const warming = this.joinedMs === undefined || performance.now() - this.joinedMs < this.o.leaseDurationMs;
     const take = warming ? plan.take.slice(0, 1) : plan.take;
+    await this.takeShards(take, byName);
+    await this.freeStrays(byName, [...take, ...plan.release]);
+    // Members that went away leave their Lease behind: whoever sees it expired deletes it (if unchanged since).
+    for (const l of expiredMembers) await this.remove(l);
+  }
+
+  /** Whether Lease `l` (none: not there) may be taken now; notes when its holder or renewal changed, as seen by this replica. */
+  private takeable(l: Lease | undefined, now: number): boolean {
+    if (!l) return true;
+    const spec = l.spec;
+    const seen = this.observed.get(l.metadata.name);
+    if (!seen || seen.holder !== (spec?.holderIdentity ?? '') || seen.renewTime !== (spec?.renewTime ?? '')) {
+      this.observed.set(l.metadata.name, {
+        holder: spec?.holderIdentity ?? '',
+        renewTime: spec?.renewTime ?? '',
+        atMs: now,
+      });
+    }
+    return mayTake(spec, this.o.identity, this.observed.get(l.metadata.name), now, this.o.leaseDurationMs);
+  }
+
+  /** Takes the shards (their Leases as read: `byName`) and serves each whose Lease it wrote. */
+  private async takeShards(take: number[], byName: Map<string, Lease>): Promise<void> {
     for (const shard of take) {
       if (this.stopped) break;
       const started = performance.now();
@@ -226,19 +237,21 @@ export class ShardLeases {
       );
       this.o.onGain(shard);
     }
-    // A write that timed out here may still have landed: a Lease that names us for a shard we do
-    // not serve is freed, not left to expire.
+  }
+
+  /**
+   * A write that timed out may still have landed: a Lease that names us for a shard we neither
+   * serve nor just took or handed back (`handled`) is freed, not left to expire.
+   */
+  private async freeStrays(byName: Map<string, Lease>, handled: number[]): Promise<void> {
     for (let shard = 0; shard < this.o.shards; shard++) {
       if (
         !this.held.has(shard) &&
-        !take.includes(shard) &&
-        !plan.release.includes(shard) &&
+        !handled.includes(shard) &&
         byName.get(this.shardLease(shard))?.spec?.holderIdentity === this.o.identity
       )
         await this.free(this.shardLease(shard));
     }
-    // Members that went away leave their Lease behind: whoever sees it expired deletes it (if unchanged since).
-    for (const l of expiredMembers) await this.remove(l);
   }
 
   /**

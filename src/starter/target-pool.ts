@@ -2,7 +2,6 @@
 // hold the same kubeconfig share them (a Kyma without a Secret uses the control plane's). Made
 // on first use, a remote cluster's probed; stopped once no Kyma uses them. Per cluster it keeps
 // the control-plane Kyma its runtime Kyma names as owner, as the watch saw it.
-import { kymaWorkflowId } from '../api/names';
 import type { KubeObject } from '../api/shared';
 import type { TargetWatchScope } from '../infra/config';
 import type { InformerEventType } from '../k8s/informer';
@@ -80,7 +79,7 @@ export class TargetPool {
     const old = this.targets.get(key);
     void old?.then(
       (t) => {
-        if (t.forgetKyma(`${kymaWorkflowId(namespace, kyma)}/`) || [...this.kymaTarget.values()].includes(key)) return;
+        if (t.forgetKyma({ namespace, name: kyma }) || [...this.kymaTarget.values()].includes(key)) return;
         t.stop();
         this.runtimeOwners.delete(key);
         if (this.targets.get(key) !== old) return;

@@ -6,6 +6,7 @@ import { MANAGED_BY } from '../api/identity';
 import { CONTROL_PLANE_KYMA_ANNOTATION, RUNTIME_KYMA } from '../api/runtime';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import type { ObservedObject } from '../contract/readiness';
+import type { KymaRef, ModuleRef } from '../contract/kyma';
 import { idOf, objectKey } from '../api/object-id';
 import { readinessView } from '../decisions/readiness';
 import { Informer, type InformerEventType } from '../k8s/informer';
@@ -22,12 +23,12 @@ const RUNTIME_WATCH = 'runtime-kyma';
  */
 export class TargetWatches {
   private readonly informers = new Map<string, Informer>();
-  /** Module workflows per CR kind, for objects that carry no owner annotation. */
-  readonly subscribers = new Map<string, Set<string>>();
+  /** Modules per CR kind (by module key), for objects that carry no owner annotation. */
+  readonly subscribers = new Map<string, Map<string, ModuleRef>>();
   /** Per CR kind, the status paths a customStateCheck of some module reads (besides state and message). */
   private readonly statePaths = new Map<string, Set<string>>();
-  /** Every module whose Manifest targets this cluster. */
-  readonly modules = new Set<string>();
+  /** Every module whose Manifest targets this cluster (by module key). */
+  readonly modules = new Map<string, ModuleRef>();
   /** Whether the last probe got an answer. */
   healthy = true;
   private probe?: NodeJS.Timeout;
@@ -108,9 +109,10 @@ export class TargetWatches {
   }
 
   /** Drops a Kyma's modules (its Secret now points elsewhere); whether any are left. */
-  forgetKyma(prefix: string): boolean {
-    for (const set of [this.modules, ...this.subscribers.values()])
-      for (const id of set) if (id.startsWith(prefix)) set.delete(id);
+  forgetKyma(kyma: KymaRef): boolean {
+    for (const modules of [this.modules, ...this.subscribers.values()])
+      for (const [key, m] of modules)
+        if (m.kyma.namespace === kyma.namespace && m.kyma.name === kyma.name) modules.delete(key);
     return this.modules.size > 0;
   }
 
@@ -141,12 +143,20 @@ export class TargetWatches {
     };
   }
 
-  subscribe(apiVersion: string, kind: string, workflowId: string, on: boolean, statePaths: string[] = []): void {
+  /** Module `m` (its key: `moduleKey`) follows the objects of CR kind `apiVersion/kind` (`on`), or no longer. */
+  subscribe(
+    apiVersion: string,
+    kind: string,
+    moduleKey: string,
+    m: ModuleRef,
+    on: boolean,
+    statePaths: string[] = [],
+  ): void {
     const key = `${apiVersion}/${kind}`;
-    const set = this.subscribers.get(key) ?? new Set<string>();
-    if (on) set.add(workflowId);
-    else set.delete(workflowId);
-    this.subscribers.set(key, set);
+    const modules = this.subscribers.get(key) ?? new Map<string, ModuleRef>();
+    if (on) modules.set(moduleKey, m);
+    else modules.delete(moduleKey);
+    this.subscribers.set(key, modules);
     // Paths are only ever added: following one more field than needed costs a poke, missing one a wake-up.
     if (statePaths.length) this.statePaths.set(key, new Set([...(this.statePaths.get(key) ?? []), ...statePaths]));
     if (on) this.watch(apiVersion, kind);

@@ -23,7 +23,8 @@ import {
   type WorkflowEnded,
 } from '../contract/signals';
 import { KYMA_WORKFLOW, type KymaWorkflowInput } from '../contract/workflow-inputs';
-import type { KymaRef, Signal } from './routing';
+import type { KymaRef } from '../contract/kyma';
+import type { Signal } from './routing';
 
 /**
  * What every start needs: the task queue its workers poll, and the settings (a rollout's default

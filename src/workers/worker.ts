@@ -116,17 +116,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     const problem = await checkMaintenancePolicy(o.kcp, o.maintenancePolicy);
     if (problem) Runtime.instance().logger.warn(`worker: maintenance-window policy: ${problem}`);
   }
-  const workflowCode = o.workflowBundle
-    ? { workflowBundle: o.workflowBundle }
-    : existsSync(PREBUILT_BUNDLE)
-      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
-      : { workflowsPath: WORKFLOWS_PATH };
-  const workflows =
-    'workflowsPath' in workflowCode
-      ? 'bundled at start'
-      : 'codePath' in workflowCode.workflowBundle
-        ? `bundle ${workflowCode.workflowBundle.codePath}`
-        : 'a bundle built ahead of time';
+  const { workflowCode, workflows } = workflowSource(o.workflowBundle);
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
@@ -170,20 +160,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
   });
   let settle: (p: Promotion | undefined) => void = () => undefined;
   const promotion = new Promise<Promotion | undefined>((r) => (settle = r));
-  const promote = async () => {
-    if (o.deployment.promotion !== 'auto') return settle(undefined);
-    const { deploymentName, buildId } = o.deployment.version;
-    const said = await promoteOnFirstPoll(o.connection, o.namespace, o.deployment.version, {
-      identity: `klm-worker ${buildId}`,
-      stopped: () => worker.getState() !== 'RUNNING',
-    }).catch((err: unknown) => ({ kind: 'left' as const, why: `the server refused: ${(err as Error).message}` }));
-    const log = Runtime.instance().logger;
-    if (said.kind === 'promoted') log.info(`worker: version ${deploymentName}/${buildId} is current now`);
-    if (said.kind === 'left') log.info(`worker: version ${deploymentName}/${buildId} not made current: ${said.why}`);
-    if (said.kind === 'unseen')
-      log.warn(`worker: the server did not list version ${deploymentName}/${buildId} after ${said.afterMs} ms`);
-    settle(said);
-  };
+  const promote = async () => settle(await promoteVersion(o, () => worker.getState() !== 'RUNNING'));
   return {
     async run() {
       try {
@@ -200,4 +177,36 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     promotion,
     ...(reg.credentials ? { registryCredentials: reg.credentials } : {}),
   };
+}
+
+/** Where the workflow code comes from: a bundle given or built ahead of time, else bundled at start. */
+function workflowSource(bundle: KlmWorkerOptions['workflowBundle']) {
+  const workflowCode = bundle
+    ? { workflowBundle: bundle }
+    : existsSync(PREBUILT_BUNDLE)
+      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
+      : { workflowsPath: WORKFLOWS_PATH };
+  const workflows =
+    'workflowsPath' in workflowCode
+      ? 'bundled at start'
+      : 'codePath' in workflowCode.workflowBundle
+        ? `bundle ${workflowCode.workflowBundle.codePath}`
+        : 'a bundle built ahead of time';
+  return { workflowCode, workflows };
+}
+
+/** With promotion `auto`, makes the worker's version current once it polls (README, Upgrading), and says what became of it. */
+async function promoteVersion(o: KlmWorkerOptions, stopped: () => boolean): Promise<Promotion | undefined> {
+  if (o.deployment.promotion !== 'auto') return undefined;
+  const { deploymentName, buildId } = o.deployment.version;
+  const said = await promoteOnFirstPoll(o.connection, o.namespace, o.deployment.version, {
+    identity: `klm-worker ${buildId}`,
+    stopped,
+  }).catch((err: unknown) => ({ kind: 'left' as const, why: `the server refused: ${(err as Error).message}` }));
+  const log = Runtime.instance().logger;
+  if (said.kind === 'promoted') log.info(`worker: version ${deploymentName}/${buildId} is current now`);
+  if (said.kind === 'left') log.info(`worker: version ${deploymentName}/${buildId} not made current: ${said.why}`);
+  if (said.kind === 'unseen')
+    log.warn(`worker: the server did not list version ${deploymentName}/${buildId} after ${said.afterMs} ms`);
+  return said;
 }

@@ -200,7 +200,9 @@ describe(`upgrading a running fleet from ${RELEASE.tag} to this code by worker d
     ).catch(async (err: Error) => {
       const open: string[] = [];
       for await (const wf of klm.client.workflow.list({
-        query: `TemporalWorkerDeploymentVersion = '${klm.taskQueue}:${RELEASE.tag}' AND ExecutionStatus = 'Running' AND TemporalWorkflowVersioningBehavior = 'Pinned'`,
+        query:
+          `TemporalWorkerDeploymentVersion = '${klm.taskQueue}:${RELEASE.tag}' AND ExecutionStatus = 'Running' ` +
+          `AND TemporalWorkflowVersioningBehavior = 'Pinned'`,
       }))
         open.push(`${wf.workflowId} ${wf.runId} ${wf.type}`);
       throw new Error(`${err.message}; open: ${open.join('; ')}`);

@@ -292,6 +292,7 @@ describe('routeCatalog', () => {
 describe('routeManifest', () => {
   const none = new Map<string, boolean>();
   const id = (k: string) => `kyma/${NS}/${k}/module/greeter`;
+  const ref = (k: string) => ({ kyma: { namespace: NS, name: k }, module: 'greeter' });
 
   it('watches the CR kind of its module in the target cluster, with the status paths its check reads', () => {
     const m = manifest(
@@ -300,9 +301,8 @@ describe('routeManifest', () => {
       { [RESOURCE_KIND_ANNOTATION]: 'example.io/v1/Greeter', [STATE_PATHS_ANNOTATION]: 'status.health,' },
     );
     expect(routeManifest('ADDED', m, ALL, none)).toEqual({
-      workflowId: id('a'),
-      kyma: 'a',
-      module: 'greeter',
+      module: ref('a'),
+      key: id('a'),
       checkMandatory: false,
       paused: undefined,
       watch: { on: true, resource: { apiVersion: 'example.io/v1', kind: 'Greeter' }, statePaths: ['status.health'] },
@@ -315,15 +315,15 @@ describe('routeManifest', () => {
     const paused = manifest('a', { [LABELS.skipReconciliation]: 'true' });
     expect(routeManifest('MODIFIED', paused, ALL, none)).toMatchObject({
       paused: true,
-      note: { module: id('a'), news: { seen: { Manifest: '30' } } },
+      note: { module: ref('a'), news: { seen: { Manifest: '30' } } },
     });
     expect(routeManifest('MODIFIED', paused, ALL, new Map([[id('a'), true]]))?.note).toBeUndefined();
     expect(routeManifest('MODIFIED', manifest('a'), ALL, new Map([[id('a'), true]]))).toMatchObject({
       paused: false,
-      note: { module: id('a'), news: { seen: { Manifest: '30' } } },
+      note: { module: ref('a'), news: { seen: { Manifest: '30' } } },
     });
     const noVersion = { ...paused, metadata: { ...paused.metadata, resourceVersion: '' } };
-    expect(routeManifest('MODIFIED', noVersion, ALL, none)?.note).toEqual({ module: id('a'), news: 'everything' });
+    expect(routeManifest('MODIFIED', noVersion, ALL, none)?.note).toEqual({ module: ref('a'), news: 'everything' });
     expect(routeManifest('DELETED', paused, ALL, new Map([[id('a'), true]]))?.paused).toBeUndefined();
   });
 
@@ -404,10 +404,11 @@ describe('routeRuntimeKyma and routeHealth', () => {
   });
 
   it('makes every module on a cluster whose health changed read everything again, and its Kymas their runtime', () => {
-    expect(routeHealth(new Set(['m1', 'm2']), [`${NS}/a`])).toEqual({
+    const [m1, m2] = ['m1', 'm2'].map((module) => ({ kyma: { namespace: NS, name: 'a' }, module }));
+    expect(routeHealth(new Set([m1!, m2!]), [`${NS}/a`])).toEqual({
       notes: [
-        { module: 'm1', news: 'everything' },
-        { module: 'm2', news: 'everything' },
+        { module: m1, news: 'everything' },
+        { module: m2, news: 'everything' },
       ],
       signals: [runtime('a')],
     });
@@ -417,9 +418,12 @@ describe('routeRuntimeKyma and routeHealth', () => {
 describe('routeTargetObject', () => {
   it('tells the owning module, else the subscribers of its kind; an object of another shard nobody', () => {
     const owner = { namespace: NS, kyma: MINE[0]!, module: 'greeter' };
-    expect(routeTargetObject(owner, ['x'], SHARD0)).toEqual([`kyma/${NS}/${MINE[0]!}/module/greeter`]);
-    expect(routeTargetObject(undefined, new Set(['x', 'y']), SHARD0)).toEqual(['x', 'y']);
-    expect(routeTargetObject({ ...owner, kyma: OTHER[0]! }, ['x'], SHARD0)).toEqual([]);
+    const [x, y] = ['x', 'y'].map((module) => ({ kyma: { namespace: NS, name: MINE[0]! }, module }));
+    expect(routeTargetObject(owner, [x!], SHARD0)).toEqual([
+      { kyma: { namespace: NS, name: MINE[0]! }, module: 'greeter' },
+    ]);
+    expect(routeTargetObject(undefined, new Set([x!, y!]), SHARD0)).toEqual([x, y]);
+    expect(routeTargetObject({ ...owner, kyma: OTHER[0]! }, [x!], SHARD0)).toEqual([]);
   });
 });
 
@@ -439,7 +443,9 @@ describe('shardTakeover', () => {
     expect(got.also).toEqual({ ModuleTemplate: '5' });
     expect(got.kymas.map((k) => k.metadata.name)).toEqual([MINE[0]]);
     expect(got.secrets.map((s) => s.metadata.labels?.[LABELS.kymaName])).toEqual([MINE[0]]);
-    expect(got.manifests.map((m) => m.moduleId)).toEqual([`kyma/${NS}/${MINE[0]!}/module/greeter`]);
+    expect(got.manifests.map((m) => m.module)).toEqual([
+      { kyma: { namespace: NS, name: MINE[0]! }, module: 'greeter' },
+    ]);
     expect(inShard(NS, undefined, 0, 2)).toBe(false);
   });
 });

@@ -87,7 +87,7 @@ describe('KymaState: a Kyma and its modules', () => {
     st.changed();
     const same = untilWait(st, snapshot([spec('greeter')]));
     expect(kinds(same)).toEqual(['load', 'resolve', 'wait']);
-    st.woke(true);
+    st.woke({ drift: true });
     // Another channel: no rollout holds a channel switch.
     const t = untilWait(st, snapshot([spec('greeter', { channel: 'fast' })]), () => [
       { name: 'greeter', module: mod('1.1.0', { channel: 'fast' }) },
@@ -371,7 +371,7 @@ describe('KymaState: a Kyma and its modules', () => {
     });
     expect(t[t.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs, wakeAt: window.begin });
     // The window opens: the upgrade goes ahead and the hold is gone.
-    st.woke(true);
+    st.woke({ drift: true });
     const open = untilWait(st, snapshot([spec('greeter')]), () => [upgrade], window.begin);
     expect(dispatch(open)?.update).toEqual([{ name: 'greeter', desired: { uid: 'uid-1', module: upgrade.module } }]);
     expect(status(open)?.modules?.[0]).not.toHaveProperty('maintenance');

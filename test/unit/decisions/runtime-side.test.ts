@@ -331,7 +331,7 @@ describe('KymaState with a runtime', () => {
       runtime: { failure: { reason: 'Failed', message: 'storage is (re)initializing' } },
     });
     expect(failed[failed.length - 1]).toMatchObject({ kind: 'wait', wakeAt: SETTINGS.installRetryMs });
-    st.woke(true);
+    st.woke({ drift: true });
     const back = untilWait(st, snapshot([spec('greeter')]));
     expect(back[back.length - 1]).toEqual({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
   });
@@ -361,7 +361,7 @@ describe('KymaState with a runtime', () => {
     st.catalogChanged();
     expect(st.awake()).toBe(true);
     expect(kinds(untilWait(st, snapshot([])))).toEqual(['syncCatalog', 'wait']);
-    st.woke(true);
+    st.woke({ drift: true });
     const t = untilWait(st, snapshot([]));
     expect(find(t, 'syncCatalog')).toMatchObject({ full: true });
   });
@@ -372,7 +372,7 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')?.status.conditions).toContainEqual(
       expect.objectContaining({ type: 'Runtime', status: 'False', reason: 'TargetClusterUnreachable' }),
     );
-    st.woke(true);
+    st.woke({ drift: true });
     expect(find(untilWait(st, snapshot([])), 'syncCatalog')).toMatchObject({ full: true });
   });
 
@@ -381,7 +381,7 @@ describe('KymaState with a runtime', () => {
     untilWait(st, snapshot([spec('greeter')]));
     st.changed();
     untilWait(st, snapshot([spec('greeter')], { deleting: true }));
-    st.woke(true);
+    st.woke({ drift: true });
     st.catalogChanged();
     const t = untilWait(st, snapshot([spec('greeter')], { deleting: true }));
     expect(kinds(t)).not.toContain('syncCatalog');
@@ -423,7 +423,7 @@ describe('KymaState with a runtime', () => {
     expect(kinds(failed)).toContain('cleanRuntime');
     expect(kinds(failed)).not.toContain('removeFinalizer');
     expect(failed[failed.length - 1]).toMatchObject({ kind: 'wait', driftMs: SETTINGS.driftIntervalMs });
-    st.woke(true);
+    st.woke({ drift: true });
     const t = untilWait(st, snapshot([], { deleting: true }));
     expect(kinds(t)).toEqual(['load', 'cleanRuntime', 'writeStatus', 'event:Deleted', 'removeFinalizer', 'end']);
   });

@@ -3,8 +3,8 @@
 // tells when an old version's workers may stop; `current` and `ramp` move new runs by hand, for
 // KLM_VERSION_PROMOTION=manual (or to roll back). The Temporal client loads when a command runs.
 import { Option, type Command } from 'commander';
-import { configFromEnv } from '../infra/config';
-import { outputOf, Refused } from './output';
+import { configFromEnv } from '../../infra/config';
+import { outputOf, Refused } from '../output';
 
 export function register(program: Command): void {
   const dep = program
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .description('each version: current, ramping, draining or drained, and the runs still pinned to it')
     .addOption(new Option('-o, --output <format>', 'table or json').default('table').choices(['table', 'json']))
     .action(async (o: { output: string }) => {
-      const { deploymentStatus } = await import('./deployment-versions');
+      const { deploymentStatus } = await import('../deployment-versions');
       console.log(await deploymentStatus(configFromEnv(process.env), outputOf(o.output)));
     });
   dep
@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .description('make a version current: new runs start on it, Kyma runs move to it at their next continue-as-new')
     .action(async (buildId: string) => {
       const config = configFromEnv(process.env);
-      const { makeCurrent } = await import('./deployment-versions');
+      const { makeCurrent } = await import('../deployment-versions');
       await makeCurrent(config, buildId);
       console.log(`version ${buildId} of ${config.deployment.name} is current`);
     });
@@ -38,7 +38,7 @@ export function register(program: Command): void {
       const share = Number(percentage);
       if (!o.clear && (!buildId || !(share >= 0 && share <= 100)))
         throw new Refused('give a build id and a percentage from 0 to 100, or --clear');
-      const { ramp } = await import('./deployment-versions');
+      const { ramp } = await import('../deployment-versions');
       await ramp(config, o.clear ? { percentage: 0 } : { buildId: buildId!, percentage: share });
       console.log(
         o.clear ? `no version of ${config.deployment.name} is ramped` : `version ${buildId} ramped to ${share}%`,
