@@ -203,16 +203,19 @@ export class KymaRun {
   }
 
   /** The earliest time a wait falls due (a module's deadline or retry, a held upgrade's window). */
-  alarmAt(now: number): number | undefined {
+  alarmAt(): number | undefined {
     const kyma = this.phase === 'waiting' ? this.kymaWait?.wakeAt : undefined;
-    // The run's end wakes it once; past it, the run continues as new when it is next idle.
-    const end = this.runEndsAt() > now ? this.runEndsAt() : undefined;
-    const due = [kyma, this.modules.nextDueAt(), end].filter((t): t is number => t !== undefined);
-    return due.length ? Math.min(...due) : undefined;
+    const modules = this.modules.nextDueAt();
+    if (kyma === undefined) return modules;
+    return modules === undefined ? kyma : Math.min(kyma, modules);
   }
 
-  /** When the run is old enough to continue as new. */
-  private runEndsAt(): number {
+  /**
+   * When the run is old enough to continue as new (`settings.maxRunAgeMs` after its start): the
+   * workflow wakes then, with a timer of its own (one per run: the alarm would be re-armed for it
+   * after each of its rings, and cancelled by each earlier one).
+   */
+  get endsAt(): number {
     return this.o.runStartedAt + this.o.settings.maxRunAgeMs;
   }
 
@@ -229,7 +232,7 @@ export class KymaRun {
     const due =
       history.suggested ||
       history.versionChanged ||
-      history.now >= this.runEndsAt() ||
+      history.now >= this.endsAt ||
       (maxHistoryEvents > 0 && history.events >= maxHistoryEvents);
     if (due && this.kymaIdle()) return this.carry(this.kyma.carry());
     return undefined;

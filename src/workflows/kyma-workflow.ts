@@ -12,6 +12,7 @@ import {
   setCurrentDetails,
   setHandler,
   setWorkflowOptions,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -50,6 +51,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     runStartedAt: workflowInfo().runStartTime.getTime(),
     ...(input.carried ? { carried: input.carried } : {}),
   });
+  // The run's end: one timer, whatever else it waits for (`KLM_MAX_RUN_AGE`).
+  void sleep(Math.max(1, run.endsAt - Date.now())).then(() => (run.dirty = true));
   setHandler(kymaChanged, (seen) => run.changed(seen));
   setHandler(templatesChanged, (seen) => run.changed(seen));
   setHandler(catalogChanged, () => run.catalogChanged());
@@ -109,7 +112,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       );
     const driftMs = run.takeDriftArm();
     if (driftMs !== undefined) drift.arm(driftMs, () => run.driftFired());
-    alarm.set(run.alarmAt(Date.now()), Date.now(), () => (run.dirty = true));
+    alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();
     const stop = run.stop({
       events: info.historyLength,

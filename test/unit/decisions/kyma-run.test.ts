@@ -136,45 +136,37 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     expect(status.lastOperation?.operation).toMatch(/lists 1001 modules, more than the 1000 one Kyma may have/);
   });
 
-  it('continues as new only when nothing is under way and the Kyma waits, carrying every module, which the next run does not install again', () => {
-    const run = newRun();
-    const fleet = { snapshot: snapshot(spec(names(3))) };
-    const first = run.take(0);
-    expect(run.stop(history({ suggested: true }))).toBeUndefined();
-    run.done(first[0]!, answer(first[0]!, fleet), 0);
-    settle(run, fleet);
-    expect(run.stop(history())).toBeUndefined();
-    const stop = run.stop(history({ suggested: true }));
-    expect(stop?.kind).toBe('continueAsNew');
-    const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
-    expect(Object.keys(carried?.modules ?? {})).toEqual(names(3));
-    const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
-    const t = settle(next, fleet);
-    expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
-    expect(next.status().state).toBe('Ready');
-  });
+  it.each([
+    ['Temporal suggests it', { suggested: true }],
+    ['its worker version is no longer the current one', { versionChanged: true }],
+  ] as const)(
+    'continues as new when %s, only when nothing is under way and the Kyma waits, carrying every module, which the next run does not install again',
+    (_, due) => {
+      const run = newRun();
+      const fleet = { snapshot: snapshot(spec(names(3))) };
+      const first = run.take(0);
+      expect(run.stop(history(due))).toBeUndefined();
+      run.done(first[0]!, answer(first[0]!, fleet), 0);
+      settle(run, fleet);
+      expect(run.stop(history())).toBeUndefined();
+      const stop = run.stop(history(due));
+      expect(stop?.kind).toBe('continueAsNew');
+      const carried = stop?.kind === 'continueAsNew' ? stop.carried : undefined;
+      expect(Object.keys(carried?.modules ?? {})).toEqual(names(3));
+      const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
+      const t = settle(next, fleet);
+      expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
+      expect(next.status().state).toBe('Ready');
+    },
+  );
 
-  it('moves to the current worker version: continues as new once its version is no longer current and the Kyma is idle', () => {
-    const run = newRun();
-    const fleet = { snapshot: snapshot(spec(names(2))) };
-    const first = run.take(0);
-    expect(run.stop(history({ versionChanged: true }))).toBeUndefined();
-    run.done(first[0]!, answer(first[0]!, fleet), 0);
-    settle(run, fleet);
-    expect(run.stop(history())).toBeUndefined();
-    expect(run.stop(history({ versionChanged: true }))?.kind).toBe('continueAsNew');
-  });
-
-  it('lives at most maxRunAgeMs: the alarm wakes it then, and it continues as new; past it, the alarm does not ring again for it', () => {
+  it('lives at most maxRunAgeMs: continues as new once it is that old and idle, not before', () => {
     const day = 24 * 60 * 60_000;
     const run = newRun({ maxRunAgeMs: day, driftIntervalMs: 2 * day });
-    const fleet = { snapshot: snapshot(spec(names(2))) };
-    settle(run, fleet);
-    expect(run.alarmAt(0)).toBe(day);
+    settle(run, { snapshot: snapshot(spec(names(2))) });
+    expect(run.endsAt).toBe(day);
     expect(run.stop(history({ now: day - 1 }))).toBeUndefined();
     expect(run.stop(history({ now: day }))?.kind).toBe('continueAsNew');
-    // A run past its end that is busy waits for its next wake-up: no alarm due at once, again and again.
-    expect(run.alarmAt(day + 1)).toBeUndefined();
   });
 
   it("carries a Kyma of 1,000 modules in well under Temporal's 2 MB payload limit; the next run rebuilds their statuses", () => {
@@ -204,7 +196,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     };
     settle(run, fleet, 1_000);
     expect(run.status().state).toBe('Error');
-    expect(run.alarmAt(1_000)).toBe(1_000 + SETTINGS.installRetryMs);
+    expect(run.alarmAt()).toBe(1_000 + SETTINGS.installRetryMs);
     fail = false;
     // Nothing is due before the alarm.
     expect(settle(run, fleet, 2_000).works).toEqual([]);
