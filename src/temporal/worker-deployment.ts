@@ -41,7 +41,12 @@ const STATUS: Record<number, VersionStatus> = {
 };
 
 type Timestamp = { seconds?: { toNumber(): number } | number | null } | null | undefined;
-const dateOf = (t: Timestamp) => (t?.seconds ? new Date(Number(t.seconds) * 1000) : undefined);
+/** A protobuf timestamp's date (its seconds a Long or a number), or undefined when unset. */
+const dateOf = (t: Timestamp) => {
+  const s = t?.seconds;
+  if (!s) return undefined;
+  return new Date((typeof s === 'number' ? s : s.toNumber()) * 1000);
+};
 
 /** The deployment `name` in `namespace`, or undefined when no worker of it ever polled. */
 export async function describeDeployment(
