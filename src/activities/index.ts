@@ -21,7 +21,7 @@ import { rolloutActivities } from './rollout';
 import { runtimeActivities } from './runtime';
 import { uninstallActivities } from './uninstall';
 import type { ReconcileSettings } from '../contract/settings';
-import { settingsActivities } from './settings';
+import { workerActivities } from './worker';
 
 export interface ActivityDeps {
   /** The control-plane cluster (Kymas, ModuleTemplates, Manifests, kubeconfig Secrets). */
@@ -44,6 +44,8 @@ export interface ActivityDeps {
   maintenancePolicy?: PolicyRef;
   /** The reconcile settings Kyma workflows read at the start of each run. */
   settings: ReconcileSettings;
+  /** The build id of the current version of the worker's deployment (asked of Temporal). */
+  currentVersion: () => Promise<string | undefined>;
 }
 
 /** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
@@ -65,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
   const kyma = kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy);
   const events = eventActivities(deps.kcp);
   return {
-    ...settingsActivities(deps.settings),
+    ...workerActivities(deps.settings, deps.currentVersion),
     ...kyma,
     ...events,
     ...kymaWritesActivities({

@@ -47,6 +47,9 @@ export interface HistoryInfo {
   now: number;
 }
 
+/** How often a run asks which worker version is current, at most. */
+const VERSION_CHECK_INTERVAL_MS = 60_000;
+
 export interface KymaRunOptions {
   kyma: KymaRef;
   settings: ReconcileSettings;
@@ -62,6 +65,8 @@ type KymaPhase = 'ready' | 'busy' | 'waiting' | 'stopping';
 export class KymaRun {
   /** Something happened since the last `take`: the workflow's loop wakes. */
   dirty = true;
+  /** When the run last asked which worker version is current (`versionCheckDue`). */
+  private versionCheckedAt: number | undefined;
   readonly kyma: KymaState;
   private readonly modules: ModulePool;
   private readonly outbox = new Outbox();
@@ -208,6 +213,19 @@ export class KymaRun {
     const modules = this.modules.nextDueAt();
     if (kyma === undefined) return modules;
     return modules === undefined ? kyma : Math.min(kyma, modules);
+  }
+
+  /**
+   * Whether to ask which worker version is current now: Temporal says the run's version changed
+   * (`targetWorkerDeploymentVersionChanged`), but it says so too on every task it starts itself
+   * when one completes (seen on server 1.31), changed or not; so the run asks, at most once a
+   * minute, and only when it could continue as new at once.
+   */
+  versionCheckDue(now: number): boolean {
+    if (!this.quiet() || !this.kymaIdle() || this.stopping) return false;
+    if (this.versionCheckedAt !== undefined && now - this.versionCheckedAt < VERSION_CHECK_INTERVAL_MS) return false;
+    this.versionCheckedAt = now;
+    return true;
   }
 
   /**

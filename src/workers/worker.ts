@@ -20,7 +20,12 @@ import { reconcileDuration } from './reconcile-duration';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, type RegistryConfig } from '../infra/config';
 import { registriesFromConfig, type RegistryCredentialSecret } from '../activities/registry-secret';
 import { checkMaintenancePolicy } from '../activities/maintenance';
-import { promoteOnFirstPoll, type DeploymentVersion, type Promotion } from '../temporal/worker-deployment';
+import {
+  describeDeployment,
+  promoteOnFirstPoll,
+  type DeploymentVersion,
+  type Promotion,
+} from '../temporal/worker-deployment';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The bundle `npm run build` writes next to the compiled processes (dist/workflow-bundle.js). */
@@ -129,6 +134,8 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       targets,
       registries: reg.registries,
       settings: o.settings,
+      currentVersion: async () =>
+        (await describeDeployment(o.connection, o.namespace, o.deployment.version.deploymentName))?.current,
       ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}),
       ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}),
     }),

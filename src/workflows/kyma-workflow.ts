@@ -114,12 +114,13 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     if (driftMs !== undefined) drift.arm(driftMs, () => run.driftFired());
     alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();
-    const stop = run.stop({
-      events: info.historyLength,
-      suggested: info.continueAsNewSuggested,
-      versionChanged: info.targetWorkerDeploymentVersionChanged,
-      now: Date.now(),
-    });
+    const history = { events: info.historyLength, suggested: info.continueAsNewSuggested, versionChanged: false };
+    let stop = run.stop({ ...history, now: Date.now() });
+    if (!stop && info.targetWorkerDeploymentVersionChanged && run.versionCheckDue(Date.now())) {
+      const current = await controlPlane.currentWorkerVersion();
+      const moved = current !== undefined && current !== info.currentDeploymentVersion?.buildId;
+      if (moved) stop = run.stop({ ...history, versionChanged: true, now: Date.now() });
+    }
     if (stop?.kind === 'end') return;
     if (stop) return await continueOnCurrentVersion({ kyma, carried: stop.carried });
     await condition(() => run.dirty || broken !== undefined);

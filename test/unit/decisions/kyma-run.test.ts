@@ -160,6 +160,19 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     },
   );
 
+  it('asks which worker version is current only when it could continue as new at once, and at most once a minute', () => {
+    const run = newRun();
+    const fleet = { snapshot: snapshot(spec(names(2))) };
+    const first = run.take(0);
+    // Work under way: the answer could not be acted on.
+    expect(run.versionCheckDue(0)).toBe(false);
+    run.done(first[0]!, answer(first[0]!, fleet), 0);
+    settle(run, fleet);
+    expect(run.versionCheckDue(1_000)).toBe(true);
+    expect(run.versionCheckDue(30_000)).toBe(false);
+    expect(run.versionCheckDue(61_000)).toBe(true);
+  });
+
   it('lives at most maxRunAgeMs: continues as new once it is that old and idle, not before', () => {
     const day = 24 * 60 * 60_000;
     const run = newRun({ maxRunAgeMs: day, driftIntervalMs: 2 * day });
