@@ -21,8 +21,8 @@ export interface VersionView {
   status: VersionStatus;
   /** Whether no run pinned to it is open (as the server last checked), when it is draining or drained. */
   drained?: boolean;
-  /** When it first became current or ramping; absent for a version never used. */
-  firstActivation?: Date;
+  /** Whether it ever was current or ramping. */
+  activated: boolean;
 }
 
 export interface DeploymentView {
@@ -38,14 +38,6 @@ const STATUS: Record<number, VersionStatus> = {
   [Status.WORKER_DEPLOYMENT_VERSION_STATUS_RAMPING]: 'ramping',
   [Status.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING]: 'draining',
   [Status.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED]: 'drained',
-};
-
-type Timestamp = { seconds?: { toNumber(): number } | number | null } | null | undefined;
-/** A protobuf timestamp's date (its seconds a Long or a number), or undefined when unset. */
-const dateOf = (t: Timestamp) => {
-  const s = t?.seconds;
-  if (!s) return undefined;
-  return new Date((typeof s === 'number' ? s : s.toNumber()) * 1000);
 };
 
 /** The deployment `name` in `namespace`, or undefined when no worker of it ever polled. */
@@ -71,9 +63,7 @@ export async function describeDeployment(
         ...(v.drainageInfo?.status
           ? { drained: v.drainageInfo.status === Drainage.VERSION_DRAINAGE_STATUS_DRAINED }
           : {}),
-        ...(dateOf(v.firstActivationTime as Timestamp)
-          ? { firstActivation: dateOf(v.firstActivationTime as Timestamp) }
-          : {}),
+        activated: Boolean(v.firstActivationTime),
       })),
     };
   } catch (err) {
@@ -133,7 +123,7 @@ export async function promoteOnFirstPoll(
     const own = deployment?.versions.find((v) => v.buildId === version.buildId);
     if (deployment && own) {
       if (own.status === 'current') return { kind: 'current' };
-      if (own.status !== 'inactive' || own.firstActivation)
+      if (own.status !== 'inactive' || own.activated)
         return { kind: 'left', why: `this version was current or ramping before (now ${own.status})` };
       if (deployment.ramping)
         return {
