@@ -28,4 +28,6 @@ COPY --from=build /src/deploy/crds ./deploy/crds
 # test/integration/dist.test.ts runs the compiled processes.
 USER 1000:1000
 ENTRYPOINT ["node"]
-CMD ["dist/workers/main.js"]
+# Worker and bridge in one process (`klm run`), for a fleet that fits one machine; the Deployments
+# of deploy/kustomize run them apart (args: dist/workers/main.js, dist/starter/main.js) to scale out.
+CMD ["dist/cli/klm.js", "run"]

@@ -1,26 +1,23 @@
 // Bridge process: `node dist/starter/main.js` (or `tsx src/starter/main.ts`). Configuration from
-// the environment. With KLM_LEADER_ELECTION_LEASE, bridges that name it share the fleet's shards
-// (./shard-leases.ts): each watches and signals for the Kymas of the shards it holds, and takes
-// over, listing afresh, the shards of a replica that went.
+// the environment; the bridge itself: ./start-bridge.ts.
 import { Client, Connection } from '@temporalio/client';
 import { configFromEnv } from '../infra/config';
 import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
-import { controlPlaneClient } from '../k8s/control-plane';
 import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/transport';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
-import { Bridge } from './bridge';
-import { ShardLeases } from './shard-leases';
+import { startBridge, type RunningBridge } from './start-bridge';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   observeRequests(countKubeRequest);
   const log = (m: string) => console.error(`bridge: ${m}`);
-  // Ready once its watches have listed the control plane (with shards: whether it holds any or not).
-  let ready = false;
-  const probes = config.metricsPort ? await serveMetrics(config.metricsPort, '0.0.0.0', () => ready) : undefined;
+  const started: { bridge?: RunningBridge } = {};
+  const probes = config.metricsPort
+    ? await serveMetrics(config.metricsPort, '0.0.0.0', () => started.bridge?.ready() ?? false)
+    : undefined;
   if (probes) console.log(`bridge: metrics and probes on :${probes.port} (/metrics, /healthz, /readyz)`);
   const stopped = stopSignals({
     name: 'bridge',
@@ -30,46 +27,9 @@ async function main(): Promise<void> {
   });
   const connection = await Connection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
-  const kcp = await controlPlaneClient(config.kubeconfig);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const election = config.leaderElection;
-  const bridge = new Bridge({
-    kcp,
-    temporal,
-    taskQueue: config.taskQueue,
-    settings: config.settings,
-    probeMs: config.targetProbeIntervalMs,
-    newsWindowMs: config.newsWindowMs,
-    targetRequestTimeoutMs: config.targetRequestTimeoutMs,
-    allowKubeconfigExec: config.allowKubeconfigExec,
-    ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
-    targetWatchScope: config.targetWatchScope,
-    ...(election ? { shards: election.shards } : {}),
-    log,
-  });
-  const leases = election
-    ? new ShardLeases({ client: kcp, ...election, onGain: (s) => bridge.gain(s), onLose: (s) => bridge.lose(s), log })
-    : undefined;
-  // Counted by the other replicas before its watches have listed, so that none takes its share meanwhile.
-  await leases?.join();
-  await bridge.start();
-  ready = true;
-  console.log(
-    `bridge: routing events to task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}`,
-  );
-  if (leases && election) {
-    void stopped.then(() => leases.stop());
-    console.log(
-      `bridge: sharing ${election.shards} shards with the bridges of Leases ${election.namespace}/${election.name}-* as ${election.identity}`,
-    );
-    // Returns once stopped, having stopped serving and freed its shards.
-    await leases.run();
-  } else {
-    console.log('bridge: no leader election (KLM_LEADER_ELECTION_LEASE unset): run only this one bridge');
-    await stopped;
-  }
-  ready = false;
-  await bridge.stop();
+  started.bridge = await startBridge(config, temporal, (m) => console.log(m), log);
+  await started.bridge.serve(stopped);
   await connection.close();
   // Nothing is left to keep the process alive once its probes stop answering.
   await probes?.close();

@@ -1,34 +1,22 @@
 // Worker process: `tsx src/workers/main.ts`. Configuration from the environment (config.ts).
-import { NativeConnection, Runtime } from '@temporalio/worker';
-import { controlPlaneClient } from '../k8s/control-plane';
+import { NativeConnection, type Runtime } from '@temporalio/worker';
 import { NoKubeconfigError } from '../k8s/kubeconfig';
 import { observeRequests } from '../k8s/transport';
 import { configFromEnv } from '../infra/config';
-import { LineLog } from '../infra/log';
 import { stopSignals } from '../infra/stop-signals';
 import { TemporalConfigError } from '../infra/temporal-env';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { requireSearchAttributes, SearchAttributesMissingError } from '../temporal/search-attributes';
-import { BuildIdUnknownError, deploymentVersion } from './build-id';
-import { createKlmWorker, type KlmWorker } from './worker';
+import { BuildIdUnknownError } from './build-id';
+import { installRuntime, startWorker, workerStartLine } from './start-worker';
+import type { KlmWorker } from './worker';
 
 let runtime: Runtime | undefined;
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   observeRequests(countKubeRequest);
-  // One log, one line per entry: ours, the SDK's and its Core's (forwarded), at KLM_LOG_LEVEL.
-  const level = config.logLevel ?? 'INFO';
-  runtime = Runtime.install({
-    logger: new LineLog(level),
-    telemetryOptions: {
-      logging: { filter: { core: level }, forward: {} },
-      // The SDK's own metrics (task latencies, pollers, sticky cache) on a Prometheus port of their own.
-      ...(process.env.KLM_SDK_METRICS_ADDRESS
-        ? { metrics: { prometheus: { bindAddress: process.env.KLM_SDK_METRICS_ADDRESS } } }
-        : {}),
-    },
-  });
+  runtime = installRuntime(config);
   const log = runtime.logger;
   // The probes answer before the worker exists: not ready until it polls.
   const started: { worker?: KlmWorker } = {};
@@ -47,28 +35,8 @@ async function main(): Promise<void> {
   });
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   await requireSearchAttributes(connection, config.temporal.namespace);
-  const worker = (started.worker = await createKlmWorker({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.taskQueue,
-    kcp: await controlPlaneClient(config.kubeconfig),
-    blobCacheDir: config.blobCacheDir,
-    registry: config.registry,
-    targetRequestTimeoutMs: config.targetRequestTimeoutMs,
-    allowKubeconfigExec: config.allowKubeconfigExec,
-    workflowCacheSize: config.workflowCacheSize,
-    taskPollers: config.taskPollers,
-    settings: config.settings,
-    deployment: { version: deploymentVersion(config), promotion: config.deployment.promotion },
-    ...(config.workflowBundle ? { workflowBundle: { codePath: config.workflowBundle } } : {}),
-    ...(config.ociRegistry ? { ociRegistry: config.ociRegistry } : {}),
-    ...(config.maintenancePolicy ? { maintenancePolicy: config.maintenancePolicy } : {}),
-    ...(config.kymaNamespaces ? { kymaNamespaces: config.kymaNamespaces } : {}),
-  }));
-  log.info(
-    `worker: task queue ${config.taskQueue} on Temporal ${config.temporal.describe}, namespace ${config.temporal.namespace}; ` +
-      `version ${worker.version.deploymentName}/${worker.version.buildId}; workflows: ${worker.workflows}`,
-  );
+  const worker = (started.worker = await startWorker(config, connection));
+  log.info(workerStartLine(config, worker));
   await worker.run();
   await connection.close();
   // Nothing is left to keep the process alive once its probes stop answering.

@@ -149,6 +149,28 @@ describe('the compiled processes', () => {
     await stopsOnSigterm(plain!.started, plain!.ports);
   });
 
+  it("runs worker and bridge in one process (klm run, the image's default): a module installs; SIGTERM stops it", async () => {
+    // The separate processes of the tests above have stopped: only this one polls and routes.
+    const env = processEnv(klm(), {
+      NODE_OPTIONS: '',
+      KLM_BLOB_CACHE_DIR: await mkdtemp(path.join(tmpdir(), 'klm-blobs-')),
+      KLM_SHUTDOWN_TIMEOUT: SHUTDOWN_TIMEOUT,
+    });
+    const port = await freePort();
+    const one = start('dist/cli/klm.js', { ...env, KLM_METRICS_PORT: String(port) }, ['run']);
+    await eventually('klm run to poll and route', () =>
+      Promise.resolve(
+        (one.out().includes('worker: task queue') && one.out().includes('bridge: routing events')) || undefined,
+      ),
+    );
+    await eventually('its /readyz', async () => (await probe(port, '/readyz')) === 200 || undefined, 30_000);
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    const kyma = await kymaInState(klm(), name, 'Ready', 120_000);
+    expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`)).toEqual(['greeter=Ready']);
+    await stopsOnSigterm([one], [port]);
+  });
+
   it('serves the web page of klm ui as built into dist/cli/app/', async () => {
     const args = ['ui', '--kubeconfig', stackInfo().kubeconfig, '--kyma', `${klm().namespace}/page`, '--port', '0'];
     const ui = start('dist/cli/klm.js', { ...process.env, NODE_OPTIONS: '' }, args);

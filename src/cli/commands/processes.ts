@@ -1,4 +1,4 @@
-// `klm up`, `klm tools` and `klm bundle`: the processes and the servers they run on. Each loads
+// `klm up`, `klm run`, `klm tools` and `klm bundle`: the processes and the servers they run on. Each loads
 // what it runs when run (the local stack, the worker), so that no other command carries them.
 import { Option, type Command } from 'commander';
 import { configFromEnv } from '../../infra/config';
@@ -55,6 +55,18 @@ export function register(program: Command): void {
     .option('--temporal-address <host:port>', 'an existing Temporal (with --kubeconfig)')
     .option('--temporal-namespace <ns>', 'its namespace')
     .action(up);
+
+  program
+    .command('run')
+    .description(
+      'worker and bridge in one process, against the control plane and Temporal of the environment ' +
+        '(KUBECONFIG, TEMPORAL_ADDRESS, KLM_*; the image runs this by default): for a fleet that fits ' +
+        'one machine; scale out with the two Deployments instead',
+    )
+    .action(async () => {
+      const { runInOneProcess } = await import('../run');
+      await runInOneProcess(configFromEnv());
+    });
 
   program
     .command('tools')
