@@ -10,7 +10,7 @@ import {
   RESOURCE_KIND_ANNOTATION,
   STATE_PATHS_ANNOTATION,
 } from '../api/names';
-import { LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
+import { KYMA_FINALIZER, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
 import type { KymaRef, ModuleRef, Visibility } from '../contract/kyma';
 import type { ObservedObject } from '../contract/readiness';
 import { rolloutWorkflowId, type ChannelRef, type Promotion } from '../contract/rollout';
@@ -106,8 +106,8 @@ export function newestVersion(seen: string, version: string): string {
  * further versions its reads must reflect (a bridge taking the Kyma's shard over: the newest
  * templates and release metas it has seen). Returns what to remember instead (undefined:
  * nothing) and the signal: a deletion pokes the workflow, never starts it; otherwise only spec
- * (generation), labels, finalizers, deletion and the annotation that clears what switches of its
- * Secret left in other clusters are news (its own status writes come back as
+ * (generation), labels, finalizers but its workflow's own, deletion and the annotation that clears
+ * what switches of its Secret left in other clusters are news (its own status writes come back as
  * events too; its drift timer covers anything missed), and start the workflow if none runs.
  */
 export function routeKyma(
@@ -129,7 +129,9 @@ export function routeKyma(
     meta.uid,
     meta.generation,
     meta.labels,
-    meta.finalizers,
+    // Its workflow's own finalizer is its own write (one signal and one workflow task per Kyma
+    // saved); a finalizer of ours removed by hand is put back at its next wake-up.
+    meta.finalizers?.filter((f) => f !== KYMA_FINALIZER).join(',') || undefined,
     meta.deletionTimestamp,
     cleared,
   ]);

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';
 import { OLD_CLUSTERS_CLEARED_ANNOTATION, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../../src/api/names';
-import { LABELS, type KubeObject } from '../../src/api/shared';
+import { KYMA_FINALIZER, LABELS, type KubeObject } from '../../src/api/shared';
 import { shardOf } from '../../src/decisions/shards';
 import { kubeconfigKey } from '../../src/k8s/target-cluster';
 import { DEFAULT_SETTINGS } from '../../src/contract/settings';
@@ -127,6 +127,22 @@ describe('routeKyma', () => {
     expect(labelled.seen).not.toBe(first.seen);
     // A relist's ADDED is told again.
     expect(routeKyma('ADDED', kyma('a'), ALL, first.seen).signal).toBeDefined();
+  });
+
+  it("takes its workflow's own finalizer for no news (the workflow wrote it); another's finalizer is", () => {
+    const first = routeKyma('ADDED', kyma('a'), ALL, undefined);
+    const ours = routeKyma('MODIFIED', kyma('a', { finalizers: [KYMA_FINALIZER] }), ALL, first.seen);
+    expect(ours.signal).toBeUndefined();
+    const theirs = routeKyma('MODIFIED', kyma('a', { finalizers: [KYMA_FINALIZER, 'example.io/x'] }), ALL, ours.seen);
+    expect(theirs.signal).toMatchObject({ signal: 'kymaChanged', start: true });
+    // Its deletion, finalizer and all, is news.
+    const deleting = routeKyma(
+      'MODIFIED',
+      kyma('a', { finalizers: [KYMA_FINALIZER], deletionTimestamp: '2026-11-28T00:00:00Z' }),
+      ALL,
+      ours.seen,
+    );
+    expect(deleting.signal).toMatchObject({ signal: 'kymaChanged' });
   });
 
   it('tells a person clearing what switches of its Secret left in other clusters; other annotations are no news', () => {
