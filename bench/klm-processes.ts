@@ -1,5 +1,7 @@
-// The workers and the bridge as child processes of the bench, each one pid (`node --import tsx
-// <main>`), configured through their environment as in production (src/infra/config.ts). Their
+// The workers and the bridge as child processes of the bench, each one pid, run from the build
+// as the image runs them (`node dist/workers/main.js`; the bench builds first: under tsx a
+// process pays for compiling the sources and for source maps, which production does not),
+// configured through their environment as in production (src/infra/config.ts). Their
 // output goes to a log file each; each worker serves the SDK's Prometheus metrics on a port of
 // its own. Several workers poll the one task queue, as replicas would (they share the blob cache
 // directory, which is safe: entries are written to a temp file per process and renamed).
@@ -44,6 +46,7 @@ function start(
   env: NodeJS.ProcessEnv,
   dir: string,
   readyLine: string,
+  args: string[] = [],
 ): Promise<KlmProcess> {
   const logFile = path.join(dir, `${label}.log`);
   const out = openSync(logFile, 'a');
@@ -53,7 +56,7 @@ function start(
     const profile = process.env.KLM_BENCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.KLM_BENCH_CPU_PROF, label)}`]
       : [];
-    child = spawn(process.execPath, [...profile, '--import', 'tsx', main], {
+    child = spawn(process.execPath, [...profile, main, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', out, out],
@@ -101,6 +104,8 @@ export interface BridgeSetup {
   leaseNamespace: string;
   /** KLM_TARGET_WATCH_SCOPE: `context-namespace` for simulated runtimes (a namespace each on shared API servers). */
   targetWatchScope?: 'cluster' | 'context-namespace';
+  /** `klm run`: worker and bridge in one process (with one worker and one bridge only). */
+  oneProcess?: boolean;
 }
 
 /** A bridge process and the URL of its own metrics. */
@@ -119,6 +124,8 @@ export async function startKlm(
   bridges: BridgeProcess[];
   /** Kills a worker (SIGKILL) and starts it again in its place (same label, metrics port, log file). */
   restartWorker(w: WorkerProcess): Promise<void>;
+  /** With `oneProcess`: the one process, listed as the worker (no bridge listed). */
+  oneProcess?: WorkerProcess & BridgeProcess;
 }> {
   const ports = await freePorts(workers + bridges.count);
   const bridgePorts = ports.slice(0, bridges.count);
@@ -142,7 +149,7 @@ export async function startKlm(
     return {
       ...(await start(
         label,
-        'src/workers/main.ts',
+        'dist/workers/main.js',
         { ...env, KLM_SDK_METRICS_ADDRESS: address },
         dir,
         'worker: task queue',
@@ -158,7 +165,7 @@ export async function startKlm(
     return {
       ...(await start(
         label,
-        'src/starter/main.ts',
+        'dist/starter/main.js',
         { ...env, ...sharded, ...scope, KLM_METRICS_PORT: String(port) },
         dir,
         'bridge: routing events',
@@ -166,6 +173,39 @@ export async function startKlm(
       metricsUrl: `http://127.0.0.1:${port}/metrics`,
     };
   };
+  if (bridges.oneProcess) {
+    if (workers !== 1 || bridges.count !== 1) throw new Error('one process: one worker and one bridge');
+    const [port, sdkPort] = ports as [number, number];
+    const scope = bridges.targetWatchScope ? { KLM_TARGET_WATCH_SCOPE: bridges.targetWatchScope } : {};
+    const startOne = async (): Promise<WorkerProcess & BridgeProcess> => ({
+      ...(await start(
+        'klm',
+        'dist/cli/klm.js',
+        {
+          ...env,
+          ...scope,
+          KLM_METRICS_PORT: String(port),
+          KLM_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+        },
+        dir,
+        'bridge: routing events',
+        ['run'],
+      )),
+      sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics`,
+      metricsUrl: `http://127.0.0.1:${port}/metrics`,
+    });
+    // One process in both roles: the figures name it once (as a worker), the bridge's heap from its /metrics.
+    const one = await startOne();
+    return {
+      workers: [one],
+      bridges: [],
+      oneProcess: one,
+      async restartWorker(w) {
+        await w.kill();
+        Object.assign(w, await startOne());
+      },
+    };
+  }
   const started = await Promise.allSettled([...bridgePorts.map(startBridge), ...sdkPorts.map(startWorker)]);
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');

@@ -1,7 +1,9 @@
-// The benchmark's report: the figures, and issue 11's targets they are held against.
+// The benchmark's report: the figures, and issue 38's targets they are held against (./targets.ts).
 import type { PerVerb } from './apiserver-metrics';
 import type { PhaseCpu } from './processes';
 import type { TaskCounts } from './sdk-metrics';
+import { renderConcerns, type ConcernCosts } from './concerns';
+import { renderTargets, type UpstreamFigures } from './targets';
 
 type Phases<T> = { install: T; idle: T; promotion: T; loop: T };
 
@@ -33,6 +35,8 @@ export interface BenchReport {
     inClusterFirstSeconds: number;
     inClusterLastSeconds: number;
     loopSeconds: number;
+    /** CPU of worker + bridge + Temporal over the promotion (absent in reports before issue 38). */
+    cpuSeconds?: number;
   };
   /**
    * The next promotion by the default staged policy (its soak shortened to `soakSeconds`):
@@ -114,6 +118,17 @@ export interface BenchReport {
     localActivities?: { count: number; p50Seconds: number; p99Seconds: number; p99Above: boolean };
   };
   shared: string;
+  /** Upstream lifecycle-manager's figures, from this run or an earlier report (absent in reports before issue 38). */
+  upstream?: UpstreamFigures;
+  /** Peak RSS of worker(s) + bridge(s), or of the one process (`--one-process`); Temporal's beside it. */
+  klmPeakRssMB?: number;
+  temporalPeakRssMB?: number;
+  /** Whether worker and bridge ran as one process (`klm run`). */
+  oneProcess?: boolean;
+  /** The workers' RSS growth per runtime across the growth series' steps (two sizes or more). */
+  workerRssPerRuntimeMB?: number;
+  /** Where an install's cost goes, by concern (./concerns.ts). */
+  concerns?: ConcernCosts;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -130,21 +145,6 @@ function workersWord(r: BenchReport): string {
   return n === 1 ? 'worker' : `${n} workers (sum)`;
 }
 
-/** Issue 11: worker peak RSS ≤ 240 MB at 20 × 3 (1.5 × upstream's 160 MB), ≤ 1 GB at 1000 × 3; linear in between. */
-export function workerRssTargetMB(kymas: number): number {
-  const k = Math.min(1000, Math.max(100, kymas));
-  return 300 + ((k - 100) / (1000 - 100)) * (800 - 300);
-}
-
-interface Row {
-  figure: string;
-  value: string;
-  target: string;
-  /** Upstream lifecycle-manager 1.20.4's figure, where issue 25 quotes one (20 × 3, each Kyma its own cluster, same machine). */
-  upstream: string;
-  met: boolean;
-}
-
 const SHARED_KUBECONFIGS =
   '; without --distinct-credentials many Kymas share a kubeconfig, so the per-cluster figure holds all their Kymas';
 
@@ -155,111 +155,20 @@ function targeting(r: BenchReport): string {
   return `targeting ${r.targetClusters} further API server(s) through kubeconfig Secrets${own}`;
 }
 
-export function targetRows(r: BenchReport): Row[] {
-  const rssTarget = workerRssTargetMB(r.kymas);
-  const promotionRatio = r.promotion.inClusterLastSeconds / r.promotion.loopSeconds;
-  const workers = workersWord(r);
-  const rssEach = r.workers && r.workers.length > 1 ? ` (${r.workers.map((w) => f(w.peakRssMB, 0)).join(' + ')})` : '';
-  return [
-    {
-      figure: 'history events per module install',
-      value: f(r.historyEventsPerModuleInstall, 1),
-      target: '≤ 8',
-      upstream: '–',
-      met: r.historyEventsPerModuleInstall <= 8,
-    },
-    {
-      figure: `CPU of ${workers} + bridge + Temporal per module install`,
-      value: `${f(r.installCpuMsPerModule, 0)} ms`,
-      target: '≤ 70 ms',
-      upstream: '105 ms (67 ms in a quieter run)',
-      met: r.installCpuMsPerModule <= 70,
-    },
-    {
-      figure: `${workers} peak RSS (VmHWM)`,
-      value: `${f(r.workerPeakRssMB, 0)} MB${rssEach}`,
-      target: `≤ ${f(rssTarget, 0)} MB (300 at 100 × 3, 800 at 1000 × 3)`,
-      upstream: '159 MB at 20 × 3',
-      met: r.workerPeakRssMB <= rssTarget,
-    },
-    {
-      figure: 'all Ready, engine / loop',
-      value: `${f(r.allReadySeconds, 1)} / ${f(r.loop.seconds, 1)} s = ${f(r.loop.ratio)}`,
-      target: '≤ 2 × the loop',
-      upstream: '75 s at 20 × 3',
-      met: r.loop.ratio <= 2,
-    },
-    {
-      figure: 'promotion: last Kyma with the new workload in its cluster / loop applying the new version',
-      value: `${f(r.promotion.inClusterLastSeconds, 1)} / ${f(r.promotion.loopSeconds, 1)} s = ${f(promotionRatio)}`,
-      target: '≤ 3 × the loop',
-      upstream: '11 s at 20 × 3',
-      met: promotionRatio <= 3,
-    },
-    {
-      figure: `status propagation p95 (${r.statusPropagation.samples} samples)`,
-      value: `${f(r.statusPropagation.p95Seconds, 3)} s`,
-      target: '≤ 1 s',
-      upstream: '–',
-      met: r.statusPropagation.p95Seconds <= 1,
-    },
-    {
-      figure: `idle CPU of ${workers} + bridge`,
-      value: `${f(r.idleCpuSecondsPerMinute)} CPU-s/min`,
-      target: '≤ 1 CPU-s/min',
-      upstream: '–',
-      met: r.idleCpuSecondsPerMinute <= 1,
-    },
-    {
-      figure: `workflow task execution p99 during the install (${r.workflowTasks.count} tasks)`,
-      value:
-        `${r.workflowTasks.p99Above ? '> ' : '≤ '}${f(r.workflowTasks.p99Seconds, 3)} s (bucket ` +
-        `bound; ${f(100 * r.workflowTasks.shareOverOneSecond, 1)} % over 1 s)`,
-      target: '≤ 0.5 s',
-      upstream: '–',
-      met: !r.workflowTasks.p99Above && r.workflowTasks.p99Seconds <= 0.5,
-    },
-    ...(r.killedPromotion
-      ? [
-          {
-            figure:
-              `promotion with the worker SIGKILLed after ${f(r.killedPromotion.killAtSeconds, 1)} s: last Kyma ` +
-              `on the new version, and the delay beside the same promotion without a kill`,
-            value:
-              `${f(r.killedPromotion.lastSeconds, 1)} s, +${f(r.killedPromotion.delaySeconds, 1)} s ` +
-              `(${r.killedPromotion.taskTimeouts} task timeouts after the kill` +
-              (r.killedPromotion.taskTimeoutsByKind
-                ? ` (${Object.entries(r.killedPromotion.taskTimeoutsByKind)
-                    .map(([k, n]) => `${n} ${k}`)
-                    .join(', ')})`
-                : '') +
-              ', ' +
-              `${r.killedPromotion.taskTimeoutsBeyondFirst} beyond a workflow's first)`,
-            target: '≤ +60 s, none beyond the first',
-            upstream: '–',
-            met: r.killedPromotion.delaySeconds <= 60 && r.killedPromotion.taskTimeoutsBeyondFirst === 0,
-          },
-        ]
-      : []),
-    {
-      figure: 'API requests per module install, engine / loop',
-      value: `${f(r.requests.engine.total, 1)} / ${f(r.requests.loop.total, 1)} = ${f(r.requests.ratio)}`,
-      target: '≤ 2.5 × the loop',
-      upstream: 'twice ours (75 vs 36 per Kyma of 3 modules)',
-      met: r.requests.ratio <= 2.5,
-    },
-  ];
+/** A process's peak RSS over the phases (0 when it is not in the report). */
+function peakOf(r: BenchReport, label: string): number {
+  return Math.max(
+    0,
+    ...(['install', 'idle', 'promotion', 'loop'] as const).map(
+      (ph) => r.cpu[ph].find((c) => c.label === label)?.peakRssMB ?? 0,
+    ),
+  );
 }
 
 function cpuTable(r: BenchReport): string[] {
   const labels = r.cpu.install.map((c) => c.label);
   const cell = (p: PhaseCpu[], label: string) => f(p.find((c) => c.label === label)?.cpuSeconds ?? 0, 1);
-  const peak = (label: string) =>
-    Math.max(
-      ...(['install', 'idle', 'promotion', 'loop'] as const).map(
-        (ph) => r.cpu[ph].find((c) => c.label === label)?.peakRssMB ?? 0,
-      ),
-    );
+  const peak = (label: string) => peakOf(r, label);
   return [
     `| process (pid) | install ${f(r.phaseSeconds.install, 0)} s | idle ` +
       `${f(r.phaseSeconds.idle, 0)} s | promotion ${f(r.phaseSeconds.promotion, 0)} s | loop ` +
@@ -372,22 +281,15 @@ export function renderReport(r: BenchReport): string {
       `${r.machine.node}), ` +
       `${targeting(r)}.`,
     '',
-    "## Issue 25's targets, with upstream beside them",
-    '',
-    '| figure | value | target | | upstream lifecycle-manager 1.20.4 |',
-    '| --- | --- | --- | --- | --- |',
-    ...targetRows(r).map(
-      (x) => `| ${x.figure} | ${x.value} | ${x.target} | ${x.met ? 'met' : '**missed**'} | ${x.upstream} |`,
-    ),
-    '',
-    "Upstream's figures are those issue 25 quotes: lifecycle-manager 1.20.4 run beside this " +
-      'product on the same local servers, 20 Kymas × 3 modules, each Kyma its own target cluster ' +
-      '(6.3 CPU-s for that install, peak 159 MB); they are context, not a run of this bench.',
-    '',
+    ...renderTargets({ ...r, klmPeakRssMB: r.klmPeakRssMB ?? r.workerPeakRssMB + peakOf(r, 'bridge') }, workersWord(r)),
+    ...renderConcerns(r),
     '## Other figures',
     '',
     '| figure | value |',
     '| --- | --- |',
+    `| ${workersWord(r)} peak RSS (VmHWM) | ${f(r.workerPeakRssMB, 0)} MB${
+      r.workers && r.workers.length > 1 ? ` (${r.workers.map((w) => f(w.peakRssMB, 0)).join(' + ')})` : ''
+    } |`,
     `| per-Kyma time to Ready p50 / p95 / p99 | ${f(r.perKymaReadySeconds.p50)} / ${f(r.perKymaReadySeconds.p95)} / ${f(r.perKymaReadySeconds.p99)} s |`,
     `| promotion, Kyma status: first / last Kyma on the new version | ${f(r.promotion.firstSeconds)} / ${f(r.promotion.lastSeconds)} s |`,
     `| promotion, target clusters: first / last new manager Deployment | ${f(r.promotion.inClusterFirstSeconds)} / ${f(r.promotion.inClusterLastSeconds)} s |`,

@@ -1,13 +1,18 @@
-// npm run bench [-- --kymas 1000 --modules 3 --clusters 2 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
+// npm run bench [-- --kymas 1000 --modules 3 --sizes 100,1000 --samples 200 --idle 60 --soak 30 --smoke]
+//   [--topology production|shared] [--clusters N] [--distinct-credentials] [--one-process]
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
-//   [--distinct-credentials] [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
+//   [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
 //   [--kill-worker]
-// Starts the local stack with `clusters` further clusters, runs `workers` workers (default 1, on
-// one task queue) and the bridge as processes of their own and the sample managers in this one,
-// installs N Kymas × M modules (Kyma i on cluster i mod clusters, through a kubeconfig Secret)
-// and measures; writes bench/results/<date>.json and .md. --distinct-credentials makes each Kyma
-// a simulated runtime (./credentials.ts); --capacity measures what each costs (./capacity.ts).
+// Starts the local stack with further clusters, runs `workers` workers (default 1, on one task
+// queue) and the bridge as processes of their own (--one-process: `klm run`, both in one) and the
+// sample managers in this one, installs N Kymas × M modules (Kyma i on cluster i mod clusters,
+// through a kubeconfig Secret) and measures; writes bench/results/<date>.json and .md.
+// The topology (./topology.ts): by default production's, a cluster per Kyma (up to
+// MAX_LOCAL_CLUSTERS API servers; beyond, each Kyma a simulated runtime of its own on them,
+// ./credentials.ts); `--topology shared`, Kymas sharing two clusters' kubeconfigs.
+// --capacity measures what each runtime costs (./capacity.ts).
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -56,9 +61,13 @@ import {
 import { BRIDGE_SHARDS } from '../src/infra/config';
 import { DEFAULT_SETTINGS } from '../src/contract/settings';
 import { WorkloadWatch } from './workload-watch';
+import { topology } from './topology';
+import { concernCosts } from './concerns';
+import type { UpstreamFigures } from './targets';
 import { taskTimeoutsSince } from './task-timeouts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -84,6 +93,9 @@ async function main(): Promise<void> {
       capacity: { type: 'boolean' },
       'step-timeout': { type: 'string' },
       'kill-worker': { type: 'boolean' },
+      topology: { type: 'string' },
+      'one-process': { type: 'boolean' },
+      'upstream-from': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -97,8 +109,16 @@ async function main(): Promise<void> {
   const idleSeconds = Number(values.idle ?? (smoke ? 5 : 60));
   const quietSeconds = Number(values.quiet ?? (smoke ? 5 : 20));
   const out = values.out ?? RESULTS;
-  const clusterCount = Number(values.clusters ?? (smoke ? 1 : 2));
-  const distinctCredentials = values['distinct-credentials'] ?? false;
+  const { clusterCount, distinctCredentials } = topology({
+    kind: values.topology,
+    kymas: Math.max(n, ...sizes),
+    smoke,
+    ...(values.clusters !== undefined ? { clusters: Number(values.clusters) } : {}),
+    ...(values['distinct-credentials'] ? { distinctCredentials: true } : {}),
+  });
+  const oneProcess = values['one-process'] ?? false;
+  // Upstream's figures from an earlier run beside it (the larger fleets are held to them).
+  const upstream = values['upstream-from'] ? await upstreamFrom(values['upstream-from']) : undefined;
   /** The staged promotion's soak (the default policy's is 10 min: each wave adds one soak, nothing else). */
   const soakSeconds = Number(values.soak ?? (smoke ? 1 : 30));
   /** Worker processes on the one task queue. */
@@ -113,6 +133,8 @@ async function main(): Promise<void> {
   /** A capacity step waits this long for its Kymas, then records those not Ready and goes on. */
   const stepTimeoutSeconds = Number(values['step-timeout'] ?? 900);
 
+  // Worker and bridge run from the build, as the image runs them (./klm-processes.ts): made afresh.
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const stack = await benchStack(values, clusterCount);
   if (distinctCredentials && (!stack.pkiDir || stack.targets.length === 0))
     throw new Error('--distinct-credentials needs the local stack and --clusters ≥ 1');
@@ -145,12 +167,15 @@ async function main(): Promise<void> {
         count: bridgeCount,
         leaseNamespace: ns,
         ...(distinctCredentials ? { targetWatchScope: 'context-namespace' as const } : {}),
+        oneProcess,
       },
     );
     stops.push(...klm.workers.map((w) => () => w.stop()), ...klm.bridges.map((b) => () => b.stop()));
     const bridgeLabels = klm.bridges.map((b) => b.label);
+    // One process: its heap is the bridge's and the worker's together.
+    const heapSources = klm.oneProcess ? [klm.oneProcess] : klm.bridges;
     const bridgesHeapMB = async () =>
-      (await Promise.all(klm.bridges.map((b) => heapUsedMB(b.metricsUrl)))).reduce((a, b) => a + b, 0);
+      (await Promise.all(heapSources.map((b) => heapUsedMB(b.metricsUrl)))).reduce((a, b) => a + b, 0);
     if (bridgeCount > 1) await allShardsServed(klm.bridges);
     const workerLabels = klm.workers.map((w) => w.label);
     const sdkMetricsUrls = klm.workers.map((w) => w.sdkMetricsUrl);
@@ -607,15 +632,22 @@ async function main(): Promise<void> {
     );
 
     const installs = n * m;
-    const engineRequests = perVerb(
-      lessIdle(
-        ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)),
-        ours(quiet.requests),
-        quiet.seconds,
-        main.seconds,
-      ),
-      installs,
+    const engineRequestCounts = lessIdle(
+      ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)),
+      ours(quiet.requests),
+      quiet.seconds,
+      main.seconds,
     );
+    const engineRequests = perVerb(engineRequestCounts, installs);
+    const klmLabels = [...workerLabels, ...bridgeLabels];
+    const lifeCpu = klmLabels.reduce((a, l) => a + (beforeStop.get(l)?.cpuSeconds ?? 0), 0);
+    const concerns = concernCosts({
+      historyKinds,
+      requests: engineRequestCounts,
+      installs,
+      ...(process.env.KLM_BENCH_CPU_PROF ? { profiles: process.env.KLM_BENCH_CPU_PROF } : {}),
+      installShare: lifeCpu > 0 ? cpuOf(main.procs, ...klmLabels) / lifeCpu : 1,
+    });
     const loopRequests = perVerb(
       lessIdle(ours(loop.requests), ours(quiet.requests), quiet.seconds, loop.seconds),
       installs,
@@ -627,8 +659,11 @@ async function main(): Promise<void> {
     const bridgeGrowthMB = bridgeSettledMB - bridgeRssBeforeMB;
     const wfP99 = histogramPercentile(wfTasks, 99);
     const [laP50, laP99] = [histogramPercentile(localActivities, 50), histogramPercentile(localActivities, 99)];
-    const klmProcesses =
-      workerCount === 1 ? 'worker and bridge' : `${workerCount} workers (one task queue) and the bridge`;
+    const klmProcesses = oneProcess
+      ? 'worker and bridge in one process (`klm run`; the report lists it as the worker, labelled klm, and its bridge figures are 0)'
+      : workerCount === 1
+        ? 'worker and bridge'
+        : `${workerCount} workers (one task queue) and the bridge`;
     const eachKlm = workerCount === 1 ? 'worker and bridge' : 'each worker and the bridge';
     const report: BenchReport = {
       date: new Date().toISOString(),
@@ -649,6 +684,7 @@ async function main(): Promise<void> {
         inClusterFirstSeconds: promotion.inClusterFirstSeconds,
         inClusterLastSeconds: promotion.inClusterLastSeconds,
         loopSeconds: loopPromotion.result / 1000,
+        cpuSeconds: cpuOf(promotion.procs, ...workerLabels, ...bridgeLabels, 'temporal'),
       },
       ...(killed ? { killedPromotion: killed } : {}),
       stagedPromotion: {
@@ -692,6 +728,12 @@ async function main(): Promise<void> {
       installCpuMsPerModule: (1000 * cpuOf(main.procs, ...workerLabels, ...bridgeLabels, 'temporal')) / installs,
       idleCpuSecondsPerMinute: (cpuOf(idle.procs, ...workerLabels, ...bridgeLabels) * 60) / idle.seconds,
       workerPeakRssMB: workers.reduce((a, w) => a + w.peakRssMB, 0),
+      klmPeakRssMB: klmLabels.reduce((a, l) => a + (beforeStop.get(l)?.peakRssMB ?? 0), 0),
+      temporalPeakRssMB: beforeStop.get('temporal')?.peakRssMB ?? 0,
+      oneProcess,
+      ...(steps.length >= 2 ? { workerRssPerRuntimeMB: slope(steps, (x) => x.workerRssMB) } : {}),
+      concerns,
+      ...(upstream ? { upstream } : {}),
       workers,
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
@@ -733,14 +775,14 @@ async function main(): Promise<void> {
         : clusterCount === 0
           ? `One machine (${cores} cores) runs everything: API server, etcd, controller-manager, ` +
             `scheduler, kwok, the Temporal dev server (SQLite, WAL, no fsync), the registry, ` +
-            `${klmProcesses} (a process each), and the bench process (sample manager, the measuring ` +
+            `${klmProcesses}${oneProcess ? '' : ' (a process each)'}, and the bench process (sample manager, the measuring ` +
             `watches). All Kymas target the control-plane cluster itself (no kubeconfig Secrets), each ` +
             `with a namespace of its own.`
           : `One machine (${cores} cores) runs everything: the control plane (API server, etcd, ` +
             `controller-manager, scheduler, kwok), ${clusterCount} further cluster(s) as Kyma targets ` +
             `(each its own kube-apiserver, controller-manager, scheduler and kwok node, all on the one ` +
             `etcd under a key prefix each), the Temporal dev server (SQLite, WAL, no fsync), the ` +
-            `registry, ${klmProcesses} (a process each), and the bench process (a sample manager per ` +
+            `registry, ${klmProcesses}${oneProcess ? '' : ' (a process each)'}, and the bench process (a sample manager per ` +
             `cluster, the measuring watches). Kyma i targets cluster i mod ${clusterCount} through a ` +
             `kubeconfig Secret of its own; ` +
             (distinctCredentials
@@ -756,6 +798,13 @@ async function main(): Promise<void> {
       await Promise.resolve(s()).catch((e: unknown) => console.error(`stopping: ${(e as Error).message}`));
     await stack.stop();
   }
+}
+
+/** The upstream figures of an earlier report (one run with --beside-upstream). */
+async function upstreamFrom(file: string): Promise<UpstreamFigures> {
+  const earlier = JSON.parse(await readFile(file, 'utf8')) as BenchReport;
+  if (!earlier.upstream) throw new Error(`--upstream-from ${file}: that report has no upstream figures`);
+  return { ...earlier.upstream, source: `${earlier.upstream.source}, as reported in ${path.basename(file)}` };
 }
 
 /** Writes a report as `<date><suffix>.json` and `.md` in `out`, and shows it. */

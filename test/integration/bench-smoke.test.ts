@@ -81,7 +81,13 @@ describe('npm run bench (smoke mode, N = 5)', () => {
       expect(Number.isFinite(value), name).toBe(true);
     }
     const md = await readFile(path.join(out, files[1]!), 'utf8');
-    expect(md).toContain("## Issue 25's targets, with upstream beside them");
+    expect(md).toContain("## Issue 38's targets: this product beside upstream, per runtime");
+    expect(md).toContain('## Where a module install goes, by concern');
+    // The production topology: a cluster per Kyma, up to the machine's; beyond, a runtime each on them.
+    expect(report.targetClusters).toBe(2);
+    expect(report.distinctCredentials).toBe(true);
+    expect(report.concerns?.perInstall.find((c) => c.concern === 'install')?.events).toBeGreaterThan(0);
+    expect(report.klmPeakRssMB).toBeGreaterThan(report.workerPeakRssMB);
     expect(md).toContain('| APPLY |');
     expect(md).toContain('## Workers');
     expect(md).toContain('What is shared:');
