@@ -349,8 +349,8 @@ export function routeSecret(
  * The runtime Kyma of a target cluster changed: `owner`, the control-plane Kyma it names now
  * (none: deleted or unowned), `before`, the one before; `kymasOn`: the Kymas whose Secrets name
  * the cluster. Its users' edit is news to its owner only (if this bridge serves it); made, taken
- * over or deleted, each Kyma on the cluster may own it now; and a new owner may have missed
- * catalog events while it had no runtime Kyma yet.
+ * over or deleted, each Kyma on the cluster may own it now (but for the owner that made it); and a
+ * new owner may have missed catalog events while it had no runtime Kyma yet.
  */
 export function routeRuntimeKyma(
   owner: string | undefined,
@@ -369,7 +369,10 @@ export function routeRuntimeKyma(
     const { namespace, name } = kymaRef(owner);
     return owns(scope, namespace, name) ? [poke(owner)] : [];
   }
-  return [...kymasOn.map(poke), ...(owner ? [{ signal: 'catalogChanged', kyma: kymaRef(owner) } as const] : [])];
+  // First seen, its owner made it (its workflow's own write), or a bridge starts, when every
+  // Kyma is told by its own ADDED event: only the others on the cluster are news to.
+  const told = before === undefined && owner ? kymasOn.filter((k) => k !== owner) : kymasOn;
+  return [...told.map(poke), ...(owner ? [{ signal: 'catalogChanged', kyma: kymaRef(owner) } as const] : [])];
 }
 
 /**

@@ -419,6 +419,14 @@ describe('routeRuntimeKyma and routeHealth', () => {
     expect(routeRuntimeKyma(`${NS}/${OTHER[0]!}`, `${NS}/${OTHER[0]!}`, on, SHARD0)).toEqual([]);
   });
 
+  it("takes a runtime Kyma first seen for its owner's own work: the other Kymas on the cluster and the catalog are told, the owner not", () => {
+    // Its owner's workflow made it (or, a bridge starting, every Kyma is told by its own ADDED).
+    expect(routeRuntimeKyma(`${NS}/a`, undefined, on, ALL)).toEqual([
+      runtime('b'),
+      { signal: 'catalogChanged', kyma: { namespace: NS, name: 'a' } },
+    ]);
+  });
+
   it('makes every module on a cluster whose health changed read everything again, and its Kymas their runtime', () => {
     const [m1, m2] = ['m1', 'm2'].map((module) => ({ kyma: { namespace: NS, name: 'a' }, module }));
     expect(routeHealth(new Set([m1!, m2!]), [`${NS}/a`])).toEqual({
