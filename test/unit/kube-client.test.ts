@@ -242,6 +242,31 @@ else {
   });
 });
 
+describe('KubeClient connections', () => {
+  it('keeps at most four idle connections to a server once a burst of requests is over', async () => {
+    const BURST = 12;
+    const held: http.ServerResponse[] = [];
+    const url = await serve((req, res) => {
+      if (req.url === '/api/v1') {
+        res.end(JSON.stringify({ resources: [{ name: 'namespaces', kind: 'Namespace', namespaced: false }] }));
+        return;
+      }
+      // Every request of the burst waits for the others: each needs a connection of its own.
+      held.push(res);
+      if (held.length === BURST)
+        for (const r of held.splice(0))
+          r.end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } }));
+    });
+    const c = await client(url, { token: 't' });
+    await Promise.all(Array.from({ length: BURST }, (_, i) => c.get('v1', 'Namespace', `n${i}`)));
+    await new Promise((r) => setTimeout(r, 100));
+    const open = await new Promise<number>((resolve, reject) =>
+      servers.at(-1)!.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+    );
+    expect(open).toBeLessThanOrEqual(4);
+  });
+});
+
 describe('KubeClient watch', () => {
   const event = { type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } } };
 
