@@ -98,6 +98,7 @@ export async function runUpstreamBeside(o: UpstreamOptions): Promise<UpstreamFig
   try {
     const pem = await selfSigned(o.dir);
     await setUpControlPlane(o, pem);
+    await dropProductSkrKymas(o.clusters);
     console.log(`upstream: publishing ${o.modules} module(s)`);
     const modules = await publishBenchModules(o.kcp, o.registryHost, KCP_NAMESPACE, o.modules, o.moduleOffset);
     for (const c of o.clusters) {
@@ -203,6 +204,25 @@ async function setUpControlPlane(o: UpstreamOptions, pem: Pem): Promise<void> {
   for (const ns of namespaces()) await o.kcp.apply(ns);
   await o.kcp.apply(gateway());
   await o.kcp.apply(gatewaySecret(pem));
+}
+
+/**
+ * This product's run left its remote Kyma `kyma-system/default` in each target cluster, and
+ * upstream takes an existing one's modules and channel over its KCP Kyma's: gone first (no
+ * finalizers; this product's worker and bridge are stopped).
+ */
+async function dropProductSkrKymas(clusters: UpstreamCluster[]): Promise<void> {
+  await Promise.all(
+    clusters.map(async (c) => {
+      const kyma = ['operator.kyma-project.io/v1beta2', 'Kyma', 'default', 'kyma-system'] as const;
+      const exists = await c.client.get(...kyma).catch(() => undefined);
+      if (!exists) return;
+      if (exists.metadata.finalizers?.length) await c.client.mergePatch(...kyma, { metadata: { finalizers: null } });
+      await c.client.delete(...kyma);
+      for (const deadline = Date.now() + 30_000; await c.client.get(...kyma); await sleep(200))
+        if (Date.now() > deadline) throw new Error(`${c.name}: kyma-system/default not gone within 30 s`);
+    }),
+  );
 }
 
 const freePort = () =>
