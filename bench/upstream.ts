@@ -113,8 +113,13 @@ export async function runUpstreamBeside(o: UpstreamOptions): Promise<UpstreamFig
     await kymas.start();
     stops.push(() => kymas.stop());
     stops.push(await fakeCertManager(o.kcp, pem));
-    const figures = await measure(o, tracked, kymas, modules, count);
-    return figures;
+    return await measure(o, tracked, kymas, modules, count).catch(async (e: unknown) => {
+      // The stack's directory (and the log in it) goes when the bench ends: its last errors now.
+      const log = await readFile(path.join(o.dir, 'upstream.log'), 'utf8').catch(() => '');
+      const errors = log.split('\n').filter((l) => l.includes('"level":"ERROR"'));
+      console.error(`upstream: last errors in its log:\n${errors.slice(-10).join('\n')}`);
+      throw e;
+    });
   } finally {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch((e: unknown) => console.error(String(e)));
   }
