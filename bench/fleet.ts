@@ -18,17 +18,21 @@ function letterName(i: number): string {
   return `bench-${'abcdefghijklmnopqrstuvwxyz'[i % 26]!.repeat(3)}${i >= 26 ? `-${'abcdefghijklmnopqrstuvwxyz'[Math.floor(i / 26) % 26]!.repeat(3)}` : ''}`;
 }
 
-/** Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0, 1.3.0 for the promotions), regular → 1.0.0. */
+/**
+ * Publishes M bench modules at 1.0.0 (and 1.1.0, 1.2.0, 1.3.0 for the promotions), regular → 1.0.0.
+ * `offset`: the first module's index (other names, kinds and CRDs than the first M's).
+ */
 export async function publishBenchModules(
   kcp: KubeClient,
   registry: string,
   namespace: string,
   count: number,
+  offset = 0,
 ): Promise<BenchModule[]> {
   const { versions } = await loadSamples();
   const greeter = versions.find((v) => v.name === 'greeter' && v.version === '1.0.0')!;
   const modules: BenchModule[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = offset; i < offset + count; i++) {
     const name = letterName(i);
     const plain = name.replaceAll('-', '');
     const kind = plain[0]!.toUpperCase() + plain.slice(1);

@@ -3,7 +3,7 @@
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
 //   [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
-//   [--kill-worker]
+//   [--kill-worker] [--beside-upstream BINARY | --upstream-from REPORT.json]
 // Starts the local stack with further clusters, runs `workers` workers (default 1, on one task
 // queue) and the bridge as processes of their own (--one-process: `klm run`, both in one) and the
 // sample managers in this one, installs N Kymas × M modules (Kyma i on cluster i mod clusters,
@@ -65,6 +65,7 @@ import { topology } from './topology';
 import { concernCosts } from './concerns';
 import type { UpstreamFigures } from './targets';
 import { taskTimeoutsSince } from './task-timeouts';
+import { runUpstreamBeside } from './upstream';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       topology: { type: 'string' },
       'one-process': { type: 'boolean' },
       'upstream-from': { type: 'string' },
+      'beside-upstream': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -119,6 +121,9 @@ async function main(): Promise<void> {
   const oneProcess = values['one-process'] ?? false;
   // Upstream's figures from an earlier run beside it (the larger fleets are held to them).
   const upstream = values['upstream-from'] ? await upstreamFrom(values['upstream-from']) : undefined;
+  // Or upstream run beside this product in this bench, after its run (./upstream.ts).
+  const besideUpstream = values['beside-upstream'];
+  if (besideUpstream && upstream) throw new Error('--beside-upstream and --upstream-from exclude each other');
   /** The staged promotion's soak (the default policy's is 10 min: each wave adds one soak, nothing else). */
   const soakSeconds = Number(values.soak ?? (smoke ? 1 : 30));
   /** Worker processes on the one task queue. */
@@ -631,6 +636,30 @@ async function main(): Promise<void> {
       applyLoop(loopTarget, [promoted], '1.1.0', kymaNames.length, `${run}loop`, false),
     );
 
+    // Upstream lifecycle-manager on the same stack, with this product's worker and bridge stopped.
+    const upstreamFigures =
+      upstream ??
+      (besideUpstream
+        ? await runUpstreamBeside({
+            binary: besideUpstream,
+            kcp,
+            kcpKubeconfig: stack.kubeconfig,
+            clusters: clusters.flatMap((c) => (c.kubeconfig ? [{ ...c, kubeconfig: c.kubeconfig }] : [])),
+            registryHost: stack.registryHost,
+            dir: stack.dir,
+            apiServers,
+            servers: stack.servers,
+            kymas: n,
+            modules: m,
+            moduleOffset: m,
+            quietSeconds,
+            idleSeconds,
+          }).catch((e: unknown) => {
+            console.error(`upstream beside: ${e instanceof Error ? e.message : String(e)}`);
+            return undefined;
+          })
+        : undefined);
+
     const installs = n * m;
     const engineRequestCounts = lessIdle(
       ours(ownRequestsOut(main.requests, n, kubeconfigs !== undefined || clusters[0]!.kubeconfig !== undefined)),
@@ -733,7 +762,7 @@ async function main(): Promise<void> {
       oneProcess,
       ...(steps.length >= 2 ? { workerRssPerRuntimeMB: slope(steps, (x) => x.workerRssMB) } : {}),
       concerns,
-      ...(upstream ? { upstream } : {}),
+      ...(upstreamFigures ? { upstream: upstreamFigures } : {}),
       workers,
       bridgePerCluster: {
         kubeconfigs: distinctKubeconfigCount,
