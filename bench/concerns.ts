@@ -208,7 +208,8 @@ export function renderConcerns(r: { concerns?: ConcernCosts }): string[] {
           "source files on its stack from the leaf up; the workflow code and the SDK's sandbox that " +
           'runs it are "workflow tasks"; the API requests\' own CPU (our client, Node\'s HTTP and TLS) ' +
           'goes to the concerns by their share of the requests; "other" is what none of that is on ' +
-          "(the SDK's plumbing, garbage collection, timers)."
+          "(the SDK's plumbing, garbage collection, timers). A profiled run's own figures include the " +
+          "profiler's sampling (its idle CPU most of all): the CPU targets hold unprofiled runs."
         : ' CPU by concern: a profiled run (KLM_BENCH_CPU_PROF=DIR npm run bench …).'),
     '',
   ];
