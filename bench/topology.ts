@@ -28,7 +28,8 @@ export function topology(o: {
   if (kind === 'shared')
     return { clusterCount: o.clusters ?? (o.smoke ? 1 : 2), distinctCredentials: o.distinctCredentials ?? false };
   if (kind !== 'production') throw new Error(`--topology: production or shared, not ${kind}`);
-  const clusterCount = o.clusters ?? Math.min(o.kymas, o.smoke ? 2 : MAX_LOCAL_CLUSTERS);
+  // The smoke run (the test suite's) keeps to one further API server: its Kymas are simulated runtimes on it.
+  const clusterCount = o.clusters ?? Math.min(o.kymas, o.smoke ? 1 : MAX_LOCAL_CLUSTERS);
   if (!Number.isInteger(clusterCount) || clusterCount < 1)
     throw new Error(`--clusters: the production topology needs at least one cluster, not ${o.clusters}`);
   return { clusterCount, distinctCredentials: o.distinctCredentials ?? o.kymas > clusterCount };

@@ -232,7 +232,8 @@ describe('deploy/kustomize', () => {
     const sdk = worker.env?.find((e) => e.name === 'KLM_SDK_METRICS_ADDRESS')?.value;
     expect(sdk).toMatch(/^0\.0\.0\.0:\d+$/);
     expect(worker.ports.find((p) => p.name === 'sdk-metrics')?.containerPort).toBe(Number(sdk!.split(':')[1]));
-    expect(await readFile('src/workers/main.ts', 'utf8')).toContain('bindAddress: process.env.KLM_SDK_METRICS_ADDRESS');
+    // The worker's Runtime (its process's and klm run's) binds the SDK's metrics where that variable says.
+    expect(await readFile('src/workers/start-worker.ts', 'utf8')).toContain('bindAddress: env.KLM_SDK_METRICS_ADDRESS');
     const monitor = named<
       KubeObject & { spec: { selector: { matchExpressions: { values: string[] }[] }; endpoints: { port: string }[] } }
     >('ServiceMonitor', 'klm')!;
