@@ -8,6 +8,7 @@ import { NativeConnection, type Runtime } from '@temporalio/worker';
 import type { KlmConfig } from '../infra/config';
 import { countKubeRequest, serveMetrics } from '../infra/metrics';
 import { stopSignals } from '../infra/stop-signals';
+import { controlPlaneClient } from '../k8s/control-plane';
 import { observeRequests } from '../k8s/transport';
 import { startBridge, type RunningBridge } from '../starter/start-bridge';
 import { requireSearchAttributes } from '../temporal/search-attributes';
@@ -41,7 +42,9 @@ export async function runInOneProcess(config: KlmConfig): Promise<void> {
   const connection = await NativeConnection.connect(config.temporal.connectionOptions);
   try {
     await requireSearchAttributes(connection, config.temporal.namespace);
-    const worker = (started.worker = await startWorker(config, connection));
+    // One control-plane client for both: one kubeconfig read, one pool of connections.
+    const kcp = await controlPlaneClient(config.kubeconfig);
+    const worker = (started.worker = await startWorker(config, connection, kcp));
     log.info(workerStartLine(config, worker));
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const bridge = (started.bridge = await startBridge(
@@ -53,6 +56,7 @@ export async function runInOneProcess(config: KlmConfig): Promise<void> {
       (m) => {
         log.warn(`bridge: ${m}`);
       },
+      kcp,
     ));
     // A worker that ends (stopped, or failed) ends the bridge too.
     const working = worker.run();

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { KlmConfig } from '../infra/config';
 import { controlPlaneClient } from '../k8s/control-plane';
+import type { KubeClient } from '../k8s/rest-client';
 import { Bridge } from './bridge';
 import { ShardLeases } from './shard-leases';
 
@@ -14,14 +15,15 @@ export interface RunningBridge {
   serve(stopped: Promise<unknown>): Promise<void>;
 }
 
-/** Starts the bridge's watches; `say` tells what it serves, `log` what goes wrong. */
+/** Starts the bridge's watches; `say` tells what it serves, `log` what goes wrong; `shared`, a control-plane client to share. */
 export async function startBridge(
   config: KlmConfig,
   temporal: Client,
   say: (m: string) => void,
   log: (m: string) => void,
+  shared?: KubeClient,
 ): Promise<RunningBridge> {
-  const kcp = await controlPlaneClient(config.kubeconfig);
+  const kcp = shared ?? (await controlPlaneClient(config.kubeconfig));
   const election = config.leaderElection;
   let ready = false;
   const bridge = new Bridge({

@@ -3,6 +3,7 @@
 import { Runtime, type NativeConnection } from '@temporalio/worker';
 import { LineLog } from '../infra/log';
 import { controlPlaneClient } from '../k8s/control-plane';
+import type { KubeClient } from '../k8s/rest-client';
 import type { KlmConfig } from '../infra/config';
 import { deploymentVersion } from './build-id';
 import { createKlmWorker, type KlmWorker } from './worker';
@@ -23,13 +24,17 @@ export function installRuntime(config: KlmConfig, env: NodeJS.ProcessEnv = proce
   });
 }
 
-/** Creates the worker of `config` on `connection` (not yet polling: `run()` it). */
-export async function startWorker(config: KlmConfig, connection: NativeConnection): Promise<KlmWorker> {
+/** Creates the worker of `config` on `connection` (not yet polling: `run()` it); `kcp`, a control-plane client to share. */
+export async function startWorker(
+  config: KlmConfig,
+  connection: NativeConnection,
+  kcp?: KubeClient,
+): Promise<KlmWorker> {
   return await createKlmWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.taskQueue,
-    kcp: await controlPlaneClient(config.kubeconfig),
+    kcp: kcp ?? (await controlPlaneClient(config.kubeconfig)),
     blobCacheDir: config.blobCacheDir,
     registry: config.registry,
     targetRequestTimeoutMs: config.targetRequestTimeoutMs,
