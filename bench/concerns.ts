@@ -149,6 +149,10 @@ export function profileConcerns(dir: string): Map<Concern | typeof REQUESTS, num
   return out;
 }
 
+function add(m: Map<Concern, number>, c: Concern, v: number): void {
+  m.set(c, (m.get(c) ?? 0) + v);
+}
+
 /** Per module install, by concern. */
 export function concernCosts(o: {
   historyKinds: { kind: string; perInstall: number }[];
@@ -159,11 +163,9 @@ export function concernCosts(o: {
   installShare?: number;
 }): ConcernCosts {
   const events = new Map<Concern, number>();
-  for (const k of o.historyKinds)
-    events.set(concernOfEvent(k.kind), (events.get(concernOfEvent(k.kind)) ?? 0) + k.perInstall);
+  for (const k of o.historyKinds) add(events, concernOfEvent(k.kind), k.perInstall);
   const requests = new Map<Concern, number>();
-  for (const [k, v] of o.requests)
-    requests.set(concernOfRequest(k), (requests.get(concernOfRequest(k)) ?? 0) + v / o.installs);
+  for (const [k, v] of o.requests) add(requests, concernOfRequest(k), v / o.installs);
   const cpu = o.profiles ? profileConcerns(o.profiles) : undefined;
   // The requests' CPU (client, HTTP, TLS) goes to each concern by its share of the requests.
   const allRequests = [...requests.values()].reduce((a, b) => a + b, 0);
