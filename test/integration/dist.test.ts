@@ -252,11 +252,18 @@ describe('the compiled processes', () => {
         ),
       ];
       processes.push(...started.map((s) => s.proc));
+      // A wait that fails says what the two processes printed (in CI, that is all there is to go on).
+      const saying = <T>(wait: Promise<T>) =>
+        wait.catch((err: Error) => {
+          throw new Error(`${err.message}\n${started.map((s) => `--- ${s.out().slice(-3000)}`).join('\n')}`);
+        });
       for (const port of [workerPort, bridgePort])
-        await eventually(
-          `:${port}/readyz`,
-          async () => ((await probe(port, '/readyz').catch(() => 0)) === 200 ? true : undefined),
-          60_000,
+        await saying(
+          eventually(
+            `:${port}/readyz`,
+            async () => ((await probe(port, '/readyz').catch(() => 0)) === 200 ? true : undefined),
+            60_000,
+          ),
         );
       // As the kernel sees each: uid 1000, no capabilities, no_new_privs, its root mounted read-only.
       for (const s of started) {
@@ -272,7 +279,7 @@ describe('the compiled processes', () => {
       await klm().kube.create(
         kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }),
       );
-      const kyma = await kymaInState(klm(), name, 'Ready', 120_000);
+      const kyma = await saying(kymaInState(klm(), name, 'Ready', 90_000));
       expect(kyma.status?.modules?.map((m) => `${m.name}=${m.state}`)).toEqual(['greeter=Ready']);
       for (const s of started) expect(s.proc.exitCode, s.out()).toBeNull();
       // What it wrote went to the cache's emptyDir; the SDK's own metrics are served where the Deployment says.
@@ -281,5 +288,7 @@ describe('the compiled processes', () => {
       expect(started.map((s) => s.out()).join('')).not.toMatch(/EROFS|EACCES/);
       await stopsOnSigterm(started, [workerPort, bridgePort]);
     },
+    // Above the sum of its waits, so that a wait's own message (and the processes' output) is what fails.
+    240_000,
   );
 });

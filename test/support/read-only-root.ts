@@ -4,6 +4,10 @@
 // it mounts a Secret (/mnt here), as uid and gid 1000 (runAsUser, the image's USER), with no
 // capabilities and no_new_privs (capabilities: drop ALL, allowPrivilegeEscalation: false). Setting
 // that up takes root, as for a container runtime: unshare(1) and setpriv(1) of util-linux.
+// As the image copies the app to /app and has node in /usr/local/bin, the clone and this node are
+// mounted read-only at one place of the namespace's own (/srv/app, /srv/node: /app does not exist on
+// this host to mount over), so uid 1000 reaches them wherever the clone lives (under /tmp, which the
+// pod's emptyDir hides, or under a directory only root may enter).
 import { chmod, chown, copyFile, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +44,14 @@ export async function podVolumes(secrets: Record<string, string>): Promise<PodVo
 
 const SETUP = [
   'set -e',
+  // The app and node, first: the clone may live under the host's /tmp that is hidden below.
+  'mount -t tmpfs -o mode=0755 tmpfs /srv',
+  'mkdir /srv/app',
+  'touch /srv/node',
+  'mount --bind "$POD_APP" /srv/app',
+  'mount -o remount,bind,ro /srv/app',
+  'mount --bind "$POD_NODE" /srv/node',
+  'mount -o remount,bind,ro /srv/node',
   // The emptyDir of the worker's cache, under a /var/cache of the namespace's own.
   'mount -t tmpfs -o mode=0755 tmpfs /var/cache',
   'mkdir /var/cache/klm',
@@ -49,23 +61,31 @@ const SETUP = [
   'mount --bind "$POD_TMP" /tmp',
   'mount -o remount,bind,ro /',
   'mount -o remount,bind,ro /mnt',
+  'cd /srv/app',
   `exec setpriv --reuid=${POD_UID} --regid=${POD_UID} --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@"`,
 ].join('\n');
 
-/** `node <args>` in `cwd` on a read-only root, as uid 1000, with `env` only (and the volumes); the caller kills it. */
+/** `node <args>` in the clone `app` on a read-only root, as uid 1000, with `env` only (and the volumes); the caller kills it. */
 export function startNodeReadOnly(
   args: string[],
   env: NodeJS.ProcessEnv,
   volumes: PodVolumes,
-  cwd = process.cwd(),
+  app = process.cwd(),
 ): StartedProcess {
   let out = '';
   const proc = spawn(
     'unshare',
-    ['--mount', '--propagation', 'private', '--', 'sh', '-c', SETUP, 'sh', process.execPath, ...args],
+    ['--mount', '--propagation', 'private', '--', 'sh', '-c', SETUP, 'sh', '/srv/node', ...args],
     {
-      cwd,
-      env: { ...env, POD_TMP: volumes.tmp, POD_CACHE: volumes.cache, POD_SECRET: volumes.secret },
+      cwd: '/',
+      env: {
+        ...env,
+        POD_APP: app,
+        POD_NODE: process.execPath,
+        POD_TMP: volumes.tmp,
+        POD_CACHE: volumes.cache,
+        POD_SECRET: volumes.secret,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
