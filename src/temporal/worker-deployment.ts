@@ -130,12 +130,26 @@ export async function promoteOnFirstPoll(
           kind: 'left',
           why: `version ${deployment.ramping.buildId} is being ramped (${deployment.ramping.percentage}%)`,
         };
-      await setCurrentVersion(c, namespace, version, o.identity);
-      return { kind: 'promoted' };
-    }
-    if (Date.now() - started >= waitMs || o.stopped?.()) return { kind: 'unseen', afterMs: Date.now() - started };
+      try {
+        await setCurrentVersion(c, namespace, version, o.identity);
+        return { kind: 'promoted' };
+      } catch (err) {
+        // The server lists a version at its first poller, but refuses to make it current until it
+        // has seen every task queue of the current version polled by it (workflow and activity
+        // pollers start a moment apart, more so on a loaded machine): that is "not yet", not "no".
+        if (!isMissingTaskQueues(err)) throw err;
+        if (Date.now() - started >= waitMs || o.stopped?.())
+          return { kind: 'left', why: `the server refused: ${(err as Error).message}` };
+      }
+    } else if (Date.now() - started >= waitMs || o.stopped?.())
+      return { kind: 'unseen', afterMs: Date.now() - started };
     await sleep(500);
   }
+}
+
+/** The server's answer while a version's pollers have not all been seen yet (FAILED_PRECONDITION). */
+function isMissingTaskQueues(err: unknown): boolean {
+  return (err as { code?: number }).code === 9 && /missing active task queues/.test((err as Error).message);
 }
 
 function isNotFound(err: unknown): boolean {

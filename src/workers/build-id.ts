@@ -30,7 +30,12 @@ function checkoutCommit(root: string): string | undefined {
   if (!existsSync(path.join(root, '.git'))) return undefined;
   try {
     const git = (...args: string[]) =>
-      execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', timeout: 10_000 });
+      // git's complaints (a checkout another user owns, say) are not the worker's to print: the build's commit is used then.
+      execFileSync('git', ['-C', root, ...args], {
+        encoding: 'utf8',
+        timeout: 10_000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     const commit = git('rev-parse', '--verify', 'HEAD^{commit}').trim().slice(0, 12);
     const changes = git('diff', 'HEAD', '--no-ext-diff', '--', 'src');
     return changes ? `${commit}-dirty${digest(changes)}` : commit;

@@ -16,7 +16,7 @@ interface Summary {
 }
 
 /** A server whose deployment lists `versions` (after `unseenFor` describes that do not list ours yet). */
-function server(versions: Summary[], o: { ramping?: string; unseenFor?: number } = {}) {
+function server(versions: Summary[], o: { ramping?: string; unseenFor?: number; refusedFor?: number } = {}) {
   const made: string[] = [];
   let describes = 0;
   const workflowService = {
@@ -38,6 +38,16 @@ function server(versions: Summary[], o: { ramping?: string; unseenFor?: number }
     },
     setWorkerDeploymentCurrentVersion: (req: { buildId: string }) => {
       made.push(req.buildId);
+      // As the server answers while it has seen only some of the version's pollers (workflow, not yet activity).
+      if (made.length <= (o.refusedFor ?? 0))
+        return Promise.reject(
+          Object.assign(
+            new Error(
+              `9 FAILED_PRECONDITION: proposed current version 'klm:${req.buildId}' is missing active task queues from the current version; these would become unversioned if it is set as the current version`,
+            ),
+            { code: 9 },
+          ),
+        );
       return Promise.resolve({});
     },
   };
@@ -58,6 +68,31 @@ describe('a worker making its version current', () => {
     );
     expect(await promote(s.connection)).toEqual({ kind: 'promoted' });
     expect(s.made).toEqual(['new']);
+  });
+
+  it('tries again while the server has not yet seen all of its task queues polled (a worker just started, a loaded machine)', async () => {
+    const s = server(
+      [
+        { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
+        { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
+      ],
+      { refusedFor: 2 },
+    );
+    expect(await promote(s.connection)).toEqual({ kind: 'promoted' });
+    expect(s.made).toEqual(['new', 'new', 'new']);
+  });
+
+  it('says why when the server goes on refusing past the wait', async () => {
+    const s = server(
+      [
+        { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
+        { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
+      ],
+      { refusedFor: 1_000 },
+    );
+    const said = await promoteOnFirstPoll(s.connection, 'default', VERSION, { identity: 'test', waitMs: 1_200 });
+    expect(said).toEqual({ kind: 'left', why: expect.stringMatching(/missing active task queues/) as string });
+    expect(s.made.length).toBeGreaterThan(1);
   });
 
   it('never takes the fleet back for a version that was current before (an old worker restarting)', async () => {
