@@ -5,8 +5,16 @@ import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@ku
 import { kubeConfigFromFile } from '../../src/k8s/kubeconfig';
 import type { StackInfo } from '../../src/localstack/stack';
 
+/** The stack of this file's pool slot (test/global-setup.ts): its API server is no other running file's. */
 export function stackInfo(): StackInfo {
-  return inject('stack');
+  const stacks = inject('stacks');
+  const slot = Number(process.env.VITEST_POOL_ID ?? '1');
+  const info = stacks[slot - 1];
+  if (!info)
+    throw new Error(
+      `pool slot ${slot} has no cluster of its own: the stack has ${stacks.length} (vitest.config.ts, maxWorkers)`,
+    );
+  return info;
 }
 
 export function kube(): { kc: KubeConfig; api: KubernetesObjectApi } {
