@@ -1,7 +1,7 @@
 # The worker and bridge image: compiled JavaScript and the workflow bundle (npm run build), the
 # production npm packages, non-root, for a read-only root filesystem. One image, two commands:
 #   worker: node dist/workers/main.js (the default)    bridge: node dist/starter/main.js
-# Configuration from the environment (README, Configuration).
+# Configuration from the environment (docs/operator/configuration.md).
 # Node 24, the active LTS, by its full version. Pin the digest too where a registry is at hand:
 #   docker buildx imagetools inspect node:24.21.0-trixie-slim   (then FROM node:24.21.0-trixie-slim@sha256:…)
 ARG NODE_IMAGE=node:24.21.0-trixie-slim

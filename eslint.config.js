@@ -1,5 +1,5 @@
 // ESLint flat config. Besides the usual checks it enforces the layer rules of
-// docs/architecture.md: which folder of src/ may import which (each rule has a test in
+// docs/contributor/architecture.md: which folder of src/ may import which (each rule has a test in
 // test/unit/layers.test.ts that a violating import fails). The workflow block is also the
 // determinism guard: workflow code runs in Temporal's sandbox and is replayed, so it must not
 // reach Node built-ins, the Kubernetes client or activity implementations (those are imported
@@ -128,7 +128,7 @@ export default tseslint.config(
     // comments not counted), 80 per function, complexity 20 (upstream lifecycle-manager's
     // golangci-lint: funlen 80, cyclop 20). Above them sit the files that hold more than one
     // concept and the functions whose branches a reader cannot hold at once: split them by concept
-    // (docs/architecture.md), extract named steps or a table; never hide a branch to pass.
+    // (docs/contributor/architecture.md), extract named steps or a table; never hide a branch to pass.
     files: ['src/**/*.ts'],
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],

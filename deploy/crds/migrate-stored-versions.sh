@@ -7,7 +7,7 @@
 # object and write it back unchanged (the API server stores it at the storage version, v1beta2),
 # then set status.storedVersions to [v1beta2] through the CRD's status subresource.
 # Run it with upstream's lifecycle-manager stopped, before applying deploy/crds
-# (docs/operations.md, Moving over from upstream). A write that meets a conflict or a deleted
+# (docs/operator/moving-from-upstream.md). A write that meets a conflict or a deleted
 # object fails the run: run it again (objects already written are written again, harmlessly).
 # KUBECTL is the kubectl to run (default: kubectl); KUBECONFIG and the context as kubectl reads them.
 set -eu

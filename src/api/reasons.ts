@@ -1,7 +1,7 @@
 // Every reason a module or Kyma status can carry, and the one table that maps a reason to
 // upstream's state. Activities throw failures typed with these reasons; readiness evaluation
-// and the workflows' decisions produce them; the status writers write them. The README's
-// status table is checked against this table (test/unit/reasons.test.ts).
+// and the workflows' decisions produce them; the status writers write them. The table of
+// docs/operator/states-and-reasons.md is checked against this table (test/unit/reasons.test.ts).
 import type { State } from './shared';
 
 export const REASONS = {

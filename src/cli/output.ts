@@ -27,7 +27,7 @@ export function render<T>(output: Output, data: T, asTable: (d: T) => string): s
 }
 
 /**
- * Exit codes (README, Command line): 0 done, 1 refused or failed (the message says why and what to
+ * Exit codes (docs/user/klm.md): 0 done, 1 refused or failed (the message says why and what to
  * do), 2 the command line itself is wrong, 3 a --wait ran out of time, 4 the Kyma's workflow does
  * not run (`klm kyma status`, which still prints what it found).
  */

@@ -71,7 +71,7 @@ export interface KlmConfig {
 }
 
 /**
- * The worker's Temporal Worker Deployment (README, "Upgrading"): its name (KLM_DEPLOYMENT_NAME;
+ * The worker's Temporal Worker Deployment (docs/operator/upgrading.md): its name (KLM_DEPLOYMENT_NAME;
  * the task queue's by default: one deployment per installation), this worker's build id (KLM_BUILD_ID; unset: from the package version, the commit and
  * the settings, src/workers/build-id.ts) and who makes a version current (KLM_VERSION_PROMOTION):
  * `auto`, the worker makes its own version current once it polls, if that version never was

@@ -6,7 +6,7 @@ import { BoundedMap } from './bounded-map';
 
 /** One failed attempt of an activity. */
 export interface AttemptFailure {
-  /** The workflow it ran for (kyma/<ns>/<name>, kyma/<ns>/<name>/module/<module>, ...). */
+  /** The workflow it ran for (kyma/<ns>/<name>, with ` (module <module>)` for a module's activity, ...). */
   workflowId: string;
   activity: string;
   reason: string;

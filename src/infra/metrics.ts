@@ -1,7 +1,7 @@
 // Prometheus metrics of the worker and the bridge, with upstream's names, labels and label
 // values where upstream has them (lifecycle_mgr_*, reconcile_duration_seconds; what each means
-// here: docs/operations.md, Metrics), served on /metrics. The Temporal SDK exports its own
-// metrics on a port of its own (see README).
+// here: docs/operator/metrics-and-alerts.md), served on /metrics. The Temporal SDK exports its own
+// metrics on a port of its own (KLM_SDK_METRICS_ADDRESS, docs/operator/configuration.md).
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';

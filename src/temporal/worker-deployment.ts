@@ -1,4 +1,4 @@
-// A Temporal Worker Deployment of the product's workers (README, "Upgrading"): what the versions
+// A Temporal Worker Deployment of the product's workers (docs/operator/upgrading.md): what the versions
 // are (current, ramping, draining, drained), making one current or ramping, and the rule by which
 // a worker makes its own version current (`promoteOnFirstPoll`).
 import type { Connection } from '@temporalio/client';

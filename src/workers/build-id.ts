@@ -1,6 +1,6 @@
 // The worker's Temporal Worker Deployment version: `<deployment name>` (KLM_DEPLOYMENT_NAME) and a
 // build id naming this code and its settings. Runs of Kyma workflows are pinned to the version
-// that started them (README, "Upgrading"), so two workers with the same build id must run the
+// that started them (docs/contributor/workflow-versioning.md), so two workers with the same build id must run the
 // same workflow code: the build id is the package version, the commit (with a digest of the
 // uncommitted changes when run from a checkout that has some), and a digest of the reconcile
 // settings, which the runs read at their start (a change of them is a new version, that the runs

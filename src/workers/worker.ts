@@ -143,7 +143,7 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       activity: [activityMetrics, reconcileDuration, activityFailureLog(o.settings)],
     },
     // Each run stays on the version that started it (Kyma workflows move to the current version
-    // when they continue as new; rollouts follow the current version at once): README, "Upgrading".
+    // when they continue as new; rollouts follow the current version at once): docs/contributor/workflow-versioning.md.
     workerDeploymentOptions: {
       useWorkerVersioning: true,
       version: o.deployment.version,
@@ -202,7 +202,7 @@ function workflowSource(bundle: KlmWorkerOptions['workflowBundle']) {
   return { workflowCode, workflows };
 }
 
-/** With promotion `auto`, makes the worker's version current once it polls (README, Upgrading), and says what became of it. */
+/** With promotion `auto`, makes the worker's version current once it polls (docs/operator/upgrading.md), and says what became of it. */
 async function promoteVersion(o: KlmWorkerOptions, stopped: () => boolean): Promise<Promotion | undefined> {
   if (o.deployment.promotion !== 'auto') return undefined;
   const { deploymentName, buildId } = o.deployment.version;

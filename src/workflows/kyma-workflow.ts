@@ -33,7 +33,7 @@ import { Alarm, DriftTimer } from './timers';
 
 /**
  * A new run starts on the current worker deployment version, whichever version this run is
- * pinned to (README, "Upgrading"): how runs move to new code and new settings.
+ * pinned to (docs/contributor/workflow-versioning.md): how runs move to new code and new settings.
  */
 const continueOnCurrentVersion = makeContinueAsNewFunc<typeof kymaWorkflow>({
   initialVersioningBehavior: 'AUTO_UPGRADE',

@@ -5,7 +5,7 @@
 // pause, resume and abort as updates. It continues as new when its history grows long (the
 // rollout goes on in the new run where it was), and for a newer promotion.
 //
-// Versioning: AUTO_UPGRADE (README, "Upgrading"). A rollout waits for a promotion, an operator or
+// Versioning: AUTO_UPGRADE (docs/contributor/workflow-versioning.md). A rollout waits for a promotion, an operator or
 // its Kymas, with no timer, for as long as its channel lives: pinned, it would hold its worker
 // version from draining. Its next task runs on the current version instead, so a change to this
 // file that changes its commands goes behind a patch of `./patches.ts`, which names the release

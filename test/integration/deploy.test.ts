@@ -112,7 +112,7 @@ describe('deploy/kustomize', () => {
   it('renders every overlay and applies it with a server-side dry run after the documented first step', async () => {
     const overlays = (await readdir(OVERLAYS, { withFileTypes: true })).filter((d) => d.isDirectory());
     expect(overlays.map((d) => d.name)).toContain('example');
-    // Step 1 of docs/operations.md, Deploy: the namespace alone, so that Secrets can go in before the rest.
+    // Step 3 of docs/operator/deploy.md, Step by step: the namespace alone, so that Secrets can go in before the rest.
     await kubectl(['apply', '--server-side', '-f', 'deploy/kustomize/base/system/namespace.yaml']);
     for (const { name } of overlays) {
       const yaml = await kubectl(['kustomize', `${OVERLAYS}/${name}`]);

@@ -1,7 +1,7 @@
 // Moving a control plane over from upstream's lifecycle-manager: its CRDs had v1beta1 as well
 // (status.storedVersions [v1beta1, v1beta2], objects in etcd from v1beta1's time), ours serve
 // v1beta2 only. On an API server of its own (the shared etcd, a prefix of its own): the documented
-// order (docs/operations.md, Moving over from upstream) migrates what etcd holds and lets our CRDs
+// order (docs/operator/moving-from-upstream.md) migrates what etcd holds and lets our CRDs
 // apply, where applying them first is refused.
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';

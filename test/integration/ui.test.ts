@@ -4,7 +4,7 @@
 // block it, see them listed, delete them through the page, and see the module go; the fleet by
 // state, the modules in Error, a rollout paused and aborted with a reason. The page's
 // calls need the token of the address klm printed. KLM_SCREENSHOTS=docs/images keeps the
-// screenshots the README shows.
+// screenshots docs/user/web-view.md shows.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Upgrading in place from the first release, as README "Upgrading" says: a fleet run by the worker
+// Upgrading in place from the first release, as docs/operator/upgrading.md says: a fleet run by the worker
 // and bridge of v0.1.0 (a copy of the tag's tree, sharing this project's node_modules) gets this
 // code's worker beside the old one, as a new Worker Deployment version. The new worker makes its
 // version current; each Kyma's run continues as new onto it at its next wake-up (within one drift

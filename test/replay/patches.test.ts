@@ -1,5 +1,5 @@
 // Patches of workflow code do not outlive the release their record says removes them
-// (src/workflows/patches.ts, README "Upgrading").
+// (src/workflows/patches.ts, docs/contributor/workflow-versioning.md, "Patches retire").
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';

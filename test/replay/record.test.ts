@@ -1,7 +1,7 @@
 // Records workflow histories for the replay tests. Runs only with KLM_RECORD_HISTORIES=1:
 //   KLM_RECORD_HISTORIES=1 npx vitest run test/replay/record.test.ts
 // then commit test/replay/histories/. Each recording covers one scenario's command sequence, of
-// the one workflow shape there is (README, Upgrading): `kyma-workflow-*.json` Kyma
+// the one workflow shape there is (docs/contributor/workflow-versioning.md): `kyma-workflow-*.json` Kyma
 // workflows, `rollout-workflow-*.json` rollouts; `*-continued.json` a run that continued as new
 // for its history's length, `*-carried.json` the run after it, which goes on from what was carried.
 import { execFileSync } from 'node:child_process';

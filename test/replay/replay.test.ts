@@ -1,5 +1,5 @@
 // Replays committed histories against the current workflow code: a change to the command
-// sequence that is not guarded with patched() fails here (README, Upgrading).
+// sequence that is not guarded with patched() fails here (docs/contributor/workflow-versioning.md).
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';

@@ -1,4 +1,4 @@
-// Every layer rule of docs/architecture.md is an ESLint rule (eslint.config.js); each row here
+// Every layer rule of docs/contributor/architecture.md is an ESLint rule (eslint.config.js); each row here
 // lints a file of that layer with one import and expects the rule to fire, or not. So is the rule
 // that no module imports itself back through others (`klm/no-import-cycle`).
 import { ESLint } from 'eslint';

@@ -1,4 +1,4 @@
-// The README's table of reasons is the one table of src/api/reasons.ts, row by row.
+// The table of reasons in docs/operator/states-and-reasons.md is the one table of src/api/reasons.ts, row by row.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { REASONS, reasonOf, stateOf } from '../../src/api/reasons';
@@ -9,9 +9,9 @@ function expectedTable(): string {
 }
 
 describe('reasons', () => {
-  it('are documented in the README exactly as the table maps them (regenerate the block from the expected value below)', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const block = /<!-- reasons:start -->\n([\s\S]*?)\n<!-- reasons:end -->/.exec(readme)?.[1];
+  it('are documented in docs/operator/states-and-reasons.md exactly as the table maps them (regenerate the block from the expected value below)', async () => {
+    const doc = await readFile(new URL('../../docs/operator/states-and-reasons.md', import.meta.url), 'utf8');
+    const block = /<!-- reasons:start -->\n([\s\S]*?)\n<!-- reasons:end -->/.exec(doc)?.[1];
     expect(block).toBe(expectedTable());
   });
 

@@ -1,4 +1,4 @@
-// `klm deployment`: the workers' Temporal Worker Deployment (README, "Upgrading"). `status` lists
+// `klm deployment`: the workers' Temporal Worker Deployment (docs/operator/upgrading.md). `status` lists
 // its versions (current, ramping, draining, drained) with the runs still pinned to each, which
 // tells when an old version's workers may stop; `current` and `ramp` move new runs by hand, for
 // KLM_VERSION_PROMOTION=manual (or to roll back). The Temporal client loads when a command runs.
