@@ -43,7 +43,8 @@ function server(versions: Summary[], o: { ramping?: string; unseenFor?: number; 
         return Promise.reject(
           Object.assign(
             new Error(
-              `9 FAILED_PRECONDITION: proposed current version 'klm:${req.buildId}' is missing active task queues from the current version; these would become unversioned if it is set as the current version`,
+              `9 FAILED_PRECONDITION: proposed current version 'klm:${req.buildId}' is missing active task queues ` +
+                'from the current version; these would become unversioned if it is set as the current version',
             ),
             { code: 9 },
           ),
