@@ -7,8 +7,9 @@
 // a source (src/, the lock file, the build script) is newer than the build's start (dist/build.json):
 // a build older than the sources never runs. A copy without sources (an image) runs its dist as it is.
 // Plain JavaScript: it runs before anything is installed or compiled.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -42,17 +43,41 @@ function buildReason() {
   return undefined;
 }
 
-if (existsSync(at('package-lock.json'))) await import('../scripts/ensure-deps.mjs');
-const reason = buildReason();
-if (reason) {
-  console.error(`klm: building dist/ (${reason}): once, a few seconds ...`);
-  const built = spawnSync(process.execPath, [at('scripts', 'build.mjs')], {
-    cwd: root,
-    stdio: ['ignore', 2, 'inherit'],
-  });
-  if (built.status !== 0) {
-    console.error('klm: the build failed (see above); `npm run build` runs it again');
-    process.exit(built.status ?? 1);
-  }
+/**
+ * On a Node older than package.json's engines (its packages need 24: undici, under the
+ * Kubernetes client, fails on 20 at import), this checkout runs itself again on the image's Node,
+ * as `npm start` does (scripts/with-node.mjs: fetched once, said on stderr).
+ */
+function runOnImageNode() {
+  const child = spawn(
+    process.execPath,
+    [at('scripts', 'with-node.mjs'), 'node', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 }
-await import(pathToFileURL(entry).href);
+
+const minimum = Number(/\d+/.exec(JSON.parse(readFileSync(at('package.json'), 'utf8')).engines?.node ?? '')?.[0]);
+if (Number(process.versions.node.split('.')[0]) < minimum && existsSync(at('scripts', 'with-node.mjs'))) {
+  runOnImageNode();
+} else {
+  await main();
+}
+
+async function main() {
+  if (existsSync(at('package-lock.json'))) await import('../scripts/ensure-deps.mjs');
+  const reason = buildReason();
+  if (reason) {
+    console.error(`klm: building dist/ (${reason}): once, a few seconds ...`);
+    const built = spawnSync(process.execPath, [at('scripts', 'build.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 2, 'inherit'],
+    });
+    if (built.status !== 0) {
+      console.error('klm: the build failed (see above); `npm run build` runs it again');
+      process.exit(built.status ?? 1);
+    }
+  }
+  await import(pathToFileURL(entry).href);
+}

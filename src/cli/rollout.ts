@@ -75,9 +75,10 @@ export async function rollout(cmd: RolloutCommand, config: Pick<KlmConfig, 'temp
         throw new Error(
           `no rollout for module ${cmd.channel.module} on channel ${cmd.channel.channel} in namespace ` +
             `${cmd.channel.namespace}: it has not been promoted since the bridge started watching`,
+          { cause: err },
         );
       if (err instanceof WorkflowUpdateFailedError)
-        throw new Error(`${cmd.action} refused: ${err.cause?.message ?? err.message}`);
+        throw new Error(`${cmd.action} refused: ${err.cause?.message ?? err.message}`, { cause: err });
       throw err;
     }
     return cmd.output === 'json' ? JSON.stringify(progress, null, 2) : progressTable(progress);
@@ -150,6 +151,7 @@ export async function rolloutPlan(
     if (err instanceof WorkflowFailedError && /timed out/i.test(err.message + String(err.cause))) {
       throw new Error(
         `no worker on task queue "${config.taskQueue}" computed the plan within ${PLAN_TIMEOUT}: is the worker (klm up) running, with KLM_TASK_QUEUE as here?`,
+        { cause: err },
       );
     }
     throw err;

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
-import type { KubeConfig, User } from '@kubernetes/client-node';
+import { KubeConfig, type User } from '@kubernetes/client-node';
 import { pluginTlsProblem, tlsMaterialProblem } from './kubeconfig';
 import { CredentialError, TlsMaterialError } from './request-errors';
 
@@ -49,6 +49,25 @@ function authHeaders(o: https.RequestOptions): Record<string, string> {
   for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
   if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
   return headers;
+}
+
+/**
+ * client-node's proxy agent for the TLS material applied in `o`. client-node (2.x) keeps one agent
+ * per cluster and user name in a KubeConfig, made with the material of its first use: a client
+ * certificate a plugin hands out anew would never reach it. A KubeConfig of the cluster alone and
+ * a user of just that material (no plugin: nothing runs again) makes a fresh one.
+ */
+async function proxyAgent(kc: KubeConfig, o: https.RequestOptions): Promise<http.Agent> {
+  const data = (pem: unknown) => (pem ? Buffer.from(pem as Buffer | string).toString('base64') : undefined);
+  const one = new KubeConfig();
+  one.loadFromClusterAndUser(kc.getCurrentCluster()!, {
+    name: 'applied',
+    certData: data(o.cert),
+    keyData: data(o.key),
+  });
+  const applied: https.RequestOptions = {};
+  await one.applyToHTTPSOptions(applied);
+  return applied.agent as http.Agent;
 }
 
 export class Credentials {
@@ -126,8 +145,8 @@ export class Credentials {
    * The agent for TLS material newly applied: through a proxy, client-node's (it knows HTTP,
    * HTTPS and SOCKS proxies); else our own, which keeps connections alive.
    */
-  private agentFor(o: https.RequestOptions): http.Agent {
-    if (this.kc.getCurrentCluster()?.proxyUrl) return o.agent as http.Agent;
+  private async agentFor(o: https.RequestOptions): Promise<http.Agent> {
+    if (this.kc.getCurrentCluster()?.proxyUrl) return await proxyAgent(this.kc, o);
     if (this.server.startsWith('http:')) return new http.Agent(AGENT);
     const material = { ca: o.ca, cert: o.cert, key: o.key };
     return new https.Agent({
@@ -158,7 +177,7 @@ export class Credentials {
     if (handedOut) throw new TlsMaterialError(this.server, handedOut);
     // Requests still under way on the old agent may finish.
     if (previous) setTimeout(() => previous.agent.destroy(), GRACE_MS).unref();
-    return { headers, agent: this.agentFor(o), tls, cert };
+    return { headers, agent: await this.agentFor(o), tls, cert };
   }
 
   /** Runs one (re-)authentication at a time; concurrent callers share it. */

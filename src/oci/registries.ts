@@ -126,7 +126,8 @@ export class Registries implements RegistryTransport {
       try {
         ca.push(readFileSync(options.caFile, 'utf8'));
       } catch (err) {
-        throw new Error(`the registry CA bundle ${options.caFile} cannot be read: ${(err as Error).message}`);
+        const why = (err as Error).message;
+        throw new Error(`the registry CA bundle ${options.caFile} cannot be read: ${why}`, { cause: err });
       }
     }
     this.httpsAgent = new https.Agent({ keepAlive: true, ca });

@@ -83,6 +83,7 @@ export async function readModuleSources(configFile: string, download: Download):
   } catch (err) {
     throw new Error(
       `cannot read the module config ${configFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give its path with --config-file`,
+      { cause: err },
     );
   }
   const dir = path.dirname(configFile);

@@ -31,7 +31,7 @@ function sourceEntry(): Promise<string> {
       packages: 'external',
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node24',
       logLevel: 'warning',
     });
     process.once('exit', () => rmSync(outfile, { force: true }));

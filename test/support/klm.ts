@@ -229,7 +229,9 @@ export async function kymaInState(klm: Klm, name: string, state: string, timeout
       timeoutMs,
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}\nlast status: ${JSON.stringify(seen?.status, null, 1)}`);
+    throw new Error(`${(err as Error).message}\nlast status: ${JSON.stringify(seen?.status, null, 1)}`, {
+      cause: err,
+    });
   }
 }
 
