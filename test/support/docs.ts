@@ -141,6 +141,7 @@ export function referenceVariables(markdown: string): Set<string> {
 /** Names the KLM_ pattern finds in the code that are no variable: what each is instead. */
 export const KLM_NAMES_THAT_ARE_NOT_VARIABLES: Record<string, string> = {
   KLM_TIMEOUT: "an error code (src/k8s/transport.ts: a request's deadline)",
+  KLM_WITH_NODE: 'a mark scripts/with-node.mjs sets for its children (the Node.js it chose), no setting',
 };
 
 /** Variables the code reads that are the system's, not settings: why each is read. */
