@@ -183,7 +183,7 @@ export function codeVariables(root: string, files: readonly string[], sdkEnvconf
       if (!(m[0] in KLM_NAMES_THAT_ARE_NOT_VARIABLES)) names.add(m[0]);
     for (const m of code.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) {
       const name = (m[1] ?? m[2])!;
-      if (!(name in SYSTEM_VARIABLES)) names.add(name);
+      if (!(name in SYSTEM_VARIABLES) && !(name in KLM_NAMES_THAT_ARE_NOT_VARIABLES)) names.add(name);
     }
   }
   for (const m of sdkEnvconfig.matchAll(/envProvider\['(TEMPORAL_[A-Z0-9_]+)'\]/g))
