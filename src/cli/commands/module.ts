@@ -9,12 +9,12 @@ import { DEFAULT_COMMUNITY_CATALOG, pulledTemplates, readCommunityCatalog } from
 import { whyText } from '../kyma-module-why';
 import { listEntries, moduleTable, setManaged } from '../kyma-modules';
 import { add, manage } from '../module-add';
-import { catalog, catalogTable, communityEntries } from '../module-catalog';
+import { catalog, catalogTable, communityEntries, withKymaCliFields } from '../module-catalog';
 import { createModule, type CreateOptions } from '../module-create';
 import { deleteModule } from '../module-delete';
 import { moduleRows, whyModule } from '../module-list';
 import { pull } from '../module-pull';
-import { outputOf, Refused, render } from '../output';
+import { debugLine, debugOn, outputOf, Refused, render } from '../output';
 import { checkPromotion, policyRefusal, promote } from '../promote';
 import {
   sourcesOf,
@@ -59,7 +59,9 @@ function registerCatalog(mod: Command): void {
         pulledTemplates(kube, ref.namespace),
         source ? readCommunityCatalog(source) : [],
       ]);
-      console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
+      console.log(
+        render(outputOf(o.output), withKymaCliFields([...managed, ...communityEntries(pulled, remote)]), catalogTable),
+      );
     });
 }
 
@@ -78,7 +80,11 @@ function registerList(mod: Command): void {
         kube,
         kymaRefOf(o.kyma),
         o.directNamespace,
-        o.showErrors ? (line) => console.error(`klm: error: ${line}`) : undefined,
+        o.showErrors
+          ? (line) => console.error(`klm: error: ${line}`)
+          : debugOn()
+            ? (line) => debugLine(line)
+            : undefined,
       );
       if (!kyma)
         progress(
