@@ -237,7 +237,10 @@ function registerPull(mod: Command): void {
 function registerManaged(mod: Command): void {
   withDirect(withKyma(mod.command('manage <module>')))
     .description(
-      'let the lifecycle manager reconcile the module again, with the CR policy --policy; a module the Kyma lacks is added to it (as the Kyma CLI does)',
+      'let the lifecycle manager reconcile the module again, with the CR policy --policy. A module ' +
+        'the Kyma lacks is taken over only when its manager already runs in the cluster (its ' +
+        "template's spec.manager) at the version the Kyma's channel carries, as the Kyma CLI does; " +
+        'otherwise it is refused (`klm module add` installs a module)',
     )
     .addOption(
       new Option('--policy <policy>', 'the CR policy: whether the default CR is created (and deleted with the module)')
