@@ -21,7 +21,7 @@ export interface DirectState {
   crState?: string;
 }
 
-type Manager = KubeObject &
+export type Manager = KubeObject &
   WorkloadView & { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } };
 
 /** The version a manager runs: what klm stamped on it, else its app.kubernetes.io/version label, else its manager container's image tag. */

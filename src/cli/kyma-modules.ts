@@ -9,7 +9,6 @@ import { API_VERSION, apiVersionOf, LABELS, type KubeObject } from '../api/share
 import type { KymaRef } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
-import { moduleVersions } from '../decisions/module-versions';
 import { resolveModule } from '../decisions/resolution';
 import { specModules } from '../decisions/runtime-kyma';
 import { kymaVisibility } from '../decisions/visibility';
@@ -76,84 +75,6 @@ export async function resolutionOf(kyma: Kyma, m: KymaModule, objects: CatalogOb
 /** Where `module list --show-errors` says what could not be read (the list shows Unknown). */
 export type ErrorReport = (line: string) => void;
 
-async function crState(
-  target: KubeClient,
-  module: string,
-  status: ModuleStatus | undefined,
-  report: ErrorReport,
-): Promise<string> {
-  const r = status?.resource;
-  if (!r?.apiVersion || !r.kind || !r.metadata?.name) return '-';
-  try {
-    const cr = await target.get<KubeObject & { status?: { state?: string } }>(
-      r.apiVersion,
-      r.kind,
-      r.metadata.name,
-      r.metadata.namespace,
-    );
-    return cr ? (cr.status?.state ?? 'Unknown') : 'NotFound';
-  } catch (err) {
-    report(
-      `module ${module}: its custom resource ${r.kind} ` +
-        `${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name} cannot be ` +
-        `read: ${(err as Error).message}`,
-    );
-    return 'Unknown';
-  }
-}
-
-/** The rows of the modules the Kyma has. */
-export async function kymaRows(
-  kube: KubeClient,
-  ref: KymaRef,
-  kyma: Kyma,
-  report: ErrorReport = () => undefined,
-): Promise<ModuleRow[]> {
-  const objects = await catalogObjects(kube, ref.namespace);
-  const target = await targetOf(kube, ref).catch((err: Error) => {
-    report(
-      `the cluster of Kyma ${ref.namespace}/${ref.name} cannot be reached, so its modules' CRs are not read: ${err.message}`,
-    );
-    return undefined;
-  });
-  const specs = new Map((kyma.spec.modules ?? []).map((m) => [m.name, m]));
-  const statuses = new Map((kyma.status?.modules ?? []).map((m) => [m.name, m]));
-  const names = [...new Set([...specs.keys(), ...statuses.keys()])].sort();
-  return await Promise.all(
-    names.map(async (name) => {
-      const spec = specs.get(name);
-      const status = statuses.get(name);
-      const resolution = spec ? await resolutionOf(kyma, spec, objects) : undefined;
-      const moduleStatus = target ? await crState(target, name, status, report) : 'Unknown';
-      return kymaRow(name, spec, status, resolution, moduleStatus);
-    }),
-  );
-}
-
-/** The row of module `name` of a Kyma: its entry in the spec and in the status (either may lack), what its spec resolves to. */
-function kymaRow(
-  name: string,
-  spec: KymaModule | undefined,
-  status: ModuleStatus | undefined,
-  resolution: Resolution | undefined,
-  moduleStatus: string,
-): ModuleRow {
-  const v = moduleVersions(status, resolution);
-  const channel = spec?.channel ?? status?.channel;
-  return {
-    name,
-    ...(v.installed ? { version: v.installed } : {}),
-    ...(v.wanted && v.wanted !== v.installed ? { desiredVersion: v.wanted } : {}),
-    ...(channel ? { channel } : {}),
-    ...(status?.channel ? { installedChannel: status.channel } : {}),
-    customResourcePolicy: spec?.customResourcePolicy ?? 'CreateAndDelete',
-    managed: spec?.managed ?? true,
-    moduleStatus,
-    installationStatus: status?.state ?? (spec ? 'Pending' : '-'),
-    ...(status?.message ? { message: status.message } : {}),
-  };
-}
-
 /**
  * A module as `klm module list -o json|yaml` prints it: the Kyma CLI's fields, named and typed as
  * its columns (`version` with the channel, `managed` a string), then klm's own.
@@ -189,8 +110,8 @@ export function listEntries(rows: ModuleRow[]): ModuleListEntry[] {
   }));
 }
 
+/** The Kyma CLI's columns; an empty list is the header alone, as the Kyma CLI prints it. */
 export function moduleTable(entries: ModuleListEntry[]): string {
-  if (!entries.length) return 'no modules';
   const body = table(
     ['NAME', 'VERSION', 'CR POLICY', 'MANAGED', 'MODULE STATUS', 'INSTALLATION STATUS'],
     entries.map((e) => [

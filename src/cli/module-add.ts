@@ -2,21 +2,24 @@
 // a community module (`namespace/template`), a cluster without the Kyma, or --direct beside one.
 import { readFile } from 'node:fs/promises';
 import type { CustomResourcePolicy, Kyma } from '../api/kyma';
-import { API_VERSION, type KubeObject } from '../api/shared';
+import { API_VERSION, apiVersionOf, type KubeObject } from '../api/shared';
+import { isNotFound } from '../k8s/request-errors';
 import { parseManifest, RenderError } from '../manifests/parse';
 import type { KubeClient } from '../k8s/rest-client';
 import { directInstall } from './direct-install';
 import { readRecord } from './direct-record';
-import { directState } from './direct-status';
+import { directState, runningVersionOf, type Manager } from './direct-status';
 import {
   addModule,
   installTargetOf,
   readKyma,
+  resolutionOf,
   setManaged,
   targetOf,
   waitForModule,
   type KymaRef,
 } from './kyma-modules';
+import { catalogObjects, type CatalogObjects } from './module-catalog';
 import type { SourceOptions, Template } from './module-source';
 import { catalogTemplate, communityTemplate, isCommunityName } from './module-templates';
 import { Refused, WaitTimeoutError } from './output';
@@ -224,14 +227,67 @@ export interface ManageInput {
 }
 
 /**
+ * The version of the module that runs in the Kyma's cluster without the Kyma, as the Kyma CLI
+ * finds it: a template of the module whose spec.manager is there running that template's version
+ * (its app.kubernetes.io/version label, else its manager container's tag). A template without
+ * spec.manager names nothing to find, as for the Kyma CLI.
+ */
+async function runningVersion(
+  target: KubeClient,
+  objects: CatalogObjects,
+  module: string,
+): Promise<string | undefined> {
+  for (const t of objects.templates) {
+    const m = t.spec.manager;
+    if (t.spec.moduleName !== module || !m || !t.spec.version) continue;
+    const live = await target
+      .get<Manager>(apiVersionOf(m), m.kind, m.name, m.namespace ?? 'kyma-system')
+      .catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
+    if (live && runningVersionOf(live) === t.spec.version) return t.spec.version;
+  }
+  return undefined;
+}
+
+/** Takes over a module the Kyma lacks, as the Kyma CLI's manage does: only one that runs, at the version the Kyma's channel carries. */
+async function takeOver(kube: KubeClient, m: ManageInput, kyma: Kyma): Promise<string> {
+  const where = `Kyma ${m.ref.namespace}/${m.ref.name}`;
+  const objects = await catalogObjects(kube, m.ref.namespace);
+  const version = await runningVersion(await targetOf(kube, m.ref), objects, m.module);
+  const add = `klm module add ${m.module}${m.policy === 'CreateAndDelete' ? ' --default-config-cr' : ''}`;
+  if (!version)
+    throw new Refused(
+      `module ${m.module} is not in ${where}, and no manager of it runs in its cluster to take over ` +
+        `(as with the Kyma CLI, manage takes over only a module that runs); \`${add}\` adds it`,
+    );
+  const r = await resolutionOf(kyma, { name: m.module, customResourcePolicy: m.policy }, objects);
+  if (r.module?.version !== version) {
+    const channels = (objects.metas.find((x) => x.spec.moduleName === m.module)?.spec.channels ?? [])
+      .filter((c) => c.version === version)
+      .map((c) => c.channel);
+    const carried = r.module ? `carries ${r.module.version}` : `cannot be installed (${r.failure?.message})`;
+    throw new Refused(
+      `module ${m.module} runs version ${version}, but channel ${kyma.spec.channel} of ${where} ${carried}: ` +
+        (channels.length
+          ? `\`${add} -c ${channels[0]}\` takes it over on channel ${channels.join(' or ')}`
+          : `no channel carries ${version}`),
+    );
+  }
+  await addModule(kube, m.ref, m.module, { policy: m.policy });
+  return `module ${m.module} ${version}, running in the cluster, is now managed by ${where} (CR policy ${m.policy})`;
+}
+
+/**
  * klm module manage, as the Kyma CLI's: the module managed again with the CR policy asked; one
- * the Kyma lacks is added to it with that policy (one klm installed directly is refused, as add
- * refuses it).
+ * the Kyma lacks is taken over when it runs (see takeOver), else refused; one klm installed
+ * directly is refused, as add refuses it.
  */
 export async function manage(kube: KubeClient, m: ManageInput): Promise<string> {
   const kyma = await readKyma(kube, m.ref);
   if (kyma.spec.modules?.some((x) => x.name === m.module))
     return await setManaged(kube, m.ref, m.module, true, m.policy);
   await refuseDirect(await targetOf(kube, m.ref), m.directNamespace, m.module);
-  return await addModule(kube, m.ref, m.module, { policy: m.policy });
+  return await takeOver(kube, m, kyma);
 }

@@ -176,8 +176,24 @@ function mark(p: Readiness): string {
   return words[p.reason] ?? p.reason;
 }
 
+/**
+ * The entries as `-o json|yaml` prints them: the Kyma CLI's field `availableVersions` (each
+ * version with the channels that carry it: `1.0.0(regular), 1.1.0(fast)`) beside klm's own.
+ */
+export function withKymaCliFields(entries: CatalogEntry[]): (CatalogEntry & { availableVersions: string })[] {
+  return entries.map((e) => ({
+    ...e,
+    availableVersions: e.versions
+      .map((v) => {
+        const channels = Object.keys(e.channels).filter((c) => e.channels[c] === v);
+        return channels.length ? channels.map((c) => `${v}(${c})`).join(', ') : v;
+      })
+      .join(', '),
+  }));
+}
+
+/** klm's columns; an empty catalog is the header alone, as the Kyma CLI prints its own. */
 export function catalogTable(entries: CatalogEntry[]): string {
-  if (!entries.length) return 'no modules in this namespace';
   return table(
     ['NAME', 'VERSIONS', 'CHANNELS', 'FLAGS', 'ORIGIN'],
     entries.map((e) => [

@@ -6,7 +6,8 @@ import type { KubeClient } from '../k8s/rest-client';
 import { listRecords, readRecord, type DirectRecord } from './direct-record';
 import { directState } from './direct-status';
 import { why, type Why } from './kyma-module-why';
-import { installTargetOf, kymaRows, type ErrorReport, type KymaRef, type ModuleRow } from './kyma-modules';
+import { kymaRows } from './kyma-module-rows';
+import { installTargetOf, type ErrorReport, type KymaRef, type ModuleRow } from './kyma-modules';
 import { Refused } from './output';
 
 async function directRow(target: KubeClient, r: DirectRecord): Promise<ModuleRow> {

@@ -419,7 +419,7 @@ describe('klm module: direct installs and community modules', () => {
       }),
     );
     const both = await klmCli(['module', 'add', 'greeter', ...at, '--cr-path', file, '--default-cr']);
-    expect(both.code).toBe(2);
+    expect(both.code).toBe(1);
     // The Kyma CLI's names: --config-cr-path, --default-config-cr (--cr-path and --default-cr their hidden aliases).
     for (const args of [
       ['--config-cr-path', file, '--default-config-cr'],
@@ -427,7 +427,7 @@ describe('klm module: direct installs and community modules', () => {
       ['--cr-path', file, '--default-config-cr'],
     ]) {
       const r = await klmCli(['module', 'add', 'greeter', ...at, ...args]);
-      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr, args.join(' ')).toMatch(/cannot be used with option/);
     }
     const add = await klmCli(['module', 'add', 'greeter', ...at, '--config-cr-path', file, '--timeout', '2m']);

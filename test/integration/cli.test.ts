@@ -10,11 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Kyma } from '../../src/api/kyma';
 import { API_VERSION, LABELS, ROLLOUT_POLICY_CONFIGMAP, type KubeObject } from '../../src/api/shared';
+import { highestState } from '../../src/cli/kyma-module-rows';
 import { eventually, getKyma, kymaObject, kymaWorkflowId, useKlm } from '../support/klm';
 import { klmCli } from '../support/cli';
 import { stackInfo, uniqueName } from '../support/stack';
 
 const exec = promisify(execFile);
+const COUNTER = { apiVersion: 'counter.example.io/v1alpha1', kind: 'Counter' };
 
 describe('klm module', () => {
   // No look for ended workflows here: a Kyma workflow the test terminates stays ended until the
@@ -159,11 +161,18 @@ describe('klm module', () => {
         managed: true,
       });
       const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { name: string }[];
+      // Policy Ignore: no CR the lifecycle manager tracks; MODULE STATUS is that of the CRs of its
+      // kind in the cluster, as the Kyma CLI reads it (none made here, other files' may be there).
+      const crs = (
+        await klm().kube.list<KubeObject & { status?: { state?: string } }>(COUNTER.apiVersion, COUNTER.kind)
+      ).items;
       expect(list.find((e) => e.name === 'counter')).toMatchObject({
         version: '1.0.0(regular)',
         crPolicy: 'Ignore',
         managed: 'true',
-        moduleStatus: '-',
+        moduleStatus: crs.length
+          ? (highestState(crs.map((c) => c.status?.state ?? '').filter(Boolean)) ?? 'Unknown')
+          : '-',
         installationStatus: 'Ready',
       });
       const removed = await klmCli(['module', 'del', 'counter', ...at(), '--wait', '--timeout', '2m']);
@@ -200,31 +209,48 @@ describe('klm module', () => {
     expect(missing.stderr).toContain(
       `there is no Kyma ${klm().namespace}/nokyma: these are the modules klm installed directly`,
     );
-    expect(missing.stdout.trim()).toBe('no modules');
+    // As the Kyma CLI: the header alone.
+    expect(missing.stdout.trim()).toMatch(
+      /^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS$/,
+    );
+    const none = await klmCli([
+      'module',
+      'list',
+      '--kubeconfig',
+      stackInfo().kubeconfig,
+      '--kyma',
+      `${klm().namespace}/nokyma`,
+      '--direct-namespace',
+      `${name}-direct`,
+      '-o',
+      'json',
+    ]);
+    expect(JSON.parse(none.stdout)).toEqual([]);
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
   });
 
-  it('says when the command line is wrong (exit 2)', async () => {
+  it('says when the command line is wrong (exit 1, as the Kyma CLI)', async () => {
     for (const args of [
       ['module', 'list', '--kubeconfig', stackInfo().kubeconfig, '--kyma', 'no-slash'],
       ['module', 'add', 'greeter', ...at(), '--wait', '--timeout', 'soon'],
       ['module', 'list', ...at(), '-o', 'xml'],
       ['module', 'frobnicate'],
+      ['module', 'add'],
       ['module', 'list', ...at(), '--context', 'nope'],
       ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--config-cr-path', 'cr.yaml'],
       ['module', 'add', 'greeter', ...at(), '--default-config-cr', '--policy', 'Ignore'],
       ['module', 'manage', 'greeter', ...at(), '--policy', 'Sometimes'],
     ]) {
       const r = await klmCli(args);
-      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr.trim(), args.join(' ')).not.toBe('');
     }
   });
 
-  it('says where it looked when there is no kubeconfig at all (exit 2)', async () => {
+  it('says where it looked when there is no kubeconfig at all (exit 1)', async () => {
     const home = await mkdtemp(path.join(tmpdir(), 'klm-home-'));
     const r = await klmCli(['module', 'list'], { KUBECONFIG: '', HOME: home });
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(1);
     expect(r.stderr.trim()).toBe(
       `klm: no kubeconfig: KUBECONFIG is not set, ${home}/.kube/config does not exist, and this runs in no pod with a ` +
         'service account (no /var/run/secrets/kubernetes.io/serviceaccount/token); name one with --kubeconfig or KUBECONFIG',
@@ -276,9 +302,17 @@ describe('klm module', () => {
     expect(await spec()).toEqual([
       { name: 'greeter', channel: 'fast', customResourcePolicy: 'CreateAndDelete', managed: false },
     ]);
-    // The Kyma CLI's JSON: managed as a string.
-    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as { managed: string }[];
-    expect(list[0]!.managed).toBe('false');
+    // The Kyma CLI's JSON: managed as a string; the version its manager runs, with its channel,
+    // and nothing wanted of it (the lifecycle manager moves it nowhere now).
+    const list = JSON.parse((await klmCli(['module', 'list', ...at(), '-o', 'json'])).stdout) as Record<
+      string,
+      unknown
+    >[];
+    expect(list[0]).toMatchObject({ managed: 'false', version: '1.1.0(fast)', installationStatus: 'Unmanaged' });
+    expect(list[0]).not.toHaveProperty('desiredVersion');
+    const table = (await klmCli(['module', 'list', ...at()])).stdout;
+    expect(table).toMatch(/\ngreeter\s+1\.1\.0\(fast\)\s+CreateAndDelete\s+false\s+\S+\s+Unmanaged\n?$/);
+    expect(table).not.toContain('(*');
     const on = await klmCli(['module', 'manage', 'greeter', ...at()]);
     expect(on.code, on.stderr).toBe(0);
     // The API server defaults managed to true again.
@@ -291,13 +325,40 @@ describe('klm module', () => {
   });
 
   it(
-    'manage adds a module the Kyma lacks with the CR policy --policy, and sets the policy of ' +
-      'one it has (CreateAndDelete unless told), as the Kyma CLI does',
+    'manage takes over a module the Kyma lacks only when its manager runs, as the Kyma CLI does; ' +
+      'sets the policy of one it has (CreateAndDelete unless told)',
     async () => {
+      const system = `${name}-system`;
       const missing = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
-      expect(missing.code, missing.stderr).toBe(0);
-      expect(missing.stdout).toContain(
-        `module counter added to Kyma ${klm().namespace}/${name} without its default CR`,
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(
+        `module counter is not in Kyma ${klm().namespace}/${name}, and no manager of it runs in its cluster to take over`,
+      );
+      expect(missing.stderr).toContain('`klm module add counter` adds it');
+      expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+      // Its manager runs (installed by other means), and its template names it: taken over.
+      await klm().kube.mergePatch(API_VERSION, 'ModuleTemplate', 'counter-1.0.0', klm().namespace, {
+        spec: {
+          manager: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'counter-manager', namespace: system },
+        },
+      });
+      await klm().kube.create({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'counter-manager', namespace: system },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'counter-manager' } },
+          template: {
+            metadata: { labels: { app: 'counter-manager' } },
+            spec: { containers: [{ name: 'manager', image: 'example.invalid/counter-manager:1.0.0' }] },
+          },
+        },
+      });
+      const taken = await klmCli(['module', 'manage', 'counter', ...at(), '--policy', 'Ignore']);
+      expect(taken.code, taken.stderr).toBe(0);
+      expect(taken.stdout).toContain(
+        `module counter 1.0.0, running in the cluster, is now managed by Kyma ${klm().namespace}/${name} (CR policy Ignore)`,
       );
       expect((await spec()).find((m) => m.name === 'counter')).toEqual({
         name: 'counter',
@@ -318,6 +379,10 @@ describe('klm module', () => {
       const removed = await klmCli(['module', 'delete', 'counter', ...at(), '--wait', '--timeout', '2m']);
       expect(removed.code, removed.stderr).toBe(0);
       expect((await spec()).map((m) => m.name)).toEqual(['greeter']);
+      // The manager it found there is left in place by the removal: gone before the next test adds counter.
+      await klm()
+        .kube.delete('apps/v1', 'Deployment', 'counter-manager', system)
+        .catch(() => false);
     },
   );
 
@@ -510,7 +575,7 @@ describe('klm module', () => {
       30_000,
     );
     const bad = await klmCli(['kyma', 'status', name, '--kubeconfig', stackInfo().kubeconfig]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`the Kyma takes namespace/name, not "${name}"`);
   });
 

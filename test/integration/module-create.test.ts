@@ -241,7 +241,7 @@ describe('klm module create', () => {
     }
   });
 
-  it('says when the command line is wrong (exit 2)', async () => {
+  it('says when the command line is wrong (exit 1, as the Kyma CLI)', async () => {
     const noRegistry = await klmCli([
       'module',
       'create',
@@ -250,10 +250,10 @@ describe('klm module create', () => {
       '-o',
       path.join(dir, 'template.yaml'),
     ]);
-    expect(noRegistry.code).toBe(2);
+    expect(noRegistry.code).toBe(1);
     expect(noRegistry.stderr).toContain('--registry is required');
     const scheme = await create('--registry', `http://${stackInfo().registryHost}`);
-    expect(scheme.code).toBe(2);
+    expect(scheme.code).toBe(1);
   });
 });
 

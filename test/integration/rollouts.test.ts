@@ -282,9 +282,9 @@ describe('staged rollouts', () => {
       `what 1.9.0 changes, object by object:\n1 Kyma on 1.1.0 (${next.diff!.groups[0]!.kymas[0]}): 1 added, 1 changed, 1 removed\n  + ConfigMap`,
     );
     const missing = await klmCli(['rollout', 'plan', mod.name, '--namespace', klm().namespace], klm().taskQueue);
-    // A command line without what it needs is a usage error (exit 2), said before any help.
+    // A command line without what it needs is a usage error (exit 1, as the Kyma CLI's), said before any help.
     expect({ code: missing.code, said: missing.stderr.split('\n')[0] }).toEqual({
-      code: 2,
+      code: 1,
       said: "error: required option '--version <version>' not specified",
     });
     // Nothing moved: the rollout still stands at 1.1.0, every Kyma too.

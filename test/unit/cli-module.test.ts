@@ -10,9 +10,10 @@ import type { ModuleTemplate } from '../../src/api/moduletemplate';
 import type { KubeObject } from '../../src/api/shared';
 import type { RolloutPlanView } from '../../src/contract/rollout';
 import { completionScript } from '../../src/cli/completion';
+import { highestState } from '../../src/cli/kyma-module-rows';
 import { listEntries, moduleTable, type ModuleRow } from '../../src/cli/kyma-modules';
 import { notRunning, kymaStatusText, type KymaStatusView } from '../../src/cli/kyma-status';
-import { catalogEntries, catalogTable, type CatalogObjects } from '../../src/cli/module-catalog';
+import { catalogEntries, catalogTable, withKymaCliFields, type CatalogObjects } from '../../src/cli/module-catalog';
 import { policyRefusal } from '../../src/cli/promote';
 import { planTable } from '../../src/cli/rollout';
 import { DEFAULT_ROLLOUT_POLICY } from '../../src/decisions/rollout-policy';
@@ -104,6 +105,19 @@ describe('klm module catalog', () => {
       /greeter\s+1\.0\.0, 1\.1\.0\s+regular: 1\.0\.0, fast: 1\.2\.0 \(no template\)\s+-\s+kyma/,
     );
   });
+
+  it("gives -o json the Kyma CLI's availableVersions (each version with its channels), and an empty catalog its header", async () => {
+    const entries = withKymaCliFields(await catalogEntries(OBJECTS, kyma()));
+    expect(entries.find((e) => e.name === 'greeter')).toMatchObject({
+      name: 'greeter',
+      availableVersions: '1.0.0(regular), 1.1.0',
+      origin: 'kyma',
+    });
+    expect(
+      withKymaCliFields([{ ...entries[0]!, versions: ['1.0.0'], channels: { regular: '1.0.0', fast: '1.0.0' } }])[0],
+    ).toHaveProperty('availableVersions', '1.0.0(regular), 1.0.0(fast)');
+    expect(catalogTable([])).toMatch(/^NAME\s+VERSIONS\s+CHANNELS\s+FLAGS\s+ORIGIN$/);
+  });
 });
 
 describe('klm module list', () => {
@@ -124,10 +138,19 @@ describe('klm module list', () => {
     channel: 'fast',
     installedChannel: 'fast',
     customResourcePolicy: 'CreateAndDelete',
+    managed: true,
+    moduleStatus: 'Ready',
+    installationStatus: 'Processing',
+    message: 'installing 1.1.0',
+  };
+  const unmanaged: ModuleRow = {
+    name: 'keeper',
+    version: '1.1.0',
+    installedChannel: 'regular',
+    customResourcePolicy: 'Ignore',
     managed: false,
     moduleStatus: 'Ready',
     installationStatus: 'Unmanaged',
-    message: 'managed: false',
   };
   const never: ModuleRow = {
     name: 'ghost',
@@ -166,13 +189,13 @@ describe('klm module list', () => {
         name: 'counter',
         version: '1.0.0(fast)',
         crPolicy: 'CreateAndDelete',
-        managed: 'false',
+        managed: 'true',
         moduleStatus: 'Ready',
-        installationStatus: 'Unmanaged',
+        installationStatus: 'Processing',
         installedVersion: '1.0.0',
         desiredVersion: '1.1.0',
         channel: 'fast',
-        message: 'managed: false',
+        message: 'installing 1.1.0',
       },
       {
         name: 'ghost',
@@ -202,10 +225,29 @@ describe('klm module list', () => {
     const text = moduleTable(listEntries([ready, upgrading, direct]));
     expect(text).toMatch(/^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS\n/);
     expect(text).toMatch(/\ngreeter\s+1\.0\.0\(regular\)\s+Ignore\s+true\s+-\s+Ready\n/);
-    expect(text).toMatch(/\ncounter\s+1\.0\.0\(fast\) \(\*1\.1\.0\)\s+CreateAndDelete\s+false\s+Ready\s+Unmanaged\n/);
+    expect(text).toMatch(/\ncounter\s+1\.0\.0\(fast\) \(\*1\.1\.0\)\s+CreateAndDelete\s+true\s+Ready\s+Processing\n/);
     expect(text).toMatch(/\necho\s+1\.0\.0\s+CreateAndDelete\s+false\s+Ready\s+Ready\n/);
     expect(text).toMatch(/\(\*V\): the Kyma wants version V, which is not the one running yet$/);
-    expect(moduleTable([])).toBe('no modules');
+  });
+
+  it('prints the header alone for a Kyma without modules, as the Kyma CLI does (JSON: [])', () => {
+    expect(moduleTable([])).toBe('NAME   VERSION   CR POLICY   MANAGED   MODULE STATUS   INSTALLATION STATUS');
+  });
+
+  it('shows an unmanaged module with the version it runs and no footer: nothing is wanted of it', () => {
+    const text = moduleTable(listEntries([ready, unmanaged]));
+    expect(text).toMatch(/\nkeeper\s+1\.1\.0\(regular\)\s+Ignore\s+false\s+Ready\s+Unmanaged$/);
+    expect(text).not.toContain('(*');
+    expect(text).not.toContain('the Kyma wants');
+  });
+
+  it("reads a module's state from its CRs as the Kyma CLI does: Ready first, then Processing, Deleting, Error, Warning", () => {
+    expect(highestState(['Error', 'Ready'])).toBe('Ready');
+    expect(highestState(['Warning', 'Error'])).toBe('Error');
+    expect(highestState(['Warning', 'Deleting', 'Processing'])).toBe('Processing');
+    expect(highestState(['Custom', 'Warning'])).toBe('Warning');
+    expect(highestState(['Custom'])).toBe('Custom');
+    expect(highestState([])).toBeUndefined();
   });
 });
 

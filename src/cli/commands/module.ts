@@ -9,12 +9,12 @@ import { DEFAULT_COMMUNITY_CATALOG, pulledTemplates, readCommunityCatalog } from
 import { whyText } from '../kyma-module-why';
 import { listEntries, moduleTable, setManaged } from '../kyma-modules';
 import { add, manage } from '../module-add';
-import { catalog, catalogTable, communityEntries } from '../module-catalog';
+import { catalog, catalogTable, communityEntries, withKymaCliFields } from '../module-catalog';
 import { createModule, type CreateOptions } from '../module-create';
 import { deleteModule } from '../module-delete';
 import { moduleRows, whyModule } from '../module-list';
 import { pull } from '../module-pull';
-import { outputOf, Refused, render } from '../output';
+import { debugLine, debugOn, outputOf, Refused, render } from '../output';
 import { checkPromotion, policyRefusal, promote } from '../promote';
 import {
   sourcesOf,
@@ -59,7 +59,9 @@ function registerCatalog(mod: Command): void {
         pulledTemplates(kube, ref.namespace),
         source ? readCommunityCatalog(source) : [],
       ]);
-      console.log(render(outputOf(o.output), [...managed, ...communityEntries(pulled, remote)], catalogTable));
+      console.log(
+        render(outputOf(o.output), withKymaCliFields([...managed, ...communityEntries(pulled, remote)]), catalogTable),
+      );
     });
 }
 
@@ -78,7 +80,11 @@ function registerList(mod: Command): void {
         kube,
         kymaRefOf(o.kyma),
         o.directNamespace,
-        o.showErrors ? (line) => console.error(`klm: error: ${line}`) : undefined,
+        o.showErrors
+          ? (line) => console.error(`klm: error: ${line}`)
+          : debugOn()
+            ? (line) => debugLine(line)
+            : undefined,
       );
       if (!kyma)
         progress(
@@ -231,7 +237,10 @@ function registerPull(mod: Command): void {
 function registerManaged(mod: Command): void {
   withDirect(withKyma(mod.command('manage <module>')))
     .description(
-      'let the lifecycle manager reconcile the module again, with the CR policy --policy; a module the Kyma lacks is added to it (as the Kyma CLI does)',
+      'let the lifecycle manager reconcile the module again, with the CR policy --policy. A module ' +
+        'the Kyma lacks is taken over only when its manager already runs in the cluster (its ' +
+        "template's spec.manager) at the version the Kyma's channel carries, as the Kyma CLI does; " +
+        'otherwise it is refused (`klm module add` installs a module)',
     )
     .addOption(
       new Option('--policy <policy>', 'the CR policy: whether the default CR is created (and deleted with the module)')
