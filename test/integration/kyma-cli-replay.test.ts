@@ -81,6 +81,8 @@ describe("the Kyma CLI's documented `kyma module` command lines, run with klm", 
     catalog = path.join(dir, 'all-modules.json');
     await writeFile(catalog, JSON.stringify(await echoTemplates(stackInfo().registryHost, group, direct)));
     await klm().kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: pulled } });
+    // The stand-in for kyma-system, which a runtime has: a CR from --config-cr-path that names no namespace goes there.
+    await klm().kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: direct } });
     // `kyma module pull` without --namespace pulls into default: a template an earlier run left there goes first.
     for (const t of ['echo-1.0.0', 'echo-1.1.0'])
       await klm()
@@ -317,7 +319,7 @@ describe("the Kyma CLI's documented `kyma module` command lines, run with klm", 
     ])
       await replay({ doc: 'kyma_module*.md (flags)', code: 1, ...d });
     // A word that is no command: the Kyma CLI (cobra checks only the root's) prints help and exits
-    // 0; klm says so and exits 1, a deliberate difference (README: the table of differences).
+    // 0; klm says so and exits 1, a deliberate difference (docs/user/klm.md: the table of differences).
     const typo = await klmCli(['module', 'lsit']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain("unknown command 'lsit'");
