@@ -55,42 +55,30 @@ function server(versions: Summary[], o: { ramping?: string; unseenFor?: number; 
   return { connection: { workflowService } as unknown as DeploymentConnection, made };
 }
 
+/** A deployment whose version `old` is current and whose `new` never was current or ramping. */
+const CURRENT_OLD_NEW_INACTIVE: Summary[] = [
+  { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
+  { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
+];
+
 const promote = (c: DeploymentConnection) =>
   promoteOnFirstPoll(c, 'default', VERSION, { identity: 'test', waitMs: 5_000 });
 
 describe('a worker making its version current', () => {
   it('makes a version current once the server lists it, when it never was current or ramping', async () => {
-    const s = server(
-      [
-        { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
-        { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
-      ],
-      { unseenFor: 2 },
-    );
+    const s = server(CURRENT_OLD_NEW_INACTIVE, { unseenFor: 2 });
     expect(await promote(s.connection)).toEqual({ kind: 'promoted' });
     expect(s.made).toEqual(['new']);
   });
 
   it('tries again while the server has not yet seen all of its task queues polled (a worker just started, a loaded machine)', async () => {
-    const s = server(
-      [
-        { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
-        { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
-      ],
-      { refusedFor: 2 },
-    );
+    const s = server(CURRENT_OLD_NEW_INACTIVE, { refusedFor: 2 });
     expect(await promote(s.connection)).toEqual({ kind: 'promoted' });
     expect(s.made).toEqual(['new', 'new', 'new']);
   });
 
   it('says why when the server goes on refusing past the wait', async () => {
-    const s = server(
-      [
-        { buildId: 'old', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, firstActivation: 100 },
-        { buildId: 'new', status: S.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE },
-      ],
-      { refusedFor: 1_000 },
-    );
+    const s = server(CURRENT_OLD_NEW_INACTIVE, { refusedFor: 1_000 });
     const said = await promoteOnFirstPoll(s.connection, 'default', VERSION, { identity: 'test', waitMs: 1_200 });
     expect(said).toEqual({ kind: 'left', why: expect.stringMatching(/missing active task queues/) as string });
     expect(s.made.length).toBeGreaterThan(1);
