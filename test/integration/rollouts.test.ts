@@ -344,7 +344,7 @@ describe('staged rollouts', () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'Halted', version: '1.2.0', from: '1.1.0' });
     const noReason = await klmCli(['rollout', 'resume', mod.name, ...cli]);
     expect({ code: noReason.code, said: noReason.stderr.split('\n')[0] }).toEqual({
-      code: 2,
+      code: 1,
       said: "error: required option '--reason <why>' not specified",
     });
     const resumed = await klmCli(['rollout', 'resume', mod.name, ...cli, '--reason', 'fixed the manifest']);
