@@ -2,7 +2,7 @@
 // in-cluster) and one of its contexts (--context, else its current one), through client-node.
 import { KubeConfig } from '@kubernetes/client-node';
 import { CLI_FIELD_MANAGER } from '../api/identity';
-import { defaultKubeConfig, NoKubeconfigError } from '../k8s/kubeconfig';
+import { defaultKubeConfig, kubeConfigFromFile, NoKubeconfigError } from '../k8s/kubeconfig';
 import { KubeClient } from '../k8s/rest-client';
 import { UsageError } from './output';
 
@@ -12,8 +12,7 @@ export interface ClusterOptions {
 }
 
 export async function clusterClient(o: ClusterOptions): Promise<KubeClient> {
-  const kc = o.kubeconfig ? new KubeConfig() : defaultKubeConfigOrSay();
-  if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
+  const kc = o.kubeconfig ? kubeConfigFromFile(o.kubeconfig) : defaultKubeConfigOrSay();
   if (o.context) {
     if (!kc.getContextObject(o.context))
       throw new UsageError(

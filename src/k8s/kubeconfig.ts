@@ -7,16 +7,41 @@ import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 
-export function kubeConfigFromFile(file: string): KubeConfig {
+/**
+ * A kubeconfig that is not YAML a kubeconfig can be read from. The parser's own message quotes the
+ * lines around the error, and those may hold a token or a key: this one says only where it is.
+ */
+export class KubeconfigSyntaxError extends Error {
+  constructor(
+    what: string,
+    /** ` (line L, column C)`, or empty where the parser did not say. */
+    readonly at: string,
+  ) {
+    super(`${what} is not YAML a kubeconfig can be read from${at}`);
+    this.name = 'KubeconfigSyntaxError';
+  }
+}
+
+/** Loads `load` into a new KubeConfig; a parse error becomes a KubeconfigSyntaxError about `what`. */
+function loaded(what: string, load: (kc: KubeConfig) => void): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromFile(file);
+  try {
+    load(kc);
+  } catch (err) {
+    const mark = (err as { mark?: { line?: number; column?: number } }).mark;
+    if (!mark && (err as NodeJS.ErrnoException).code) throw err; // the file cannot be read: its error names only the path
+    const at = mark?.line !== undefined ? ` (line ${mark.line + 1}, column ${(mark.column ?? 0) + 1})` : '';
+    throw new KubeconfigSyntaxError(what, at);
+  }
   return kc;
 }
 
+export function kubeConfigFromFile(file: string): KubeConfig {
+  return loaded(`the kubeconfig ${file}`, (kc) => kc.loadFromFile(file));
+}
+
 export function kubeConfigFromString(yaml: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(yaml);
-  return kc;
+  return loaded('the kubeconfig', (kc) => kc.loadFromString(yaml));
 }
 
 /** Where a pod's service account token is (client-node's in-cluster configuration reads it). */
@@ -49,9 +74,7 @@ export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeCon
       `no kubeconfig: KUBECONFIG is not set, ${home ? `${home} does not exist` : 'HOME is not set (no ~/.kube/config)'}, ` +
         `and this runs in no pod with a service account (no ${SERVICE_ACCOUNT_TOKEN})`,
     );
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
+  return loaded(files.length ? `the kubeconfig ${files.join(', ')}` : 'the kubeconfig', (kc) => kc.loadFromDefault());
 }
 
 /** TLS material of a kubeconfig that cannot be used: where it is, what is wrong, what to do; never what it holds. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { serverOf, type ClusterIdentity } from '../api/cluster-identity';
 import { LABELS, resourceVersionReached } from '../api/shared';
 import { Informer } from './informer';
-import { describeTlsProblem, kubeConfigFromString } from './kubeconfig';
+import { describeTlsProblem, KubeconfigSyntaxError, kubeConfigFromString } from './kubeconfig';
 import type { KubeObject } from '../api/shared';
 import { KubeApiError, TlsMaterialError } from './request-errors';
 import { KubeClient, type KubeClientOptions } from './rest-client';
@@ -88,10 +88,8 @@ export async function clientFromSecret(secret: KubeObject, opts: TargetClientOpt
   try {
     kc = kubeConfigFromString(text);
   } catch (err) {
-    // A parser's message quotes the lines around the error, and those may hold a token or a
-    // key: say only where the error is.
-    const mark = (err as { mark?: { line?: number; column?: number } }).mark;
-    const at = mark?.line !== undefined ? ` (line ${mark.line + 1}, column ${(mark.column ?? 0) + 1})` : '';
+    // Where the error is, never the parser's quote of the lines around it (kubeconfig.ts).
+    const at = err instanceof KubeconfigSyntaxError ? err.at : '';
     throw new TargetClusterError(
       `${where} does not hold a valid kubeconfig: it is not YAML a kubeconfig can be read from${at}`,
     );
