@@ -9,6 +9,8 @@ import { parseEndpoint, type Endpoint, type RegistryRequest, type RegistryTransp
 export { OciError, sha256Digest, type OciErrorReason } from './errors';
 
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
+/** How often a manifest whose blobs the registry calls unknown is sent (waits 0.1, 0.2, 0.4, 0.8 s between). */
+const MANIFEST_BLOB_UNKNOWN_TRIES = 5;
 
 export class OciRegistryClient {
   private readonly endpoint: Endpoint;
@@ -73,7 +75,12 @@ export class OciRegistryClient {
     return digest;
   }
 
-  /** Uploads an image manifest under a tag; returns its digest. */
+  /**
+   * Uploads an image manifest under a tag; returns its digest. Its blobs are uploaded first; a
+   * registry that calls one of them unknown is asked again a few times (MANIFEST_BLOB_UNKNOWN_TRIES):
+   * while another push of the same content rewrites the repository's link to a blob, the
+   * distribution registry reads that link empty (its filesystem storage truncates, then writes).
+   */
   async pushManifest(
     repository: string,
     reference: string,
@@ -81,22 +88,25 @@ export class OciRegistryClient {
     mediaType = 'application/vnd.oci.image.manifest.v1+json',
   ): Promise<string> {
     const body = Buffer.from(JSON.stringify(manifest));
-    const res = await this.request({
-      method: 'PUT',
-      path: `/v2/${repository}/manifests/${reference}`,
-      headers: { 'content-type': mediaType },
-      body,
-      repository,
-      push: true,
-      what: `uploading manifest ${repository}:${reference}`,
-    });
-    const text = await res.text();
-    if (res.status !== 201)
-      throw new OciError(
-        'RegistryError',
-        `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`,
-      );
-    return sha256Digest(body);
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.request({
+        method: 'PUT',
+        path: `/v2/${repository}/manifests/${reference}`,
+        headers: { 'content-type': mediaType },
+        body,
+        repository,
+        push: true,
+        what: `uploading manifest ${repository}:${reference}`,
+      });
+      const text = await res.text();
+      if (res.status === 201) return sha256Digest(body);
+      if (!text.includes('MANIFEST_BLOB_UNKNOWN') || attempt === MANIFEST_BLOB_UNKNOWN_TRIES)
+        throw new OciError(
+          'RegistryError',
+          `registry refused manifest ${repository}:${reference}: HTTP ${res.status} ${text.slice(0, 300)}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    }
   }
 
   /** Downloads an image manifest by tag or digest (a digest is verified). */

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OciError, sha256Digest, type OciRegistryClient } from '../../src/oci/registry-client';
+import { pushModuleVersion } from '../../src/publish/module';
 import { Registries } from '../../src/oci/registries';
 import { stackInfo, uniqueName } from '../support/stack';
 
@@ -59,5 +60,24 @@ describe('the OCI registry client against the local registry', () => {
   it('reports a missing blob as BlobNotFound', async () => {
     const err = await failure(client().pullBlob(`modules/${uniqueName('none')}`, sha256Digest(Buffer.from('absent'))));
     expect(err.reason).toBe('BlobNotFound');
+  });
+
+  // Two pipelines (or two test files) may publish the same content at once. The registry rewrites
+  // a repository's link to a blob on every upload of it, and a manifest that names the blob while
+  // the link is being rewritten is refused as naming an unknown blob.
+  it('publishes one module version from several publishers at once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const module = {
+        name: 'concurrent',
+        component: `kyma-project.io/module/${uniqueName('concurrent')}`,
+        version: '1.0.0',
+        manifest: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: concurrent\n',
+        descriptor: 'empty' as const,
+        layer: 'tar' as const,
+      };
+      const pushes = Array.from({ length: 6 }, () => pushModuleVersion(stackInfo().registryHost, module, client()));
+      const results = await Promise.allSettled(pushes);
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    }
   });
 });
