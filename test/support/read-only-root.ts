@@ -4,10 +4,10 @@
 // it mounts a Secret (/mnt here), as uid and gid 1000 (runAsUser, the image's USER), with no
 // capabilities and no_new_privs (capabilities: drop ALL, allowPrivilegeEscalation: false). Setting
 // that up takes root, as for a container runtime: unshare(1) and setpriv(1) of util-linux.
-// As the image copies the app to /app and has node in /usr/local/bin, the clone and this node are
-// mounted read-only at one place of the namespace's own (/srv/app, /srv/node: /app does not exist on
-// this host to mount over), so uid 1000 reaches them wherever the clone lives (under /tmp, which the
-// pod's emptyDir hides, or under a directory only root may enter).
+// As the image copies the app to /app and has node in /usr/local/bin, the clone's entries and this
+// node are mounted read-only at one place of the namespace's own (/srv/app, /srv/node: /app does not
+// exist on this host to mount over), so uid 1000 reaches them wherever the clone lives (under /tmp,
+// which the pod's emptyDir hides, in a directory only root may enter, or in one itself: mktemp -d).
 import { chmod, chown, copyFile, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,10 +48,16 @@ const SETUP = [
   'mount -t tmpfs -o mode=0755 tmpfs /srv',
   'mkdir /srv/app',
   'touch /srv/node',
-  'mount --bind "$POD_APP" /srv/app',
-  'mount -o remount,bind,ro /srv/app',
+  // Entry by entry: the clone's own directory may be one only root may enter (mktemp -d makes it 0700).
+  'for f in "$POD_APP"/*; do',
+  '  n=/srv/app/$(basename "$f")',
+  '  if [ -d "$f" ]; then mkdir "$n"; else touch "$n"; fi',
+  '  mount --bind "$f" "$n"',
+  '  mount -o remount,bind,ro "$n"',
+  'done',
   'mount --bind "$POD_NODE" /srv/node',
   'mount -o remount,bind,ro /srv/node',
+  'mount -o remount,ro /srv',
   // The emptyDir of the worker's cache, under a /var/cache of the namespace's own.
   'mount -t tmpfs -o mode=0755 tmpfs /var/cache',
   'mkdir /var/cache/klm',
