@@ -10,7 +10,7 @@ import { LABELS, type KubeObject } from '../api/shared';
 import { KubeApiError } from '../k8s/request-errors';
 import { type KubeClient } from '../k8s/rest-client';
 import { applyInOrder } from '../manifests/apply';
-import { waitEstablished } from '../manifests/crds';
+import { waitEstablished } from '../k8s/crds';
 import { managerOf } from '../manifests/manager';
 import { createNamespace } from '../manifests/namespaces';
 import { deletionTiers, pruned } from '../manifests/order';

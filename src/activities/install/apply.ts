@@ -12,7 +12,7 @@ import type { RenderParams } from '../../contract/artifacts';
 import { KubeApiError } from '../../k8s/request-errors';
 import { type KubeClient } from '../../k8s/rest-client';
 import { applyInOrder } from '../../manifests/apply';
-import { waitEstablished } from '../../manifests/crds';
+import { waitEstablished } from '../../k8s/crds';
 import { createNamespace } from '../../manifests/namespaces';
 import { isNamespace } from '../../manifests/order';
 import { permanent, transient } from '../failure';
@@ -223,19 +223,25 @@ export class Applier {
     const established = (crds: KubeObject[]) =>
       waitEstablished(client, crds, {
         timeoutMs: crdTimeoutMs,
-        onPoll: heartbeat,
+        onWait: heartbeat,
         timedOut: (pending) =>
           permanent(
             'CrdNotEstablished',
             `CRD not established within ${Math.round(crdTimeoutMs / 1000)}s: ${pending.join(', ')}`,
           ),
       });
+    // Namespaces of the manifest this apply found absent, and so creates: nothing in them is
+    // anyone else's, so their objects are not looked for before their first apply.
+    const created = new Set<string>();
     const step = async (o: KubeObject) => {
       heartbeat();
-      if (!known.has(objectKey(idOf(o), true)))
-        await noteFound(client, o, who).catch((err: unknown) => {
+      const inCreated = o.metadata.namespace !== undefined && created.has(o.metadata.namespace);
+      if (!inCreated && !known.has(objectKey(idOf(o), true))) {
+        const found = await noteFound(client, o, who).catch((err: unknown) => {
           throw writeFailure(client, err, o);
         });
+        if (!found && isNamespace(o)) created.add(o.metadata.name);
+      }
       return await applyOne(client, o, who);
     };
     const versions = new Map<string, string>();

@@ -76,11 +76,13 @@ export async function shipsSystemNamespace(client: KubeClient, o: KubeObject): P
  * Before the first apply of an object: one found there, made by someone else, gets a record of
  * its own labels and annotations. The write carries the resourceVersion read, so the record is
  * exactly what the object had (a change in between is a conflict, and the install is retried); a
- * record already there stays: it says what the object had when first found.
+ * record already there stays: it says what the object had when first found. Whether the cluster
+ * had the object.
  */
-export async function noteFound(client: KubeClient, o: KubeObject, who: Identity): Promise<void> {
+export async function noteFound(client: KubeClient, o: KubeObject, who: Identity): Promise<boolean> {
   const live = await client.get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace);
-  if (!live || foundMetadata(live) || madeByUs(live, who)) return;
+  if (!live) return false;
+  if (foundMetadata(live) || madeByUs(live, who)) return true;
   const own: FoundMetadata = { labels: live.metadata.labels ?? {}, annotations: live.metadata.annotations ?? {} };
   await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
     metadata: {
@@ -88,6 +90,7 @@ export async function noteFound(client: KubeClient, o: KubeObject, who: Identity
       annotations: { [FOUND_ANNOTATION]: JSON.stringify(own) },
     },
   });
+  return true;
 }
 
 /** A JSON merge patch of an object's metadata: null deletes a key. */
