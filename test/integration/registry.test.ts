@@ -1,22 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OciError, sha256Digest, type OciRegistryClient } from '../../src/oci/registry-client';
+import { sha256Digest, type OciRegistryClient } from '../../src/oci/registry-client';
 import { pushModuleVersion } from '../../src/publish/module';
 import { Registries } from '../../src/oci/registries';
+import { ociFailure } from '../support/oci-failure';
 import { stackInfo, uniqueName } from '../support/stack';
 
 function client(): OciRegistryClient {
   return Registries.unconfigured().client(stackInfo().registryHost);
-}
-
-async function failure(p: Promise<unknown>): Promise<OciError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OciError);
-  return err as OciError;
 }
 
 describe('the OCI registry client against the local registry', () => {
@@ -31,9 +23,9 @@ describe('the OCI registry client against the local registry', () => {
   it('refuses to upload a blob under a digest that does not match its content', async () => {
     const repo = `modules/${uniqueName('blob')}`;
     const wrong = sha256Digest(Buffer.from('something else'));
-    const err = await failure(client().pushBlob(repo, Buffer.from('real content'), wrong));
+    const err = await ociFailure(client().pushBlob(repo, Buffer.from('real content'), wrong));
     expect(err.reason).toBe('DigestMismatch');
-    expect((await failure(client().pullBlob(repo, wrong))).reason).toBe('BlobNotFound');
+    expect((await ociFailure(client().pullBlob(repo, wrong))).reason).toBe('BlobNotFound');
   });
 
   it('refuses a blob whose stored content no longer matches its digest', async () => {
@@ -52,13 +44,15 @@ describe('the OCI registry client against the local registry', () => {
     );
     expect((await readFile(file)).equals(data)).toBe(true);
     await writeFile(file, 'kind: Tampered\n');
-    const err = await failure(client().pullBlob(repo, digest));
+    const err = await ociFailure(client().pullBlob(repo, digest));
     expect(err.reason).toBe('DigestMismatch');
     expect(err.message).toContain(digest);
   });
 
   it('reports a missing blob as BlobNotFound', async () => {
-    const err = await failure(client().pullBlob(`modules/${uniqueName('none')}`, sha256Digest(Buffer.from('absent'))));
+    const err = await ociFailure(
+      client().pullBlob(`modules/${uniqueName('none')}`, sha256Digest(Buffer.from('absent'))),
+    );
     expect(err.reason).toBe('BlobNotFound');
   });
 

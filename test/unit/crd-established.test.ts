@@ -2,18 +2,10 @@
 // the event that says Established: one request, where reading every 200 ms took two or three. A
 // watch whose version is too old starts again without one; an identity that may not watch CRDs
 // reads them; one that never becomes Established fails with its name once the time is up.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import type http from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { waitEstablished } from '../../src/k8s/crds';
-import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { KubeClient } from '../../src/k8s/rest-client';
-
-const servers: http.Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
+import { loopbackApiServer } from '../support/loopback-api';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const NAME = 'greeters.example.io';
@@ -29,38 +21,23 @@ type Answer = (url: URL, res: http.ServerResponse) => void;
 /** An API server whose watches and reads of CRDs `answer` answers; every request is noted. */
 async function apiServer(answer: Answer) {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    res.setHeader('content-type', 'application/json');
-    if (url.pathname === '/apis/apiextensions.k8s.io/v1')
-      return res.end(
-        JSON.stringify({
-          resources: [{ name: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false }],
-        }),
-      );
-    const watch = url.searchParams.get('watch') ? ` watch from ${url.searchParams.get('resourceVersion') ?? '-'}` : '';
-    requests.push(`${req.method} ${url.pathname}${watch}`);
-    answer(url, res);
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const config = stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'c',
-        cluster: {
-          server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          'insecure-skip-tls-verify': true,
-        },
-      },
-    ],
-    users: [{ name: 'u', user: {} }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c',
-  });
-  return { client: await KubeClient.fromKubeConfig(kubeConfigFromString(config), {}), requests };
+  const client = await loopbackApiServer(
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      res.setHeader('content-type', 'application/json');
+      const watch = url.searchParams.get('watch')
+        ? ` watch from ${url.searchParams.get('resourceVersion') ?? '-'}`
+        : '';
+      requests.push(`${req.method} ${url.pathname}${watch}`);
+      answer(url, res);
+    },
+    {
+      '/apis/apiextensions.k8s.io/v1': [
+        { name: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false },
+      ],
+    },
+  );
+  return { client, requests };
 }
 
 const event = (res: http.ServerResponse, type: string, object: unknown) =>

@@ -1,22 +1,14 @@
 // Before its first apply, each object of a manifest is looked for (an object found there is
 // recorded as someone else's and never deleted), except in a namespace the same apply found
 // absent and so creates: nothing in it can be anyone else's.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
 import { Applier } from '../../src/activities/install/apply';
-import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { KubeClient } from '../../src/k8s/rest-client';
+import type { KubeClient } from '../../src/k8s/rest-client';
+import { loopbackApiServer, type Discovery } from '../support/loopback-api';
 
-const servers: http.Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
-
-const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolean }[]> = {
+const DISCOVERY: Discovery = {
   '/api/v1': [
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
     { name: 'namespaces', kind: 'Namespace', namespaced: false },
@@ -26,13 +18,12 @@ const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolea
 /** An API server that has the objects at `existing` (paths) and notes every read. */
 async function apiServer(existing: string[]) {
   const reads: string[] = [];
-  const server = http.createServer((req, res) => {
+  const client = await loopbackApiServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0]!;
       res.setHeader('content-type', 'application/json');
-      if (req.method === 'GET' && DISCOVERY[path]) return res.end(JSON.stringify({ resources: DISCOVERY[path] }));
       if (req.method === 'GET') {
         reads.push(path);
         if (!existing.includes(path)) {
@@ -45,26 +36,8 @@ async function apiServer(existing: string[]) {
       const sent = body ? (JSON.parse(body) as KubeObject) : ({ metadata: {} } as KubeObject);
       res.end(JSON.stringify({ ...sent, metadata: { ...sent.metadata, resourceVersion: '7' } }));
     });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const config = stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'c',
-        cluster: {
-          server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          'insecure-skip-tls-verify': true,
-        },
-      },
-    ],
-    users: [{ name: 'u', user: {} }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c',
-  });
-  return { client: await KubeClient.fromKubeConfig(kubeConfigFromString(config), {}), reads };
+  }, DISCOVERY);
+  return { client, reads };
 }
 
 const objects = (ns: string): KubeObject[] => [

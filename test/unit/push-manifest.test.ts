@@ -2,8 +2,9 @@
 // the same content is rewriting the repository's link to it), and only then; it gives up, saying
 // what the registry said, when the registry goes on calling the blob unknown.
 import { describe, expect, it } from 'vitest';
-import { OciError, OciRegistryClient } from '../../src/oci/registry-client';
+import { OciRegistryClient } from '../../src/oci/registry-client';
 import type { HttpResponse, RegistryRequest, RegistryTransport } from '../../src/oci/registry-transport';
+import { ociFailure } from '../support/oci-failure';
 
 /** What the distribution registry answered (test/integration/registry.test.ts has it do so). */
 const BLOB_UNKNOWN = JSON.stringify({
@@ -27,15 +28,6 @@ function answering(answers: { status: number; body: string }[]) {
   return { client: new OciRegistryClient('reg.test', transport), sent };
 }
 
-async function failure(p: Promise<unknown>): Promise<OciError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OciError);
-  return err as OciError;
-}
-
 describe('pushManifest', () => {
   it('sends the manifest again while the registry calls one of its blobs unknown', async () => {
     const { client, sent } = answering([
@@ -53,7 +45,7 @@ describe('pushManifest', () => {
 
   it('gives up after five tries and says what the registry said', async () => {
     const { client, sent } = answering([{ status: 400, body: BLOB_UNKNOWN }]);
-    const err = await failure(client.pushManifest('component-descriptors/m', '1.0.0', { schemaVersion: 2 }));
+    const err = await ociFailure(client.pushManifest('component-descriptors/m', '1.0.0', { schemaVersion: 2 }));
     expect(sent).toHaveLength(5);
     expect(err.reason).toBe('RegistryError');
     expect(err.message).toContain('registry refused manifest component-descriptors/m:1.0.0: HTTP 400');
@@ -62,7 +54,7 @@ describe('pushManifest', () => {
 
   it('does not ask again when the registry refuses the manifest for anything else', async () => {
     const { client, sent } = answering([{ status: 400, body: '{"errors":[{"code":"MANIFEST_INVALID"}]}' }]);
-    const err = await failure(client.pushManifest('component-descriptors/m', '1.0.0', { schemaVersion: 2 }));
+    const err = await ociFailure(client.pushManifest('component-descriptors/m', '1.0.0', { schemaVersion: 2 }));
     expect(sent).toHaveLength(1);
     expect(err.message).toContain('MANIFEST_INVALID');
   });

@@ -3,22 +3,14 @@
 // once per worker, the others joining the apply under way (a CRD's until it is Established),
 // instead of one apply (and one poll of the CRD) per install before the first of them ends. A
 // failed apply is not remembered: the next install applies again.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
 import { Applier } from '../../src/activities/install/apply';
-import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
-import { KubeClient } from '../../src/k8s/rest-client';
+import type { KubeClient } from '../../src/k8s/rest-client';
+import { loopbackApiServer, type Discovery } from '../support/loopback-api';
 
-const servers: http.Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
-
-const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolean }[]> = {
+const DISCOVERY: Discovery = {
   '/api/v1': [
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
     { name: 'namespaces', kind: 'Namespace', namespaced: false },
@@ -32,7 +24,7 @@ const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolea
 /** A target API server that counts writes by method and path; `fail(path)` answers a write 500. */
 async function apiServer(fail: (path: string) => boolean = () => false) {
   const writes: string[] = [];
-  const server = http.createServer((req, res) => {
+  const client = await loopbackApiServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -42,7 +34,6 @@ async function apiServer(fail: (path: string) => boolean = () => false) {
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(answer));
       };
-      if (req.method === 'GET' && DISCOVERY[path]) return reply(200, { resources: DISCOVERY[path] });
       // None of the objects is there before (the install looks before its first apply of each).
       if (req.method === 'GET')
         return reply(404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'not found' });
@@ -59,19 +50,7 @@ async function apiServer(fail: (path: string) => boolean = () => false) {
       };
       setTimeout(() => reply(req.method === 'POST' ? 201 : 200, answer), 50);
     });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: {} }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c',
-  });
-  const client = await KubeClient.fromKubeConfig(kubeConfigFromString(config), {});
+  }, DISCOVERY);
   const count = (write: string) => writes.filter((w) => w === write).length;
   return { client, count };
 }
