@@ -1,7 +1,7 @@
 // KubeClient against small local HTTP servers: deadlines, unreachable servers, credentials
 // applied per request and renewed after a 401, and failures that quote no credential (nor a
 // client key an exec plugin hands out).
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
 import { ClusterUnreachableError, CredentialError, KubeApiError, TlsMaterialError } from '../../src/k8s/request-errors';
 import { KubeClient, type WatchEvent } from '../../src/k8s/rest-client';
 import { observeRequests, type RequestRecord } from '../../src/k8s/transport';
+import { execPlugin } from '../support/exec-plugin';
 
 const servers: http.Server[] = [];
 
@@ -114,43 +115,23 @@ describe('KubeClient', () => {
   });
 
   it('asks an exec plugin before requests, and names neither its output nor its error', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'klm-exec-'));
-    const plugin = path.join(dir, 'plugin.mjs');
-    const count = path.join(dir, 'count');
-    await writeFile(count, '');
     // Tokens that expire at once: every request asks the plugin again.
-    await writeFile(
-      plugin,
-      `import { appendFileSync, readFileSync } from 'node:fs';
-appendFileSync(${JSON.stringify(count)}, 'x');
-const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
-if (process.env.FAIL) { process.stderr.write('SECRET-MARKER-in-stderr'); process.exit(3); }
-const status = { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() };
-process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
-`,
+    const plugin = await execPlugin(
+      "{ token: 'tok' + n, expirationTimestamp: new Date(Date.now() + 1).toISOString() }",
     );
     const seen: string[] = [];
     const url = await serve((req, res) => {
       seen.push(req.headers.authorization ?? '');
       res.end('{}');
     });
-    const exec = (env: { name: string; value: string }[] = []) => ({
-      exec: {
-        apiVersion: 'client.authentication.k8s.io/v1',
-        command: process.execPath,
-        args: [plugin],
-        env,
-        interactiveMode: 'Never',
-      },
-    });
-    const c = await client(url, exec());
+    const c = await client(url, plugin.user());
     await new Promise((r) => setTimeout(r, 5));
     await c.request('GET', '/a');
     await new Promise((r) => setTimeout(r, 5));
     await c.request('GET', '/b');
     expect(seen).toEqual(['Bearer tok2', 'Bearer tok3']);
     c.close();
-    const err = await failure(client(url, exec([{ name: 'FAIL', value: '1' }])));
+    const err = await failure(client(url, plugin.user([{ name: 'FAIL', value: '1' }])));
     expect(err).toBeInstanceOf(CredentialError);
     expect(err.message).toContain('its exec credential plugin');
     expect(err.message).not.toContain('SECRET-MARKER');
@@ -186,43 +167,12 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     expect(err.message).not.toContain('SECRET-MARKER');
   });
 
-  /** An exec plugin that counts its runs in `count` and issues `tok<n>`, valid for `validMs`; `hang` makes it never answer. */
-  async function execPlugin(validMs: number): Promise<{
-    user: (env?: { name: string; value: string }[]) => Record<string, unknown>;
-    runs: () => Promise<number>;
-  }> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'klm-exec-'));
-    const plugin = path.join(dir, 'plugin.mjs');
-    const count = path.join(dir, 'count');
-    await writeFile(count, '');
-    await writeFile(
-      plugin,
-      `import { appendFileSync, readFileSync } from 'node:fs';
-if (process.env.HANG) setTimeout(() => {}, 3000); // hangs past the limit, then goes away
-else {
-  appendFileSync(${JSON.stringify(count)}, 'x');
-  const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
-  const status = { token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() };
-  process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
-}
-`,
-    );
-    return {
-      user: (env = []) => ({
-        exec: {
-          apiVersion: 'client.authentication.k8s.io/v1',
-          command: process.execPath,
-          args: [plugin],
-          env,
-          interactiveMode: 'Never',
-        },
-      }),
-      runs: async () => (await readFile(count, 'utf8')).length,
-    };
-  }
+  /** An exec plugin whose n-th run issues `tok<n>`, valid for `validMs`. */
+  const tokenPlugin = (validMs: number) =>
+    execPlugin(`{ token: 'tok' + n, expirationTimestamp: new Date(Date.now() + ${validMs}).toISOString() }`);
 
   it('renews a refused plugin credential once for all the requests refused together', async () => {
-    const plugin = await execPlugin(3_600_000);
+    const plugin = await tokenPlugin(3_600_000);
     const url = await serve((req, res) => {
       res.statusCode = req.headers.authorization === 'Bearer tok1' ? 401 : 200;
       res.end(res.statusCode === 200 ? '{}' : '{"kind":"Status","reason":"Unauthorized"}');
@@ -234,7 +184,7 @@ else {
   });
 
   it('gives up on a credential plugin that never answers, saying so', async () => {
-    const plugin = await execPlugin(1);
+    const plugin = await tokenPlugin(1);
     const url = await serve((_req, res) => res.end('{}'));
     const err = await failure(client(url, plugin.user([{ name: 'HANG', value: '1' }]), { authTimeoutMs: 500 }));
     expect(err).toBeInstanceOf(CredentialError);

@@ -3,19 +3,18 @@
 // does the next one it hands out when the first expires. client-node 2 keeps one proxy agent per
 // cluster and user name in a KubeConfig, with the TLS material of the first call: the client
 // must not take that agent for renewed material.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { kubeConfigFromString } from '../../src/k8s/kubeconfig';
 import { KubeClient } from '../../src/k8s/rest-client';
 import { generateCa, issueCert } from '../../src/localstack/pki';
+import { execPlugin } from '../support/exec-plugin';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -51,7 +50,13 @@ async function connectProxy(): Promise<{ url: string; tunnels: () => number }> {
 
 describe('KubeClient through a proxy', () => {
   it('presents the client certificate an exec plugin hands out anew, not the first one, once the first expired', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'klm-proxy-'));
+    // The n-th run hands out client-n's certificate and key, valid for 300 ms.
+    const plugin = await execPlugin(
+      "{ clientCertificateData: readFileSync(dir + '/client-' + n + '.crt', 'utf8'), " +
+        "clientKeyData: readFileSync(dir + '/client-' + n + '.key', 'utf8'), " +
+        'expirationTimestamp: new Date(Date.now() + 300).toISOString() }',
+    );
+    const dir = plugin.dir;
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const { caCert } = await generateCa(dir);
     const server = await issueCert(dir, 'server', '127.0.0.1', { serverAuth: true, sans: ['IP:127.0.0.1'] });
@@ -70,20 +75,6 @@ describe('KubeClient through a proxy', () => {
     const port = await listen(api);
     const proxy = await connectProxy();
 
-    // The n-th run hands out client-n's certificate and key, valid for 300 ms.
-    const plugin = path.join(dir, 'plugin.mjs');
-    const count = path.join(dir, 'count');
-    await writeFile(count, '');
-    await writeFile(
-      plugin,
-      `import { appendFileSync, readFileSync } from 'node:fs';
-appendFileSync(${JSON.stringify(count)}, 'x');
-const n = readFileSync(${JSON.stringify(count)}, 'utf8').length;
-const read = (f) => readFileSync(${JSON.stringify(dir)} + '/client-' + n + f, 'utf8');
-const status = { clientCertificateData: read('.crt'), clientKeyData: read('.key'), expirationTimestamp: new Date(Date.now() + 300).toISOString() };
-process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
-`,
-    );
     const kubeconfig = stringify({
       apiVersion: 'v1',
       kind: 'Config',
@@ -100,14 +91,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
       users: [
         {
           name: 'u',
-          user: {
-            exec: {
-              apiVersion: 'client.authentication.k8s.io/v1',
-              command: process.execPath,
-              args: [plugin],
-              interactiveMode: 'Never',
-            },
-          },
+          user: plugin.user(),
         },
       ],
       contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
