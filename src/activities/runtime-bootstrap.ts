@@ -8,8 +8,13 @@ import { applyCrds, loadCrds, type Crd } from '../k8s/crds';
 import { isNotFound } from '../k8s/request-errors';
 import type { KubeClient } from '../k8s/rest-client';
 
-/** How long CRDs applied to a runtime are trusted to be there (a full sync applies them again). */
+/** How long CRDs applied to a runtime are trusted to be there. */
 const CRDS_FRESH_MS = 10 * 60_000;
+/**
+ * How long a full sync, which applies them again, trusts them: an install's first full catalog
+ * sync follows the runtime Kyma's sync, which applied them a moment before.
+ */
+const CRDS_JUST_APPLIED_MS = 30_000;
 
 async function clusterId(client: KubeClient): Promise<string | undefined> {
   return (await client.get('v1', 'Namespace', 'kube-system'))?.metadata.uid;
@@ -38,12 +43,14 @@ export class RuntimeBootstrap {
   /**
    * The kyma-system namespace and our CRDs, Established. A CRD we create is labelled ours (the
    * clean-up may remove it); one the runtime had before stays the runtime's (kept at our version,
-   * never removed).
+   * never removed). Applied once per ten minutes; `fresh` (a full sync): again, unless applied
+   * within the last 30 s.
    */
   async bootstrap(client: KubeClient, fresh = false): Promise<void> {
     const last = this.crdsApplied.get(client);
     // One bootstrap per cluster at a time: the Kymas that share it wait for the one under way.
-    if (last && (last.at === undefined || (!fresh && Date.now() - last.at < CRDS_FRESH_MS))) return await last.done;
+    const trusted = fresh ? CRDS_JUST_APPLIED_MS : CRDS_FRESH_MS;
+    if (last && (last.at === undefined || Date.now() - last.at < trusted)) return await last.done;
     const entry: { at?: number; done: Promise<void> } = { done: this.applyRuntimeCrds(client) };
     this.crdsApplied.set(client, entry);
     try {
