@@ -91,7 +91,8 @@ async function establishedBefore(client: KubeClient, crd: AppliedCrd, deadline: 
 /**
  * Watches one CRD (by name) from `resourceVersion` until it is Established or `deadline` passes.
  * A watch the server ends early goes on from the last version seen; one whose version is too old
- * (an ERROR event: 410 Gone) starts again without one, which opens with the CRD as it is.
+ * (an ERROR event: 410 Gone) starts again without one, which opens with the CRD as it is. A CRD
+ * deleted meanwhile is not Established, whatever its last state said.
  */
 async function watchedEstablished(client: KubeClient, crd: AppliedCrd, deadline: number): Promise<boolean> {
   const path = await client.clusterWidePath(crd.apiVersion, crd.kind);
@@ -117,7 +118,7 @@ async function watchedEstablished(client: KubeClient, crd: AppliedCrd, deadline:
             return stop.abort();
           }
           from = e.object.metadata.resourceVersion ?? from;
-          if (e.type !== 'BOOKMARK' && established(e.object as AppliedCrd)) {
+          if ((e.type === 'ADDED' || e.type === 'MODIFIED') && established(e.object as AppliedCrd)) {
             seen = true;
             stop.abort();
           }
@@ -128,5 +129,7 @@ async function watchedEstablished(client: KubeClient, crd: AppliedCrd, deadline:
       clearTimeout(timer);
     }
     if (seen) return true;
+    // Ended early (too old a version, a server or proxy that cuts watches short): not at once again.
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

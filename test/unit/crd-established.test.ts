@@ -73,6 +73,11 @@ describe('waitEstablished', () => {
     expect(requests).toEqual([`GET ${CRDS} watch from 10`, `GET ${CRDS} watch from -`]);
   });
 
+  it('does not take a CRD deleted meanwhile for Established', async () => {
+    const { client } = await apiServer((_url, res) => event(res, 'DELETED', crd('11', true)));
+    await expect(waitEstablished(client, [crd('10', false)], wait(1_000))).rejects.toThrow(`pending: ${NAME}`);
+  });
+
   it('reads the CRD where the identity may not watch CRDs', async () => {
     let reads = 0;
     const { client, requests } = await apiServer((url, res) => {
