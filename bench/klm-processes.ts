@@ -10,6 +10,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from '../src/localstack/ports';
+import { imageEnv } from './image-env';
 import { writeWorkflowBundle } from '../src/workers/worker';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,7 +59,7 @@ function start(
       : [];
     child = spawn(process.execPath, [...profile, main, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...imageEnv(), ...env },
       stdio: ['ignore', out, out],
     });
   } finally {

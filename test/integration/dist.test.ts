@@ -13,6 +13,7 @@ import { processEnv, startNode, type StartedProcess } from '../support/processes
 import { canSandbox, podVolumes, POD_UID, startNodeReadOnly } from '../support/read-only-root';
 import { freePort, stackInfo, uniqueName } from '../support/stack';
 import { klmCli } from '../support/cli';
+import { imageEnv } from '../../bench/image-env';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/shared';
 
@@ -222,7 +223,7 @@ describe('the compiled processes', () => {
         // The pod's environment: the image's, the ConfigMap's, the Deployment's; the local stack's addresses.
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: '/home/node',
-        NODE_ENV: 'production',
+        ...imageEnv(),
         ...config,
         TEMPORAL_ADDRESS: stackInfo().temporalAddress,
         TEMPORAL_NAMESPACE: stackInfo().temporalNamespace,

@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { imageEnv } from '../../bench/image-env';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   engines: { node: string };
@@ -16,7 +17,23 @@ const imageNode = /^ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-/m.exec(readFileSync('Do
 const withNode = /^const IMAGE_NODE = '([^']+)';/m.exec(readFileSync('scripts/with-node.mjs', 'utf8'))?.[1];
 const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);
 
+/** The young generation's size (MB) after a second of short-lived garbage, in a node with `env`. */
+function youngGenerationMb(env: NodeJS.ProcessEnv): number {
+  const churn = `const t = Date.now(); let keep = [];
+while (Date.now() - t < 1000) { const a = []; for (let i = 0; i < 1000; i++) a.push({ i, s: 'x' + i }); keep.push(a); if (keep.length > 500) keep = []; }
+const s = require('v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space');
+process.stdout.write(String(s.space_size / 2 ** 20));`;
+  return Number(execFileSync(process.execPath, ['-e', churn], { encoding: 'utf8', env: { ...process.env, ...env } }));
+}
+
 describe('the Node.js runtime', () => {
+  it("keeps each isolate's young generation at Node 20's 32 MB in the image (NODE_OPTIONS), where Node 24 lets it grow to 64", () => {
+    const image = imageEnv();
+    expect(image.NODE_OPTIONS).toBe('--max-semi-space-size=16');
+    expect(youngGenerationMb({ NODE_OPTIONS: image.NODE_OPTIONS })).toBeLessThanOrEqual(32);
+    expect(youngGenerationMb({ NODE_OPTIONS: '' })).toBeGreaterThan(32);
+  });
+
   it("is the image's in scripts/with-node.mjs, and the image's satisfies engines", () => {
     expect(imageNode).toMatch(/^\d+\.\d+\.\d+$/);
     expect(withNode).toBe(imageNode);
