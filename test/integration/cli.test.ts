@@ -195,7 +195,7 @@ describe('klm module', () => {
     expect(version.code).toBe(1);
     expect(version.stderr).toContain('module greeter has no version "9.9.9"; it has: 1.0.0, 1.1.0');
     // Without the Kyma, list shows what klm installed directly (nothing here), and says so.
-    const missing = await klmCli([
+    const listWithoutKyma = [
       'module',
       'list',
       '--kubeconfig',
@@ -204,7 +204,8 @@ describe('klm module', () => {
       `${klm().namespace}/nokyma`,
       '--direct-namespace',
       `${name}-direct`,
-    ]);
+    ];
+    const missing = await klmCli(listWithoutKyma);
     expect(missing.code, missing.stderr).toBe(0);
     expect(missing.stderr).toContain(
       `there is no Kyma ${klm().namespace}/nokyma: these are the modules klm installed directly`,
@@ -213,18 +214,7 @@ describe('klm module', () => {
     expect(missing.stdout.trim()).toMatch(
       /^NAME\s+VERSION\s+CR POLICY\s+MANAGED\s+MODULE STATUS\s+INSTALLATION STATUS$/,
     );
-    const none = await klmCli([
-      'module',
-      'list',
-      '--kubeconfig',
-      stackInfo().kubeconfig,
-      '--kyma',
-      `${klm().namespace}/nokyma`,
-      '--direct-namespace',
-      `${name}-direct`,
-      '-o',
-      'json',
-    ]);
+    const none = await klmCli([...listWithoutKyma, '-o', 'json']);
     expect(JSON.parse(none.stdout)).toEqual([]);
     expect(await spec()).toEqual([{ name: 'greeter', customResourcePolicy: 'CreateAndDelete', managed: true }]);
   });
