@@ -14,7 +14,7 @@ import { eventStep, type KymaStep } from './kyma-steps';
 export interface RuntimeSynced {
   /** The Kyma as its modules follow it: the runtime's spec (mandatory modules kept) or the control plane's. */
   snapshot: KymaSnapshot;
-  /** To run before the resolution: an Event, the catalog sync. */
+  /** To run before the resolution: an Event. */
   steps: KymaStep[];
   /** The status is to be written again, changed or not (the runtime is back, or its Kyma new). */
   rewrite: boolean;
@@ -68,7 +68,8 @@ export class KymaRuntimeSide {
   /**
    * What the runtime sync found: a runtime Kyma of its own makes its spec the modules this Kyma
    * wants (mandatory ones stay); without one, or when it cannot be reached (`failure`), the
-   * runtime's spec as last read, else the control plane's. Then the catalog, when due.
+   * runtime's spec as last read, else the control plane's. The catalog, when due, is marked so
+   * (`catalogDue`) and synced after the resolution.
    */
   synced(result: RuntimeKymaSync | { failure: Readiness }, snapshot: KymaSnapshot): RuntimeSynced {
     const rt = this.state;
@@ -123,7 +124,7 @@ export class KymaRuntimeSide {
       rt.catalog = 'full';
       delete rt.catalogFailed;
     }
-    if (rt.mode === 'synced' && rt.catalog && !rt.problem) steps.push(this.syncCatalog(followed.visibility));
+    // The catalog, when due, is synced after the resolution (`catalogDue`): the modules need not wait for it.
     return { snapshot: followed, steps, rewrite };
   }
 

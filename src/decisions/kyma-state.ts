@@ -278,7 +278,8 @@ export class KymaState {
 
   /**
    * What the runtime sync found (./kyma-runtime-side.ts): the modules follow the runtime's spec
-   * or the control plane's. Then the catalog (when due), then the resolution.
+   * or the control plane's. Then the resolution; the catalog (when due) after it, while the
+   * modules install (`plan`).
    */
   runtimeSynced(result: RuntimeKymaSync | { failure: Readiness }): void {
     if (!this.snapshot) return;
@@ -465,7 +466,9 @@ export class KymaState {
           this.queue.push(this.target.deletedEvent(), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
-        if (this.catalogDue()) this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
+        // The catalog after the resolution (the modules install meanwhile), and the status after
+        // the catalog, so that it shows a sync that failed.
+        if (this.catalogDue()) return void this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }

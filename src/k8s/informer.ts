@@ -20,7 +20,8 @@ export interface InformerOptions {
   /** Full relist period; catches anything a watch may have missed. */
   relistMs?: number;
   watchTimeoutSeconds?: number;
-  onEvent(type: InformerEventType, obj: KubeObject): void;
+  /** `listed`: the event was found by a list (the first, or one after the watch broke off), not seen by the watch. */
+  onEvent(type: InformerEventType, obj: KubeObject, listed: boolean): void;
   onError?(err: unknown): void;
 }
 
@@ -149,7 +150,7 @@ export class Informer {
       resourceVersionMatch: 'NotOlderThan',
       limit: PAGE,
     });
-    for (const { type, obj } of relistDiff(this.cache, items.map(slim))) this.opts.onEvent(type, obj);
+    for (const { type, obj } of relistDiff(this.cache, items.map(slim))) this.opts.onEvent(type, obj, true);
     this.advance(resourceVersion);
   }
 
@@ -167,7 +168,7 @@ export class Informer {
     else this.cache.set(key(obj), obj);
     // The cache holds the object before a waiter for its version is told.
     if (rv(obj)) this.advance(rv(obj)!);
-    this.opts.onEvent(e.type, obj);
+    this.opts.onEvent(e.type, obj, false);
     return undefined;
   }
 

@@ -400,9 +400,9 @@ export class Bridge {
   private watchRuntime(namespace: string, kyma: string): void {
     void this.targetFor(namespace, kyma).then(
       (t) =>
-        t.watchRuntimeKyma((owner) => {
+        t.watchRuntimeKyma((owner, listed) => {
           const before = this.targets.setRuntimeOwner(t.key, owner);
-          this.sendAll(routeRuntimeKyma(owner, before, this.targets.kymasOn(t.key), this.scope));
+          this.sendAll(routeRuntimeKyma(owner, before, this.targets.kymasOn(t.key), this.scope, { listed }));
         }),
       (err: unknown) => {
         this.o.log?.(

@@ -348,15 +348,19 @@ export function routeSecret(
 /**
  * The runtime Kyma of a target cluster changed: `owner`, the control-plane Kyma it names now
  * (none: deleted or unowned), `before`, the one before; `kymasOn`: the Kymas whose Secrets name
- * the cluster. Its users' edit is news to its owner only (if this bridge serves it); made, taken
- * over or deleted, each Kyma on the cluster may own it now (but for the owner that made it); and a
- * new owner may have missed catalog events while it had no runtime Kyma yet.
+ * the cluster; `listed`: the change was found by a list (the watch starting or listing again),
+ * not seen by the watch. Its users' edit is news to its owner only (if this bridge serves it);
+ * made, taken over or deleted, each Kyma on the cluster may own it now (but for the owner that
+ * made it); and a new owner may have missed catalog events while it had no runtime Kyma yet,
+ * unless the watch saw it made: then its owner's workflow made it, and syncs the catalog in full
+ * after.
  */
 export function routeRuntimeKyma(
   owner: string | undefined,
   before: string | undefined,
   kymasOn: string[],
   scope: Scope,
+  o: { listed: boolean },
 ): Signal[] {
   const poke = (who: string): Signal => ({
     signal: 'kymaChanged',
@@ -371,8 +375,10 @@ export function routeRuntimeKyma(
   }
   // First seen, its owner made it (its workflow's own write), or a bridge starts, when every
   // Kyma is told by its own ADDED event: only the others on the cluster are news to.
-  const told = before === undefined && owner ? kymasOn.filter((k) => k !== owner) : kymasOn;
-  return [...told.map(poke), ...(owner ? [{ signal: 'catalogChanged', kyma: kymaRef(owner) } as const] : [])];
+  const made = before === undefined && owner !== undefined;
+  const told = made ? kymasOn.filter((k) => k !== owner) : kymasOn;
+  const catalog = owner && (!made || o.listed) ? [{ signal: 'catalogChanged', kyma: kymaRef(owner) } as const] : [];
+  return [...told.map(poke), ...catalog];
 }
 
 /**

@@ -60,7 +60,7 @@ export class TargetWatches {
    * labels or owner, or of its deletion (its status, which the worker writes, is no news).
    * Until the worker has made the Kyma CRD there, the watch waits in its backoff.
    */
-  watchRuntimeKyma(onChange: (owner: string | undefined) => void): void {
+  watchRuntimeKyma(onChange: (owner: string | undefined, listed: boolean) => void): void {
     if (this.informers.has(RUNTIME_WATCH)) return;
     const informer = new Informer(this.client, {
       apiVersion: API_VERSION,
@@ -68,7 +68,7 @@ export class TargetWatches {
       namespace: RUNTIME_KYMA.namespace,
       fieldSelector: `metadata.name=${RUNTIME_KYMA.name}`,
       relistMs: this.o.relistMs,
-      onEvent: (type, k) => {
+      onEvent: (type, k, listed) => {
         const meta = k.metadata;
         const seen =
           type === 'DELETED'
@@ -82,7 +82,7 @@ export class TargetWatches {
               ]);
         if (seen === this.runtimeSeen) return;
         this.runtimeSeen = seen;
-        onChange(type === 'DELETED' ? undefined : meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION]);
+        onChange(type === 'DELETED' ? undefined : meta.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION], listed);
       },
     });
     this.informers.set(RUNTIME_WATCH, informer);

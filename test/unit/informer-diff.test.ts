@@ -56,3 +56,28 @@ describe('Informer.resync', () => {
     expect(watches).toBe(2);
   });
 });
+
+describe('Informer events', () => {
+  it('says which came from a list and which the watch saw', async () => {
+    let watched = false;
+    const client = {
+      list: () => Promise.resolve({ items: [obj('listed', '1')], resourceVersion: '5' }),
+      clusterWidePath: () => Promise.resolve('/api/v1/configmaps'),
+      watch: (_p: string, _q: Record<string, string>, on: (e: unknown) => void, signal: AbortSignal) => {
+        if (!watched) on({ type: 'ADDED', object: obj('watched', '6') });
+        watched = true;
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    } as unknown as KubeClient;
+    const events: string[] = [];
+    const informer = new Informer(client, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      onEvent: (type, o, listed) => events.push(`${type} ${o.metadata.name} ${listed ? 'listed' : 'watched'}`),
+    });
+    await informer.start();
+    await new Promise((r) => setTimeout(r, 10));
+    informer.stop();
+    expect(events).toEqual(['ADDED listed listed', 'ADDED watched watched']);
+  });
+});

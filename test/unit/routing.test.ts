@@ -409,19 +409,25 @@ describe('routeRuntimeKyma and routeHealth', () => {
   const on = [`${NS}/a`, `${NS}/b`];
 
   it("tells its users' edit to the owner only; a new owner, a takeover or a deletion to every Kyma on the cluster", () => {
-    expect(routeRuntimeKyma(`${NS}/a`, `${NS}/a`, on, ALL)).toEqual([runtime('a')]);
-    expect(routeRuntimeKyma(`${NS}/b`, `${NS}/a`, on, ALL)).toEqual([
+    const watched = { listed: false };
+    expect(routeRuntimeKyma(`${NS}/a`, `${NS}/a`, on, ALL, watched)).toEqual([runtime('a')]);
+    expect(routeRuntimeKyma(`${NS}/b`, `${NS}/a`, on, ALL, watched)).toEqual([
       runtime('a'),
       runtime('b'),
       { signal: 'catalogChanged', kyma: { namespace: NS, name: 'b' } },
     ]);
-    expect(routeRuntimeKyma(undefined, `${NS}/a`, on, ALL)).toEqual([runtime('a'), runtime('b')]);
-    expect(routeRuntimeKyma(`${NS}/${OTHER[0]!}`, `${NS}/${OTHER[0]!}`, on, SHARD0)).toEqual([]);
+    expect(routeRuntimeKyma(undefined, `${NS}/a`, on, ALL, watched)).toEqual([runtime('a'), runtime('b')]);
+    expect(routeRuntimeKyma(`${NS}/${OTHER[0]!}`, `${NS}/${OTHER[0]!}`, on, SHARD0, watched)).toEqual([]);
   });
 
-  it("takes a runtime Kyma first seen for its owner's own work: the other Kymas on the cluster and the catalog are told, the owner not", () => {
-    // Its owner's workflow made it (or, a bridge starting, every Kyma is told by its own ADDED).
-    expect(routeRuntimeKyma(`${NS}/a`, undefined, on, ALL)).toEqual([
+  it("takes a runtime Kyma made while watched for its owner's own work: the other Kymas on the cluster are told, the owner not", () => {
+    // Its owner's workflow made it, and syncs its catalog in full after: no catalog news for it.
+    expect(routeRuntimeKyma(`${NS}/a`, undefined, on, ALL, { listed: false })).toEqual([runtime('b')]);
+  });
+
+  it('tells the owner of a runtime Kyma first found by a list (a bridge starting, a watch listing again) that its catalog may have changed meanwhile', () => {
+    // Every Kyma is told by its own ADDED event; template events from before the list went to nobody.
+    expect(routeRuntimeKyma(`${NS}/a`, undefined, on, ALL, { listed: true })).toEqual([
       runtime('b'),
       { signal: 'catalogChanged', kyma: { namespace: NS, name: 'a' } },
     ]);

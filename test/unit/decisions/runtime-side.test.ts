@@ -198,7 +198,7 @@ const find = <K extends KymaStep['kind']>(t: KymaStep[], kind: K) =>
   t.find((s): s is Extract<KymaStep, { kind: K }> => s.kind === kind);
 
 describe('KymaState with a runtime', () => {
-  it("syncs the runtime Kyma, then its catalog, resolves the runtime's modules and mirrors the status into the runtime", () => {
+  it("syncs the runtime Kyma, resolves the runtime's modules, syncs its catalog while they install, and mirrors the status into the runtime", () => {
     const st = new KymaState({ settings: SETTINGS });
     const t = untilWait(st, snapshot([spec('greeter')]), {
       runtime: { kind: 'synced', spec: rspec('regular', 'counter'), created: true },
@@ -206,9 +206,9 @@ describe('KymaState with a runtime', () => {
     expect(kinds(t)).toEqual([
       'load',
       'syncRuntime',
-      'syncCatalog',
       'resolve',
       'dispatch',
+      'syncCatalog',
       'writeStatus',
       'writeRuntimeStatus',
       'wait',
