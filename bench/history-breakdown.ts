@@ -2,6 +2,8 @@
 // activity and a signal by name, a local activity by the activity it ran; an activity's or a
 // workflow task's later events count with the one that scheduled it), so that a change to the
 // workflow's shape shows where its events went.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
@@ -60,14 +62,24 @@ export function countKinds(events: HistoryEvent[], counts: Map<string, number>):
   }
 }
 
-/** Events per module install by kind, over the workflows `ids` that ran `modules` modules each; most first. */
+/**
+ * Events per module install by kind, over the workflows `ids` that ran `modules` modules each; most
+ * first. With `keepIn`, each history is written there too (`<workflow id>.json`, `/` as `_`), for
+ * a reader who wants to see what each event was.
+ */
 export async function historyBreakdown(
   client: Client,
   ids: string[],
   modules: number,
+  keepIn?: string,
 ): Promise<{ kind: string; perInstall: number }[]> {
   const counts = new Map<string, number>();
-  for (const id of ids) countKinds((await client.workflow.getHandle(id).fetchHistory()).events ?? [], counts);
+  if (keepIn) mkdirSync(keepIn, { recursive: true });
+  for (const id of ids) {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    if (keepIn) writeFileSync(path.join(keepIn, `${id.replaceAll('/', '_')}.json`), JSON.stringify(history));
+    countKinds(history.events ?? [], counts);
+  }
   const per = Math.max(1, ids.length * modules);
   return [...counts].map(([kind, n]) => ({ kind, perInstall: n / per })).sort((a, b) => b.perInstall - a.perInstall);
 }

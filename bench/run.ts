@@ -360,6 +360,7 @@ async function main(): Promise<void> {
       client,
       historySample.map((k) => kymaWorkflowId(ns, k)),
       modules.length,
+      process.env.KLM_BENCH_HISTORIES,
     );
 
     // Idle cost, with all Ready.
