@@ -5,7 +5,7 @@
 // emits only the differences. Lists are served from the API server's watch cache (not older
 // than what this informer has seen), in pages, never as full reads from etcd.
 import { resourceVersionReached, type KubeObject } from '../api/shared';
-import { KubeApiError } from './request-errors';
+import { isNotFound, KubeApiError } from './request-errors';
 import { type KubeClient, type WatchEvent } from './rest-client';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -20,7 +20,11 @@ export interface InformerOptions {
   /** Full relist period; catches anything a watch may have missed. */
   relistMs?: number;
   watchTimeoutSeconds?: number;
-  /** `listed`: the event was found by a list (the first, or one after the watch broke off), not seen by the watch. */
+  /**
+   * `listed`: the event was found by a list, and its object may have been made before this
+   * informer watched (not a watch event, nor the first list of a kind that was not served when
+   * the informer started: what that finds was made since).
+   */
   onEvent(type: InformerEventType, obj: KubeObject, listed: boolean): void;
   onError?(err: unknown): void;
 }
@@ -76,6 +80,9 @@ export class Informer {
   private resourceVersion = '';
   private synced!: Promise<void>;
   private needList = true;
+  /** Whether a list went through; whether the kind was not served before the first did. */
+  private listedOnce = false;
+  private servedLate = false;
   /** Ends the current watch only (resync), not the informer. */
   private watchAbort?: AbortController;
   /** Callers of caughtUp() waiting for a version. */
@@ -150,7 +157,9 @@ export class Informer {
       resourceVersionMatch: 'NotOlderThan',
       limit: PAGE,
     });
-    for (const { type, obj } of relistDiff(this.cache, items.map(slim))) this.opts.onEvent(type, obj, true);
+    const listed = this.listedOnce || !this.servedLate;
+    this.listedOnce = true;
+    for (const { type, obj } of relistDiff(this.cache, items.map(slim))) this.opts.onEvent(type, obj, listed);
     this.advance(resourceVersion);
   }
 
@@ -216,6 +225,7 @@ export class Informer {
       } catch (err) {
         if (signal.aborted) return;
         this.needList = true;
+        if (!this.listedOnce && isNotFound(err)) this.servedLate = true;
         if (!(err instanceof KubeApiError && err.status === 410)) this.opts.onError?.(err);
         await new Promise((r) => setTimeout(r, backoff));
         backoff = Math.min(backoff * 2, 10_000);

@@ -348,11 +348,12 @@ export function routeSecret(
 /**
  * The runtime Kyma of a target cluster changed: `owner`, the control-plane Kyma it names now
  * (none: deleted or unowned), `before`, the one before; `kymasOn`: the Kymas whose Secrets name
- * the cluster; `listed`: the change was found by a list (the watch starting or listing again),
- * not seen by the watch. Its users' edit is news to its owner only (if this bridge serves it);
+ * the cluster; `listed`: the change was found by a list that may hold what was made before the
+ * bridge watched (its watch starting on a cluster that served Kymas, or listing again), not seen
+ * made. Its users' edit is news to its owner only (if this bridge serves it);
  * made, taken over or deleted, each Kyma on the cluster may own it now (but for the owner that
  * made it); and a new owner may have missed catalog events while it had no runtime Kyma yet,
- * unless the watch saw it made: then its owner's workflow made it, and syncs the catalog in full
+ * unless the bridge saw it made: then its owner's workflow made it, and syncs the catalog in full
  * after.
  */
 export function routeRuntimeKyma(

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
 import { Informer, relistDiff } from '../../src/k8s/informer';
 import type { KubeClient } from '../../src/k8s/rest-client';
+import { KubeApiError } from '../../src/k8s/request-errors';
 
 const obj = (name: string, rv: string): KubeObject => ({
   apiVersion: 'v1',
@@ -79,5 +80,38 @@ describe('Informer events', () => {
     await new Promise((r) => setTimeout(r, 10));
     informer.stop();
     expect(events).toEqual(['ADDED listed listed', 'ADDED watched watched']);
+  });
+});
+
+describe('Informer events of a kind not served yet', () => {
+  it('counts what its first list finds as made while it watched, and lists after that as lists', async () => {
+    let lists = 0;
+    const client = {
+      list: () => {
+        lists++;
+        // Not served at first (its CRD comes later), then served with one object.
+        if (lists === 1)
+          return Promise.reject(new KubeApiError(404, 'NotFound', 'the API server does not serve kind Kyma'));
+        return Promise.resolve({
+          items: lists === 2 ? [obj('made', '1')] : [obj('made', '1'), obj('later', '2')],
+          resourceVersion: '5',
+        });
+      },
+      clusterWidePath: () => Promise.resolve('/apis/x/v1/kymas'),
+      watch: (_p: string, _q: Record<string, string>, _on: unknown, signal: AbortSignal) =>
+        new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+    } as unknown as KubeClient;
+    const events: string[] = [];
+    const informer = new Informer(client, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      onEvent: (type, o, listed) => events.push(`${type} ${o.metadata.name} ${listed ? 'listed' : 'watched'}`),
+    });
+    await informer.start();
+    await new Promise((r) => setTimeout(r, 10));
+    informer.resync();
+    await new Promise((r) => setTimeout(r, 10));
+    informer.stop();
+    expect(events).toEqual(['ADDED made watched', 'ADDED later listed']);
   });
 });
