@@ -62,6 +62,12 @@ export function countKinds(events: HistoryEvent[], counts: Map<string, number>):
   }
 }
 
+/** The Kymas whose histories are read: all of `names` up to `max`, else `max` spread evenly over them. */
+export function historySample(names: string[], max: number): string[] {
+  if (names.length <= max) return [...names];
+  return Array.from({ length: max }, (_, i) => names[Math.floor((i * names.length) / max)]!);
+}
+
 /**
  * Events per module install by kind, over the workflows `ids` that ran `modules` modules each; most
  * first. With `keepIn`, each history is written there too (`<workflow id>.json`, `/` as `_`), for

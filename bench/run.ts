@@ -41,7 +41,7 @@ import {
 } from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
-import { historyBreakdown } from './history-breakdown';
+import { historyBreakdown, historySample as sampleOfHistories } from './history-breakdown';
 import { heapUsedMB, servedShards, startKlm, type BridgeProcess } from './klm-processes';
 import { renderCapacity, slope, type CapacityReport, type CapacityStep } from './capacity';
 import { applyLoop } from './loop';
@@ -350,7 +350,9 @@ async function main(): Promise<void> {
 
     // History events per module install, from a sample of Kymas: the whole history of each
     // Kyma's workflow (which runs its modules) over its modules.
-    const historySample = kymaNames.slice(0, Math.min(20, kymaNames.length));
+    // Up to 100, spread evenly over the fleet: a cluster's one runtime-Kyma owner (which syncs
+    // the catalog and mirrors the status) is in the sample as often as in the fleet.
+    const historySample = sampleOfHistories(kymaNames, 100);
     const historyLengths = await Promise.all(
       historySample.map(
         async (k) => (await client.workflow.getHandle(kymaWorkflowId(ns, k)).describe()).historyLength / modules.length,
