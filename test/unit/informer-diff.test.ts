@@ -58,35 +58,42 @@ describe('Informer.resync', () => {
   });
 });
 
+/** A watch that runs until aborted. */
+const untilAborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+
+/** An informer on `client` and the events it gave, each with whether a list found it. */
+function recording(client: KubeClient): { informer: Informer; events: string[] } {
+  const events: string[] = [];
+  const informer = new Informer(client, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    onEvent: (type, o, listed) => events.push(`${type} ${o.metadata.name} ${listed ? 'listed' : 'watched'}`),
+  });
+  return { informer, events };
+}
+
 describe('Informer events', () => {
   it('says which came from a list and which the watch saw', async () => {
     let watched = false;
-    const client = {
+    const { informer, events } = recording({
       list: () => Promise.resolve({ items: [obj('listed', '1')], resourceVersion: '5' }),
       clusterWidePath: () => Promise.resolve('/api/v1/configmaps'),
       watch: (_p: string, _q: Record<string, string>, on: (e: unknown) => void, signal: AbortSignal) => {
         if (!watched) on({ type: 'ADDED', object: obj('watched', '6') });
         watched = true;
-        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return untilAborted(signal);
       },
-    } as unknown as KubeClient;
-    const events: string[] = [];
-    const informer = new Informer(client, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      onEvent: (type, o, listed) => events.push(`${type} ${o.metadata.name} ${listed ? 'listed' : 'watched'}`),
-    });
+    } as unknown as KubeClient);
     await informer.start();
     await new Promise((r) => setTimeout(r, 10));
     informer.stop();
     expect(events).toEqual(['ADDED listed listed', 'ADDED watched watched']);
   });
-});
 
-describe('Informer events of a kind not served yet', () => {
-  it('counts what its first list finds as made while it watched, and lists after that as lists', async () => {
+  it('counts what the first list of a kind not served at first finds as made while it watched, and lists after that as lists', async () => {
     let lists = 0;
-    const client = {
+    const { informer, events } = recording({
       list: () => {
         lists++;
         // Not served at first (its CRD comes later), then served with one object.
@@ -98,15 +105,8 @@ describe('Informer events of a kind not served yet', () => {
         });
       },
       clusterWidePath: () => Promise.resolve('/apis/x/v1/kymas'),
-      watch: (_p: string, _q: Record<string, string>, _on: unknown, signal: AbortSignal) =>
-        new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
-    } as unknown as KubeClient;
-    const events: string[] = [];
-    const informer = new Informer(client, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      onEvent: (type, o, listed) => events.push(`${type} ${o.metadata.name} ${listed ? 'listed' : 'watched'}`),
-    });
+      watch: (_p: string, _q: Record<string, string>, _on: unknown, signal: AbortSignal) => untilAborted(signal),
+    } as unknown as KubeClient);
     await informer.start();
     await new Promise((r) => setTimeout(r, 10));
     informer.resync();
