@@ -41,7 +41,7 @@ import {
 } from './apiserver-metrics';
 import { distinctKubeconfigs } from './credentials';
 import { benchKyma, kubeconfigSecret, publishBenchModules } from './fleet';
-import { historyBreakdown, historySample as sampleOfHistories } from './history-breakdown';
+import { historyBreakdown, historySample } from './history-breakdown';
 import { heapUsedMB, servedShards, startKlm, type BridgeProcess } from './klm-processes';
 import { renderCapacity, slope, type CapacityReport, type CapacityStep } from './capacity';
 import { applyLoop } from './loop';
@@ -352,15 +352,15 @@ async function main(): Promise<void> {
     // Kyma's workflow (which runs its modules) over its modules.
     // Up to 100, spread evenly over the fleet: a cluster's one runtime-Kyma owner (which syncs
     // the catalog and mirrors the status) is in the sample as often as in the fleet.
-    const historySample = sampleOfHistories(kymaNames, 100);
+    const sampled = historySample(kymaNames, 100);
     const historyLengths = await Promise.all(
-      historySample.map(
+      sampled.map(
         async (k) => (await client.workflow.getHandle(kymaWorkflowId(ns, k)).describe()).historyLength / modules.length,
       ),
     );
     const historyKinds = await historyBreakdown(
       client,
-      historySample.map((k) => kymaWorkflowId(ns, k)),
+      sampled.map((k) => kymaWorkflowId(ns, k)),
       modules.length,
       process.env.KLM_BENCH_HISTORIES,
     );
