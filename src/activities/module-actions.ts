@@ -7,8 +7,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { reasonOf } from '../api/reasons';
 import type { KymaRef } from '../contract/kyma';
-import type { ModuleOutcome } from '../decisions/module-state';
-import type { ModuleAction } from '../decisions/module-steps';
+import type { ModuleAction, ModuleOutcome } from '../decisions/module-steps';
 import type { CheckReadinessInput } from './readiness';
 import type { ReadinessCheck } from '../contract/readiness';
 import type { ManifestInput, ManifestPausedInput } from './manifest';

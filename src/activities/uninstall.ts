@@ -6,14 +6,16 @@
 // (shared by every installation of the module in the cluster) only while no other
 // installation of the module is left there. An object the install found already there is never
 // deleted: it gets its own labels and annotations back (./install/ownership.ts); system
-// namespaces are not touched at all.
+// namespaces are not touched at all. A removal is done once the CRDs it deleted are gone (the API
+// server deletes their custom resources first), so that the module is never reported removed
+// while its kind is still served; it waits a little for them, then says which it waits for.
 import { MANAGED_BY } from '../api/identity';
 import { OWNED_BY_ANNOTATION, ownedBy } from '../api/names';
 import { idOf, objectKey } from '../api/object-id';
 import { apiVersionOf, LABELS, type KubeObject } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
-import type { Blockers } from '../contract/module';
+import type { Blockers, DeletedObjects } from '../contract/module';
 import { isNotFound } from '../k8s/request-errors';
 import { type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
@@ -89,25 +91,56 @@ async function crsOf(client: KubeClient, cr: DefaultCrRef): Promise<KubeObject[]
   }
 }
 
-/** What a deletion did: how many objects it deleted, and which it left in place (found there: given their own labels back). */
+/**
+ * What a deletion did: how many objects it deleted, which it left in place (found there: given
+ * their own labels back), and the CRDs it deleted or found being deleted.
+ */
 interface Deletion {
   deleted: number;
   left: string[];
+  crds: KubeObject[];
+}
+
+/** How long a deletion waits for the CRDs it deleted to be gone before it says it waits for them. */
+const CRDS_GONE_WAIT_MS = 10_000;
+const CRDS_GONE_POLL_MS = 500;
+
+const isCrd = (o: KubeObject) => o.kind === 'CustomResourceDefinition';
+
+/** Those of the CRDs still there after up to `waitMs`, as `kind name`. */
+async function stillThere(client: KubeClient, crds: KubeObject[], waitMs = CRDS_GONE_WAIT_MS): Promise<string[]> {
+  const until = Date.now() + waitMs;
+  let left = crds;
+  for (;;) {
+    const live = await Promise.all(
+      left.map((o) => client.get(o.apiVersion, o.kind, o.metadata.name).catch(notFoundAsUndefined)),
+    );
+    left = left.filter((_, i) => live[i] !== undefined);
+    if (left.length === 0 || Date.now() >= until) return left.map(describe);
+    await new Promise((r) => setTimeout(r, CRDS_GONE_POLL_MS));
+  }
+}
+
+function notFoundAsUndefined(err: unknown): undefined {
+  if (isNotFound(err)) return undefined; // gone, or its kind no longer served
+  throw err;
 }
 
 /** Deletes objects tier by tier in the safe order; one found there is given back its own labels instead. */
 async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Installation): Promise<Deletion> {
-  const done: Deletion = { deleted: 0, left: [] };
+  const done: Deletion = { deleted: 0, left: [], crds: [] };
   for (const tier of deletionTiers(objects)) {
     await Promise.all(
       tier.map(async (o) => {
         const live = await client
           .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
-          .catch((err: unknown) => {
-            if (isNotFound(err)) return undefined; // kind no longer served
-            throw err;
-          });
+          .catch(notFoundAsUndefined);
         if (!live || isSystemNamespace(o, live) || !ours(live, i)) return;
+        if (live.metadata.deletionTimestamp) {
+          // Deleted before (an earlier attempt): still going.
+          if (isCrd(o)) done.crds.push(o);
+          return;
+        }
         const found = foundMetadata(live);
         if (found) {
           await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
@@ -116,7 +149,9 @@ async function deleteInOrder(client: KubeClient, objects: KubeObject[], i: Insta
           done.left.push(describe(o));
           return;
         }
-        if (await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)) done.deleted++;
+        if (!(await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace))) return;
+        done.deleted++;
+        if (isCrd(o)) done.crds.push(o);
       }),
     );
   }
@@ -163,13 +198,6 @@ export interface DeleteObjectsInput extends ModuleObjectsInput {
   also?: RenderedRef;
 }
 
-/** What deleteModuleObjects did; `left`: objects found there before the module, left in place with their own labels. */
-export interface DeletedObjects {
-  deleted: number;
-  done: boolean;
-  left?: string[];
-}
-
 export interface ReleaseInput extends ModuleObjectsInput {
   /** The default CR the module manages, released with its objects. */
   cr?: DefaultCrRef;
@@ -193,7 +221,7 @@ export interface DeleteDefaultCrInput {
  * Deletes the module's objects. When other installations shared the cluster, only the
  * namespaced ones go; then, should no other be left (they were removed at the same time),
  * the shared ones go too, unless CRs of the module's kind remain: then `done` is false and
- * the removal waits for them.
+ * the removal waits for them. It is not done either while CRDs it deleted are still there.
  */
 async function deleteObjects(
   client: KubeClient,
@@ -201,27 +229,38 @@ async function deleteObjects(
   { kyma, module, rendered, cr, also }: DeleteObjectsInput,
 ): Promise<DeletedObjects> {
   const objects = union(await loadRendered(cache, rendered), also ? await loadRendered(cache, also) : []);
-  const result = (d: Deletion, done: boolean): DeletedObjects => ({
-    deleted: d.deleted,
-    done,
-    ...(d.left.length ? { left: d.left } : {}),
-  });
+  const result = async (d: Deletion, done: boolean): Promise<DeletedObjects> => {
+    const terminating = await stillThere(client, d.crds);
+    return {
+      deleted: d.deleted,
+      done: done && terminating.length === 0,
+      ...(d.left.length ? { left: d.left } : {}),
+      ...(terminating.length ? { terminating } : {}),
+    };
+  };
   const before = await installationOf(client, objects, rendered, kyma, module);
   const first = await deleteInOrder(
     client,
     before.shared ? objects.filter((o) => o.metadata.namespace) : objects,
     before,
   );
-  if (!before.shared) return result(first, true);
+  if (!before.shared) return await result(first, true);
   const now = await installationOf(client, objects, rendered, kyma, module);
-  if (now.shared) return result(first, true);
-  if (cr && (await crsOf(client, cr)).length > 0) return result(first, false);
+  if (now.shared) return await result(first, true);
+  if (cr && (await crsOf(client, cr)).length > 0) return await result(first, false);
   const second = await deleteInOrder(
     client,
     objects.filter((o) => !o.metadata.namespace),
     now,
   );
-  return result({ deleted: first.deleted + second.deleted, left: [...first.left, ...second.left] }, true);
+  return await result(
+    {
+      deleted: first.deleted + second.deleted,
+      left: [...first.left, ...second.left],
+      crds: [...first.crds, ...second.crds],
+    },
+    true,
+  );
 }
 
 /** Unmanage: drops the managed-by label from the module's objects (and default CR); they keep running. */
@@ -242,13 +281,10 @@ async function releaseObjects(
   let released = 0;
   await Promise.all(
     objects.map(async (o) => {
+      // A kind no longer served has nothing left to release; anything else is a failure.
       const live = await client
         .get(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace)
-        .catch((err: unknown) => {
-          // A kind no longer served has nothing left to release; anything else is a failure.
-          if (isNotFound(err)) return undefined;
-          throw err;
-        });
+        .catch(notFoundAsUndefined);
       if (!live || !ours(live, i)) return;
       await client.mergePatch(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace, {
         metadata: { labels: { [LABELS.managedBy]: null } },

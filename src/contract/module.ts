@@ -78,6 +78,20 @@ export interface InstallResult {
 }
 
 /** What stands in the way of a module's removal in its cluster. */
+/**
+ * What a deletion of a module's objects did. `done` is false while the removal must wait: for CRs
+ * of the module's kind (it turned out to be the last installation), or for the objects in
+ * `terminating`, deleted but still there (a CRD whose custom resources are being cleaned up).
+ */
+export interface DeletedObjects {
+  deleted: number;
+  done: boolean;
+  /** Objects found there before the module, left in place with their own labels. */
+  left?: string[];
+  /** Deleted objects still being deleted, as `kind namespace/name`. */
+  terminating?: string[];
+}
+
 export interface Blockers {
   /** Custom resources of the module's kind (the default CR not counted when the module owns it). */
   count: number;

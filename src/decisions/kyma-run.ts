@@ -17,7 +17,7 @@ import type { CarriedKyma } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from './kyma-state';
 import type { KymaAction, KymaOutcome, KymaStep } from './kyma-steps';
 import { ModulePool, type StartedAction } from './module-pool';
-import type { ModuleOutcome } from './module-state';
+import type { ModuleOutcome } from './module-steps';
 import { Outbox } from './outbox';
 import type { SearchAttributeValues } from './search-attribute-values';
 

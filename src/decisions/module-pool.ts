@@ -11,8 +11,8 @@ import type { ModuleReport } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { RunningModule } from '../contract/workflow-inputs';
-import { ModuleState, type ModuleOutcome } from './module-state';
-import type { ModuleAction, ModuleStep } from './module-steps';
+import { ModuleState } from './module-state';
+import type { ModuleAction, ModuleOutcome, ModuleStep } from './module-steps';
 import { checkReadsTarget } from './module-watch-views';
 import type { Outbox } from './outbox';
 

@@ -1,14 +1,21 @@
 // A module's removal and release, in order, without I/O. Remove: wait while CRs block, delete
-// the default CR and wait until it is gone, delete the objects, the Manifest, finish. Release
+// the default CR and wait until it is gone, delete the objects and wait until its CRDs are gone,
+// the Manifest, finish. Release
 // (managed: false, or the Kyma is gone): drop our label from the objects, delete the Manifest,
 // finish. ModuleState plans with it when its mode is `remove` or `release`, and feeds each step's
 // result back; the steps and reports go to the module's queue (a StepSink).
 import type { RenderedRef } from '../contract/artifacts';
-import type { Blockers, Installed } from '../contract/module';
+import type { Blockers, DeletedObjects, Installed } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 import { moduleEvent, type Mode, type StepSink } from './module-steps';
 
-type RemovalPhase = 'blockers' | 'defaultCr' | 'objects' | 'manifest';
+type RemovalPhase = 'blockers' | 'defaultCr' | 'objects' | 'terminating' | 'manifest';
+
+/**
+ * How soon a removal looks again at objects it deleted that are still being deleted (a CRD
+ * whose custom resources the API server is cleaning up): nothing tells it when they are gone.
+ */
+export const TERMINATING_RECHECK_MS = 30_000;
 type ReleasePhase = 'objects' | 'manifest';
 
 /** What a removal or release goes by, as the module knows it now. */
@@ -19,6 +26,11 @@ export interface RemovalBasis {
   also?: RenderedRef;
   /** The module manages its default CR (CreateAndDelete). */
   ownsDefaultCr: boolean;
+}
+
+/** A failed install's rendering, deleted with the basis's. */
+function also(b: RemovalBasis): { also?: RenderedRef } {
+  return b.also ? { also: b.also } : {};
 }
 
 export interface ModuleRemovalOptions {
@@ -77,12 +89,11 @@ export class ModuleRemoval {
         sink.push(
           moduleEvent('Normal', 'DeletingObjects', `module ${this.name}: default resource gone, deleting its objects`),
         );
-        sink.push({
-          kind: 'deleteObjects',
-          rendered: installed!.rendered,
-          ...(cr ? { cr } : {}),
-          ...(b.also ? { also: b.also } : {}),
-        });
+        sink.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}), ...also(b) });
+        return;
+      case 'terminating':
+        // Deleting again is idempotent: it finds what is still there, and waits a little for it.
+        sink.push({ kind: 'deleteObjects', rendered: installed!.rendered, ...(cr ? { cr } : {}), ...also(b) });
         return;
       case 'manifest':
         sink.push({ kind: 'deleteManifest' });
@@ -131,12 +142,12 @@ export class ModuleRemoval {
   }
 
   /**
-   * The module's objects were deleted; `done` is false when the objects it shares with other
-   * installations are left because it turned out to be the last one while CRs of its kind
-   * remain: the removal then waits for them like any blocked removal.
+   * The module's objects were deleted. Some may still be being deleted (`terminating`): the
+   * removal says which and looks again soon. Otherwise `done` is false when the objects it shares
+   * with other installations are left because it turned out to be the last one while CRs of its
+   * kind remain: the removal then waits for them like any blocked removal.
    */
-  objectsDeleted(o: { done: boolean; left?: string[] }, sink: StepSink): void {
-    this.removal = o.done ? 'manifest' : 'blockers';
+  objectsDeleted(o: DeletedObjects, sink: StepSink): void {
     const left = o.left;
     if (left?.length)
       sink.push(
@@ -147,6 +158,13 @@ export class ModuleRemoval {
             `so ${left.length > 1 ? 'they are' : 'it is'} left in place with ${left.length > 1 ? 'their' : 'its'} own labels and annotations`,
         ),
       );
+    if (o.terminating?.length) {
+      this.removal = 'terminating';
+      sink.publish({ reason: 'WaitingForResource', message: `waiting for ${o.terminating.join(', ')} to be deleted` });
+      sink.push({ kind: 'wait', driftMs: this.driftMs, retryMs: TERMINATING_RECHECK_MS });
+      return;
+    }
+    this.removal = o.done ? 'manifest' : 'blockers';
   }
 
   objectsReleased(): void {

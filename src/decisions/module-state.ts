@@ -9,7 +9,14 @@
 import { lt } from 'semver';
 import type { DefaultCrRef, FetchedModule, RenderedRef } from '../contract/artifacts';
 import type { KymaRef } from '../contract/kyma';
-import type { Blockers, DesiredModule, Installed, InstallResult, ResolvedModule } from '../contract/module';
+import type {
+  Blockers,
+  DeletedObjects,
+  DesiredModule,
+  Installed,
+  InstallResult,
+  ResolvedModule,
+} from '../contract/module';
 import type { ModuleReport, Readiness, ReadinessCheck } from '../contract/readiness';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
@@ -18,21 +25,8 @@ import { compactInstall, uncompactInstall } from './module-carry';
 import { ManagerTimeout } from './module-manager-timeout';
 import { ModuleRemoval, type RemovalBasis } from './module-removal';
 import { leftAloneWarning, ModuleReporter, type ReportBasis } from './module-report';
-import { moduleEvent, type Mode, type ModuleAction, type ModuleStep, type StepSink } from './module-steps';
+import { moduleEvent, type Mode, type ModuleOutcome, type ModuleStep, type StepSink } from './module-steps';
 import { watchedObjects, WatchViews, type WatchedObjects } from './module-watch-views';
-
-/** How an action went: its result, or the failure (typed reason and message) it ended in. */
-export type ModuleOutcome =
-  | { kind: 'install'; value: InstallResult }
-  | { kind: 'checkReadiness'; value: ReadinessCheck }
-  | { kind: 'checkPaused'; value: boolean }
-  | { kind: 'findBlockers'; value: Blockers }
-  | { kind: 'deleteDefaultCr'; value: string[] | null }
-  /** `left`: objects the module's install found there, left in place. */
-  | { kind: 'deleteObjects'; value: { done: boolean; left?: string[] } }
-  | { kind: 'releaseObjects' | 'deleteManifest'; value?: undefined }
-  /** `attempt`: what a failed install was installing, once it had rendered it (its objects may be there in part). */
-  | { kind: ModuleAction['kind']; failure: Readiness; attempt?: Installed };
 
 /** A module as its Kyma's workflow starts it: afresh, or from what a run before carried. */
 export interface ModuleStateOptions {
@@ -352,7 +346,7 @@ export class ModuleState {
   }
 
   /** The module's objects were deleted (`done`: all of them; `left`: what was there before the module). */
-  objectsDeleted(o: { done: boolean; left?: string[] }): void {
+  objectsDeleted(o: DeletedObjects): void {
     if (this.mode === 'remove') this.removal.objectsDeleted(o, this.sink);
   }
 

@@ -4,8 +4,8 @@
 import type { KymaEvent } from '../api/events';
 import type { ObjectRef } from '../api/shared';
 import type { DefaultCrRef, RenderedRef } from '../contract/artifacts';
-import type { ResolvedModule } from '../contract/module';
-import type { ModuleReport, ObservedObject, Readiness } from '../contract/readiness';
+import type { Blockers, DeletedObjects, Installed, InstallResult, ResolvedModule } from '../contract/module';
+import type { ModuleReport, ObservedObject, Readiness, ReadinessCheck } from '../contract/readiness';
 import type { SeenVersions } from '../contract/seen-versions';
 
 export type Mode = 'run' | 'remove' | 'release';
@@ -81,3 +81,16 @@ export interface StepSink {
 export function moduleEvent(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): ModuleStep {
   return { kind: 'event', event: { type, reason, message } };
 }
+
+/** How an action went: its result, or the failure (typed reason and message) it ended in. */
+export type ModuleOutcome =
+  | { kind: 'install'; value: InstallResult }
+  | { kind: 'checkReadiness'; value: ReadinessCheck }
+  | { kind: 'checkPaused'; value: boolean }
+  | { kind: 'findBlockers'; value: Blockers }
+  | { kind: 'deleteDefaultCr'; value: string[] | null }
+  /** `left`: objects the module's install found there, left in place. */
+  | { kind: 'deleteObjects'; value: DeletedObjects }
+  | { kind: 'releaseObjects' | 'deleteManifest'; value?: undefined }
+  /** `attempt`: what a failed install was installing, once it had rendered it (its objects may be there in part). */
+  | { kind: ModuleAction['kind']; failure: Readiness; attempt?: Installed };

@@ -1,4 +1,4 @@
-// How the modules' actions run (ModuleAction, src/decisions/module-state.ts): installs, checks
+// How the modules' actions run (ModuleAction, src/decisions/module-steps.ts): installs, checks
 // that read a target cluster and the steps of a removal as activities of their own; checks that
 // decide from what the watches told, and the Manifests' own steps, several modules together in
 // one local activity. Each ends in an outcome the module's state takes back.
@@ -6,7 +6,7 @@ import { defaultNamespaceFor } from '../api/names';
 import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
 import type { StartedAction } from '../decisions/module-pool';
-import type { ModuleOutcome } from '../decisions/module-state';
+import type { ModuleOutcome } from '../decisions/module-steps';
 import { controlPlane, installer, targetSteps } from './activity-options';
 import { failureOf, installAttemptOf } from './failure';
 import type { LocalLane } from './local-lane';
@@ -68,13 +68,13 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
               value: await targetSteps.deleteDefaultCr({ ...on, cr: a.cr, keepClusterScoped: a.keepClusterScoped }),
             };
           case 'deleteObjects': {
-            const { done, left } = await targetSteps.deleteModuleObjects({
+            const value = await targetSteps.deleteModuleObjects({
               ...on,
               rendered: a.rendered,
               ...(a.cr ? { cr: a.cr } : {}),
               ...(a.also ? { also: a.also } : {}),
             });
-            return { kind: a.kind, value: { done, ...(left ? { left } : {}) } };
+            return { kind: a.kind, value };
           }
           case 'releaseObjects':
             await targetSteps.releaseModuleObjects({ ...on, rendered: a.rendered, ...(a.cr ? { cr: a.cr } : {}) });

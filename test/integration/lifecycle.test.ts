@@ -242,6 +242,30 @@ describe('module removal', () => {
     await gone(name, mod);
   });
 
+  it('reports the module removed only once its CRD is really gone, saying meanwhile which one it waits for', async () => {
+    const { mod, name } = await installed();
+    const CRD = ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', `${mod.name}s.${mod.name}.example.io`] as const;
+    const finalizers = async () => (await klm().kube.get(...CRD))?.metadata.finalizers ?? [];
+    // Another party holds the CRD's deletion (as a slow clean-up of its CRs would).
+    await klm().kube.mergePatch(...CRD, undefined, {
+      metadata: { finalizers: [...(await finalizers()), 'example.io/hold'] },
+    });
+    await removeFromSpec(name);
+    await eventually(
+      'the wait for the CRD',
+      async () =>
+        (await moduleStatus(klm(), name, mod.name))?.message?.includes(`CustomResourceDefinition ${CRD[2]}`) ||
+        undefined,
+    );
+    expect((await klm().kube.get(...CRD))?.metadata.deletionTimestamp).toBeDefined();
+    expect(await klm().kube.get(API_VERSION, 'Manifest', manifestName(name, mod.name), klm().namespace)).toBeDefined();
+    await klm().kube.mergePatch(...CRD, undefined, {
+      metadata: { finalizers: (await finalizers()).filter((f) => f !== 'example.io/hold') },
+    });
+    await gone(name, mod);
+    expect(await klm().kube.get(...CRD)).toBeUndefined();
+  });
+
   it("never deletes a namespace it found there: the user's data stays, and the namespace gets its own labels back", async () => {
     const users = uniqueName('users');
     await klm().kube.create({

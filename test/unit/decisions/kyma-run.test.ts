@@ -8,7 +8,7 @@ import type { ReadinessCheck } from '../../../src/contract/readiness';
 import type { RuntimeKymaSync } from '../../../src/contract/runtime';
 import { KymaRun, LOCAL_BATCH, type HistoryInfo, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
-import type { ModuleOutcome } from '../../../src/decisions/module-state';
+import type { ModuleOutcome } from '../../../src/decisions/module-steps';
 import { installResult, KYMA, mod, SETTINGS, snapshot } from './fixtures';
 
 const READY: ReadinessCheck = { reason: 'Ready', message: 'module is ready' };
@@ -49,7 +49,7 @@ function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[
       // A removal goes through at once.
       if (a.kind === 'findBlockers') return { kind: a.kind, value: { count: 0, first: [], sharedWith: 0 } };
       if (a.kind === 'deleteDefaultCr') return { kind: a.kind, value: null };
-      if (a.kind === 'deleteObjects') return { kind: a.kind, value: { done: true } };
+      if (a.kind === 'deleteObjects') return { kind: a.kind, value: { deleted: 4, done: true } };
       return { kind: 'checkReadiness', value: READY };
     }
     case 'modules':

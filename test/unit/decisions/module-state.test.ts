@@ -1,8 +1,9 @@
 // A module's decisions, driven step by step without Temporal: each test answers the
 // steps ModuleState asks for and checks what it asks for next.
 import { describe, expect, it } from 'vitest';
-import type { Blockers } from '../../../src/contract/module';
+import type { Blockers, DeletedObjects } from '../../../src/contract/module';
 import type { Readiness } from '../../../src/contract/readiness';
+import { TERMINATING_RECHECK_MS } from '../../../src/decisions/module-removal';
 import { ModuleState } from '../../../src/decisions/module-state';
 import type { CheckStep, ModuleStep } from '../../../src/decisions/module-steps';
 import { checkReadsTarget } from '../../../src/decisions/module-watch-views';
@@ -16,7 +17,7 @@ interface Answers {
   install?: Readiness[];
   blockers?: Blockers[];
   finalizers?: (string[] | null)[];
-  objectsDone?: boolean[];
+  objects?: DeletedObjects[];
   paused?: boolean;
   /** Step kinds whose activity fails with this. */
   fail?: { kind: ModuleStep['kind']; failure: Readiness };
@@ -59,7 +60,7 @@ function untilWait(st: ModuleState, a: Answers = {}): ModuleStep[] {
         st.done({ kind: 'deleteDefaultCr', value: a.finalizers?.length ? a.finalizers.shift()! : null }, now);
         break;
       case 'deleteObjects':
-        st.done({ kind: 'deleteObjects', value: { done: a.objectsDone?.shift() ?? true } }, now);
+        st.done({ kind: 'deleteObjects', value: a.objects?.shift() ?? { deleted: 1, done: true } }, now);
         break;
       case 'releaseObjects':
       case 'deleteManifest':
@@ -627,6 +628,34 @@ describe('ModuleState: removal', () => {
     ]);
   });
 
+  it('waits while a CRD it deleted is still being deleted, says which, and looks again before it deletes the Manifest', () => {
+    const st = installed();
+    st.remove();
+    st.woke({ drift: false });
+    const crd = 'CustomResourceDefinition greeters.example.io';
+    const t = untilWait(st, { objects: [{ deleted: 5, done: false, terminating: [crd] }] });
+    expect(kinds(t)).toEqual([
+      'findBlockers',
+      'deleteDefaultCr',
+      'publish:DeletingObjects',
+      'event:DeletingObjects',
+      'deleteObjects',
+      'publish:WaitingForResource',
+      'wait',
+    ]);
+    expect((t[5] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
+      state: 'Deleting',
+      message: `waiting for ${crd} to be deleted`,
+    });
+    expect(last(t)).toMatchObject({ kind: 'wait', retryMs: TERMINATING_RECHECK_MS });
+    st.woke({ drift: false });
+    // Still there: nothing new to say (no second Event, the same status), and it waits again.
+    const again = untilWait(st, { objects: [{ deleted: 0, done: false, terminating: [crd] }] });
+    expect(kinds(again)).toEqual(['deleteObjects', 'wait']);
+    st.woke({ drift: false });
+    expect(kinds(untilWait(st))).toEqual(['deleteObjects', 'deleteManifest', 'event:ModuleRemoved', 'finish']);
+  });
+
   it('under Ignore, never deletes the default CR, and every CR blocks', () => {
     const st = installed({ module: mod('1.0.0', { customResourcePolicy: 'Ignore' }) });
     st.remove();
@@ -690,7 +719,7 @@ describe('ModuleState: removal', () => {
         { count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 },
         { count: 1, first: ['Greeter a/x'], sharedWith: 0 },
       ],
-      objectsDone: [false],
+      objects: [{ deleted: 3, done: false }],
     });
     expect(kinds(t)).toEqual([
       'findBlockers',
@@ -772,7 +801,7 @@ describe('ModuleState: removal', () => {
       if (step.kind === 'findBlockers') st.blockers(NO_BLOCKERS);
       if (step.kind === 'deleteDefaultCr') st.defaultCrDeleted(null);
     }
-    st.objectsDeleted({ done: true, left: ['Namespace users'] });
+    st.objectsDeleted({ deleted: 4, done: true, left: ['Namespace users'] });
     expect(st.next()).toEqual({
       kind: 'event',
       event: {
