@@ -53,7 +53,12 @@ export const REASONS = {
   },
   // Deleting
   ResourceDeleting: { state: 'Deleting', means: 'the module CR reports Deleting' },
-  WaitingForResource: { state: 'Deleting', means: 'the default CR is being deleted and waits for its finalizers' },
+  WaitingForResource: {
+    state: 'Deleting',
+    means:
+      'the default CR is being deleted and waits for its finalizers, or a CRD the removal deleted ' +
+      'is still being deleted (the message names it; looked at again every 30 s)',
+  },
   DeletingObjects: { state: 'Deleting', means: "the module's objects are being deleted" },
   Removing: { state: 'Deleting', means: 'the module left the spec; its removal begins' },
   // Unmanaged
