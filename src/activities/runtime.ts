@@ -61,6 +61,11 @@ function unlessGone<T>(value: T): (err: unknown) => T {
   };
 }
 
+/** Whether the cluster serves the Kyma kind (our CRDs were applied there, by us or another Kyma sharing it). */
+async function servesKyma(client: KubeClient): Promise<boolean> {
+  return await client.path(API_VERSION, 'Kyma').then(() => true, unlessGone(false));
+}
+
 const getRuntimeKyma = (client: KubeClient) =>
   client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
 const ownerOf = (k: RuntimeKyma) => k.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION];
@@ -314,12 +319,14 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       const me = `${kyma.namespace}/${kyma.name}`;
       const result = await onTarget(targets, { ...kyma, remote: true }, async (client): Promise<RuntimeKymaSync> => {
         if (await setup.isControlPlane(client)) return { kind: 'controlPlane' };
+        if (input.onlyIfServed && !(await servesKyma(client))) return { kind: 'absent' };
         return await setup.rebootstrappedOnce(client, async () => {
           await setup.bootstrap(client);
           return await ensureRuntimeKyma(client, input, me);
         });
       });
-      await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
+      // Absent: nothing is known of the runtime's spec yet, and nothing recorded of it changes.
+      if (result.kind !== 'absent') await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
       return result;
     },
 

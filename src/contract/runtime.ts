@@ -19,6 +19,12 @@ export interface SyncRuntimeKymaInput {
   before?: RuntimeSpec;
   /** The runtime Kyma's spec as last read: a runtime Kyma deleted by hand comes back with it. */
   known?: RuntimeSpec;
+  /**
+   * A runtime never synced: when its cluster serves no Kyma yet (so no runtime Kyma, no users'
+   * spec), answer `absent` and make nothing; the modules install meanwhile from the control
+   * plane's spec, which the runtime Kyma is then made with.
+   */
+  onlyIfServed?: true;
 }
 
 export type RuntimeKymaSync =
@@ -27,7 +33,9 @@ export type RuntimeKymaSync =
   /** The kubeconfig names the control-plane cluster itself: it gets no runtime side. */
   | { kind: 'controlPlane' }
   /** The runtime Kyma belongs to another control-plane Kyma (a shared cluster): this one keeps its own spec. */
-  | { kind: 'taken'; owner: string };
+  | { kind: 'taken'; owner: string }
+  /** Asked `onlyIfServed`: the cluster serves no Kyma yet; nothing was made there. */
+  | { kind: 'absent' };
 
 export interface WriteRuntimeStatusInput {
   kyma: KymaRef;
@@ -67,7 +75,9 @@ export interface CleanRuntimeInput {
  * (`known`), what went wrong last, and what of its catalog is to be synced.
  */
 export interface RuntimeSide {
-  mode?: RuntimeKymaSync['kind'];
+  mode?: Exclude<RuntimeKymaSync['kind'], 'absent'>;
+  /** The runtime was found `absent`: its runtime Kyma is to be made, after the resolution. */
+  bootstrap?: true;
   before?: RuntimeSpec;
   known?: RuntimeSpec;
   problem?: Readiness;

@@ -18,6 +18,8 @@ export interface RuntimeSynced {
   steps: KymaStep[];
   /** The status is to be written again, changed or not (the runtime is back, or its Kyma new). */
   rewrite: boolean;
+  /** The modules are to be resolved for `snapshot` (not after a bootstrap that made the spec they were resolved for). */
+  resolve: boolean;
 }
 
 export class KymaRuntimeSide {
@@ -27,6 +29,8 @@ export class KymaRuntimeSide {
   private retryRuntimeAt?: number;
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
+  /** The last syncRuntime step is the bootstrap of a runtime found absent. */
+  private bootstrapping = false;
 
   constructor(carried?: RuntimeSide) {
     if (carried) this.state = { ...carried, catalog: carried.catalog ?? 'changed' };
@@ -57,12 +61,34 @@ export class KymaRuntimeSide {
     if (this.state.cleanup === 'failed') delete this.state.cleanup;
   }
 
-  /** The step that makes sure of the runtime Kyma, with what changed in the control plane since the last one. */
+  /**
+   * The step that makes sure of the runtime Kyma, with what changed in the control plane since
+   * the last one. A runtime never synced is only read (`onlyIfServed`): a new one is made after
+   * the resolution (`bootstrapDue`), so that its modules need not wait for our CRDs there.
+   */
   sync(snapshot: KymaSnapshot): KymaStep {
     const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
     this.syncing = controlPlane;
-    const { before, known } = this.state;
-    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) };
+    this.bootstrapping = Boolean(this.state.bootstrap);
+    delete this.state.bootstrap;
+    const { before, known, mode } = this.state;
+    const ask = !this.bootstrapping && !mode && !known ? { onlyIfServed: true as const } : {};
+    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}), ...ask };
+  }
+
+  /** A runtime found absent is to be bootstrapped: its runtime Kyma made, after the resolution. */
+  get bootstrapDue(): boolean {
+    return Boolean(this.state.bootstrap);
+  }
+
+  /** Whether a step is due after the resolution: a new runtime's Kyma, or its catalog. */
+  get dueAfterResolution(): boolean {
+    return this.bootstrapDue || this.catalogDue;
+  }
+
+  /** The step due after a resolution: a new runtime's Kyma, else the catalog's sync. */
+  afterResolution(snapshot: KymaSnapshot): KymaStep {
+    return this.bootstrapDue ? this.sync(snapshot) : this.syncCatalog(snapshot.visibility);
   }
 
   /**
@@ -75,8 +101,15 @@ export class KymaRuntimeSide {
     const rt = this.state;
     const steps: KymaStep[] = [];
     let rewrite = false;
+    // After a bootstrap the modules were resolved already for the spec it made the runtime Kyma with.
+    const resolve = !this.bootstrapping || ('kind' in result && result.kind === 'synced' && !result.created);
+    this.bootstrapping = false;
     if ('failure' in result) {
       rt.problem = result.failure;
+    } else if (result.kind === 'absent') {
+      if (rt.problem) rewrite = true;
+      delete rt.problem;
+      rt.bootstrap = true;
     } else {
       // Back after a failure: its status is written again, changed or not.
       if (rt.problem) rewrite = true;
@@ -125,7 +158,7 @@ export class KymaRuntimeSide {
       delete rt.catalogFailed;
     }
     // The catalog, when due, is synced after the resolution (`catalogDue`): the modules need not wait for it.
-    return { snapshot: followed, steps, rewrite };
+    return { snapshot: followed, steps, rewrite, resolve };
   }
 
   /** Whether the runtime holds a catalog that is to be synced (the Kyma says when it may be). */

@@ -44,7 +44,7 @@ export type KymaStep =
   /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
   | { kind: 'startRollout'; module: string; channel: string; version: string }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
-  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
+  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec; onlyIfServed?: true }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
   | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
   /** The status, for the runtime Kyma's users. */

@@ -58,7 +58,7 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
             .catch(() => undefined);
           return { kind: a.kind };
         case 'syncRuntime': {
-          const { controlPlane: spec, before, known } = a;
+          const { controlPlane: spec, before, known, onlyIfServed } = a;
           const value = await runtimeKcp
             .syncRuntimeKyma({
               kyma,
@@ -66,6 +66,7 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
               controlPlane: spec,
               ...(before ? { before } : {}),
               ...(known ? { known } : {}),
+              ...(onlyIfServed ? { onlyIfServed } : {}),
             })
             .catch((err: unknown) => ({ failure: failureOf(err) }));
           return { kind: a.kind, value };
