@@ -81,6 +81,20 @@ function readEvents(
   });
 }
 
+/** How often a request the API server did not take in (429) is sent again. */
+const TOO_MANY_RETRIES = 2;
+
+/** How long to wait before sending a 429's request again: what the server asked for, at most a second. */
+function retryAfterMs(text: string): number {
+  let seconds = 1;
+  try {
+    seconds = (JSON.parse(text) as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1;
+  } catch {
+    // not a Status: the default
+  }
+  return Math.min(Math.max(seconds, 0), 1) * 1000;
+}
+
 /** The body of an answer that streams, read to its end; rejects when the stream fails first. */
 function readBody(res: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -152,6 +166,11 @@ export class KubeClient {
     let { status, text } = await exchange(auth);
     if (status === 401 && this.opts.reload) {
       auth = await this.credentials.reauthenticate(auth);
+      ({ status, text } = await exchange(auth));
+    }
+    // Not taken in (the storage of a CRD just made is still initializing, say): sent again, as client-go does.
+    for (let retry = 0; status === 429 && retry < TOO_MANY_RETRIES; retry++) {
+      await new Promise((r) => setTimeout(r, retryAfterMs(text)));
       ({ status, text } = await exchange(auth));
     }
     if (status >= 400) throw this.refused(method, path, status, text, auth);

@@ -93,6 +93,36 @@ describe('KubeClient', () => {
     c.close();
   });
 
+  it("sends a request again after a 429 (a new CRD's storage still initializing, say), as client-go does, and gives up after a few", async () => {
+    const tooMany = JSON.stringify({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'TooManyRequests',
+      message: 'storage is (re)initializing',
+      code: 429,
+      details: { retryAfterSeconds: 1 },
+    });
+    let refusals = 1;
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (refusals-- > 0) {
+        res.statusCode = 429;
+        res.end(tooMany);
+      } else res.end('{"items":[]}');
+    });
+    const c = await client(url, { token: 't' });
+    expect(await c.request('POST', '/apis/x/v1/things', { a: 1 })).toEqual({ items: [] });
+    expect(seen).toEqual(['POST /apis/x/v1/things', 'POST /apis/x/v1/things']);
+    refusals = Infinity;
+    seen.length = 0;
+    const err = await failure(c.request('GET', '/apis/x/v1/things'));
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).status).toBe(429);
+    expect(seen).toHaveLength(3);
+    c.close();
+  });
+
   it('reads the kubeconfig again after a 401 and retries once with the renewed token file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'klm-token-'));
     const file = path.join(dir, 'token');
