@@ -40,7 +40,7 @@ export function concernOfEvent(kind: string): Concern {
   if (/modulesChanged/.test(kind)) return 'readiness';
   if (/syncRuntimeKyma/.test(kind)) return 'runtime Kyma';
   if (/syncRuntimeCatalog|catalogChanged/.test(kind)) return 'catalog sync';
-  if (/writeKymaChanges|writeRuntimeStatus|upsert_workflow_search_attributes/.test(kind)) return 'status writes';
+  if (/writeKymaChanges|upsert_workflow_search_attributes/.test(kind)) return 'status writes';
   if (/^signal /.test(kind)) return 'watches and signals';
   return 'workflow tasks and run bookkeeping';
 }

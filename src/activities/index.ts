@@ -18,7 +18,7 @@ import { moduleActionActivities } from './module-actions';
 import { promotionDiffActivities } from './promotion-diff';
 import { readinessActivities } from './readiness';
 import { rolloutActivities } from './rollout';
-import { runtimeActivities } from './runtime';
+import { runtimeActivities, runtimeStatusWriter } from './runtime';
 import { uninstallActivities } from './uninstall';
 import type { ReconcileSettings } from '../contract/settings';
 import { workerActivities } from './worker';
@@ -74,6 +74,7 @@ export function createActivities(deps: ActivityDeps) {
       manifests: writer,
       writeKymaStatus: (input) => kyma.writeKymaStatus(input),
       recordKymaEvent: (input) => events.recordKymaEvent(input),
+      writeRuntimeStatus: runtimeStatusWriter(targets),
     }),
     ...manifests,
     ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),

@@ -294,6 +294,12 @@ async function syncCatalog(
   return { applied, deleted, foreign };
 }
 
+/** Writes the control plane's view of the Kyma to its runtime Kyma's status (with the Kyma's other writes: ./kyma-writes.ts). */
+export function runtimeStatusWriter(targets: TargetClusters) {
+  return async ({ kyma, status }: WriteRuntimeStatusInput): Promise<void> =>
+    await onTarget(targets, { ...kyma, remote: true }, (client) => patchRuntimeStatus(client, status));
+}
+
 export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: TargetClusters) {
   const setup = new RuntimeBootstrap(kcp);
   const written: CatalogMemo = new BoundedMap(RUNTIMES_KEPT);
@@ -328,11 +334,6 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       // Absent: nothing is known of the runtime's spec yet, and nothing recorded of it changes.
       if (result.kind !== 'absent') await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
       return result;
-    },
-
-    /** The control plane's view of the Kyma, written to the runtime Kyma's status. */
-    async writeRuntimeStatus({ kyma, status }: WriteRuntimeStatusInput): Promise<void> {
-      await onTarget(targets, { ...kyma, remote: true }, (client) => patchRuntimeStatus(client, status));
     },
 
     /**

@@ -1,5 +1,5 @@
-// What a Kyma's workflow writes to the control plane in one local activity (writeKymaChanges):
-// its modules' Manifests (the newest report of each), the Kyma's status, its Events.
+// What a Kyma's workflow writes in one local activity (writeKymaChanges): its modules' Manifests
+// (the newest report of each), the Kyma's status (and its copy in the runtime Kyma), its Events.
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
 import type { DefaultCrRef, RenderedRef } from './artifacts';
@@ -24,6 +24,14 @@ export interface KymaWrites {
   manifests?: ManifestWrite[];
   /** The Kyma's status, written after the Manifests it sums up. */
   status?: KymaStatusInput;
+  /** The status goes to the runtime Kyma too, for its users (after the control plane's). */
+  mirror?: true;
   /** Events, recorded last and best effort. */
   events?: KymaEvent[];
+}
+
+/** What came of the writes that may fail without holding the others up. */
+export interface KymaWritesDone {
+  /** The runtime's copy of the status could not be written. */
+  runtimeFailure?: Readiness;
 }

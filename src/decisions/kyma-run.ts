@@ -8,7 +8,7 @@
 import type { KymaStatusInput } from '../api/kyma';
 import type { KymaRef } from '../contract/kyma';
 import type { ModuleReport } from '../contract/readiness';
-import type { KymaWrites } from '../contract/kyma-writes';
+import type { KymaWrites, KymaWritesDone } from '../contract/kyma-writes';
 import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ModuleChange, WorkflowEnded } from '../contract/signals';
@@ -177,7 +177,11 @@ export class KymaRun {
   }
 
   /** A piece of work ended (at workflow time `now`). */
-  done(w: Work, outcome: KymaOutcome | ModuleOutcome | ModuleOutcome[] | undefined, now: number): void {
+  done(
+    w: Work,
+    outcome: KymaOutcome | ModuleOutcome | ModuleOutcome[] | KymaWritesDone | undefined,
+    now: number,
+  ): void {
     this.dirty = true;
     switch (w.kind) {
       case 'kyma':
@@ -193,9 +197,13 @@ export class KymaRun {
         w.started.forEach((s, i) => this.modules.done(s, outcomes[i]!, now));
         return;
       }
-      case 'write':
+      case 'write': {
         this.writesInFlight--;
         if (w.status) this.phase = 'ready';
+        const failure = (outcome as KymaWritesDone | undefined)?.runtimeFailure;
+        if (failure) this.kyma.runtimeStatusFailed(failure);
+        return;
+      }
     }
   }
 
@@ -279,7 +287,7 @@ export class KymaRun {
           break;
         case 'writeStatus':
           this.phase = 'busy';
-          work.push(this.write(now, step.status, step.searchAttributes));
+          work.push(this.write(now, step));
           break;
         case 'wait':
           this.phase = 'waiting';
@@ -341,13 +349,16 @@ export class KymaRun {
     for (const e of d.events) this.outbox.event(e);
   }
 
-  private write(now: number, status?: KymaStatusInput, searchAttributes?: SearchAttributeValues): Work {
+  /** What is gathered to write, with the Kyma's status step if any. */
+  private write(now: number, step?: Extract<KymaStep, { kind: 'writeStatus' }>): Work {
     this.writesInFlight++;
+    if (!step) return { kind: 'write', writes: this.outbox.take(), at: now };
+    const { status, searchAttributes, mirror } = step;
     return {
       kind: 'write',
-      writes: this.outbox.take(status),
+      writes: { ...this.outbox.take(status), ...(mirror ? { mirror } : {}) },
       at: now,
-      ...(searchAttributes ? { status: { searchAttributes } } : {}),
+      status: { searchAttributes },
     };
   }
 

@@ -2,7 +2,6 @@
 // the modules the Kyma wants; the catalog its users may see; the status mirrored to them; their
 // clean-up once the Kyma goes; and how all that stands, as the condition `Runtime`. It decides
 // which of those steps are due; the Kyma's state (KymaState) places them among its own.
-import type { KymaStatusInput } from '../api/kyma';
 import { RUNTIME_KYMA } from '../api/runtime';
 import type { ConditionInput } from '../api/shared';
 import type { KymaSnapshot, Visibility } from '../contract/kyma';
@@ -196,11 +195,10 @@ export class KymaRuntimeSide {
     this.state.problem = failure;
   }
 
-  /** The step that mirrors the Kyma's status to the runtime's users, while there is a runtime Kyma that answers. */
-  mirror(status: KymaStatusInput): KymaStep | undefined {
+  /** Whether the Kyma's status goes to the runtime's users too: while there is a runtime Kyma that answers. */
+  get mirrors(): boolean {
     const { mode, cleanup, problem } = this.state;
-    if (mode !== 'synced' || cleanup === 'done' || problem) return undefined;
-    return { kind: 'writeRuntimeStatus', status };
+    return mode === 'synced' && cleanup !== 'done' && !problem;
   }
 
   /** A full resolution: a runtime that could not be synced is tried again after `o.backoffMs` (its condition says why meanwhile). */

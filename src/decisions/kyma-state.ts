@@ -329,9 +329,6 @@ export class KymaState {
       case 'syncCatalog':
         if (step.kind === 'syncCatalog') this.catalogSynced(o.value, step.visibility);
         return;
-      case 'writeRuntimeStatus':
-        if (o.failure) this.runtimeStatusFailed(o.failure);
-        return;
       case 'cleanRuntime':
         return this.runtimeCleaned(o.failure);
       case 'awaitRollout':
@@ -494,8 +491,7 @@ export class KymaState {
     const key = JSON.stringify(status);
     if (key === this.lastStatus) return;
     this.lastStatus = key;
-    this.queue.push(writeStatusStep(status, this.snapshot?.channel));
-    this.push(this.runtimeSide.mirror(status));
+    this.queue.push(writeStatusStep(status, this.snapshot?.channel, this.runtimeSide.mirrors));
   }
 
   /** Each module's entry in .status.modules, with the reason behind it. */

@@ -227,8 +227,11 @@ function kymaProblems(v: KymaStatusView, problem: Readiness | undefined): State[
   ];
 }
 
-/** The step that writes `status`, with the search attribute values it brings, each cut to Temporal's limit. */
-export function writeStatusStep(status: KymaStatusInput, channel: string | undefined): KymaStep {
+/**
+ * The step that writes `status`, with the search attribute values it brings, each cut to
+ * Temporal's limit; `mirror`: to the runtime Kyma too.
+ */
+export function writeStatusStep(status: KymaStatusInput, channel: string | undefined, mirror = false): KymaStep {
   const listed = status.modules ?? [];
   const modules = fitKeywordList(listed.map((m) => m.name));
   const inError = fitKeywordList(listed.filter((m) => m.state === 'Error').map((m) => m.name));
@@ -244,6 +247,7 @@ export function writeStatusStep(status: KymaStatusInput, channel: string | undef
       inError: inError.values,
       versions: versions.values,
     },
+    ...(mirror ? { mirror } : {}),
   };
 }
 

@@ -35,8 +35,9 @@ export type KymaStep =
   /**
    * `searchAttributes.omitted`: modules left out of `Modules` to keep it within Temporal's limit;
    * `inError` (`ModulesInError`) and `versions` (`ModuleVersions`, `greeter@1.1.0`) likewise cut.
+   * `mirror`: the status goes to the runtime Kyma too, for its users.
    */
-  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: SearchAttributeValues }
+  | { kind: 'writeStatus'; status: KymaStatusInput; searchAttributes: SearchAttributeValues; mirror?: true }
   /** Tell the module's rollout how it stands at the version it admitted. */
   | { kind: 'rolloutReport'; module: string; channel: string; report: Omit<RolloutReport, 'kyma'> }
   /** Tell the module's rollout that this Kyma holds the module until it admits `version` (see `rolloutMissing`). */
@@ -47,8 +48,6 @@ export type KymaStep =
   | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec; onlyIfServed?: true }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
   | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
-  /** The status, for the runtime Kyma's users. */
-  | { kind: 'writeRuntimeStatus'; status: KymaStatusInput }
   /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */
   | { kind: 'cleanRuntime' }
   /** `wakeAt`: load again at this (workflow) time, when a held upgrade's maintenance window opens. */
@@ -72,7 +71,6 @@ export type KymaAction = Extract<
       | 'startRollout'
       | 'syncRuntime'
       | 'syncCatalog'
-      | 'writeRuntimeStatus'
       | 'cleanRuntime';
   }
 >;
@@ -83,7 +81,7 @@ export type KymaOutcome =
   | { kind: 'resolve'; value: Resolution[] }
   | { kind: 'syncRuntime'; value: RuntimeKymaSync | { failure: Readiness } }
   | { kind: 'syncCatalog'; value: CatalogSync | { failure: Readiness } }
-  | { kind: 'writeRuntimeStatus' | 'cleanRuntime'; failure?: Readiness }
+  | { kind: 'cleanRuntime'; failure?: Readiness }
   /** `missing`: the rollout could not be told, as no workflow runs for it. */
   | { kind: 'awaitRollout'; missing: boolean }
   | { kind: 'addFinalizer' | 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' };

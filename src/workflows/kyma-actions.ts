@@ -77,11 +77,6 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
             .catch((err: unknown) => ({ failure: failureOf(err) }));
           return { kind: a.kind, value };
         }
-        case 'writeRuntimeStatus':
-          return runtimeKcp.writeRuntimeStatus({ kyma, status: a.status }).then(
-            () => ({ kind: a.kind }),
-            (err: unknown) => ({ kind: a.kind, failure: failureOf(err) }),
-          );
         case 'cleanRuntime':
           return runtime.cleanRuntime({ kyma, uid }).then(
             () => ({ kind: a.kind }),

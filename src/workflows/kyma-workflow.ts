@@ -83,9 +83,9 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         return await moduleSteps.runLocally(w.started);
       case 'write': {
         // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
-        await writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at });
+        const done = await writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at });
         if (w.status && w.writes.status) announce(w.writes.status, w.status.searchAttributes);
-        return undefined;
+        return done;
       }
     }
   }

@@ -27,7 +27,7 @@ describe('cost by concern', () => {
   it('counts history events and API requests for the per-runtime work they belong to', () => {
     expect(concernOfEvent('activity installModule')).toBe('install');
     expect(concernOfEvent('activity syncRuntimeCatalog')).toBe('catalog sync');
-    expect(concernOfEvent('local activity writeRuntimeStatus')).toBe('status writes');
+    expect(concernOfEvent('local activity writeKymaChanges')).toBe('status writes');
     expect(concernOfEvent('signal kymaChanged')).toBe('watches and signals');
     expect(concernOfEvent('workflow task')).toBe('workflow tasks and run bookkeeping');
     expect(concernOfRequest('cluster-3 APPLY moduletemplates ')).toBe('catalog sync');
