@@ -315,10 +315,39 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     });
   }
 
+  /**
+   * The catalog this Kyma may see, in its runtime: copies written only where their digest
+   * differs from what the runtime holds, copies it may no longer see removed. `full` reads
+   * what the runtime holds (and applies the CRDs again); otherwise this worker's memo of what
+   * it wrote stands in for it.
+   */
+  async function syncRuntimeCatalog({
+    kyma,
+    uid,
+    visibility,
+    full,
+    after,
+  }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
+    const [templates, metas] = await Promise.all([
+      cache.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', kyma.namespace),
+      cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', kyma.namespace),
+    ]);
+    const desired = runtimeCatalog(templates, metas, visibility, RUNTIME_CATALOG_NAMESPACE);
+    const memoKey = `${kyma.namespace}/${kyma.name}/${uid}`;
+    return await onTarget(targets, { ...kyma, remote: true }, async (client) => {
+      if (await setup.isControlPlane(client)) return { applied: 0, deleted: 0, foreign: 0 };
+      // Made again, the runtime is read in full.
+      return await setup.rebootstrappedOnce(client, (again) =>
+        syncCatalog(setup, client, written, { memoKey, desired, after, read: again || full, full }),
+      );
+    });
+  }
+
   return {
     /**
      * Makes sure the runtime Kyma exists and carries what changed in the control-plane Kyma
-     * since the last sync; returns its spec (the modules its users want).
+     * since the last sync; returns its spec (the modules its users want). A bootstrap syncs the
+     * catalog in full too, once the runtime Kyma is this Kyma's.
      */
     async syncRuntimeKyma(input: SyncRuntimeKymaInput): Promise<RuntimeKymaSync> {
       const { kyma } = input;
@@ -333,30 +362,13 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
       });
       // Absent: nothing is known of the runtime's spec yet, and nothing recorded of it changes.
       if (result.kind !== 'absent') await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
-      return result;
+      const b = input.bootstrap;
+      if (!b || result.kind !== 'synced') return result;
+      const catalog = await syncRuntimeCatalog({ kyma, uid: input.uid, ...b, full: true });
+      return { ...result, catalog };
     },
 
-    /**
-     * The catalog this Kyma may see, in its runtime: copies written only where their digest
-     * differs from what the runtime holds, copies it may no longer see removed. `full` reads
-     * what the runtime holds (and applies the CRDs again); otherwise this worker's memo of what
-     * it wrote stands in for it.
-     */
-    async syncRuntimeCatalog({ kyma, uid, visibility, full, after }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
-      const [templates, metas] = await Promise.all([
-        cache.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', kyma.namespace),
-        cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', kyma.namespace),
-      ]);
-      const desired = runtimeCatalog(templates, metas, visibility, RUNTIME_CATALOG_NAMESPACE);
-      const memoKey = `${kyma.namespace}/${kyma.name}/${uid}`;
-      return await onTarget(targets, { ...kyma, remote: true }, async (client) => {
-        if (await setup.isControlPlane(client)) return { applied: 0, deleted: 0, foreign: 0 };
-        // Made again, the runtime is read in full.
-        return await setup.rebootstrappedOnce(client, (again) =>
-          syncCatalog(setup, client, written, { memoKey, desired, after, read: again || full, full }),
-        );
-      });
-    },
+    syncRuntimeCatalog,
 
     /**
      * The Kyma is going: its runtime Kyma, the synced catalog, then each of our CRDs that no

@@ -25,11 +25,17 @@ export interface SyncRuntimeKymaInput {
    * plane's spec, which the runtime Kyma is then made with.
    */
   onlyIfServed?: true;
+  /**
+   * The bootstrap of a runtime found absent, as an activity of its own that runs beside the
+   * modules' installs: with the runtime Kyma made, the catalog this Kyma may see synced in full
+   * too (`catalog` in the answer).
+   */
+  bootstrap?: { visibility: Visibility; after: number };
 }
 
 export type RuntimeKymaSync =
-  /** The runtime Kyma's spec, after the control plane's changes went into it. */
-  | { kind: 'synced'; spec: RuntimeSpec; created: boolean }
+  /** The runtime Kyma's spec, after the control plane's changes went into it; `catalog`: synced with a bootstrap. */
+  | { kind: 'synced'; spec: RuntimeSpec; created: boolean; catalog?: CatalogSync }
   /** The kubeconfig names the control-plane cluster itself: it gets no runtime side. */
   | { kind: 'controlPlane' }
   /** The runtime Kyma belongs to another control-plane Kyma (a shared cluster): this one keeps its own spec. */

@@ -21,6 +21,18 @@ export interface RuntimeSynced {
   resolve: boolean;
 }
 
+/** The Kyma as its modules follow the runtime's spec, if there is one: mandatory modules are those it does not list (whatever the control plane's lists). */
+function followedSnapshot(snapshot: KymaSnapshot, spec: RuntimeSpec | undefined): KymaSnapshot {
+  if (!spec) return snapshot;
+  const listed = new Set(spec.modules.map((m) => m.name));
+  const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
+  return {
+    ...snapshot,
+    channel: spec.channel || snapshot.channel,
+    modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))],
+  };
+}
+
 export class KymaRuntimeSide {
   /** As far as it was synced (carried across continue-as-new). */
   state: RuntimeSide = { catalog: 'full' };
@@ -28,8 +40,8 @@ export class KymaRuntimeSide {
   private retryRuntimeAt?: number;
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
-  /** The last syncRuntime step is the bootstrap of a runtime found absent. */
-  private bootstrapping = false;
+  /** The last syncRuntime step is the bootstrap of a runtime found absent, with its catalog for this visibility. */
+  private bootstrapping?: Visibility;
 
   constructor(carried?: RuntimeSide) {
     if (carried) this.state = { ...carried, catalog: carried.catalog ?? 'changed' };
@@ -63,15 +75,20 @@ export class KymaRuntimeSide {
   /**
    * The step that makes sure of the runtime Kyma, with what changed in the control plane since
    * the last one. A runtime never synced is only read (`onlyIfServed`): a new one is made after
-   * the resolution (`bootstrapDue`), so that its modules need not wait for our CRDs there.
+   * the resolution (`bootstrapDue`), with its catalog, beside the modules' installs, so that
+   * they need not wait for our CRDs there.
    */
   sync(snapshot: KymaSnapshot): KymaStep {
     const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
     this.syncing = controlPlane;
-    this.bootstrapping = Boolean(this.state.bootstrap);
+    this.bootstrapping = this.state.bootstrap ? snapshot.visibility : undefined;
     delete this.state.bootstrap;
     const { before, known, mode } = this.state;
-    const ask = !this.bootstrapping && !mode && !known ? { onlyIfServed: true as const } : {};
+    const ask = this.bootstrapping
+      ? { bootstrap: { visibility: this.bootstrapping, after: this.state.catalogSyncs ?? 0 } }
+      : !mode && !known
+        ? { onlyIfServed: true as const }
+        : {};
     return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}), ...ask };
   }
 
@@ -101,8 +118,9 @@ export class KymaRuntimeSide {
     const steps: KymaStep[] = [];
     let rewrite = false;
     // After a bootstrap the modules were resolved already for the spec it made the runtime Kyma with.
-    const resolve = !this.bootstrapping || ('kind' in result && result.kind === 'synced' && !result.created);
-    this.bootstrapping = false;
+    const bootstrapped = this.bootstrapping;
+    const resolve = !bootstrapped || ('kind' in result && result.kind === 'synced' && !result.created);
+    this.bootstrapping = undefined;
     if ('failure' in result) {
       rt.problem = result.failure;
     } else if (result.kind === 'absent') {
@@ -122,6 +140,11 @@ export class KymaRuntimeSide {
           rewrite = true;
           rt.catalog = 'full';
         }
+        // A bootstrap synced it in full already.
+        if (bootstrapped && result.catalog) {
+          delete rt.catalog;
+          this.catalogSynced(result.catalog, bootstrapped);
+        }
       } else {
         delete rt.before;
         delete rt.known;
@@ -139,18 +162,7 @@ export class KymaRuntimeSide {
         );
       }
     }
-    let followed = snapshot;
-    const spec = rt.mode === 'synced' ? rt.known : undefined;
-    if (spec) {
-      // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
-      const listed = new Set(spec.modules.map((m) => m.name));
-      const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
-      followed = {
-        ...snapshot,
-        channel: spec.channel || snapshot.channel,
-        modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))],
-      };
-    }
+    const followed = followedSnapshot(snapshot, rt.mode === 'synced' ? rt.known : undefined);
     if (rt.catalogVisibility !== JSON.stringify(snapshot.visibility)) rt.catalog ??= 'changed';
     if (rt.catalogFailed) {
       rt.catalog = 'full';

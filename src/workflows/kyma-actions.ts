@@ -58,8 +58,9 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
             .catch(() => undefined);
           return { kind: a.kind };
         case 'syncRuntime': {
-          const { controlPlane: spec, before, known, onlyIfServed } = a;
-          const value = await runtimeKcp
+          const { controlPlane: spec, before, known, onlyIfServed, bootstrap } = a;
+          // A bootstrap (with the catalog) is an activity of its own, so that the installs go meanwhile.
+          const value = await (bootstrap ? runtime : runtimeKcp)
             .syncRuntimeKyma({
               kyma,
               uid,
@@ -67,6 +68,7 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
               ...(before ? { before } : {}),
               ...(known ? { known } : {}),
               ...(onlyIfServed ? { onlyIfServed } : {}),
+              ...(bootstrap ? { bootstrap } : {}),
             })
             .catch((err: unknown) => ({ failure: failureOf(err) }));
           return { kind: a.kind, value };

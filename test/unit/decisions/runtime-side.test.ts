@@ -218,28 +218,36 @@ describe('KymaState with a runtime', () => {
     expect(find(t, 'writeStatus')).toMatchObject({ mirror: true });
   });
 
-  it("installs a new runtime's modules (its cluster serves no Kyma yet) while it bootstraps the runtime Kyma from the same spec", () => {
+  it("installs a new runtime's modules (its cluster serves no Kyma yet) while it bootstraps the runtime Kyma from the same spec, with its catalog", () => {
     const st = new KymaState({ settings: SETTINGS });
-    const t = untilWait(st, snapshot([spec('greeter')]), { runtimes: [{ kind: 'absent' }] });
-    expect(kinds(t)).toEqual([
-      'load',
-      'syncRuntime',
-      'resolve',
-      'dispatch',
-      'syncRuntime',
-      'syncCatalog',
-      'writeStatus',
-      'wait',
-    ]);
+    const load = snapshot([spec('greeter')]);
+    const t = untilWait(st, load, {
+      runtimes: [
+        { kind: 'absent' },
+        {
+          kind: 'synced',
+          spec: rspec('regular', 'greeter'),
+          created: true,
+          catalog: { applied: 2, deleted: 0, foreign: 0 },
+        },
+      ],
+    });
+    expect(kinds(t)).toEqual(['load', 'syncRuntime', 'resolve', 'dispatch', 'syncRuntime', 'writeStatus', 'wait']);
     const [asked, bootstrap] = t.filter((s) => s.kind === 'syncRuntime');
     expect(asked).toMatchObject({ onlyIfServed: true, controlPlane: rspec('regular', 'greeter') });
-    expect(bootstrap).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
+    expect(bootstrap).toEqual({
+      kind: 'syncRuntime',
+      controlPlane: rspec('regular', 'greeter'),
+      bootstrap: { visibility: load.visibility, after: 0 },
+    });
     expect(find(t, 'resolve')?.snapshot.modules.map((m) => m.name)).toEqual(['greeter']);
-    expect(find(t, 'syncCatalog')).toMatchObject({ full: true });
-    // Synced once, a runtime is asked for as it is, bootstrapped again if need be.
+    expect(find(t, 'writeStatus')).toMatchObject({ mirror: true });
+    // Synced once, a runtime is asked for as it is, bootstrapped again if need be; its catalog counts as synced.
     st.changed();
-    const again = untilWait(st, snapshot([spec('greeter')]));
+    st.catalogChanged();
+    const again = untilWait(st, load);
     expect(find(again, 'syncRuntime')).not.toHaveProperty('onlyIfServed');
+    expect(find(again, 'syncCatalog')).toMatchObject({ full: false, after: 1 });
   });
 
   it('resolves again after the bootstrap when it found a runtime Kyma there (made meanwhile), and follows its spec', () => {
