@@ -61,11 +61,6 @@ function unlessGone<T>(value: T): (err: unknown) => T {
   };
 }
 
-/** Whether the cluster serves the Kyma kind (our CRDs were applied there, by us or another Kyma sharing it). */
-async function servesKyma(client: KubeClient): Promise<boolean> {
-  return await client.path(API_VERSION, 'Kyma').then(() => true, unlessGone(false));
-}
-
 const getRuntimeKyma = (client: KubeClient) =>
   client.get<RuntimeKyma>(API_VERSION, 'Kyma', RUNTIME_KYMA.name, RUNTIME_KYMA.namespace);
 const ownerOf = (k: RuntimeKyma) => k.metadata.annotations?.[CONTROL_PLANE_KYMA_ANNOTATION];
@@ -315,60 +310,46 @@ export function runtimeActivities(kcp: KubeClient, cache: ObjectCache, targets: 
     });
   }
 
-  /**
-   * The catalog this Kyma may see, in its runtime: copies written only where their digest
-   * differs from what the runtime holds, copies it may no longer see removed. `full` reads
-   * what the runtime holds (and applies the CRDs again); otherwise this worker's memo of what
-   * it wrote stands in for it.
-   */
-  async function syncRuntimeCatalog({
-    kyma,
-    uid,
-    visibility,
-    full,
-    after,
-  }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
-    const [templates, metas] = await Promise.all([
-      cache.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', kyma.namespace),
-      cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', kyma.namespace),
-    ]);
-    const desired = runtimeCatalog(templates, metas, visibility, RUNTIME_CATALOG_NAMESPACE);
-    const memoKey = `${kyma.namespace}/${kyma.name}/${uid}`;
-    return await onTarget(targets, { ...kyma, remote: true }, async (client) => {
-      if (await setup.isControlPlane(client)) return { applied: 0, deleted: 0, foreign: 0 };
-      // Made again, the runtime is read in full.
-      return await setup.rebootstrappedOnce(client, (again) =>
-        syncCatalog(setup, client, written, { memoKey, desired, after, read: again || full, full }),
-      );
-    });
-  }
-
   return {
     /**
      * Makes sure the runtime Kyma exists and carries what changed in the control-plane Kyma
-     * since the last sync; returns its spec (the modules its users want). A bootstrap syncs the
-     * catalog in full too, once the runtime Kyma is this Kyma's.
+     * since the last sync; returns its spec (the modules its users want).
      */
     async syncRuntimeKyma(input: SyncRuntimeKymaInput): Promise<RuntimeKymaSync> {
       const { kyma } = input;
       const me = `${kyma.namespace}/${kyma.name}`;
       const result = await onTarget(targets, { ...kyma, remote: true }, async (client): Promise<RuntimeKymaSync> => {
         if (await setup.isControlPlane(client)) return { kind: 'controlPlane' };
-        if (input.onlyIfServed && !(await servesKyma(client))) return { kind: 'absent' };
         return await setup.rebootstrappedOnce(client, async () => {
           await setup.bootstrap(client);
           return await ensureRuntimeKyma(client, input, me);
         });
       });
-      // Absent: nothing is known of the runtime's spec yet, and nothing recorded of it changes.
-      if (result.kind !== 'absent') await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
-      const b = input.bootstrap;
-      if (!b || result.kind !== 'synced') return result;
-      const catalog = await syncRuntimeCatalog({ kyma, uid: input.uid, ...b, full: true });
-      return { ...result, catalog };
+      await recordRuntimeSpec(input, result.kind === 'synced' ? result.spec : undefined);
+      return result;
     },
 
-    syncRuntimeCatalog,
+    /**
+     * The catalog this Kyma may see, in its runtime: copies written only where their digest
+     * differs from what the runtime holds, copies it may no longer see removed. `full` reads
+     * what the runtime holds (and applies the CRDs again); otherwise this worker's memo of what
+     * it wrote stands in for it.
+     */
+    async syncRuntimeCatalog({ kyma, uid, visibility, full, after }: SyncRuntimeCatalogInput): Promise<CatalogSync> {
+      const [templates, metas] = await Promise.all([
+        cache.list<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', kyma.namespace),
+        cache.list<ModuleReleaseMeta & KubeObject>(API_VERSION, 'ModuleReleaseMeta', kyma.namespace),
+      ]);
+      const desired = runtimeCatalog(templates, metas, visibility, RUNTIME_CATALOG_NAMESPACE);
+      const memoKey = `${kyma.namespace}/${kyma.name}/${uid}`;
+      return await onTarget(targets, { ...kyma, remote: true }, async (client) => {
+        if (await setup.isControlPlane(client)) return { applied: 0, deleted: 0, foreign: 0 };
+        // Made again, the runtime is read in full.
+        return await setup.rebootstrappedOnce(client, (again) =>
+          syncCatalog(setup, client, written, { memoKey, desired, after, read: again || full, full }),
+        );
+      });
+    },
 
     /**
      * The Kyma is going: its runtime Kyma, the synced catalog, then each of our CRDs that no

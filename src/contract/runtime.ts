@@ -19,29 +19,15 @@ export interface SyncRuntimeKymaInput {
   before?: RuntimeSpec;
   /** The runtime Kyma's spec as last read: a runtime Kyma deleted by hand comes back with it. */
   known?: RuntimeSpec;
-  /**
-   * A runtime never synced: when its cluster serves no Kyma yet (so no runtime Kyma, no users'
-   * spec), answer `absent` and make nothing; the modules install meanwhile from the control
-   * plane's spec, which the runtime Kyma is then made with.
-   */
-  onlyIfServed?: true;
-  /**
-   * The bootstrap of a runtime found absent, as an activity of its own that runs beside the
-   * modules' installs: with the runtime Kyma made, the catalog this Kyma may see synced in full
-   * too (`catalog` in the answer).
-   */
-  bootstrap?: { visibility: Visibility; after: number };
 }
 
 export type RuntimeKymaSync =
-  /** The runtime Kyma's spec, after the control plane's changes went into it; `catalog`: synced with a bootstrap. */
-  | { kind: 'synced'; spec: RuntimeSpec; created: boolean; catalog?: CatalogSync }
+  /** The runtime Kyma's spec, after the control plane's changes went into it. */
+  | { kind: 'synced'; spec: RuntimeSpec; created: boolean }
   /** The kubeconfig names the control-plane cluster itself: it gets no runtime side. */
   | { kind: 'controlPlane' }
   /** The runtime Kyma belongs to another control-plane Kyma (a shared cluster): this one keeps its own spec. */
-  | { kind: 'taken'; owner: string }
-  /** Asked `onlyIfServed`: the cluster serves no Kyma yet; nothing was made there. */
-  | { kind: 'absent' };
+  | { kind: 'taken'; owner: string };
 
 export interface WriteRuntimeStatusInput {
   kyma: KymaRef;
@@ -81,9 +67,7 @@ export interface CleanRuntimeInput {
  * (`known`), what went wrong last, and what of its catalog is to be synced.
  */
 export interface RuntimeSide {
-  mode?: Exclude<RuntimeKymaSync['kind'], 'absent'>;
-  /** The runtime was found `absent`: its runtime Kyma is to be made, after the resolution. */
-  bootstrap?: true;
+  mode?: RuntimeKymaSync['kind'];
   before?: RuntimeSpec;
   known?: RuntimeSpec;
   problem?: Readiness;

@@ -17,20 +17,6 @@ export interface RuntimeSynced {
   steps: KymaStep[];
   /** The status is to be written again, changed or not (the runtime is back, or its Kyma new). */
   rewrite: boolean;
-  /** The modules are to be resolved for `snapshot` (not after a bootstrap that made the spec they were resolved for). */
-  resolve: boolean;
-}
-
-/** The Kyma as its modules follow the runtime's spec, if there is one: mandatory modules are those it does not list (whatever the control plane's lists). */
-function followedSnapshot(snapshot: KymaSnapshot, spec: RuntimeSpec | undefined): KymaSnapshot {
-  if (!spec) return snapshot;
-  const listed = new Set(spec.modules.map((m) => m.name));
-  const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
-  return {
-    ...snapshot,
-    channel: spec.channel || snapshot.channel,
-    modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))],
-  };
 }
 
 export class KymaRuntimeSide {
@@ -40,8 +26,6 @@ export class KymaRuntimeSide {
   private retryRuntimeAt?: number;
   /** The control-plane spec sent with the last syncRuntime step. */
   private syncing?: RuntimeSpec;
-  /** The last syncRuntime step is the bootstrap of a runtime found absent, with its catalog for this visibility. */
-  private bootstrapping?: Visibility;
 
   constructor(carried?: RuntimeSide) {
     if (carried) this.state = { ...carried, catalog: carried.catalog ?? 'changed' };
@@ -72,39 +56,12 @@ export class KymaRuntimeSide {
     if (this.state.cleanup === 'failed') delete this.state.cleanup;
   }
 
-  /**
-   * The step that makes sure of the runtime Kyma, with what changed in the control plane since
-   * the last one. A runtime never synced is only read (`onlyIfServed`): a new one is made after
-   * the resolution (`bootstrapDue`), with its catalog, beside the modules' installs, so that
-   * they need not wait for our CRDs there.
-   */
+  /** The step that makes sure of the runtime Kyma, with what changed in the control plane since the last one. */
   sync(snapshot: KymaSnapshot): KymaStep {
     const controlPlane = { channel: snapshot.channel, modules: snapshot.modules.filter((m) => !m.mandatory) };
     this.syncing = controlPlane;
-    this.bootstrapping = this.state.bootstrap ? snapshot.visibility : undefined;
-    delete this.state.bootstrap;
-    const { before, known, mode } = this.state;
-    const ask = this.bootstrapping
-      ? { bootstrap: { visibility: this.bootstrapping, after: this.state.catalogSyncs ?? 0 } }
-      : !mode && !known
-        ? { onlyIfServed: true as const }
-        : {};
-    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}), ...ask };
-  }
-
-  /** A runtime found absent is to be bootstrapped: its runtime Kyma made, after the resolution. */
-  get bootstrapDue(): boolean {
-    return Boolean(this.state.bootstrap);
-  }
-
-  /** Whether a step is due after the resolution: a new runtime's Kyma, or its catalog. */
-  get dueAfterResolution(): boolean {
-    return this.bootstrapDue || this.catalogDue;
-  }
-
-  /** The step due after a resolution: a new runtime's Kyma, else the catalog's sync. */
-  afterResolution(snapshot: KymaSnapshot): KymaStep {
-    return this.bootstrapDue ? this.sync(snapshot) : this.syncCatalog(snapshot.visibility);
+    const { before, known } = this.state;
+    return { kind: 'syncRuntime', controlPlane, ...(before ? { before } : {}), ...(known ? { known } : {}) };
   }
 
   /**
@@ -117,16 +74,8 @@ export class KymaRuntimeSide {
     const rt = this.state;
     const steps: KymaStep[] = [];
     let rewrite = false;
-    // After a bootstrap the modules were resolved already for the spec it made the runtime Kyma with.
-    const bootstrapped = this.bootstrapping;
-    const resolve = !bootstrapped || ('kind' in result && result.kind === 'synced' && !result.created);
-    this.bootstrapping = undefined;
     if ('failure' in result) {
       rt.problem = result.failure;
-    } else if (result.kind === 'absent') {
-      if (rt.problem) rewrite = true;
-      delete rt.problem;
-      rt.bootstrap = true;
     } else {
       // Back after a failure: its status is written again, changed or not.
       if (rt.problem) rewrite = true;
@@ -139,11 +88,6 @@ export class KymaRuntimeSide {
         if (result.created) {
           rewrite = true;
           rt.catalog = 'full';
-        }
-        // A bootstrap synced it in full already.
-        if (bootstrapped && result.catalog) {
-          delete rt.catalog;
-          this.catalogSynced(result.catalog, bootstrapped);
         }
       } else {
         delete rt.before;
@@ -162,14 +106,25 @@ export class KymaRuntimeSide {
         );
       }
     }
-    const followed = followedSnapshot(snapshot, rt.mode === 'synced' ? rt.known : undefined);
+    let followed = snapshot;
+    const spec = rt.mode === 'synced' ? rt.known : undefined;
+    if (spec) {
+      // Mandatory modules are those the runtime's spec does not list (whatever the control plane's lists).
+      const listed = new Set(spec.modules.map((m) => m.name));
+      const mandatory = snapshot.mandatoryModules ?? snapshot.modules.filter((m) => m.mandatory);
+      followed = {
+        ...snapshot,
+        channel: spec.channel || snapshot.channel,
+        modules: [...spec.modules, ...mandatory.filter((m) => !listed.has(m.name))],
+      };
+    }
     if (rt.catalogVisibility !== JSON.stringify(snapshot.visibility)) rt.catalog ??= 'changed';
     if (rt.catalogFailed) {
       rt.catalog = 'full';
       delete rt.catalogFailed;
     }
     // The catalog, when due, is synced after the resolution (`catalogDue`): the modules need not wait for it.
-    return { snapshot: followed, steps, rewrite, resolve };
+    return { snapshot: followed, steps, rewrite };
   }
 
   /** Whether the runtime holds a catalog that is to be synced (the Kyma says when it may be). */

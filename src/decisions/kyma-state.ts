@@ -194,7 +194,7 @@ export class KymaState {
   awake(): boolean {
     if (this.needsLoad || this.queue.length > 0) return true;
     if (this.gate.admittedPending && this.phase === 'normal') return true;
-    if (this.runtimeDue()) return true;
+    if (this.catalogDue()) return true;
     if (this.phase === 'gone') return Object.keys(this.desired).length === 0;
     return this.phase === 'normal' && this.statusDirty;
   }
@@ -283,12 +283,12 @@ export class KymaState {
    */
   runtimeSynced(result: RuntimeKymaSync | { failure: Readiness }): void {
     if (!this.snapshot) return;
-    const { snapshot, steps, rewrite, resolve } = this.runtimeSide.synced(result, this.snapshot);
+    const { snapshot, steps, rewrite } = this.runtimeSide.synced(result, this.snapshot);
     if (rewrite) this.lastStatus = '';
     this.snapshot = snapshot;
     this.queue.push(...steps);
     this.statusDirty = true;
-    if (resolve) this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
+    this.queue.push({ kind: 'resolve', snapshot, ...seenField(this.seen) });
   }
 
   /** The Secret names another cluster now, and the modules were told: `modules` may have objects in the one before. */
@@ -301,9 +301,9 @@ export class KymaState {
     this.statusDirty = true;
   }
 
-  /** Whether a new runtime's Kyma or its catalog is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
-  private runtimeDue(): boolean {
-    return this.runtimeSide.dueAfterResolution && this.phase === 'normal' && !this.snapshot?.deleting;
+  /** Whether a catalog sync is due now (never while the Kyma is being deleted: its catalog goes with the clean-up). */
+  private catalogDue(): boolean {
+    return this.runtimeSide.catalogDue && this.phase === 'normal' && !this.snapshot?.deleting;
   }
 
   /** What the catalog sync did, or why it could not (tried again on the next change or the drift timer). */
@@ -463,9 +463,9 @@ export class KymaState {
           this.queue.push(this.target.deletedEvent(), { kind: 'removeFinalizer' }, { kind: 'end' });
           return;
         }
-        // A new runtime's Kyma, then the catalog, after the resolution (the modules install
-        // meanwhile); the status after the catalog, so that it shows a sync that failed.
-        if (this.runtimeDue()) return void this.queue.push(this.runtimeSide.afterResolution(this.snapshot!));
+        // The catalog after the resolution (the modules install meanwhile), and the status after
+        // the catalog, so that it shows a sync that failed.
+        if (this.catalogDue()) return void this.queue.push(this.runtimeSide.syncCatalog(this.snapshot!.visibility));
         this.writeStatus();
         this.queue.push({ kind: 'wait', driftMs: this.settings.driftIntervalMs, ...this.wakeAt() });
     }

@@ -45,14 +45,7 @@ export type KymaStep =
   /** The channel has no rollout: start one for `version` (as the bridge would have), then tell it this Kyma waits. */
   | { kind: 'startRollout'; module: string; channel: string; version: string }
   /** The runtime Kyma: made sure of, with what changed in the control plane since `before`; its spec is what the runtime wants. */
-  | {
-      kind: 'syncRuntime';
-      controlPlane: RuntimeSpec;
-      before?: RuntimeSpec;
-      known?: RuntimeSpec;
-      onlyIfServed?: true;
-      bootstrap?: { visibility: Visibility; after: number };
-    }
+  | { kind: 'syncRuntime'; controlPlane: RuntimeSpec; before?: RuntimeSpec; known?: RuntimeSpec }
   /** The module catalog this Kyma may see, into its runtime (`full`: read what the runtime holds). */
   | { kind: 'syncCatalog'; visibility: Visibility; full: boolean; after: number }
   /** The Kyma is going and its modules are gone: its runtime Kyma, catalog and CRDs go too. */

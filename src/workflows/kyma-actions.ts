@@ -58,17 +58,14 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
             .catch(() => undefined);
           return { kind: a.kind };
         case 'syncRuntime': {
-          const { controlPlane: spec, before, known, onlyIfServed, bootstrap } = a;
-          // A bootstrap (with the catalog) is an activity of its own, so that the installs go meanwhile.
-          const value = await (bootstrap ? runtime : runtimeKcp)
+          const { controlPlane: spec, before, known } = a;
+          const value = await runtimeKcp
             .syncRuntimeKyma({
               kyma,
               uid,
               controlPlane: spec,
               ...(before ? { before } : {}),
               ...(known ? { known } : {}),
-              ...(onlyIfServed ? { onlyIfServed } : {}),
-              ...(bootstrap ? { bootstrap } : {}),
             })
             .catch((err: unknown) => ({ failure: failureOf(err) }));
           return { kind: a.kind, value };

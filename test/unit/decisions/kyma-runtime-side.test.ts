@@ -36,12 +36,7 @@ describe('the runtime side of a Kyma', () => {
     () => {
       const rt = new KymaRuntimeSide();
       const s = snapshot([spec('greeter'), spec('base', { mandatory: true })]);
-      // Never synced: only read, should its cluster serve no Kyma yet.
-      expect(rt.sync(s)).toEqual({
-        kind: 'syncRuntime',
-        controlPlane: rspec('regular', 'greeter'),
-        onlyIfServed: true,
-      });
+      expect(rt.sync(s)).toEqual({ kind: 'syncRuntime', controlPlane: rspec('regular', 'greeter') });
       const out = rt.synced({ kind: 'synced', spec: rspec('fast', 'counter'), created: true }, s);
       expect(out.snapshot).toMatchObject({
         channel: 'fast',

@@ -165,9 +165,7 @@ const ok = (name: string): Resolution => ({
   module: mod('1.0.0', { name, template: { name: `${name}-1.0.0`, namespace: 'kcp', generation: 1 } }),
 });
 
-type RuntimeAnswer = Parameters<KymaState['runtimeSynced']>[0];
-/** `runtimes`: the answers of the first syncs, in turn; then `runtime`, else a sync that found or made the runtime Kyma. */
-type Answers = { runtime?: RuntimeAnswer; runtimes?: RuntimeAnswer[]; catalogFails?: boolean; cleanFails?: boolean };
+type Answers = { runtime?: Parameters<KymaState['runtimeSynced']>[0]; catalogFails?: boolean; cleanFails?: boolean };
 
 function untilWait(st: KymaState, load: KymaSnapshot, a: Answers = {}): KymaStep[] {
   const trace: KymaStep[] = [];
@@ -176,10 +174,7 @@ function untilWait(st: KymaState, load: KymaSnapshot, a: Answers = {}): KymaStep
     trace.push(step);
     if (step.kind === 'load') st.loaded(load);
     else if (step.kind === 'syncRuntime')
-      st.runtimeSynced(
-        a.runtimes?.shift() ??
-          a.runtime ?? { kind: 'synced', spec: step.known ?? step.controlPlane, created: !step.known },
-      );
+      st.runtimeSynced(a.runtime ?? { kind: 'synced', spec: step.known ?? step.controlPlane, created: !step.known });
     else if (step.kind === 'syncCatalog')
       st.catalogSynced(
         a.catalogFails
@@ -216,63 +211,6 @@ describe('KymaState with a runtime', () => {
     );
     // The runtime's users read it too: written with it.
     expect(find(t, 'writeStatus')).toMatchObject({ mirror: true });
-  });
-
-  it("installs a new runtime's modules (its cluster serves no Kyma yet) while it bootstraps the runtime Kyma from the same spec, with its catalog", () => {
-    const st = new KymaState({ settings: SETTINGS });
-    const load = snapshot([spec('greeter')]);
-    const t = untilWait(st, load, {
-      runtimes: [
-        { kind: 'absent' },
-        {
-          kind: 'synced',
-          spec: rspec('regular', 'greeter'),
-          created: true,
-          catalog: { applied: 2, deleted: 0, foreign: 0 },
-        },
-      ],
-    });
-    expect(kinds(t)).toEqual(['load', 'syncRuntime', 'resolve', 'dispatch', 'syncRuntime', 'writeStatus', 'wait']);
-    const [asked, bootstrap] = t.filter((s) => s.kind === 'syncRuntime');
-    expect(asked).toMatchObject({ onlyIfServed: true, controlPlane: rspec('regular', 'greeter') });
-    expect(bootstrap).toEqual({
-      kind: 'syncRuntime',
-      controlPlane: rspec('regular', 'greeter'),
-      bootstrap: { visibility: load.visibility, after: 0 },
-    });
-    expect(find(t, 'resolve')?.snapshot.modules.map((m) => m.name)).toEqual(['greeter']);
-    expect(find(t, 'writeStatus')).toMatchObject({ mirror: true });
-    // Synced once, a runtime is asked for as it is, bootstrapped again if need be; its catalog counts as synced.
-    st.changed();
-    st.catalogChanged();
-    const again = untilWait(st, load);
-    expect(find(again, 'syncRuntime')).not.toHaveProperty('onlyIfServed');
-    expect(find(again, 'syncCatalog')).toMatchObject({ full: false, after: 1 });
-  });
-
-  it('resolves again after the bootstrap when it found a runtime Kyma there (made meanwhile), and follows its spec', () => {
-    const st = new KymaState({ settings: SETTINGS });
-    const t = untilWait(st, snapshot([spec('greeter')]), {
-      runtimes: [{ kind: 'absent' }, { kind: 'synced', spec: rspec('regular', 'counter'), created: false }],
-    });
-    expect(kinds(t).slice(0, 6)).toEqual(['load', 'syncRuntime', 'resolve', 'dispatch', 'syncRuntime', 'resolve']);
-    expect(t.filter((s) => s.kind === 'resolve').map((s) => s.snapshot.modules.map((m) => m.name))).toEqual([
-      ['greeter'],
-      ['counter'],
-    ]);
-  });
-
-  it('never bootstraps the runtime of a Kyma deleted before it came to it', () => {
-    const st = new KymaState({ settings: SETTINGS });
-    for (let step = st.next(); step.kind !== 'resolve'; step = st.next()) {
-      if (step.kind === 'load') st.loaded(snapshot([spec('greeter')]));
-      else if (step.kind === 'syncRuntime') st.runtimeSynced({ kind: 'absent' });
-    }
-    st.resolved([ok('greeter')], 0);
-    st.changed();
-    const t = untilWait(st, snapshot([spec('greeter')], { deleting: true }));
-    expect(kinds(t)).toContain('load');
-    expect(kinds(t)).not.toContain('syncRuntime');
   });
 
   it("sends the control-plane spec of the last sync, so that only the operator's changes since reach the runtime", () => {
