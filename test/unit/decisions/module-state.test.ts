@@ -558,29 +558,33 @@ describe('ModuleState: failures and timeouts', () => {
   });
 });
 
+/** A removal's steps up to the objects' deletion, for a module that owns its default CR. */
+const TO_OBJECTS = [
+  'findBlockers',
+  'deleteDefaultCr',
+  'publish:DeletingObjects',
+  'event:DeletingObjects',
+  'deleteObjects',
+];
+
+/** An installed module whose removal begins: it was taken out of the Kyma, and its wait ended. */
+function removing(): ModuleState {
+  const st = installed();
+  st.remove();
+  st.woke({ drift: false });
+  return st;
+}
+
 describe('ModuleState: removal', () => {
   it('removes in order: default CR, objects, Manifest, then tells the Kyma', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const t = untilWait(st);
-    expect(kinds(t)).toEqual([
-      'findBlockers',
-      'deleteDefaultCr',
-      'publish:DeletingObjects',
-      'event:DeletingObjects',
-      'deleteObjects',
-      'deleteManifest',
-      'event:ModuleRemoved',
-      'finish',
-    ]);
+    expect(kinds(t)).toEqual([...TO_OBJECTS, 'deleteManifest', 'event:ModuleRemoved', 'finish']);
     expect(t[0]).toMatchObject({ exceptDefault: true, cr: { kind: 'Greeter' } });
   });
 
   it('waits while other CRs of the kind block it (Warning, as upstream), says so once, and goes on once they are gone', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const blocked = untilWait(st, { blockers: [{ count: 7, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 0 }] });
     expect(kinds(blocked)).toEqual(['findBlockers', 'publish:DeletionBlocked', 'event:DeletionBlocked', 'wait']);
     expect((blocked[1] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
@@ -601,18 +605,14 @@ describe('ModuleState: removal', () => {
   });
 
   it('is not blocked by CRs when other installations of the module share the cluster (its CRD stays)', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     expect(
       kinds(untilWait(st, { blockers: [{ count: 3, first: ['Greeter other/default'], sharedWith: 1 }] })),
     ).toContain('deleteDefaultCr');
   });
 
   it('waits until the default CR is really gone (its finalizers)', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const t = untilWait(st, { finalizers: [['example.io/cleanup']] });
     expect(kinds(t)).toEqual(['findBlockers', 'deleteDefaultCr', 'publish:WaitingForResource', 'wait']);
     st.poke();
@@ -629,20 +629,10 @@ describe('ModuleState: removal', () => {
   });
 
   it('waits while a CRD it deleted is still being deleted, says which, and looks again before it deletes the Manifest', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const crd = 'CustomResourceDefinition greeters.example.io';
     const t = untilWait(st, { objects: [{ deleted: 5, done: false, terminating: [crd] }] });
-    expect(kinds(t)).toEqual([
-      'findBlockers',
-      'deleteDefaultCr',
-      'publish:DeletingObjects',
-      'event:DeletingObjects',
-      'deleteObjects',
-      'publish:WaitingForResource',
-      'wait',
-    ]);
+    expect(kinds(t)).toEqual([...TO_OBJECTS, 'publish:WaitingForResource', 'wait']);
     expect((t[5] as Extract<ModuleStep, { kind: 'publish' }>).report.status).toMatchObject({
       state: 'Deleting',
       message: `waiting for ${crd} to be deleted`,
@@ -666,9 +656,7 @@ describe('ModuleState: removal', () => {
   });
 
   it('stops a blocked removal when the module is wanted again, and converges on the new version without touching the default CR', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     untilWait(st, { blockers: [{ count: 1, first: ['Greeter a/x'], sharedWith: 0 }] });
     st.want({ uid: 'uid-1', module: mod('1.1.0', { channel: 'fast' }) });
     expect(st.awake()).toBe(true);
@@ -680,9 +668,7 @@ describe('ModuleState: removal', () => {
   });
 
   it('shows a failed removal step as Error and starts the removal over after the next change', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const t = untilWait(st, {
       fail: { kind: 'deleteObjects', failure: { reason: 'TargetClusterUnreachable', message: 'connection refused' } },
     });
@@ -697,9 +683,7 @@ describe('ModuleState: removal', () => {
   });
 
   it('drops the deletions it had planned when the module is wanted again mid-removal, and applies it again', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     expect(st.next().kind).toBe('findBlockers');
     st.blockers(NO_BLOCKERS);
     expect(st.next().kind).toBe('deleteDefaultCr');
@@ -711,9 +695,7 @@ describe('ModuleState: removal', () => {
   });
 
   it('waits for CRs when it finds itself the last installation only while deleting (a concurrent removal)', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     const t = untilWait(st, {
       blockers: [
         { count: 2, first: ['Greeter a/x', 'Greeter b/y'], sharedWith: 1 },
@@ -722,11 +704,7 @@ describe('ModuleState: removal', () => {
       objects: [{ deleted: 3, done: false }],
     });
     expect(kinds(t)).toEqual([
-      'findBlockers',
-      'deleteDefaultCr',
-      'publish:DeletingObjects',
-      'event:DeletingObjects',
-      'deleteObjects',
+      ...TO_OBJECTS,
       'findBlockers',
       'publish:DeletionBlocked',
       'event:DeletionBlocked',
@@ -757,16 +735,7 @@ describe('ModuleState: removal', () => {
     st.installFailed({ reason: 'CrdNotEstablished', message: 'CRD not established within 20s: x' }, attempt);
     const again = new ModuleState(moduleInput({ carried: st.carry() }));
     const t = untilWait(again);
-    expect(kinds(t)).toEqual([
-      'findBlockers',
-      'deleteDefaultCr',
-      'publish:DeletingObjects',
-      'event:DeletingObjects',
-      'deleteObjects',
-      'deleteManifest',
-      'event:ModuleRemoved',
-      'finish',
-    ]);
+    expect(kinds(t)).toEqual([...TO_OBJECTS, 'deleteManifest', 'event:ModuleRemoved', 'finish']);
     expect(t.find((x) => x.kind === 'deleteObjects')).toEqual({
       kind: 'deleteObjects',
       rendered: attempt.rendered,
@@ -794,9 +763,7 @@ describe('ModuleState: removal', () => {
   });
 
   it('says which objects it left in place because they were there before the module', () => {
-    const st = installed();
-    st.remove();
-    st.woke({ drift: false });
+    const st = removing();
     for (let step = st.next(); step.kind !== 'deleteObjects'; step = st.next()) {
       if (step.kind === 'findBlockers') st.blockers(NO_BLOCKERS);
       if (step.kind === 'deleteDefaultCr') st.defaultCrDeleted(null);
