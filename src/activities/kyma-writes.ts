@@ -12,6 +12,7 @@ import { reasonOf } from '../api/reasons';
 import type { KymaWrites, KymaWritesDone } from '../contract/kyma-writes';
 import type { Readiness } from '../contract/readiness';
 import type { WriteRuntimeStatusInput } from '../contract/runtime';
+import { within } from '../infra/deadline';
 import type { ManifestWriter, SyncManifestInput } from './manifest';
 
 /** How long the runtime's copy of the status may take (the writes of the Kyma's next task wait meanwhile). */
@@ -45,24 +46,11 @@ function failureOf(err: unknown): Readiness {
   return { reason: 'Failed', message: `the runtime Kyma's status: ${(err as Error).message}` };
 }
 
-/** `p`, or a failure once `ms` passed. */
-async function within<T>(ms: number, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000}s`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The runtime's copy of the status, tried twice unless the first failure is for good; its failure, if it failed. */
 async function mirrored(write: () => Promise<void>): Promise<Readiness | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await within(RUNTIME_STATUS_DEADLINE_MS, write());
+      await within(write(), RUNTIME_STATUS_DEADLINE_MS);
       return undefined;
     } catch (err) {
       if (attempt === 2 || (err instanceof ApplicationFailure && err.nonRetryable)) return failureOf(err);

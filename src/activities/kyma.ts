@@ -31,6 +31,7 @@ import { type KubeClient } from '../k8s/rest-client';
 import type { TargetClusters } from '../k8s/target-cluster';
 import { transient } from './failure';
 import { withDowntime, type PolicyRef } from './maintenance';
+import { within } from '../infra/deadline';
 
 export interface KymaInput {
   kyma: KymaRef;
@@ -80,17 +81,6 @@ function runtimeOf(labels: Record<string, string> = {}): Record<string, string> 
 
 /** How long a load waits to learn which cluster a Kyma's Secret names. */
 const IDENTITY_WAIT_MS = 2_000;
-
-/** `p`'s value, or undefined once `ms` passed. */
-async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The annotation's switch number, when it is one. */
 function clearedUpTo(value: string | undefined): number | undefined {
@@ -182,7 +172,7 @@ async function clusterOf(
   secret: KubeObject | undefined,
 ): Promise<ClusterIdentity | undefined> {
   const identity = targets.clientOf(ref.namespace, ref.name, secret).then((c) => targets.identityOf(c));
-  return await within(IDENTITY_WAIT_MS, identity).catch(() => undefined);
+  return await within(identity, IDENTITY_WAIT_MS).catch(() => undefined);
 }
 
 /** The Kyma's spec as the workflow needs it, or null when it no longer exists. */

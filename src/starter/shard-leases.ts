@@ -17,6 +17,7 @@ import { type KubeClient } from '../k8s/rest-client';
 import { mayTake, microTime, type Lease, type LeaseSpec, type ObservedLease } from '../k8s/lease';
 import { planShards } from '../decisions/shards';
 import type { LeaseTimings } from '../infra/config';
+import { within } from '../infra/deadline';
 
 /** Leases of one set of bridges carry these labels: the set's name, its shard count, and their role. */
 const SET_LABEL = 'operator.kyma-project.io/bridge-leases';
@@ -46,23 +47,10 @@ function dnsName(s: string): string {
     .slice(0, 200);
 }
 
-/**
- * `p`, or a rejection once `ms` went by without its answer. Lease requests are given up to the
- * renew deadline, as client-go's tries are: an API server slow under load (seconds per request)
- * must not cost a replica its shards while the deadline allows a renewal; the per-shard timers
- * stop serving a shard whose renewal is overdue however long a request takes.
- */
-async function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
-  );
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+// Lease requests are given up to the renew deadline (`within`), as client-go's tries are: an API
+// server slow under load (seconds per request) must not cost a replica its shards while the
+// deadline allows a renewal; the per-shard timers stop serving a shard whose renewal is overdue
+// however long a request takes.
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
