@@ -58,13 +58,14 @@ export interface KymaRunOptions {
   maxRunning: number;
   /** When this run started (the workflow's time): it continues as new `settings.maxRunAgeMs` after. */
   runStartedAt: number;
+  /** Told each time the run turns dirty: the workflow's wait ends. */
+  woken?: () => void;
 }
 
 type KymaPhase = 'ready' | 'busy' | 'waiting' | 'stopping';
 
 export class KymaRun {
-  /** Something happened since the last `take`: the workflow's loop wakes. */
-  dirty = true;
+  private isDirty = true;
   /** When the run last asked which worker version is current (`versionCheckDue`). */
   private versionCheckedAt: number | undefined;
   readonly kyma: KymaState;
@@ -105,6 +106,16 @@ export class KymaRun {
       if (report && rebuild) reports[name] = report;
     }
     this.kyma = new KymaState({ settings: o.settings, ...(carried ? { carried: { ...carried, reports } } : {}) });
+  }
+
+  /** Something happened since the last `take`: the workflow's loop wakes (`woken`). */
+  get dirty(): boolean {
+    return this.isDirty;
+  }
+
+  set dirty(value: boolean) {
+    this.isDirty = value;
+    if (value) this.o.woken?.();
   }
 
   // ---- news ------------------------------------------------------------------------------

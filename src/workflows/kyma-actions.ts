@@ -18,48 +18,52 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
   const [kcp, tryOnce, runtimeKcp] = [lane.serial(controlPlane), lane.serial(bestEffort), lane.serial(runtimeKyma)];
   const seen = (s: { seen?: unknown }) => (s.seen ? { seen: s.seen } : {});
   const channelOf = (module: string, channel: string) => ({ namespace: kyma.namespace, module, channel });
+  // Each returns the activity's promise with one `then`: the SDK's sandbox pays for every promise
+  // workflow code makes, an `await` too (bench/workflow-promises.ts).
+  /** The outcome of an action that tells nothing back. */
+  const plain =
+    (kind: 'addFinalizer' | 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' | 'cleanRuntime') =>
+    (): KymaOutcome => ({ kind });
   return {
-    async run(a, uid) {
+    run(a, uid): Promise<KymaOutcome> {
       switch (a.kind) {
         case 'load':
-          return { kind: 'load', value: await kcp.loadKyma({ kyma, ...seen(a) }) };
+          return kcp.loadKyma({ kyma, ...seen(a) }).then((value) => ({ kind: 'load', value }));
         case 'resolve':
-          return { kind: 'resolve', value: await kcp.resolveModules({ kyma, snapshot: a.snapshot, ...seen(a) }) };
+          return kcp
+            .resolveModules({ kyma, snapshot: a.snapshot, ...seen(a) })
+            .then((value) => ({ kind: 'resolve', value }));
         case 'addFinalizer':
-          await kcp.addKymaFinalizer({ kyma, uid });
-          return { kind: a.kind };
+          return kcp.addKymaFinalizer({ kyma, uid }).then(plain(a.kind));
         case 'removeFinalizer':
-          await kcp.removeKymaFinalizer({ kyma, uid });
-          return { kind: a.kind };
+          return kcp.removeKymaFinalizer({ kyma, uid }).then(plain(a.kind));
         case 'cancelModules':
-          await kcp.deleteManifests({ kyma, modules: a.names });
-          return { kind: a.kind };
+          return kcp.deleteManifests({ kyma, modules: a.names }).then(plain(a.kind));
         case 'rolloutReport':
           // Best effort: a rollout that is gone (or not started) has nobody to tell.
-          await getExternalWorkflowHandle(rolloutWorkflowId(channelOf(a.module, a.channel)))
+          return getExternalWorkflowHandle(rolloutWorkflowId(channelOf(a.module, a.channel)))
             .signal(rolloutReport, { kyma: kyma.name, ...a.report })
-            .catch(() => undefined);
-          return { kind: a.kind };
-        case 'awaitRollout': {
-          const told = await tryOnce
+            .then(plain(a.kind), plain(a.kind));
+        case 'awaitRollout':
+          return tryOnce
             .tellRollout({ channel: channelOf(a.module, a.channel), kyma: kyma.name, version: a.version })
-            .catch(() => ({ found: true }));
-          return { kind: a.kind, missing: !told.found };
-        }
+            .then(
+              (told) => ({ kind: 'awaitRollout', missing: !told.found }),
+              () => ({ kind: 'awaitRollout', missing: false }),
+            );
         case 'startRollout':
           // Best effort: a rollout that still cannot be started is asked for again on the next resolution.
-          await tryOnce
+          return tryOnce
             .startRollout({
               channel: channelOf(a.module, a.channel),
               version: a.version,
               defaultNamespace: settings.defaultNamespace,
               waiting: kyma.name,
             })
-            .catch(() => undefined);
-          return { kind: a.kind };
+            .then(plain(a.kind), plain(a.kind));
         case 'syncRuntime': {
           const { controlPlane: spec, before, known } = a;
-          const value = await runtimeKcp
+          return runtimeKcp
             .syncRuntimeKyma({
               kyma,
               uid,
@@ -67,20 +71,21 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
               ...(before ? { before } : {}),
               ...(known ? { known } : {}),
             })
-            .catch((err: unknown) => ({ failure: failureOf(err) }));
-          return { kind: a.kind, value };
+            .then(
+              (value) => ({ kind: 'syncRuntime', value }),
+              (err: unknown) => ({ kind: 'syncRuntime', value: { failure: failureOf(err) } }),
+            );
         }
-        case 'syncCatalog': {
-          const value = await runtime
-            .syncRuntimeCatalog({ kyma, uid, visibility: a.visibility, full: a.full, after: a.after })
-            .catch((err: unknown) => ({ failure: failureOf(err) }));
-          return { kind: a.kind, value };
-        }
-        case 'cleanRuntime':
-          return runtime.cleanRuntime({ kyma, uid }).then(
-            () => ({ kind: a.kind }),
-            (err: unknown) => ({ kind: a.kind, failure: failureOf(err) }),
+        case 'syncCatalog':
+          return runtime.syncRuntimeCatalog({ kyma, uid, visibility: a.visibility, full: a.full, after: a.after }).then(
+            (value) => ({ kind: 'syncCatalog', value }),
+            (err: unknown) => ({ kind: 'syncCatalog', value: { failure: failureOf(err) } }),
           );
+        case 'cleanRuntime':
+          return runtime.cleanRuntime({ kyma, uid }).then(plain(a.kind), (err: unknown) => ({
+            kind: 'cleanRuntime',
+            failure: failureOf(err),
+          }));
       }
     },
   };

@@ -7,7 +7,7 @@
 // version it started on; it continues as new, onto the current version, when that changes, when
 // its history grows long, or when it is `maxRunAgeMs` old.
 import {
-  condition,
+  isCancellation,
   makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
@@ -29,7 +29,8 @@ import { controlPlane } from './activity-options';
 import { kymaActions } from './kyma-actions';
 import { LocalLane } from './local-lane';
 import { moduleActions } from './module-actions';
-import { Alarm, DriftTimer } from './timers';
+import { Alarm, DriftTimer, ignoreCancellation } from './timers';
+import { Wake } from './wake';
 
 /**
  * A new run starts on the current worker deployment version, whichever version this run is
@@ -44,15 +45,17 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   // Each run reads the settings of the worker version it runs on: a run that moved to a new
   // version has the settings it brought.
   const settings = await controlPlane.reconcileSettings();
+  const [drift, alarm, wake] = [new DriftTimer(), new Alarm(), new Wake()];
   const run = new KymaRun({
     kyma,
     settings,
     maxRunning: settings.moduleParallelism,
     runStartedAt: workflowInfo().runStartTime.getTime(),
     ...(input.carried ? { carried: input.carried } : {}),
+    woken: () => wake.ring(),
   });
   // The run's end: one timer, whatever else it waits for (`KLM_MAX_RUN_AGE`).
-  void sleep(Math.max(1, run.endsAt - Date.now())).then(() => (run.dirty = true));
+  void sleep(Math.max(1, run.endsAt - Date.now())).then(() => (run.dirty = true), ignoreCancellation);
   setHandler(kymaChanged, (seen) => run.changed(seen));
   setHandler(templatesChanged, (seen) => run.changed(seen));
   setHandler(catalogChanged, () => run.catalogChanged());
@@ -67,26 +70,26 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const kymaSteps = kymaActions(kyma, settings, lane);
   const moduleSteps = moduleActions(kyma, settings, lane);
   const writes = lane.serial(controlPlane);
-  const [drift, alarm] = [new DriftTimer(), new Alarm()];
   /** The search attribute values upserted last. */
   let upserted: SearchAttributeValues | undefined;
   /** A piece of work that failed in a way no state takes (a bug): the task fails, and is tried again. */
   let broken: Error | undefined;
 
-  async function perform(w: Work) {
+  /** Starts a piece of work; its promise is the activity's own and one `then` (the sandbox pays for each promise). */
+  function perform(w: Work) {
     switch (w.kind) {
       case 'kyma':
-        return await kymaSteps.run(w.action, run.kyma.uid);
+        return kymaSteps.run(w.action, run.kyma.uid);
       case 'module':
-        return await moduleSteps.run(w.started);
+        return moduleSteps.run(w.started);
       case 'modules':
-        return await moduleSteps.runLocally(w.started);
-      case 'write': {
+        return moduleSteps.runLocally(w.started);
+      case 'write':
         // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
-        const done = await writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at });
-        if (w.status && w.writes.status) announce(w.writes.status, w.status.searchAttributes);
-        return done;
-      }
+        return writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at }).then((done) => {
+          if (w.status && w.writes.status) announce(w.writes.status, w.status.searchAttributes);
+          return done;
+        });
     }
   }
 
@@ -108,7 +111,11 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     for (const w of run.take(Date.now()))
       void perform(w).then(
         (outcome) => run.done(w, outcome, Date.now()),
-        (err: unknown) => (broken = new Error(`${w.kind} work failed: ${(err as Error).message}`)),
+        (err: unknown) => {
+          // A cancelled workflow's work ends cancelled: the wait below ends the run with the cancellation.
+          if (!isCancellation(err)) broken = new Error(`${w.kind} work failed: ${(err as Error).message}`);
+          wake.ring();
+        },
       );
     const driftMs = run.takeDriftArm();
     if (driftMs !== undefined) drift.arm(driftMs, () => run.driftFired());
@@ -123,7 +130,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     }
     if (stop?.kind === 'end') return;
     if (stop) return await continueOnCurrentVersion({ kyma, carried: stop.carried });
-    await condition(() => run.dirty || broken !== undefined);
+    await wake.until(() => run.dirty || broken !== undefined);
     if (broken) throw broken;
   }
 }

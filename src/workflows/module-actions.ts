@@ -25,70 +25,64 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
   /** The Kyma as target-cluster activities need it. */
   const target = (a: StartedAction): KymaRef => (a.remote ? { ...kyma, remote: true } : kyma);
   return {
-    async run(started) {
+    // Each returns the activity's promise with one `then`: the SDK's sandbox pays for every promise
+    // workflow code makes, an `await` too (bench/workflow-promises.ts).
+    run(started) {
       const a = started.action;
       const on = { kyma: target(started), module: started.module };
-      try {
-        switch (a.kind) {
-          case 'install': {
-            const params = {
-              kymaNamespace: kyma.namespace,
-              kymaName: kyma.name,
-              module: a.module.name,
-              defaultNamespace,
-            };
-            const value = await installModule({
-              kyma: on.kyma,
-              module: a.module,
-              params,
-              crdTimeoutMs: settings.crdEstablishedTimeoutMs,
-              ...(a.previous ? { previous: a.previous } : {}),
-              ...(a.previousCluster ? { previousCluster: a.previousCluster } : {}),
-              check: true,
-            });
-            return { kind: a.kind, value };
-          }
-          case 'checkReadiness': {
-            const { kind: _, ...check } = a;
-            return { kind: a.kind, value: await targetSteps.checkReadiness({ ...on, ...check }) };
-          }
-          case 'findBlockers':
-            return {
-              kind: a.kind,
-              value: await targetSteps.findBlockingResources({
-                ...on,
-                cr: a.cr,
-                exceptDefault: a.exceptDefault,
-                rendered: a.rendered,
-              }),
-            };
-          case 'deleteDefaultCr':
-            return {
-              kind: a.kind,
-              value: await targetSteps.deleteDefaultCr({ ...on, cr: a.cr, keepClusterScoped: a.keepClusterScoped }),
-            };
-          case 'deleteObjects': {
-            const value = await targetSteps.deleteModuleObjects({
+      const failed = (err: unknown): ModuleOutcome => {
+        const attempt = a.kind === 'install' ? installAttemptOf(err) : undefined;
+        return { kind: a.kind, failure: failureOf(err), ...(attempt ? { attempt } : {}) };
+      };
+      switch (a.kind) {
+        case 'install': {
+          const params = {
+            kymaNamespace: kyma.namespace,
+            kymaName: kyma.name,
+            module: a.module.name,
+            defaultNamespace,
+          };
+          return installModule({
+            kyma: on.kyma,
+            module: a.module,
+            params,
+            crdTimeoutMs: settings.crdEstablishedTimeoutMs,
+            ...(a.previous ? { previous: a.previous } : {}),
+            ...(a.previousCluster ? { previousCluster: a.previousCluster } : {}),
+            check: true,
+          }).then((value) => ({ kind: a.kind, value }), failed);
+        }
+        case 'checkReadiness': {
+          const { kind: _, ...check } = a;
+          return targetSteps.checkReadiness({ ...on, ...check }).then((value) => ({ kind: a.kind, value }), failed);
+        }
+        case 'findBlockers':
+          return targetSteps
+            .findBlockingResources({ ...on, cr: a.cr, exceptDefault: a.exceptDefault, rendered: a.rendered })
+            .then((value) => ({ kind: a.kind, value }), failed);
+        case 'deleteDefaultCr':
+          return targetSteps
+            .deleteDefaultCr({ ...on, cr: a.cr, keepClusterScoped: a.keepClusterScoped })
+            .then((value) => ({ kind: a.kind, value }), failed);
+        case 'deleteObjects':
+          return targetSteps
+            .deleteModuleObjects({
               ...on,
               rendered: a.rendered,
               ...(a.cr ? { cr: a.cr } : {}),
               ...(a.also ? { also: a.also } : {}),
-            });
-            return { kind: a.kind, value };
-          }
-          case 'releaseObjects':
-            await targetSteps.releaseModuleObjects({ ...on, rendered: a.rendered, ...(a.cr ? { cr: a.cr } : {}) });
-            return { kind: a.kind };
-          default:
-            return (await this.runLocally([started]))[0]!;
-        }
-      } catch (err) {
-        const attempt = a.kind === 'install' ? installAttemptOf(err) : undefined;
-        return { kind: a.kind, failure: failureOf(err), ...(attempt ? { attempt } : {}) };
+            })
+            .then((value) => ({ kind: a.kind, value }), failed);
+        case 'releaseObjects':
+          return targetSteps
+            .releaseModuleObjects({ ...on, rendered: a.rendered, ...(a.cr ? { cr: a.cr } : {}) })
+            .then(() => ({ kind: a.kind }), failed);
+        default:
+          return this.runLocally([started]).then((outcomes) => outcomes[0]!, failed);
       }
     },
-    async runLocally(actions) {
-      return await kcp.runModuleActions({
+    runLocally(actions) {
+      return kcp.runModuleActions({
         kyma,
         actions: actions.map((s) => ({ module: s.module, action: s.action })),
       });

@@ -4,6 +4,11 @@
 // deadline or retry, a held upgrade's window), moved only when an earlier one comes.
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 
+/** A timer's end when it was cancelled (the alarm moved, or the workflow was cancelled): nothing to do. */
+export function ignoreCancellation(err: unknown): void {
+  if (!isCancellation(err)) throw err;
+}
+
 export class DriftTimer {
   private running = false;
 
@@ -14,7 +19,7 @@ export class DriftTimer {
     void sleep(ms).then(() => {
       this.running = false;
       fired();
-    });
+    }, ignoreCancellation);
   }
 }
 
@@ -31,16 +36,11 @@ export class Alarm {
     this.at = at;
     scope
       .run(() => sleep(Math.max(at - now, 1)))
-      .then(
-        () => {
-          if (this.scope !== scope) return;
-          this.scope = undefined;
-          this.at = undefined;
-          rang();
-        },
-        (err: unknown) => {
-          if (!isCancellation(err)) throw err;
-        },
-      );
+      .then(() => {
+        if (this.scope !== scope) return;
+        this.scope = undefined;
+        this.at = undefined;
+        rang();
+      }, ignoreCancellation);
   }
 }

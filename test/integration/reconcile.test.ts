@@ -68,6 +68,19 @@ describe('core reconcile', () => {
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
   });
+  it('ends a Kyma workflow cancelled from the Temporal UI or CLI as cancelled, while it waits for news', async () => {
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
+    await kymaInState(klm(), name, 'Ready');
+    const handle = klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name));
+    await handle.cancel();
+    const status = await eventually('the workflow to end', async () => {
+      const s = (await handle.describe()).status.name;
+      return s === 'RUNNING' ? undefined : s;
+    });
+    expect(status).toBe('CANCELLED');
+  });
+
   it('finds Kymas by a module in Error and by module version in Temporal, one workflow per Kyma, and answers the status query per module', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create(
