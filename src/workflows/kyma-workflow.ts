@@ -7,7 +7,6 @@
 // version it started on; it continues as new, onto the current version, when that changes, when
 // its history grows long, or when it is `maxRunAgeMs` old.
 import {
-  isCancellation,
   makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
@@ -112,8 +111,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       void perform(w).then(
         (outcome) => run.done(w, outcome, Date.now()),
         (err: unknown) => {
-          // A cancelled workflow's work ends cancelled: the wait below ends the run with the cancellation.
-          if (!isCancellation(err)) broken = new Error(`${w.kind} work failed: ${(err as Error).message}`);
+          // A cancelled workflow's work ends so too: the wait below ends the run with the cancellation first.
+          broken = new Error(`${w.kind} work failed: ${(err as Error).message}`);
           wake.ring();
         },
       );

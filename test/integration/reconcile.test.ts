@@ -81,6 +81,26 @@ describe('core reconcile', () => {
     expect(status).toBe('CANCELLED');
   });
 
+  it('ends a Kyma workflow cancelled while it installs as cancelled too', async () => {
+    const name = uniqueName('kyma');
+    await klm().kube.create(
+      kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }, { name: 'counter' }] }),
+    );
+    const handle = klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name));
+    // As soon as the workflow runs: its first task schedules the installs.
+    await eventually(
+      'the workflow to run',
+      async () => (await handle.describe().catch(() => undefined))?.runId,
+      30_000,
+    );
+    await handle.cancel();
+    const status = await eventually('the workflow to end', async () => {
+      const s = (await handle.describe()).status.name;
+      return s === 'RUNNING' ? undefined : s;
+    });
+    expect(status).toBe('CANCELLED');
+  });
+
   it('finds Kymas by a module in Error and by module version in Temporal, one workflow per Kyma, and answers the status query per module', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create(
