@@ -15,6 +15,14 @@ import { eventually, getKyma, kymaInState, kymaObject, kymaWorkflowId, useKlm } 
 import { testModule } from '../support/modules';
 import { stackInfo, uniqueName } from '../support/stack';
 
+/** How a workflow ended, once it did. */
+async function endStatus(handle: { describe(): Promise<{ status: { name: string } }> }): Promise<string> {
+  return await eventually('the workflow to end', async () => {
+    const s = (await handle.describe()).status.name;
+    return s === 'RUNNING' ? undefined : s;
+  });
+}
+
 describe('core reconcile', () => {
   const klm = useKlm();
 
@@ -68,17 +76,14 @@ describe('core reconcile', () => {
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
   });
+
   it('ends a Kyma workflow cancelled from the Temporal UI or CLI as cancelled, while it waits for news', async () => {
     const name = uniqueName('kyma');
     await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [{ name: 'greeter' }] }));
     await kymaInState(klm(), name, 'Ready');
     const handle = klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, name));
     await handle.cancel();
-    const status = await eventually('the workflow to end', async () => {
-      const s = (await handle.describe()).status.name;
-      return s === 'RUNNING' ? undefined : s;
-    });
-    expect(status).toBe('CANCELLED');
+    expect(await endStatus(handle)).toBe('CANCELLED');
   });
 
   it('ends a Kyma workflow cancelled while it installs as cancelled too', async () => {
@@ -94,11 +99,7 @@ describe('core reconcile', () => {
       30_000,
     );
     await handle.cancel();
-    const status = await eventually('the workflow to end', async () => {
-      const s = (await handle.describe()).status.name;
-      return s === 'RUNNING' ? undefined : s;
-    });
-    expect(status).toBe('CANCELLED');
+    expect(await endStatus(handle)).toBe('CANCELLED');
   });
 
   it('finds Kymas by a module in Error and by module version in Temporal, one workflow per Kyma, and answers the status query per module', async () => {
