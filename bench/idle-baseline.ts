@@ -4,15 +4,17 @@
 // one worker and one bridge from the build (as ./klm-processes.ts starts them for the bench), no
 // Kyma. After `--settle` seconds (start-up's garbage collection and compilation done) it reads
 // each process's threads' CPU from /proc for `--measure` seconds and prints CPU-s per minute by
-// thread: the main thread (JavaScript, timers, the event loop's wake-ups), the SDK Core's tokio
-// threads, V8's helper threads. This is the fixed part of the fleet bench's idle figure, which
-// adds what each Kyma and cluster costs on top (docs/contributor/benchmark.md, "Idle").
+// thread (the main thread: JavaScript, timers, the event loop's wake-ups; the SDK Core's tokio
+// threads; V8's helper threads), then its resident memory. This is the fixed part of the fleet
+// bench's idle CPU and memory, to which each Kyma and cluster add theirs
+// (docs/contributor/benchmark.md, "Idle").
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startKlm } from './klm-processes';
+import { sample } from './processes';
 import { benchStack } from './stack';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,9 +70,9 @@ try {
       .filter(([, cpu]) => cpu > 0)
       .sort((a, b) => b[1] - a[1]);
     const total = rows.reduce((sum, [, cpu]) => sum + cpu, 0);
-    console.log(
-      `${p.label}: ${perMinute(total)} CPU-s/min (${rows.map(([n, c]) => `${n} ${perMinute(c)}`).join(', ')})`,
-    );
+    const rss = sample(p.pid())?.rssMB ?? 0;
+    const threads = rows.map(([n, c]) => `${n} ${perMinute(c)}`).join(', ');
+    console.log(`${p.label}: ${perMinute(total)} CPU-s/min (${threads}); RSS ${rss.toFixed(0)} MB`);
   });
   for (const p of processes) await p.stop();
 } finally {

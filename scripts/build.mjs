@@ -3,7 +3,8 @@
 //   dist/workers/main.js   the worker          dist/starter/main.js   the bridge
 //   dist/cli/klm.js        the command line    dist/workflow-bundle.js the workflows
 //   dist/cli/app/          the web page of klm ui (its script bundled for the browser)
-// Each entry is bundled with esbuild (our code inlined, npm packages left as imports), under the
+// Each entry is bundled with esbuild (./esbuild-node.mjs: our code and @kubernetes/client-node
+// inlined, other npm packages left as imports), under the
 // same folder depth as in src/, so that paths it resolves from its own URL (deploy/crds,
 // examples/modules) hold. klm's commands that run servers (up, tools, bundle, ui) are imported
 // when run: split into chunks beside it (dist/cli/*-HASH.js, the same depth), so that a module
@@ -15,16 +16,13 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
+import { nodeBundle } from './esbuild-node.mjs';
 
 const started = Date.now();
 const common = {
   outbase: 'src',
   outdir: 'dist',
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
+  ...nodeBundle,
   sourcemap: true,
   logLevel: 'warning',
 };

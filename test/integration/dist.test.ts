@@ -3,7 +3,7 @@
 // installs end to end through them; the built klm manages a Kyma's modules and serves the web page.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,8 +13,9 @@ import { processEnv, startNode, type StartedProcess } from '../support/processes
 import { canSandbox, podVolumes, POD_UID, startNodeReadOnly } from '../support/read-only-root';
 import { freePort, stackInfo, uniqueName } from '../support/stack';
 import { klmCli } from '../support/cli';
+import { execPlugin } from '../support/exec-plugin';
 import { imageEnv } from '../../bench/image-env';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../src/api/shared';
 
 const exec = promisify(execFile);
@@ -143,6 +144,26 @@ describe('the compiled processes', () => {
         moduleStatus: 'Ready',
       }),
     ]);
+  });
+
+  it("authenticates through a kubeconfig's exec credential plugin with the built klm (client-node is inlined into the build)", async () => {
+    const local = parse(await readFile(stackInfo().kubeconfig, 'utf8')) as {
+      users: { user: Record<string, string> }[];
+    };
+    const pem = (key: string) => Buffer.from(local.users[0]!.user[key]!, 'base64').toString('utf8');
+    const plugin = await execPlugin(
+      JSON.stringify({ clientCertificateData: pem('client-certificate-data'), clientKeyData: pem('client-key-data') }),
+    );
+    const kubeconfig = path.join(plugin.dir, 'kubeconfig');
+    const withPlugin = { ...local, users: local.users.map((u) => ({ ...u, user: plugin.user() })) };
+    await writeFile(kubeconfig, stringify(withPlugin));
+    const name = uniqueName('kyma');
+    await klm().kube.create(kymaObject(klm().namespace, name, { channel: 'regular', modules: [] }));
+    const at = ['--kubeconfig', kubeconfig, '--kyma', `${klm().namespace}/${name}`];
+    const offered = await klmCli(['module', 'catalog', ...at, '-o', 'json'], {}, 'dist');
+    expect(offered.code, offered.stderr).toBe(0);
+    expect((JSON.parse(offered.stdout) as { name: string }[]).map((e) => e.name)).toContain('greeter');
+    expect(await plugin.runs()).toBeGreaterThan(0);
   });
 
   it('stops worker and bridge (unsharded) on SIGTERM, as a rolling update does, with the metrics port on', async () => {

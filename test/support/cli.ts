@@ -1,11 +1,12 @@
 // klm as users run it: a process of its own, its stdin not a terminal. From the sources it is
-// bundled once per test process with esbuild, as the production build compiles it (npm packages
-// left as imports), and run with plain node: a command then starts in a fraction of the time
+// bundled once per test process with esbuild, as the production build compiles it
+// (scripts/esbuild-node.mjs), and run with plain node: a command then starts in a fraction of the time
 // tsx takes to compile it anew for every run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { nodeBundle } from '../../scripts/esbuild-node.mjs';
 
 export interface Ran {
   code: number;
@@ -27,11 +28,7 @@ function sourceEntry(): Promise<string> {
     await build({
       entryPoints: ['src/cli/klm.ts'],
       outfile,
-      bundle: true,
-      packages: 'external',
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
+      ...nodeBundle,
       logLevel: 'warning',
     });
     process.once('exit', () => rmSync(outfile, { force: true }));
