@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startKlm } from './klm-processes';
-import { sample } from './processes';
+import { cpuSecondsOf, sample } from './processes';
 import { benchStack } from './stack';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -35,8 +35,7 @@ function threadCpu(pid: number): Map<string, number> {
       continue; // the thread ended meanwhile
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/-w$|\d+$/, '');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    byName.set(name, (byName.get(name) ?? 0) + cpuSecondsOf(stat));
   }
   return byName;
 }

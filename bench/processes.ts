@@ -19,17 +19,22 @@ export interface ProcSample {
   peakRssMB: number;
 }
 
+/** utime + stime in seconds, from a `/proc/…/stat` line (a process's or a thread's). */
+export function cpuSecondsOf(stat: string): number {
+  // "pid (comm) state ...": comm may contain spaces and parentheses, so split at the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
 /** One process's CPU and memory now; undefined when it is gone. */
 export function sample(pid: number | undefined): ProcSample | undefined {
   if (!pid) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ...": comm may contain spaces and parentheses, so split at the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
     return {
-      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+      cpuSeconds: cpuSecondsOf(stat),
       rssMB: kb('VmRSS') / 1024,
       peakRssMB: kb('VmHWM') / 1024,
     };
