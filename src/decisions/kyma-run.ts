@@ -238,11 +238,13 @@ export class KymaRun {
    * Whether to ask which worker version is current now: Temporal says the run's version changed
    * (`targetWorkerDeploymentVersionChanged`), but it says so too on every task it starts itself
    * when one completes (seen on server 1.31), changed or not; so the run asks, at most once a
-   * minute, and only when it could continue as new at once.
+   * minute (the first time a minute after it started: a run that just started on a version
+   * rarely finds it replaced, and a new Kyma's first minute is all tasks of its own), and only
+   * when it could continue as new at once.
    */
   versionCheckDue(now: number): boolean {
     if (!this.quiet() || !this.kymaIdle() || this.stopping) return false;
-    if (this.versionCheckedAt !== undefined && now - this.versionCheckedAt < VERSION_CHECK_INTERVAL_MS) return false;
+    if (now - (this.versionCheckedAt ?? this.o.runStartedAt) < VERSION_CHECK_INTERVAL_MS) return false;
     this.versionCheckedAt = now;
     return true;
   }
