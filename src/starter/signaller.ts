@@ -1,6 +1,7 @@
 // Sends signals without storms: at most one call in flight per workflow and signal; events
-// that arrive meanwhile collapse into one more call after it. A signal to a workflow that
-// does not exist (any more) is dropped, except for signalWithStart, which creates it.
+// that arrive meanwhile collapse into one more call after it. A key with a window sends at most
+// one call per window. A signal to a workflow that does not exist (any more) is dropped, except
+// for signalWithStart, which creates it.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { signalLatency, signalsSent } from '../infra/metrics';
 
@@ -25,7 +26,8 @@ export class Signaller {
    * the name, so that calls of one signal that must not replace each other (one per kind of
    * the object behind it, say) collapse apart. Metrics name the signal without the qualifier.
    * `holdMs`: a call with nothing in flight waits that long first, so that what comes meanwhile
-   * goes out with it.
+   * goes out with it; one that comes while a call is in flight goes out no sooner than `holdMs`
+   * after that call went out. So a key sends at most one call per window, each a workflow task.
    */
   submit(key: string, send: Send, holdMs = 0): void {
     const slot = this.inFlight.get(key);
@@ -35,17 +37,18 @@ export class Signaller {
     }
     this.inFlight.set(key, {});
     // Held: what comes within `holdMs` goes out in this one call.
-    if (holdMs > 0) setTimeout(() => void this.drain(key, send), holdMs);
-    else void this.drain(key, send);
+    if (holdMs > 0) setTimeout(() => void this.drain(key, send, holdMs), holdMs);
+    else void this.drain(key, send, holdMs);
   }
 
-  private async drain(key: string, send: Send): Promise<void> {
+  private async drain(key: string, send: Send, holdMs: number): Promise<void> {
     const signal = signalOf(key);
     // A call submitted while this one was held replaces it (it is the latest).
     const held = this.inFlight.get(key)!;
     let next: Send | undefined = held.again ?? send;
     held.again = undefined;
     while (next) {
+      const sentAt = Date.now();
       const end = signalLatency.startTimer({ signal });
       try {
         await next();
@@ -63,6 +66,10 @@ export class Signaller {
         end();
       }
       const slot = this.inFlight.get(key)!;
+      // What came while this call was in flight waits for the rest of its window, and what comes
+      // during that wait replaces it.
+      const rest = sentAt + holdMs - Date.now();
+      if (slot.again && rest > 0) await new Promise((r) => setTimeout(r, rest));
       next = slot.again;
       slot.again = undefined;
     }

@@ -122,6 +122,33 @@ describe('Signaller', () => {
     }
   });
 
+  it('sends what came while a windowed call was in flight one window after that call, as one call, the latest', async () => {
+    vi.useFakeTimers();
+    try {
+      const s = new Signaller(() => undefined);
+      const calls: string[] = [];
+      const key = 'kyma/ns/a#modulesChanged';
+      const slow = () => (calls.push('1'), new Promise<void>((r) => setTimeout(r, 50)));
+      s.submit(key, slow, 200);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(calls).toEqual(['1']);
+      s.submit(key, () => (calls.push('2'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(100);
+      s.submit(key, () => (calls.push('3'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(99);
+      expect(calls).toEqual(['1']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toEqual(['1', '3']);
+      s.submit(key, () => (calls.push('4'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(199);
+      expect(calls).toEqual(['1', '3']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect({ calls, sent: s.sent }).toEqual({ calls: ['1', '3', '4'], sent: 3 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('drops a signal to a workflow that does not exist, and reports other failures', async () => {
     const errors: string[] = [];
     const s = new Signaller((_e, key) => errors.push(key));
