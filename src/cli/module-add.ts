@@ -208,7 +208,11 @@ async function addToKyma(kube: KubeClient, a: AddInput): Promise<void> {
     kube,
     a.ref,
     a.module,
-    (s) => (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) && (!a.version || s.version === a.version),
+    // Ready on what was asked: a status from before the change (another channel) does not count.
+    (s) =>
+      (s?.state === 'Ready' || (!!objects && s?.state === 'Warning')) &&
+      (!a.version || s.version === a.version) &&
+      (!a.channel || s.channel === a.channel),
     a.timeoutMs,
     a.progress,
   );
