@@ -21,6 +21,7 @@ import type { ModuleReport, Readiness, ReadinessCheck } from '../contract/readin
 import type { ReconcileSettings } from '../contract/settings';
 import type { ResourceChange } from '../contract/signals';
 import type { CarriedModule } from '../contract/workflow-inputs';
+import { InstallUnderWay } from './install-under-way';
 import { compactInstall, uncompactInstall } from './module-carry';
 import { ManagerTimeout } from './module-manager-timeout';
 import { ModuleRemoval, type RemovalBasis } from './module-removal';
@@ -80,8 +81,8 @@ export class ModuleState {
   private applied = false;
   private cycleFailed: 'install' | 'check' | undefined;
   private pausedWait = false;
-  /** The module an install under way installs (what is wanted may have moved on meanwhile). */
-  private installing?: ResolvedModule;
+  /** An install under way: the module it installs (what is wanted may have moved on meanwhile), the news meanwhile. */
+  private readonly install = new InstallUnderWay();
   /** Where the parts queue their steps and reports. */
   private readonly sink: StepSink = {
     push: (step) => this.queue.push(step),
@@ -135,6 +136,7 @@ export class ModuleState {
   /** Something of the module changed in its cluster (`change.observed`: the objects as seen), or its Manifest's pause label flipped (`change.seen`). */
   poke(change?: ResourceChange): void {
     this.pokes++;
+    this.install.add(change);
     this.views.changed(change, this.watched(), { installed: this.installed !== undefined });
   }
 
@@ -193,7 +195,7 @@ export class ModuleState {
       else this.planCycle();
     }
     const step = this.queue.shift()!;
-    if (step.kind === 'install') this.installing = step.module;
+    if (step.kind === 'install') this.install.begin(step.module);
     return step;
   }
 
@@ -233,7 +235,7 @@ export class ModuleState {
     if ('failure' in o) return this.failed(o);
     switch (o.kind) {
       case 'install':
-        return this.installedModule(this.installing ?? this.desired, o.value, now);
+        return this.installedModule(this.install.module ?? this.desired, o.value, now);
       case 'checkReadiness':
         return this.observed(o.value, now);
       case 'checkPaused':
@@ -259,11 +261,11 @@ export class ModuleState {
   }
 
   /**
-   * The install went through. `result.check`: the install checked readiness itself right after
-   * (at workflow time `now`), which stands for the check that would come next.
+   * The install went through. `result.check`: the install checked readiness itself right after (at workflow
+   * time `now`), which stands for the check that would come next, and for news it read past.
    */
   installedModule(module: ResolvedModule, result: InstallResult, now?: number): void {
-    this.installing = undefined;
+    const newsRead = this.install.end(result.check?.read);
     // Recorded whatever the mode now: a removal must know what is there.
     this.installed = {
       version: module.version,
@@ -279,8 +281,8 @@ export class ModuleState {
     if (this.mode !== 'run') return;
     if (result.check && now !== undefined) {
       this.timeout.checkedByInstall();
-      // What it read joins the views; news the bridge sent while it ran, if newer, stays.
-      this.observed(result.check, now);
+      this.observed(result.check, now); // what it read joins the views; news sent meanwhile, if newer, stays
+      if (newsRead && this.mark) this.mark = { ...this.mark, pokes: this.pokes };
     } else this.queue.push(this.readinessStep(this.installed));
   }
 
@@ -289,7 +291,7 @@ export class ModuleState {
    * may be there in part). Recorded whatever the mode now: a removal must know what may be there.
    */
   installFailed(f: Readiness, attempt?: Installed): void {
-    this.installing = undefined;
+    this.install.end();
     if (attempt) this.attempted = attempt;
     if (this.mode !== 'run') return;
     this.cycleFailed = 'install';
@@ -525,6 +527,5 @@ export class ModuleState {
 
 /** What an install goes on from: the version installed before, and the cluster it was applied to. */
 function previousOf(i: Installed | undefined): { previous?: RenderedRef; previousCluster?: string } {
-  if (!i) return {};
-  return { previous: i.rendered, ...(i.cluster ? { previousCluster: i.cluster } : {}) };
+  return i ? { previous: i.rendered, ...(i.cluster ? { previousCluster: i.cluster } : {}) } : {};
 }

@@ -207,6 +207,47 @@ describe('ModuleState: install and follow', () => {
     expect(next).toMatchObject({ kind: 'checkReadiness', observed: { manager: { resourceVersion: '9' } } });
   });
 
+  it("waits without a check of its own when its install's check read past the news that came while the install ran", () => {
+    const st = new ModuleState(moduleInput());
+    expect(st.next().kind).toBe('install');
+    const key = 'apps/v1/Deployment/k1-system/greeter-manager';
+    st.poke({ observed: [{ key, resourceVersion: '9', view: { kind: 'Deployment' } }] });
+    const read = [{ key, resourceVersion: '10', view: { kind: 'Deployment' } }];
+    st.installedModule(
+      mod(),
+      { ...installResult('1.0.0'), check: { reason: 'ManagerNotAvailable', message: 'not yet', read } },
+      0,
+    );
+    expect(kinds(untilWait(st, { readiness: [] }))).toEqual(['publish:ManagerNotAvailable', 'wait']);
+    expect(st.awake()).toBe(false);
+    // News after the install wakes it as ever.
+    st.poke({ observed: [{ key, resourceVersion: '11', view: { kind: 'Deployment' } }] });
+    expect(st.awake()).toBe(true);
+  });
+
+  it('checks on its own after an install when news came that its check cannot stand for: a newer version, a pause label, a cluster that answers again', () => {
+    const key = 'apps/v1/Deployment/k1-system/greeter-manager';
+    const read = [{ key, resourceVersion: '10', view: { kind: 'Deployment' } }];
+    const cr = 'greeter.example.io/v1alpha1/Greeter/k1-system/default';
+    for (const news of [
+      { observed: [{ key, resourceVersion: '11', view: { kind: 'Deployment' } }] },
+      { observed: [{ key: cr, resourceVersion: '3', view: { kind: 'Greeter' } }] },
+      { seen: { Manifest: '7' } },
+      undefined,
+    ]) {
+      const st = new ModuleState(moduleInput());
+      expect(st.next().kind).toBe('install');
+      st.poke(news);
+      st.installedModule(
+        mod(),
+        { ...installResult('1.0.0'), check: { reason: 'ManagerNotAvailable', message: 'not yet', read } },
+        0,
+      );
+      untilWait(st, { readiness: [] });
+      expect(st.awake(), JSON.stringify(news)).toBe(true);
+    }
+  });
+
   it('checks on its own after an install that brought no check (it failed, or was not asked)', () => {
     const st = new ModuleState(moduleInput());
     expect(st.next().kind).toBe('install');
