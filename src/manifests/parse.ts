@@ -76,6 +76,11 @@ function objectsOf(o: unknown, where: string): KubeObject[] {
  * render does, for the lifecycle manager; klm's direct installs label their own way).
  */
 export function parseManifest(yamlText: string, defaultNamespace: string): KubeObject[] {
+  return placeObjects(manifestObjects(yamlText), defaultNamespace);
+}
+
+/** The objects of a raw manifest as its documents hold them (nothing put into a namespace yet). */
+export function manifestObjects(yamlText: string): KubeObject[] {
   const docs = parseAllDocuments(yamlText);
   const objects: KubeObject[] = [];
   docs.forEach((doc, i) => {
@@ -90,6 +95,11 @@ export function parseManifest(yamlText: string, defaultNamespace: string): KubeO
       'EmptyManifest',
       'the raw manifest holds no Kubernetes object: the module would install nothing',
     );
+  return objects;
+}
+
+/** Puts namespaced objects without a namespace into `defaultNamespace` (in place), and refuses one repeated. */
+export function placeObjects(objects: KubeObject[], defaultNamespace: string): KubeObject[] {
   const clusterScopedCrdKinds = new Set(
     objects
       .filter(

@@ -6,11 +6,14 @@ import { OWNED_BY_ANNOTATION, ownedBy } from '../../api/names';
 import { LABELS, type KubeObject } from '../../api/shared';
 import type { LayerRef, RenderedRef, RenderParams } from '../../contract/artifacts';
 import { managerOf } from '../../manifests/manager';
-import { parseManifest, RenderError } from '../../manifests/parse';
+import { parseManifest, placeObjects, RenderError } from '../../manifests/parse';
 import { extractSingleYaml } from '../../oci/tar';
 import type { BlobCache } from '../blob-cache';
 import { permanent } from '../failure';
 import { artifactFailure, ensureLayer } from './fetch';
+import { ParsedLayers } from './parsed-layers';
+
+const parsedLayers = new ParsedLayers();
 
 /**
  * Labels an object as ours. A namespaced object belongs to one Kyma's module (kyma-name label,
@@ -39,7 +42,10 @@ export function identify(o: KubeObject, p: Pick<RenderParams, 'kymaNamespace' | 
 
 /** The objects of a raw manifest, each labelled as the lifecycle manager's (identify). */
 export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
-  const objects = parseManifest(yamlText, p.defaultNamespace);
+  return labelled(parseManifest(yamlText, p.defaultNamespace), p);
+}
+
+function labelled(objects: KubeObject[], p: RenderParams): KubeObject[] {
   for (const o of objects) identify(o, p);
   return objects;
 }
@@ -52,7 +58,7 @@ export interface Rendered {
 
 /** Renders a layer's raw manifest and keeps the result in the cache under its digest. */
 async function render(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams): Promise<Rendered> {
-  const objects = renderObjects(manifest, params);
+  const objects = labelled(placeObjects(parsedLayers.objects(layer.digest, manifest), params.defaultNamespace), params);
   const digest = await cache.put(Buffer.from(JSON.stringify(objects)));
   const manager = managerOf(objects, params.manager, params.defaultNamespace);
   return {
