@@ -16,7 +16,7 @@ import { RenderError } from '../manifests/parse';
 import type { OcmRegistry } from '../oci/ocm';
 import type { BlobCache } from './blob-cache';
 import { ModuleFetcher, type Fetched } from './install/fetch';
-import { renderObjects } from './install/render';
+import { layerObjects } from './install/render';
 
 export interface DiffPromotionInput {
   channel: ChannelRef;
@@ -46,7 +46,7 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
     c: ChannelRef,
     template: string,
     defaultNamespace: string,
-  ): Promise<Pick<Fetched, 'manifest'> & { manager?: ObjectRef }> {
+  ): Promise<Pick<Fetched, 'manifest'> & { layer: string; manager?: ObjectRef }> {
     const t = await kcp.get<ModuleTemplate & KubeObject>(API_VERSION, 'ModuleTemplate', template, c.namespace);
     if (!t)
       throw ApplicationFailure.nonRetryable(
@@ -62,7 +62,7 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
     };
     const { fetched, manifest } = await fetcher.fetch(module, defaultNamespace);
     heartbeat();
-    return { manifest, ...(fetched.manager ? { manager: fetched.manager } : {}) };
+    return { manifest, layer: fetched.layer.digest, ...(fetched.manager ? { manager: fetched.manager } : {}) };
   }
 
   return {
@@ -93,8 +93,8 @@ export function promotionDiffActivities(kcp: ObjectCache, cache: BlobCache, regi
       const rendered = async (template: string, kyma: string, defaultNamespace: string): Promise<KubeObject[]> => {
         let f = fetched.get(template);
         if (!f) fetched.set(template, (f = fetchTemplate(channel, template, defaultNamespace)));
-        const { manifest, manager } = await f;
-        return renderObjects(manifest, {
+        const { manifest, layer, manager } = await f;
+        return layerObjects(layer, manifest, {
           kymaNamespace: channel.namespace,
           kymaName: kyma,
           module: channel.module,

@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as parse from '../../src/manifests/parse';
 import { ParsedLayers } from '../../src/activities/install/parsed-layers';
+import { layerObjects } from '../../src/activities/install/render';
 
 const yaml = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\n`;
 
@@ -43,5 +44,24 @@ describe('a layer parsed once per worker', () => {
     const layers = new ParsedLayers();
     expect(() => layers.objects('sha256:bad', 'a: [')).toThrow(parse.RenderError);
     expect(() => layers.objects('sha256:bad', 'a: [')).toThrow(parse.RenderError);
+  });
+
+  it("renders one layer for two Kymas, each its own namespace and labels (a promotion's diff, an install)", () => {
+    const params = (kyma: string) => ({
+      kymaNamespace: 'kcp',
+      kymaName: kyma,
+      module: 'm',
+      defaultNamespace: `${kyma}-system`,
+    });
+    const a = layerObjects('sha256:shared', yaml('cm'), params('a'));
+    const b = layerObjects('sha256:shared', yaml('cm'), params('b'));
+    expect(a[0]!.metadata).toMatchObject({
+      namespace: 'a-system',
+      labels: { 'operator.kyma-project.io/kyma-name': 'a' },
+    });
+    expect(b[0]!.metadata).toMatchObject({
+      namespace: 'b-system',
+      labels: { 'operator.kyma-project.io/kyma-name': 'b' },
+    });
   });
 });

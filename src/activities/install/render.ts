@@ -45,6 +45,11 @@ export function renderObjects(yamlText: string, p: RenderParams): KubeObject[] {
   return labelled(parseManifest(yamlText, p.defaultNamespace), p);
 }
 
+/** The objects of layer `digest` (its raw manifest `manifest`, parsed once per worker), each labelled as ours. */
+export function layerObjects(digest: string, manifest: string, p: RenderParams): KubeObject[] {
+  return labelled(placeObjects(parsedLayers.objects(digest, manifest), p.defaultNamespace), p);
+}
+
 function labelled(objects: KubeObject[], p: RenderParams): KubeObject[] {
   for (const o of objects) identify(o, p);
   return objects;
@@ -58,7 +63,7 @@ export interface Rendered {
 
 /** Renders a layer's raw manifest and keeps the result in the cache under its digest. */
 async function render(cache: BlobCache, layer: LayerRef, manifest: string, params: RenderParams): Promise<Rendered> {
-  const objects = labelled(placeObjects(parsedLayers.objects(layer.digest, manifest), params.defaultNamespace), params);
+  const objects = layerObjects(layer.digest, manifest, params);
   const digest = await cache.put(Buffer.from(JSON.stringify(objects)));
   const manager = managerOf(objects, params.manager, params.defaultNamespace);
   return {
