@@ -6,22 +6,28 @@ import { controlPlaneClient } from '../k8s/control-plane';
 import type { KubeClient } from '../k8s/rest-client';
 import type { KlmConfig } from '../infra/config';
 import { deploymentVersion } from './build-id';
+import { withLogPass } from './log-pass';
 import { createKlmWorker, type KlmWorker } from './worker';
 
 /**
  * The SDK's Runtime, once per process: one log, one line per entry (ours, the SDK's and its
  * Core's, forwarded) at KLM_LOG_LEVEL, and the SDK's own metrics (task latencies, pollers, sticky
- * cache) on a Prometheus port of their own when KLM_SDK_METRICS_ADDRESS names one.
+ * cache) on a Prometheus port of their own when KLM_SDK_METRICS_ADDRESS names one. Its log
+ * collector passes over its buffer once a second (./log-pass.ts).
  */
 export function installRuntime(config: KlmConfig, env: NodeJS.ProcessEnv = process.env): Runtime {
   const level = config.logLevel ?? 'INFO';
-  return Runtime.install({
-    logger: new LineLog(level),
-    telemetryOptions: {
-      logging: { filter: { core: level }, forward: {} },
-      ...(env.KLM_SDK_METRICS_ADDRESS ? { metrics: { prometheus: { bindAddress: env.KLM_SDK_METRICS_ADDRESS } } } : {}),
-    },
-  });
+  return withLogPass(() =>
+    Runtime.install({
+      logger: new LineLog(level),
+      telemetryOptions: {
+        logging: { filter: { core: level }, forward: {} },
+        ...(env.KLM_SDK_METRICS_ADDRESS
+          ? { metrics: { prometheus: { bindAddress: env.KLM_SDK_METRICS_ADDRESS } } }
+          : {}),
+      },
+    }),
+  );
 }
 
 /** Creates the worker of `config` on `connection` (not yet polling: `run()` it); `kcp`, a control-plane client to share. */
