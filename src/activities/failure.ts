@@ -12,8 +12,24 @@ export function transient(reason: Reason, message: string): ApplicationFailure {
   return ApplicationFailure.retryable(message, reason);
 }
 
-/** The longest delay a `Retry-After` may impose: a registry asking for a day does not park a module that long. */
-export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/**
+ * How a module's install is tried again within its batch (./install/install-batch.ts): as
+ * Temporal tried an install activity of its own, five attempts, 1 s doubling up to 30 s.
+ */
+export const MODULE_INSTALL_RETRY = {
+  initialInterval: 1_000,
+  backoffCoefficient: 2,
+  maximumInterval: 30_000,
+  maximumAttempts: 5,
+} as const;
+
+/**
+ * The longest delay a `Retry-After` may impose: an install's longest wait between its attempts
+ * (./install/install-batch.ts), which its Kyma's other installs wait through. A registry that
+ * asks for longer is asked again after this; after the install's last attempt the module shows
+ * the failure, and its workflow tries again after its own backoff.
+ */
+export const MAX_RETRY_AFTER_MS = MODULE_INSTALL_RETRY.maximumInterval;
 
 /** Retryable, after the delay the other side asked for (e.g. a registry's Retry-After), at most MAX_RETRY_AFTER_MS. */
 export function retryAfter(reason: Reason, message: string, delayMs: number): ApplicationFailure {

@@ -1,6 +1,7 @@
 // All activities, built over the worker's shared dependencies, by concern: the Kyma, its
 // Manifests and Events in the control plane; installing, checking and removing modules in
 // target clusters.
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { API_VERSION } from '../api/shared';
 import { ObjectCache } from '../k8s/object-cache';
 import type { KubeClient } from '../k8s/rest-client';
@@ -10,6 +11,7 @@ import type { OcmRegistry } from '../oci/ocm';
 import { BlobCache } from './blob-cache';
 import { eventActivities } from './events';
 import { installActivities } from './install/install';
+import { installBatchActivities } from './install/install-batch';
 import { kymaActivities } from './kyma';
 import { kymaWritesActivities } from './kyma-writes';
 import type { PolicyRef } from './maintenance';
@@ -46,6 +48,8 @@ export interface ActivityDeps {
   settings: ReconcileSettings;
   /** The build id of the current version of the worker's deployment (asked of Temporal). */
   currentVersion: () => Promise<string | undefined>;
+  /** The worker's activity interceptors: each attempt of a module's install in a batch passes through them too. */
+  observers?: ActivityInterceptorsFactory[];
 }
 
 /** The worker's cache of what activities read in the control plane (kubeconfig Secrets are TargetClusters'). */
@@ -66,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
   const readiness = readinessActivities(targets, (input) => manifests.manifestPaused(input));
   const kyma = kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy);
   const events = eventActivities(deps.kcp);
+  const installer = installActivities(deps.cache, targets, cache, (i) => readiness.checkReadiness(i), deps.ociRegistry);
   return {
     ...workerActivities(deps.settings, deps.currentVersion),
     ...kyma,
@@ -77,7 +82,7 @@ export function createActivities(deps: ActivityDeps) {
       writeRuntimeStatus: runtimeStatusWriter(targets),
     }),
     ...manifests,
-    ...installActivities(deps.cache, targets, cache, (input) => readiness.checkReadiness(input), deps.ociRegistry),
+    ...installBatchActivities((input) => installer.installModule(input), deps.observers),
     ...readiness,
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),

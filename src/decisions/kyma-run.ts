@@ -28,6 +28,8 @@ export const LOCAL_BATCH = 100;
 export type Work =
   | { kind: 'kyma'; action: KymaAction }
   | { kind: 'module'; started: StartedAction }
+  /** The installs that start together: one activity. */
+  | { kind: 'installs'; started: StartedAction[] }
   | { kind: 'modules'; started: StartedAction[] }
   /** `status`: the Kyma's status step (its details and search attributes follow the write). */
   | { kind: 'write'; writes: KymaWrites; at: number; status?: { searchAttributes: SearchAttributeValues } };
@@ -169,14 +171,17 @@ export class KymaRun {
   take(now: number): Work[] {
     this.dirty = false;
     const work: Work[] = [];
+    const installs: StartedAction[] = [];
     // What the modules report may wake the Kyma, and what the Kyma tells them may start modules.
     do {
       this.advanceKyma(now, work);
       for (const started of this.modules.take(now)) {
         if (started.local) this.local.push(started);
+        else if (started.action.kind === 'install') installs.push(started);
         else work.push({ kind: 'module', started });
       }
     } while (this.kymaWakes(now) || this.modules.hasReady());
+    if (installs.length) work.push({ kind: 'installs', started: installs });
     if (!this.localInFlight && this.local.length) {
       work.push({ kind: 'modules', started: this.local.splice(0, LOCAL_BATCH) });
       this.localInFlight = true;
@@ -202,8 +207,9 @@ export class KymaRun {
       case 'module':
         this.modules.done(w.started, outcome as ModuleOutcome, now);
         return;
+      case 'installs':
       case 'modules': {
-        this.localInFlight = false;
+        if (w.kind === 'modules') this.localInFlight = false;
         const outcomes = outcome as ModuleOutcome[];
         w.started.forEach((s, i) => this.modules.done(s, outcomes[i]!, now));
         return;

@@ -122,6 +122,8 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
     if (problem) Runtime.instance().logger.warn(`worker: maintenance-window policy: ${problem}`);
   }
   const { workflowCode, workflows } = workflowSource(o.workflowBundle);
+  // What every activity passes through, and each module install of a batch too (installModules).
+  const observers = [activityMetrics, reconcileDuration, activityFailureLog(o.settings)];
   const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
@@ -134,13 +136,14 @@ export async function createKlmWorker(o: KlmWorkerOptions): Promise<KlmWorker> {
       targets,
       registries: reg.registries,
       settings: o.settings,
+      observers,
       currentVersion: async () =>
         (await describeDeployment(o.connection, o.namespace, o.deployment.version.deploymentName))?.current,
       ...(o.ociRegistry ? { ociRegistry: o.ociRegistry } : {}),
       ...(o.maintenancePolicy ? { maintenancePolicy: o.maintenancePolicy } : {}),
     }),
     interceptors: {
-      activity: [activityMetrics, reconcileDuration, activityFailureLog(o.settings)],
+      activity: observers,
     },
     // Each run stays on the version that started it (Kyma workflows move to the current version
     // when they continue as new; rollouts follow the current version at once): docs/contributor/workflow-versioning.md.

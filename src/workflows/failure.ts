@@ -4,7 +4,6 @@
 // thrown on.
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
 import { reasonOf } from '../api/reasons';
-import type { Installed } from '../contract/module';
 import type { Readiness } from '../contract/readiness';
 
 export function failureOf(err: unknown): Readiness {
@@ -20,11 +19,4 @@ export function failureOf(err: unknown): Readiness {
   if (err instanceof ActivityFailure)
     return { reason: 'Failed', message: `${what}${cause instanceof Error ? cause.message : err.message}` };
   throw err;
-}
-
-/** What a failed install was installing, once it had rendered it (its failure's first detail), if it says. */
-export function installAttemptOf(err: unknown): Installed | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  const attempt = cause instanceof ApplicationFailure ? (cause.details?.[0] as Installed | undefined) : undefined;
-  return attempt?.rendered?.digest ? attempt : undefined;
 }

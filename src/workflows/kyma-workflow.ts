@@ -80,9 +80,9 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       case 'kyma':
         return kymaSteps.run(w.action, run.kyma.uid);
       case 'module':
-        return moduleSteps.run(w.started);
+      case 'installs':
       case 'modules':
-        return moduleSteps.runLocally(w.started);
+        return moduleSteps.perform(w);
       case 'write':
         // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
         return writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at }).then((done) => {

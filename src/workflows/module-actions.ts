@@ -1,25 +1,33 @@
-// How the modules' actions run (ModuleAction, src/decisions/module-steps.ts): installs, checks
-// that read a target cluster and the steps of a removal as activities of their own; checks that
-// decide from what the watches told, and the Manifests' own steps, several modules together in
-// one local activity. Each ends in an outcome the module's state takes back.
+// How the modules' actions run (ModuleAction, src/decisions/module-steps.ts): the installs that
+// start together in one activity; checks that read a target cluster and the steps of a removal
+// as activities of their own; checks that decide from what the watches told, and the Manifests'
+// own steps, several modules together in one local activity. Each ends in an outcome the
+// module's state takes back.
 import { defaultNamespaceFor } from '../api/names';
 import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
+import type { Work } from '../decisions/kyma-run';
 import type { StartedAction } from '../decisions/module-pool';
-import type { ModuleOutcome } from '../decisions/module-steps';
+import type { ModuleAction, ModuleOutcome } from '../decisions/module-steps';
 import { controlPlane, installer, targetSteps } from './activity-options';
-import { failureOf, installAttemptOf } from './failure';
+import { failureOf } from './failure';
 import type { LocalLane } from './local-lane';
 
 export interface ModuleActions {
   /** One action as an activity of its own. */
   run(a: StartedAction): Promise<ModuleOutcome>;
+  /** Installs that start together, in one activity: an outcome each, in their order. */
+  install(installs: StartedAction[]): Promise<ModuleOutcome[]>;
   /** Several modules' local actions in one local activity, an outcome each, in their order. */
   runLocally(actions: StartedAction[]): Promise<ModuleOutcome[]>;
+  /** The modules' work the run asks for: one of the above. */
+  perform(w: ModuleWork): Promise<ModuleOutcome | ModuleOutcome[]>;
 }
 
+type ModuleWork = Extract<Work, { kind: 'module' | 'installs' | 'modules' }>;
+
 export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: LocalLane): ModuleActions {
-  const { installModule } = installer(settings.crdEstablishedTimeoutMs);
+  const { installModules } = installer(settings.crdEstablishedTimeoutMs);
   const kcp = lane.serial(controlPlane);
   const defaultNamespace = defaultNamespaceFor(settings.defaultNamespace, kyma.name);
   /** The Kyma as target-cluster activities need it. */
@@ -30,28 +38,8 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
     run(started) {
       const a = started.action;
       const on = { kyma: target(started), module: started.module };
-      const failed = (err: unknown): ModuleOutcome => {
-        const attempt = a.kind === 'install' ? installAttemptOf(err) : undefined;
-        return { kind: a.kind, failure: failureOf(err), ...(attempt ? { attempt } : {}) };
-      };
+      const failed = (err: unknown): ModuleOutcome => ({ kind: a.kind, failure: failureOf(err) });
       switch (a.kind) {
-        case 'install': {
-          const params = {
-            kymaNamespace: kyma.namespace,
-            kymaName: kyma.name,
-            module: a.module.name,
-            defaultNamespace,
-          };
-          return installModule({
-            kyma: on.kyma,
-            module: a.module,
-            params,
-            crdTimeoutMs: settings.crdEstablishedTimeoutMs,
-            ...(a.previous ? { previous: a.previous } : {}),
-            ...(a.previousCluster ? { previousCluster: a.previousCluster } : {}),
-            check: true,
-          }).then((value) => ({ kind: a.kind, value }), failed);
-        }
         case 'checkReadiness': {
           const { kind: _, ...check } = a;
           return targetSteps.checkReadiness({ ...on, ...check }).then((value) => ({ kind: a.kind, value }), failed);
@@ -80,6 +68,29 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
         default:
           return this.runLocally([started]).then((outcomes) => outcomes[0]!, failed);
       }
+    },
+    install(installs) {
+      const inputs = installs.map((started) => {
+        const a = started.action as Extract<ModuleAction, { kind: 'install' }>;
+        return {
+          kyma: target(started),
+          module: a.module,
+          params: { kymaNamespace: kyma.namespace, kymaName: kyma.name, module: a.module.name, defaultNamespace },
+          crdTimeoutMs: settings.crdEstablishedTimeoutMs,
+          ...(a.previous ? { previous: a.previous } : {}),
+          ...(a.previousCluster ? { previousCluster: a.previousCluster } : {}),
+          check: true,
+        };
+      });
+      // The activity itself fails only when Temporal gives up on it (its worker lost, again and again): each module so.
+      return installModules({ installs: inputs }).then(
+        (outcomes) => outcomes.map((o): ModuleOutcome => ({ kind: 'install', ...o })),
+        (err: unknown) => installs.map((): ModuleOutcome => ({ kind: 'install', failure: failureOf(err) })),
+      );
+    },
+    perform(w) {
+      if (w.kind === 'module') return this.run(w.started);
+      return w.kind === 'installs' ? this.install(w.started) : this.runLocally(w.started);
     },
     runLocally(actions) {
       return kcp.runModuleActions({

@@ -12,7 +12,7 @@ import {
   kymaWorkflowId,
   useKlm,
 } from '../support/klm';
-import { activitiesFor } from '../support/history';
+import { installsFor } from '../support/history';
 import { readFile } from 'node:fs/promises';
 import { stackInfo, uniqueName } from '../support/stack';
 import { testModule } from '../support/modules';
@@ -38,7 +38,7 @@ describe('with a fast drift timer', () => {
     const before = await read();
     expect(before.every(Boolean)).toBe(true);
     // Several drift cycles re-apply the same objects ...
-    const startedEvents = () => activitiesFor(klm(), name, 'greeter', 'installModule');
+    const startedEvents = () => installsFor(klm(), name, 'greeter');
     const applies = await startedEvents();
     await eventually('two more applies', async () => (await startedEvents()) >= applies + 2 || undefined, 30_000);
     // ... and the API server kept every object as it was.

@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../src/api/shared';
 import { SAMPLE_DEFAULT_NAMESPACE, sampleFleet } from '../../src/samples/fleet';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
-import { activitiesFor } from '../support/history';
+import { installsFor } from '../support/history';
 import { testModule } from '../support/modules';
 import { uniqueName } from '../support/stack';
 
 function installs(klm: Klm, kyma: string, module: string): Promise<number> {
-  return activitiesFor(klm, kyma, module, 'installModule');
+  return installsFor(klm, kyma, module);
 }
 
 async function gone(klm: Klm, kyma: string, module: string): Promise<void> {

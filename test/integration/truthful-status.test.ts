@@ -12,7 +12,7 @@ import { API_VERSION, LABELS, type KubeObject } from '../../src/api/shared';
 import { abortRollout, rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { moduleReleaseMeta } from '../../src/publish/module';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm, type Klm } from '../support/klm';
-import { activitiesFor } from '../support/history';
+import { installsFor } from '../support/history';
 import { testModule } from '../support/modules';
 import { uniqueName } from '../support/stack';
 
@@ -287,7 +287,7 @@ describe('every hold has an end, and no Kyma can break its workflow', () => {
     ).toBe(condition.message);
     await eventually(
       'the new run to follow counter',
-      async () => ((await activitiesFor(klm(), name, 'counter', 'installModule')) > 0 ? true : undefined),
+      async () => ((await installsFor(klm(), name, 'counter')) > 0 ? true : undefined),
       30_000,
     );
     await kymaInState(klm(), name, 'Ready');

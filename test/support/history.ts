@@ -23,3 +23,14 @@ export async function activitiesFor(klm: Klm, kyma: string, module: string, type
     return a?.activityType?.name === type && moduleOfInput([firstArgument(a.input?.payloads)]) === module;
   }).length;
 }
+
+/** How often the Kyma's workflow (this run) scheduled an install of `module` (in an `installModules` with the Kyma's other installs that started with it). */
+export async function installsFor(klm: Klm, kyma: string, module: string): Promise<number> {
+  const history = await klm.client.workflow.getHandle(kymaWorkflowId(klm.namespace, kyma)).fetchHistory();
+  return (history.events ?? []).filter((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    if (a?.activityType?.name !== 'installModules') return false;
+    const installs = (firstArgument(a.input?.payloads)?.installs ?? []) as unknown[];
+    return installs.some((i) => moduleOfInput([i]) === module);
+  }).length;
+}

@@ -25,7 +25,7 @@ describe('the bench topology', () => {
 
 describe('cost by concern', () => {
   it('counts history events and API requests for the per-runtime work they belong to', () => {
-    expect(concernOfEvent('activity installModule')).toBe('install');
+    expect(concernOfEvent('activity installModules')).toBe('install');
     expect(concernOfEvent('activity syncRuntimeCatalog')).toBe('catalog sync');
     expect(concernOfEvent('local activity writeKymaChanges')).toBe('status writes');
     expect(concernOfEvent('signal kymaChanged')).toBe('watches and signals');

@@ -1,6 +1,7 @@
-// One activity for a whole install: fetch → render → apply → default CR → prune. Its steps are
-// idempotent, so a retry after a lost worker simply runs them again; the workflow's history
-// holds one activity, not five.
+// A module's whole install, one step: fetch → render → apply → default CR → prune → readiness
+// check. Its steps are idempotent, so an attempt after a failed one, or after a lost worker,
+// simply runs them again. The installs a Kyma starts together run in one activity
+// (./install-batch.ts), each attempt of each module observed as an `installModule` of its own.
 import { ApplicationFailure, CancelledFailure, heartbeat } from '@temporalio/activity';
 import type { RenderedRef, RenderParams } from '../../contract/artifacts';
 import type { KymaRef } from '../../contract/kyma';

@@ -9,6 +9,7 @@ import type { RuntimeKymaSync } from '../../../src/contract/runtime';
 import { KymaRun, LOCAL_BATCH, type HistoryInfo, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
 import type { ModuleOutcome } from '../../../src/decisions/module-steps';
+import type { StartedAction } from '../../../src/decisions/module-pool';
 import { installResult, KYMA, mod, SETTINGS, snapshot } from './fixtures';
 
 const READY: ReadinessCheck = { reason: 'Ready', message: 'module is ready' };
@@ -52,6 +53,11 @@ function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[
       if (a.kind === 'deleteObjects') return { kind: a.kind, value: { deleted: 4, done: true } };
       return { kind: 'checkReadiness', value: READY };
     }
+    case 'installs':
+      return w.started.map(
+        (s): ModuleOutcome =>
+          f.install?.(s.module) ?? { kind: 'install', value: { ...installResult('1.0.0'), check: READY } },
+      );
     case 'modules':
       return w.started.map((s): ModuleOutcome => {
         if (s.action.kind === 'checkPaused') return { kind: 'checkPaused', value: false };
@@ -80,7 +86,7 @@ function settle(run: KymaRun, f: Fleet, now = 0, trace: Trace = newTrace()): Tra
     const taken = run.take(now);
     trace.works.push(...taken);
     pending.push(...taken);
-    trace.maxModuleActivities = Math.max(trace.maxModuleActivities, pending.filter((w) => w.kind === 'module').length);
+    trace.maxModuleActivities = Math.max(trace.maxModuleActivities, moduleStarts(pending).length);
     trace.maxLocalInFlight = Math.max(trace.maxLocalInFlight, pending.filter((w) => w.kind === 'modules').length);
     for (const w of taken)
       if (w.kind === 'modules') trace.maxLocalBatch = Math.max(trace.maxLocalBatch, w.started.length);
@@ -90,6 +96,14 @@ function settle(run: KymaRun, f: Fleet, now = 0, trace: Trace = newTrace()): Tra
   }
   throw new Error('the run never settled');
 }
+
+/** The module actions started as activities (an install batch's each). */
+const moduleStarts = (works: Work[]): StartedAction[] =>
+  works.flatMap((w) => (w.kind === 'module' ? [w.started] : w.kind === 'installs' ? w.started : []));
+
+/** The installs started. */
+const installStarts = (works: Work[]): StartedAction[] =>
+  moduleStarts(works).filter((s) => s.action.kind === 'install');
 
 const newTrace = (): Trace => ({ maxModuleActivities: 0, maxLocalBatch: 0, maxLocalInFlight: 0, works: [] });
 
@@ -115,7 +129,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     const run = newRun({ moduleParallelism: 50 });
     const fleet = { snapshot: snapshot(spec(names(1_000))) };
     const t = settle(run, fleet);
-    expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toHaveLength(1_000);
+    expect(installStarts(t.works)).toHaveLength(1_000);
     expect(t.maxModuleActivities).toBe(50);
     expect(t.maxLocalInFlight).toBeLessThanOrEqual(1);
     expect(t.maxLocalBatch).toBeLessThanOrEqual(LOCAL_BATCH);
@@ -130,7 +144,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
   it('refuses a Kyma of more modules than the limit: Error naming the limit, nothing installed', () => {
     const run = newRun({ maxModulesPerKyma: 1_000 });
     const t = settle(run, { snapshot: snapshot(spec(names(1_001))) });
-    expect(t.works.filter((w) => w.kind === 'module')).toEqual([]);
+    expect(moduleStarts(t.works)).toEqual([]);
     const status = run.status();
     expect(status.state).toBe('Error');
     expect(status.lastOperation?.operation).toMatch(/lists 1001 modules, more than the 1000 one Kyma may have/);
@@ -155,7 +169,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
       expect(Object.keys(carried?.modules ?? {})).toEqual(names(3));
       const next = new KymaRun({ kyma: KYMA, settings: SETTINGS, carried: carried!, maxRunning: 50, runStartedAt: 0 });
       const t = settle(next, fleet);
-      expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
+      expect(installStarts(t.works)).toEqual([]);
       expect(next.status().state).toBe('Ready');
     },
   );
@@ -194,7 +208,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     const t = settle(next, { snapshot: snapshot(spec(names(1_000))) });
     expect(next.status()).toEqual(run.status());
     // Nothing installed again; a status written once, its Manifests not written again (their reports did not change).
-    expect(t.works.filter((w) => w.kind === 'module' && w.started.action.kind === 'install')).toEqual([]);
+    expect(installStarts(t.works)).toEqual([]);
     expect(t.works.flatMap((w) => (w.kind === 'write' ? (w.writes.manifests ?? []) : []))).toEqual([]);
   });
 
@@ -215,15 +229,13 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     // Nothing is due before the alarm.
     expect(settle(run, fleet, 2_000).works).toEqual([]);
     const retried = settle(run, fleet, 1_000 + SETTINGS.installRetryMs);
-    expect(
-      retried.works.filter((w) => w.kind === 'module').map((w) => w.kind === 'module' && w.started.module),
-    ).toEqual(['m0000']);
+    expect(moduleStarts(retried.works).map((s) => s.module)).toEqual(['m0000']);
     expect(run.status().state).toBe('Ready');
     expect(run.takeDriftArm()).toBe(SETTINGS.driftIntervalMs);
     run.driftFired();
     const drifted = settle(run, fleet, 5_000);
     // The drift timer re-applies every module (idempotent) and loads the Kyma again.
-    expect(drifted.works.filter((w) => w.kind === 'module').length).toBe(2);
+    expect(moduleStarts(drifted.works).length).toBe(2);
     expect(drifted.works.some((w) => w.kind === 'kyma' && w.action.kind === 'load')).toBe(true);
   });
 
@@ -234,7 +246,11 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     run.modulesChanged([{ module: 'm0001', change: { observed: [] } }]);
     const t = settle(run, fleet);
     const checked = t.works.flatMap((w) =>
-      w.kind === 'modules' ? w.started.map((s) => s.module) : w.kind === 'module' ? [w.started.module] : [],
+      w.kind === 'modules' || w.kind === 'installs'
+        ? w.started.map((s) => s.module)
+        : w.kind === 'module'
+          ? [w.started.module]
+          : [],
     );
     expect(checked).toEqual(['m0001']);
   });
@@ -251,8 +267,7 @@ describe('KymaRun: a kubeconfig Secret that names another cluster', () => {
       value: { ...installResult('1.0.0'), cluster: cluster.uid ?? cluster.server, check: READY },
     }),
   });
-  const installs = (t: Trace) =>
-    t.works.flatMap((w) => (w.kind === 'module' && w.started.action.kind === 'install' ? [w.started.action] : []));
+  const installs = (t: Trace) => installStarts(t.works).flatMap((s) => (s.action.kind === 'install' ? [s.action] : []));
   const events = (t: Trace) => t.works.flatMap((w) => (w.kind === 'write' ? (w.writes.events ?? []) : []));
   const condition = (run: KymaRun) => run.status().conditions?.find((c) => c.type === 'TargetCluster');
 

@@ -1,0 +1,179 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Logger } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { MODULE_INSTALL_RETRY, retryAfter } from '../../src/activities/failure';
+import type { InstallModuleInput } from '../../src/activities/install/install';
+import {
+  installBatchActivities,
+  Limit,
+  outcomeOfFailure,
+  retryDelayMs,
+  type InstallOutcome,
+} from '../../src/activities/install/install-batch';
+import type { InstallResult } from '../../src/contract/module';
+import { activityFailureLog } from '../../src/workers/activity-failures';
+
+const KYMA = { namespace: 'kcp-system', name: 'k1' };
+
+function input(module: string): InstallModuleInput {
+  return {
+    kyma: KYMA,
+    module: { name: module } as InstallModuleInput['module'],
+    params: { kymaNamespace: KYMA.namespace, kymaName: KYMA.name, module, defaultNamespace: 'kyma-system' },
+    crdTimeoutMs: 1000,
+  };
+}
+
+const result = (module: string) => ({ fetched: { module }, rendered: { digest: module } }) as unknown as InstallResult;
+
+/** Fails retryably (tried again 1 ms later) this many times, then installs. */
+function flaky(failures: Record<string, number>) {
+  const calls: string[] = [];
+  return {
+    calls,
+    install: (i: InstallModuleInput): Promise<InstallResult> => {
+      const m = i.module.name;
+      calls.push(m);
+      if ((failures[m] ?? 0) > 0) {
+        failures[m]!--;
+        return Promise.reject(retryAfter('RegistryUnavailable', `registry of ${m} unreachable`, 1));
+      }
+      return Promise.resolve(result(m));
+    },
+  };
+}
+
+/** An interceptor that records each attempt it sees: activity type, attempt, module, outcome. */
+function recorder(seen: string[]): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(i, next) {
+        const m = (i.args[0] as InstallModuleInput).module.name;
+        const what = `${ctx.info.activityType} #${ctx.info.attempt} ${m}`;
+        try {
+          const r = await next(i);
+          seen.push(`${what} ok`);
+          return r;
+        } catch (err) {
+          seen.push(`${what} failed`);
+          throw err;
+        }
+      },
+    },
+  });
+}
+
+function run(install: (i: InstallModuleInput) => Promise<InstallResult>, observers: ActivityInterceptorsFactory[]) {
+  const env = new MockActivityEnvironment({
+    activityType: 'installModules',
+    workflowExecution: { workflowId: `kyma/${KYMA.namespace}/${KYMA.name}`, runId: 'r' },
+  });
+  const batch = installBatchActivities(install, observers);
+  return (modules: string[]): Promise<InstallOutcome[]> =>
+    env.run((i) => batch.installModules(i), { installs: modules.map(input) });
+}
+
+describe('a Kyma’s installs in one activity', () => {
+  it('gives each module its own outcome, in order: a failing one is tried again on its own, as an installModule attempt of its own', async () => {
+    const { install, calls } = flaky({ b: 2 });
+    const seen: string[] = [];
+    const outcomes = await run(install, [recorder(seen)])(['a', 'b', 'c']);
+    expect(outcomes).toEqual([{ value: result('a') }, { value: result('b') }, { value: result('c') }]);
+    expect(calls.filter((m) => m === 'a')).toHaveLength(1);
+    expect(calls.filter((m) => m === 'b')).toHaveLength(3);
+    expect(seen.filter((s) => s.endsWith(' b failed'))).toEqual([
+      'installModule #1 b failed',
+      'installModule #2 b failed',
+    ]);
+    expect(seen).toContain('installModule #3 b ok');
+    expect(seen).toContain('installModule #1 a ok');
+  });
+
+  it('ends a module’s attempts after the fifth, with its typed reason; the others are installed', async () => {
+    const { install, calls } = flaky({ b: 99 });
+    const outcomes = await run(install, [])(['a', 'b']);
+    expect(outcomes[0]).toEqual({ value: result('a') });
+    expect(outcomes[1]).toEqual({
+      failure: { reason: 'RegistryUnavailable', message: 'registry of b unreachable' },
+    });
+    expect(calls.filter((m) => m === 'b')).toHaveLength(MODULE_INSTALL_RETRY.maximumAttempts);
+  });
+
+  it('ends at once on a permanent failure, with what the install had rendered when it failed', async () => {
+    const attempt = { version: '1.0.0', templateGeneration: 1, fetched: {}, rendered: { digest: 'sha256:1' } };
+    let calls = 0;
+    const install = (): Promise<InstallResult> => {
+      calls++;
+      return Promise.reject(
+        ApplicationFailure.create({
+          message: 'manifest invalid',
+          type: 'MalformedManifest',
+          nonRetryable: true,
+          details: [attempt],
+        }),
+      );
+    };
+    const [outcome] = await run(install, [])(['a']);
+    expect(calls).toBe(1);
+    expect(outcome).toEqual({ failure: { reason: 'MalformedManifest', message: 'manifest invalid' }, attempt });
+  });
+
+  it('takes an untyped error as Failed, with its message', () => {
+    expect(outcomeOfFailure(new TypeError('boom'))).toEqual({ failure: { reason: 'Failed', message: 'boom' } });
+  });
+
+  it('writes the failure log line of the module, as for an install activity of its own', async () => {
+    const out: string[] = [];
+    const logger = { warn: (m: string) => out.push(`WARN ${m}`), info: (m: string) => out.push(`INFO ${m}`) } as Logger;
+    const log = activityFailureLog({ installRetryMs: 30_000, driftIntervalMs: 600_000 }, () => logger);
+    const { install } = flaky({ b: 1 });
+    await run(install, [log])(['a', 'b']);
+    expect(out).toHaveLength(2);
+    expect(out[0]).toBe(
+      'WARN kyma/kcp-system/k1 (module b): installModule failed (RegistryUnavailable): registry of b unreachable; ' +
+        'attempt 1 of 5, next in 0s; after the last, the workflow shows the failure and tries again after 30s, ' +
+        'doubling up to 10m, or at the next change',
+    );
+    expect(out[1]).toMatch(
+      /^INFO kyma\/kcp-system\/k1 \(module b\): installModule succeeded after 1 failed attempt in/,
+    );
+  });
+});
+
+describe('how long a module’s install waits before its next attempt', () => {
+  it('doubles from 1 s up to 30 s, or waits what the failure asks (a Retry-After), at most 30 s', () => {
+    const err = new Error('conflict');
+    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, err))).toEqual([1000, 2000, 4000, 8000, 16000, 30000]);
+    expect(retryDelayMs(1, retryAfter('RegistryUnavailable', 'slow down', 7000))).toBe(7000);
+    expect(retryDelayMs(1, retryAfter('RegistryUnavailable', 'slow down', 3_600_000))).toBe(30_000);
+  });
+});
+
+describe('Limit', () => {
+  it('runs at most its limit at once, the others in the order they came', async () => {
+    const limit = new Limit(2);
+    let running = 0;
+    let most = 0;
+    const order: number[] = [];
+    const job = (n: number) => async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, 5));
+      order.push(n);
+      running--;
+      return n;
+    };
+    const done = await Promise.all([1, 2, 3, 4, 5].map((n) => limit.run(job(n))));
+    expect(done).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
+    expect(order).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('lets the next one run when one fails', async () => {
+    const limit = new Limit(1);
+    await expect(limit.run(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    await expect(limit.run(() => Promise.resolve(7))).resolves.toBe(7);
+  });
+});
