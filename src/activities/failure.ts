@@ -3,6 +3,7 @@
 // non-retryable: the module shows them at once instead of an invisible retry loop.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Reason } from '../api/reasons';
+import { MODULE_INSTALL_RETRY } from '../contract/install-retry';
 
 export function permanent(reason: Reason, message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, reason);
@@ -11,17 +12,6 @@ export function permanent(reason: Reason, message: string): ApplicationFailure {
 export function transient(reason: Reason, message: string): ApplicationFailure {
   return ApplicationFailure.retryable(message, reason);
 }
-
-/**
- * How a module's install is tried again within its batch (./install/install-batch.ts): as
- * Temporal tried an install activity of its own, five attempts, 1 s doubling up to 30 s.
- */
-export const MODULE_INSTALL_RETRY = {
-  initialInterval: 1_000,
-  backoffCoefficient: 2,
-  maximumInterval: 30_000,
-  maximumAttempts: 5,
-} as const;
 
 /**
  * The longest delay a `Retry-After` may impose: an install's longest wait between its attempts

@@ -6,6 +6,7 @@
 // steps of a module end within a minute: another worker takes up a lost worker's step soon.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { MODULE_INSTALL_RETRY } from '../contract/install-retry';
 
 const CONTROL_PLANE_RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
 const STEP_RETRY = { ...CONTROL_PLANE_RETRY, maximumAttempts: 5 } as const;
@@ -35,10 +36,15 @@ export const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 min
 /** Readiness checks that read a target cluster, and the steps of a removal or release. */
 export const targetSteps = proxyActivities<Activities>({ startToCloseTimeout: '45 seconds', retry: STEP_RETRY });
 
-/** An install: it may take up to the CRD timeout, and heartbeats so that a lost worker is noticed within 20 s. */
+/**
+ * A Kyma's installs that start together (`installModules`): each attempt of each module may take
+ * up to the CRD timeout and a few minutes, and the batch heartbeats so that a lost worker is
+ * noticed within 20 s.
+ */
 export function installer(crdEstablishedTimeoutMs: number) {
+  const attempt = crdEstablishedTimeoutMs + 5 * 60_000 + MODULE_INSTALL_RETRY.maximumInterval;
   return proxyActivities<Activities>({
-    startToCloseTimeout: crdEstablishedTimeoutMs + 5 * 60_000,
+    startToCloseTimeout: MODULE_INSTALL_RETRY.maximumAttempts * attempt,
     heartbeatTimeout: '20 seconds',
     retry: STEP_RETRY,
   });

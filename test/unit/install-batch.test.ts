@@ -3,7 +3,8 @@ import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { MODULE_INSTALL_RETRY, retryAfter } from '../../src/activities/failure';
+import { retryAfter } from '../../src/activities/failure';
+import { MODULE_INSTALL_RETRY } from '../../src/contract/install-retry';
 import type { InstallModuleInput } from '../../src/activities/install/install';
 import {
   installBatchActivities,

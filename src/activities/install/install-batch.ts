@@ -12,7 +12,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { reasonOf } from '../../api/reasons';
 import type { Installed, InstallResult } from '../../contract/module';
 import type { Readiness } from '../../contract/readiness';
-import { MODULE_INSTALL_RETRY } from '../failure';
+import { MODULE_INSTALL_RETRY } from '../../contract/install-retry';
 import { heartbeating } from '../heartbeating';
 import type { InstallModuleInput } from './install';
 
