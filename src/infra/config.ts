@@ -34,6 +34,8 @@ export interface KlmConfig {
   workflowBundle?: string;
   /** How many task polls the worker keeps open per kind: scaled by the server's backlog, or a fixed number. */
   taskPollers: 'autoscaling' | number;
+  /** Whether workflow code keeps its stack traces (KLM_WORKFLOW_STACK_TRACES; src/workers/workflow-stack-traces.ts). */
+  workflowStackTraces: boolean;
   settings: ReconcileSettings;
   /**
    * The OCI registry that holds the modules' OCM components, as upstream's flags
@@ -183,6 +185,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): KlmConfig {
     workflowCacheSize: wholeNumber('KLM_WORKFLOW_CACHE_SIZE', env.KLM_WORKFLOW_CACHE_SIZE, DEFAULT_WORKFLOW_CACHE_SIZE),
     ...(env.KLM_WORKFLOW_BUNDLE ? { workflowBundle: env.KLM_WORKFLOW_BUNDLE } : {}),
     taskPollers: taskPollers(env.KLM_TASK_POLLERS),
+    workflowStackTraces: onOff('KLM_WORKFLOW_STACK_TRACES', env.KLM_WORKFLOW_STACK_TRACES, false),
     registry: {
       ...(env.KLM_REGISTRY_CA_FILE ? { caFile: env.KLM_REGISTRY_CA_FILE } : {}),
       insecureHosts: [
@@ -353,6 +356,13 @@ function taskPollers(value: string | undefined): 'autoscaling' | number {
   if (!Number.isInteger(n) || n < 2)
     throw new Error(`KLM_TASK_POLLERS must be "autoscaling" or a whole number of at least 2, not "${value}"`);
   return n;
+}
+
+/** `on` or `off` (unset: `fallback`). */
+function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new Error(`${name} must be "on" or "off", not "${value}"`);
 }
 
 /** KLM_KUBECONFIG_EXEC: `allow` (default) or `deny`. */

@@ -7,6 +7,7 @@ import type { KubeClient } from '../k8s/rest-client';
 import type { KlmConfig } from '../infra/config';
 import { deploymentVersion } from './build-id';
 import { withLogPass } from './log-pass';
+import { workflowStackTraces } from './workflow-stack-traces';
 import { createKlmWorker, type KlmWorker } from './worker';
 
 /**
@@ -36,6 +37,7 @@ export async function startWorker(
   connection: NativeConnection,
   kcp?: KubeClient,
 ): Promise<KlmWorker> {
+  workflowStackTraces(config.workflowStackTraces);
   return await createKlmWorker({
     connection,
     namespace: config.temporal.namespace,

@@ -21,6 +21,15 @@ describe('worker tuning', () => {
       );
   });
 
+  it('keeps workflow code without stack traces unless told on, and refuses anything but on and off', () => {
+    expect(configFromEnv({}).workflowStackTraces).toBe(false);
+    expect(configFromEnv({ KLM_WORKFLOW_STACK_TRACES: 'on' }).workflowStackTraces).toBe(true);
+    expect(configFromEnv({ KLM_WORKFLOW_STACK_TRACES: 'off' }).workflowStackTraces).toBe(false);
+    expect(() => configFromEnv({ KLM_WORKFLOW_STACK_TRACES: 'yes' })).toThrow(
+      /KLM_WORKFLOW_STACK_TRACES must be "on" or "off", not "yes"/,
+    );
+  });
+
   it('takes the workflow cache size and a prebuilt workflow bundle', () => {
     expect(configFromEnv({}).workflowCacheSize).toBe(DEFAULT_WORKFLOW_CACHE_SIZE);
     expect(configFromEnv({}).workflowBundle).toBeUndefined();
