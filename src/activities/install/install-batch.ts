@@ -85,8 +85,9 @@ export function installBatchActivities(installModule: InstallOne, observers: Act
     const seen = Object.create(ctx, { info: { value: info } }) as Context;
     const run = observers.reduceRight<(args: unknown[]) => Promise<unknown>>(
       (next, factory) => {
-        const execute = factory(seen).inbound?.execute;
-        return execute ? (args) => execute({ args, headers: {} }, (i) => next(i.args)) : next;
+        const inbound = factory(seen).inbound;
+        if (!inbound?.execute) return next;
+        return (args) => inbound.execute!({ args, headers: {} }, (i) => next(i.args));
       },
       (args) => installModule(args[0] as InstallModuleInput),
     );
