@@ -2,6 +2,7 @@
 // workflow maps it to the module's state through the one table. Permanent ones are
 // non-retryable: the module shows them at once instead of an invisible retry loop.
 import { ApplicationFailure } from '@temporalio/activity';
+import type { RetryPolicy } from '@temporalio/common';
 import type { Reason } from '../api/reasons';
 import { MODULE_INSTALL_RETRY } from '../contract/install-retry';
 
@@ -29,4 +30,24 @@ export function retryAfter(reason: Reason, message: string, delayMs: number): Ap
     type: reason,
     message,
   });
+}
+
+/**
+ * The SDK hands activities their retry policy in milliseconds, and our failures set their
+ * `nextRetryDelay` so (`retryAfter`); a duration as text is taken as none.
+ */
+function millis(d: unknown): number | undefined {
+  return typeof d === 'number' ? d : undefined;
+}
+
+/**
+ * The delay before the attempt after attempt `attempt` failed with `err`: the failure's own
+ * `nextRetryDelay` (a registry's Retry-After), else `policy`'s backoff, as Temporal computes it.
+ */
+export function nextAttemptDelayMs(policy: RetryPolicy, attempt: number, err: unknown): number {
+  const own = err instanceof ApplicationFailure ? millis(err.nextRetryDelay) : undefined;
+  if (own !== undefined) return own;
+  const initial = millis(policy.initialInterval) ?? 1000;
+  const most = millis(policy.maximumInterval) ?? 100 * initial;
+  return Math.min(initial * (policy.backoffCoefficient ?? 2) ** (attempt - 1), most);
 }

@@ -6,19 +6,12 @@ import type { Context, Info } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure, type Logger } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { ReconcileSettings } from '../contract/settings';
+import { nextAttemptDelayMs } from '../activities/failure';
 import { FailureLog, span } from '../infra/failure-log';
 import { activityFailureReason } from '../infra/metrics';
 
 /** What happens after Temporal gives up on an activity: the workflows' install backoff. */
 export type RetrySchedule = Pick<ReconcileSettings, 'installRetryMs' | 'driftIntervalMs'>;
-
-/**
- * The SDK hands activities their retry policy in milliseconds, and our failures set their
- * `nextRetryDelay` so (src/activities/failure.ts); a duration as text is taken as none.
- */
-function millis(d: unknown): number | undefined {
-  return typeof d === 'number' ? d : undefined;
-}
 
 /**
  * When an attempt that failed with `err` is tried again: by Temporal, after the delay its retry
@@ -34,12 +27,7 @@ export function retryOutlook(info: Pick<Info, 'attempt' | 'retryPolicy'>, err: u
     return `not retried by Temporal (permanent); ${afterLast}`;
   const max = policy.maximumAttempts ?? 0;
   if (max > 0 && info.attempt >= max) return `attempt ${info.attempt} of ${max}, the last; ${afterLast}`;
-  const initial = millis(policy.initialInterval) ?? 1000;
-  const backoff = Math.min(
-    initial * (policy.backoffCoefficient ?? 2) ** (info.attempt - 1),
-    millis(policy.maximumInterval) ?? 100 * initial,
-  );
-  const delay = (err instanceof ApplicationFailure ? millis(err.nextRetryDelay) : undefined) ?? backoff;
+  const delay = nextAttemptDelayMs(policy, info.attempt, err);
   if (max === 0) return `attempt ${info.attempt}, next in ${span(delay)}, until it succeeds`;
   return `attempt ${info.attempt} of ${max}, next in ${span(delay)}; after the last, ${afterLast}`;
 }

@@ -3,14 +3,13 @@ import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { retryAfter } from '../../src/activities/failure';
+import { nextAttemptDelayMs, retryAfter } from '../../src/activities/failure';
 import { MODULE_INSTALL_RETRY } from '../../src/contract/install-retry';
 import type { InstallModuleInput } from '../../src/activities/install/install';
 import {
   installBatchActivities,
   Limit,
   outcomeOfFailure,
-  retryDelayMs,
   type InstallOutcome,
 } from '../../src/activities/install/install-batch';
 import type { InstallResult } from '../../src/contract/module';
@@ -146,9 +145,15 @@ describe('a Kyma’s installs in one activity', () => {
 describe('how long a module’s install waits before its next attempt', () => {
   it('doubles from 1 s up to 30 s, or waits what the failure asks (a Retry-After), at most 30 s', () => {
     const err = new Error('conflict');
-    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, err))).toEqual([1000, 2000, 4000, 8000, 16000, 30000]);
-    expect(retryDelayMs(1, retryAfter('RegistryUnavailable', 'slow down', 7000))).toBe(7000);
-    expect(retryDelayMs(1, retryAfter('RegistryUnavailable', 'slow down', 3_600_000))).toBe(30_000);
+    expect([1, 2, 3, 4, 5, 6].map((n) => nextAttemptDelayMs(MODULE_INSTALL_RETRY, n, err))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000,
+    ]);
+    expect(nextAttemptDelayMs(MODULE_INSTALL_RETRY, 1, retryAfter('RegistryUnavailable', 'slow down', 7000))).toBe(
+      7000,
+    );
+    expect(nextAttemptDelayMs(MODULE_INSTALL_RETRY, 1, retryAfter('RegistryUnavailable', 'slow down', 3_600_000))).toBe(
+      30_000,
+    );
   });
 });
 

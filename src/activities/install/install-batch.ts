@@ -13,6 +13,7 @@ import { reasonOf } from '../../api/reasons';
 import type { Installed, InstallResult } from '../../contract/module';
 import type { Readiness } from '../../contract/readiness';
 import { MODULE_INSTALL_RETRY } from '../../contract/install-retry';
+import { nextAttemptDelayMs } from '../failure';
 import { heartbeating } from '../heartbeating';
 import type { InstallModuleInput } from './install';
 
@@ -46,14 +47,6 @@ export class Limit {
       else this.running--;
     }
   }
-}
-
-/** The delay before attempt `attempt + 1` after `err`: the failure's own (a registry's Retry-After), else the backoff. */
-export function retryDelayMs(attempt: number, err: unknown): number {
-  const own: unknown = err instanceof ApplicationFailure ? err.nextRetryDelay : undefined;
-  if (typeof own === 'number') return own;
-  const p = MODULE_INSTALL_RETRY;
-  return Math.min(p.initialInterval * p.backoffCoefficient ** (attempt - 1), p.maximumInterval);
 }
 
 /** Whether an attempt that failed with `err` is the module's last. */
@@ -100,7 +93,7 @@ export function installBatchActivities(installModule: InstallOne, observers: Act
         return { value: await limit.run(() => attemptOf(ctx, input, attempt)) };
       } catch (err) {
         if (lastAttempt(attempt, err)) return outcomeOfFailure(err);
-        await heartbeating(ctx.sleep(retryDelayMs(attempt, err)));
+        await heartbeating(ctx.sleep(nextAttemptDelayMs(MODULE_INSTALL_RETRY, attempt, err)));
       }
     }
   }
