@@ -72,7 +72,7 @@ export function createActivities(deps: ActivityDeps) {
   const events = eventActivities(deps.kcp);
   const installer = installActivities(deps.cache, targets, cache, (i) => readiness.checkReadiness(i), deps.ociRegistry);
   return {
-    ...workerActivities(deps.settings, deps.currentVersion),
+    ...workerActivities(deps.settings, deps.currentVersion, (input) => kyma.loadKyma(input)),
     ...kyma,
     ...events,
     ...kymaWritesActivities({

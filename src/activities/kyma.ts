@@ -19,6 +19,7 @@ import type { KymaRef, KymaSnapshot, SpecModule } from '../contract/kyma';
 import type { Resolution } from '../contract/module';
 import type { SeenVersions } from '../contract/seen-versions';
 import { mergeConditions } from '../decisions/conditions';
+import { finalizerDue } from '../decisions/kyma-reconciled';
 import { kymaLabelProblems } from '../decisions/label-values';
 import { kymaNameProblem } from '../decisions/names';
 import { specModules } from '../decisions/runtime-kyma';
@@ -37,6 +38,11 @@ export interface KymaInput {
   kyma: KymaRef;
   /** What the workflow was told of since its last read: the cache must have caught up with it. */
   seen?: SeenVersions;
+}
+
+export interface LoadKymaInput extends KymaInput {
+  /** The modules one Kyma may have (KLM_MAX_MODULES_PER_KYMA): a Kyma with more gets no finalizer. */
+  maxModules: number;
 }
 
 export interface KymaUidInput extends KymaInput {
@@ -134,27 +140,31 @@ async function readKyma(cache: ObjectCache, ref: KymaRef, atLeast?: string): Pro
   return await cache.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace, atLeast);
 }
 
-/** Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again. */
+/**
+ * Adds or drops our finalizer, guarded by the resourceVersion it read: a stale read is read again.
+ * Whether the Kyma of `uid` has it (`present`) or lacks it now, as this worker made it; a Kyma
+ * gone, re-created or (for `present`) being deleted is left alone: false.
+ */
 async function setFinalizer(
   kcp: KubeClient,
   cache: ObjectCache,
   ref: KymaRef,
   uid: string,
   present: boolean,
-): Promise<void> {
+): Promise<boolean> {
   for (let fresh = false; ; fresh = true) {
     const kyma = fresh
       ? await kcp.get<Kyma & KubeObject>(API_VERSION, 'Kyma', ref.name, ref.namespace)
       : await readKyma(cache, ref);
-    if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return;
+    if (!kyma || kyma.metadata.uid !== uid || (present && kyma.metadata.deletionTimestamp)) return false;
     const finalizers = kyma.metadata.finalizers ?? [];
-    if (finalizers.includes(KYMA_FINALIZER) === present) return;
+    if (finalizers.includes(KYMA_FINALIZER) === present) return true;
     const next = present ? [...finalizers, KYMA_FINALIZER] : finalizers.filter((f) => f !== KYMA_FINALIZER);
     try {
       await kcp.mergePatch(API_VERSION, 'Kyma', ref.name, ref.namespace, {
         metadata: { finalizers: next, resourceVersion: kyma.metadata.resourceVersion },
       });
-      return;
+      return true;
     } catch (err) {
       if (fresh || !(err instanceof KubeApiError && err.status === 409)) throw err;
     }
@@ -305,9 +315,15 @@ export function kymaActivities(
 ) {
   const statusWriter = new KymaStatusWriter(kcp, cache);
   return {
-    /** The Kyma's spec as the workflow needs it, or null when it no longer exists. */
-    async loadKyma({ kyma, seen }: KymaInput): Promise<KymaSnapshot | null> {
-      return await loadSnapshot(cache, targets, kyma, seen);
+    /**
+     * The Kyma's spec as the workflow needs it, or null when it no longer exists; a Kyma this
+     * product reconciles gets our finalizer first (`finalizerDue`), so that its deletion waits
+     * for its modules' removal.
+     */
+    async loadKyma({ kyma, seen, maxModules }: LoadKymaInput): Promise<KymaSnapshot | null> {
+      const snapshot = await loadSnapshot(cache, targets, kyma, seen);
+      if (!snapshot || !finalizerDue(snapshot, maxModules)) return snapshot;
+      return { ...snapshot, finalized: await setFinalizer(kcp, cache, kyma, snapshot.uid, true) };
     },
 
     /** Resolves every module of the spec; a module that cannot be resolved gets its reason, the others go on. */
@@ -315,11 +331,6 @@ export function kymaActivities(
       const catalog = catalogOf(cache, kyma.namespace, seen);
       const resolutions = await Promise.all(snapshot.modules.map((m) => resolveOne(m, snapshot, catalog)));
       return await withDowntime(kcp, cache, maintenancePolicy, snapshot, resolutions);
-    },
-
-    /** Adds the Kyma finalizer (so that deletion waits for the modules' removal). */
-    async addKymaFinalizer({ kyma, uid }: KymaUidInput): Promise<void> {
-      await setFinalizer(kcp, cache, kyma, uid, true);
     },
 
     /** Drops the Kyma finalizer: the last step of a Kyma's deletion. */

@@ -2,6 +2,7 @@
 import type { ClusterIdentity } from '../api/cluster-identity';
 import type { CustomResourcePolicy } from '../api/kyma';
 import type { Readiness } from './readiness';
+import type { SeenVersions } from './seen-versions';
 
 export interface KymaRef {
   namespace: string;
@@ -67,4 +68,10 @@ export interface KymaSnapshot {
   cluster?: ClusterIdentity;
   /** The annotation operator.kyma-project.io/old-clusters-cleared: switches up to this number were taken care of. */
   oldClustersCleared?: number;
+}
+
+/** The Kyma as a read found it (`snapshot`; null: gone), reading at least versions `seen`. */
+export interface KymaRead {
+  seen?: SeenVersions;
+  snapshot: KymaSnapshot | null;
 }

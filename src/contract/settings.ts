@@ -1,5 +1,5 @@
 // The reconcile settings: chosen by the operator (the worker's environment), read by each run of a
-// Kyma's workflow when it starts (the local activity `reconcileSettings`). They are part of the
+// Kyma's workflow when it starts (the local activity `beginKymaRun`, with the Kyma). They are part of the
 // worker's deployment version (its build id carries their digest): a change of them is a new
 // version, which running workflows move to at their next continue-as-new, as to new code.
 

@@ -10,9 +10,11 @@ import type { SeenVersions } from './seen-versions';
 
 export const KYMA_WORKFLOW = 'kymaWorkflow';
 
-/** What the bridge starts a Kyma's workflow with; the run reads its settings from the worker (`reconcileSettings`). */
+/** What the bridge starts a Kyma's workflow with; the run reads its settings from the worker (`beginKymaRun`). */
 export interface KymaWorkflowInput {
   kyma: KymaRef;
+  /** The control-plane versions the bridge saw when it started the run: its first read reflects them. */
+  seen?: SeenVersions;
   /** What the run before carried across continue-as-new. */
   carried?: CarriedKyma;
 }

@@ -6,23 +6,29 @@
 // a bounded number of activities at once; checks that read no target cluster go together in one
 // local activity; Manifests, status and Events go out together in another.
 import type { KymaStatusInput } from '../api/kyma';
-import type { KymaRef } from '../contract/kyma';
+import type { KymaRead, KymaRef } from '../contract/kyma';
 import type { ModuleReport } from '../contract/readiness';
 import type { KymaWrites, KymaWritesDone } from '../contract/kyma-writes';
 import type { Admission, RolloutEnded } from '../contract/rollout';
 import type { ReconcileSettings } from '../contract/settings';
 import type { ModuleChange, WorkflowEnded } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
-import type { CarriedKyma } from '../contract/workflow-inputs';
+import type { CarriedKyma, KymaWorkflowInput } from '../contract/workflow-inputs';
 import { KymaState, type Dispatch } from './kyma-state';
 import type { KymaAction, KymaOutcome, KymaStep } from './kyma-steps';
 import { ModulePool, type StartedAction } from './module-pool';
 import type { ModuleOutcome } from './module-steps';
 import { Outbox } from './outbox';
 import type { SearchAttributeValues } from './search-attribute-values';
+import { mergeSeen, seenField } from './seen-versions';
 
 /** Local module actions gathered into one local activity, at most. */
 export const LOCAL_BATCH = 100;
+
+/** A run's first read: of its Kyma, reflecting what the run before was told of and what its start was. */
+export function firstRead(input: KymaWorkflowInput): { kyma: KymaRef; seen?: SeenVersions } {
+  return { kyma: input.kyma, ...seenField(mergeSeen(input.carried?.seen ?? {}, input.seen)) };
+}
 
 /** A piece of work the workflow starts. */
 export type Work =
@@ -56,8 +62,10 @@ export interface KymaRunOptions {
   kyma: KymaRef;
   settings: ReconcileSettings;
   carried?: CarriedKyma;
-  /** Module activities under way at once, at most. */
-  maxRunning: number;
+  /** The Kyma as the run's first read found it (`beginKymaRun`); none: the run's first step loads it. */
+  loaded?: KymaRead;
+  /** Module activities under way at once, at most (the settings' `moduleParallelism` unless given). */
+  maxRunning?: number;
   /** When this run started (the workflow's time): it continues as new `settings.maxRunAgeMs` after. */
   runStartedAt: number;
   /** Told each time the run turns dirty: the workflow's wait ends. */
@@ -88,7 +96,7 @@ export class KymaRun {
     this.modules = new ModulePool({
       kyma: o.kyma,
       settings: o.settings,
-      maxRunning: o.maxRunning,
+      maxRunning: o.maxRunning ?? o.settings.moduleParallelism,
       outbox: this.outbox,
       listener: {
         reported: (r) => this.kyma.reported(r),
@@ -107,7 +115,11 @@ export class KymaRun {
       const report = this.modules.current(name);
       if (report && rebuild) reports[name] = report;
     }
-    this.kyma = new KymaState({ settings: o.settings, ...(carried ? { carried: { ...carried, reports } } : {}) });
+    this.kyma = new KymaState({
+      settings: o.settings,
+      ...(carried ? { carried: { ...carried, reports } } : {}),
+      ...(o.loaded ? { loaded: o.loaded } : {}),
+    });
   }
 
   /** Something happened since the last `take`: the workflow's loop wakes (`woken`). */

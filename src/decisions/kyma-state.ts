@@ -9,7 +9,7 @@
 // (./kyma-runtime-side.ts) and the status projection (./kyma-status.ts).
 import type { KymaEvent } from '../api/events';
 import type { KymaStatusInput } from '../api/kyma';
-import type { KymaSnapshot, Visibility } from '../contract/kyma';
+import type { KymaRead, KymaSnapshot, Visibility } from '../contract/kyma';
 import type { CatalogSync, RuntimeKymaSync, RuntimeSide } from '../contract/runtime';
 import type { Readiness } from '../contract/readiness';
 import type { Resolution, ResolvedModule } from '../contract/module';
@@ -24,7 +24,8 @@ import { KymaTargetCluster, type ClusterSwitch } from './kyma-target-cluster';
 import { kymaStatus, moduleEntries, writeStatusStep, type Entry, type KymaStatusView } from './kyma-status';
 import { eventStep, type KymaAction, type KymaOutcome, type KymaStep } from './kyma-steps';
 import type { Hold } from './maintenance-window';
-import { mergeSeen, seenField } from './seen-versions';
+import { moduleLimited } from './kyma-reconciled';
+import { mergeSeen, seenField, seenReached } from './seen-versions';
 import type { ReconcileSettings } from '../contract/settings';
 import type { CarriedKyma } from '../contract/workflow-inputs';
 
@@ -69,6 +70,8 @@ export class KymaState {
     return this.runtimeSide.state;
   }
   private needsLoad = true;
+  /** The versions the last load was asked to reflect: news of no newer ones needs no load. */
+  private loadAsked?: SeenVersions;
   private statusDirty = true;
   private lastStatus = '';
   private finalizing = false;
@@ -94,27 +97,38 @@ export class KymaState {
 
   private readonly settings: ReconcileSettings;
 
-  /** `carried`: what the run before handed over (none: a fresh run). */
-  constructor(o: { settings: ReconcileSettings; carried?: CarriedKyma }) {
-    const { settings, carried } = o;
+  /**
+   * `carried`: what the run before handed over (none: a fresh run); `loaded`: the Kyma as the
+   * run's first read found it, at least at versions `seen` (none: the first step loads it).
+   */
+  constructor(o: { settings: ReconcileSettings; carried?: CarriedKyma; loaded?: KymaRead }) {
+    const { settings, carried, loaded } = o;
     this.settings = settings;
     this.gate = new KymaRolloutGate(carried);
     this.runtimeSide = new KymaRuntimeSide(carried?.runtime);
     this.modules = new KymaModuleSet(carried);
     this.target = new KymaTargetCluster(carried?.target);
-    if (!carried) return;
-    this.uid = carried.uid;
-    this.remote = carried.remote;
-    this.seen = carried.seen ?? {};
-    this.labelProblems = carried.labelProblems ?? [];
+    if (carried) {
+      this.uid = carried.uid;
+      this.remote = carried.remote;
+      this.seen = carried.seen ?? {};
+      this.labelProblems = carried.labelProblems ?? [];
+    }
+    if (!loaded) return;
+    this.seen = mergeSeen(this.seen, loaded.seen);
+    this.needsLoad = false;
+    this.loadAsked = loaded.seen ?? {};
+    this.loaded(loaded.snapshot);
   }
 
   // ---- signals ---------------------------------------------------------------------------
 
   /** The Kyma, or a template it may use, changed (`versions`: what the bridge saw, when it sent them). */
   changed(versions?: SeenVersions): void {
-    this.needsLoad = true;
     this.seen = mergeSeen(this.seen, versions);
+    // News the last load reflects already (the start's own, told again by the signal that started the run): no load.
+    if (versions && Object.keys(versions).length && this.loadAsked && seenReached(this.loadAsked, versions)) return;
+    this.needsLoad = true;
   }
 
   reported(r: ModuleReport): void {
@@ -255,11 +269,10 @@ export class KymaState {
   }
 
   /**
-   * A Kyma loaded in the normal phase: its finalizer, its deletion, and where its modules' spec
+   * A Kyma loaded in the normal phase (its load added our finalizer): its deletion, and where its modules' spec
    * comes from (the runtime's, or the control plane's); `wasDeleting`: the load before saw it deleted.
    */
   private follow(snapshot: KymaSnapshot, o: { wasDeleting: boolean }): void {
-    if (!snapshot.deleting && !snapshot.finalized) this.queue.push({ kind: 'addFinalizer' });
     if (snapshot.deleting && !o.wasDeleting)
       this.queue.push(eventStep('Normal', 'Deleting', 'the Kyma is being deleted: removing all its modules'));
     if (snapshot.deleting) this.resolved([], 0);
@@ -420,6 +433,7 @@ export class KymaState {
       this.needsLoad = false;
       // A full resolution follows the load: it takes in what rollouts admitted.
       this.gate.takeAdmitted();
+      this.loadAsked = { ...this.seen };
       this.queue.push({ kind: 'load', ...seenField(this.seen) });
       return;
     }
@@ -518,21 +532,4 @@ export class KymaState {
       finalizing: this.finalizing,
     };
   }
-}
-
-/**
- * A Kyma that lists more modules than one may have cannot be reconciled: nothing of it changes
- * (its running modules stay as they are) until it lists fewer. Its deletion goes ahead.
- */
-function moduleLimited(snapshot: KymaSnapshot, limit: number): KymaSnapshot {
-  if (snapshot.invalid || snapshot.deleting || snapshot.modules.length <= limit) return snapshot;
-  return {
-    ...snapshot,
-    invalid: {
-      reason: 'ModuleLimitExceeded',
-      message:
-        `the Kyma lists ${snapshot.modules.length} modules, more than the ${limit} one Kyma may have ` +
-        `(KLM_MAX_MODULES_PER_KYMA); remove modules from its spec, or split them over several Kymas`,
-    },
-  };
 }

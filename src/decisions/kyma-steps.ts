@@ -24,7 +24,6 @@ export type KymaStep =
   | { kind: 'load'; seen?: SeenVersions }
   /** `snapshot`: the modules to resolve (all of the spec, or those a rollout admitted). */
   | { kind: 'resolve'; snapshot: KymaSnapshot; only?: string[]; seen?: SeenVersions }
-  | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer' }
   | { kind: 'event'; event: KymaEvent }
   | ({ kind: 'dispatch' } & Dispatch)
@@ -63,7 +62,6 @@ export type KymaAction = Extract<
     kind:
       | 'load'
       | 'resolve'
-      | 'addFinalizer'
       | 'removeFinalizer'
       | 'cancelModules'
       | 'rolloutReport'
@@ -84,7 +82,7 @@ export type KymaOutcome =
   | { kind: 'cleanRuntime'; failure?: Readiness }
   /** `missing`: the rollout could not be told, as no workflow runs for it. */
   | { kind: 'awaitRollout'; missing: boolean }
-  | { kind: 'addFinalizer' | 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' };
+  | { kind: 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' };
 
 export function eventStep(type: KymaEvent['type'], reason: KymaEvent['reason'], message: string): KymaStep {
   return { kind: 'event', event: { type, reason, message } };

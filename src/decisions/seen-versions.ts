@@ -13,6 +13,14 @@ export function mergeSeen(into: SeenVersions, more: SeenVersions | undefined): S
   return out;
 }
 
+/** Whether `have` is at least at each of `wanted`'s versions (nothing wanted: yes). */
+export function seenReached(have: SeenVersions, wanted: SeenVersions): boolean {
+  return (Object.entries(wanted) as [CachedKind, string][]).every(([kind, version]) => {
+    const at = have[kind];
+    return at !== undefined && resourceVersionReached(at, version);
+  });
+}
+
 /** `seen` as an optional field of a step or a carried input: absent while nothing was told. */
 export function seenField(seen: SeenVersions): { seen?: SeenVersions } {
   return Object.keys(seen).length ? { seen: { ...seen } } : {};

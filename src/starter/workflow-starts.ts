@@ -38,12 +38,15 @@ export interface StartOptions {
 type KymaWorkflowFn = (input: KymaWorkflowInput) => Promise<void>;
 type RolloutWorkflowFn = (input: RolloutWorkflowInput) => Promise<void>;
 
-/** How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not run. */
-export function kymaStart({ namespace, name }: KymaRef, { taskQueue }: StartOptions) {
+/**
+ * How the bridge starts the workflow of Kyma `ns/name` (with signalWithStart) when it does not
+ * run; `seen`: the versions the bridge saw, which the run's first read reflects.
+ */
+export function kymaStart({ namespace, name }: KymaRef, { taskQueue }: StartOptions, seen?: SeenVersions) {
   return {
     workflowId: kymaWorkflowId(namespace, name),
     taskQueue,
-    args: [{ kyma: { namespace, name } }] as [KymaWorkflowInput],
+    args: [{ kyma: { namespace, name }, ...(seen ? { seen } : {}) }] as [KymaWorkflowInput],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: [
       { key: SA.KymaName, value: name },
@@ -65,7 +68,7 @@ export function send(temporal: Client, o: StartOptions, s: Signal): Promise<unkn
     case 'kymaChanged':
       return s.start
         ? temporal.workflow.signalWithStart<KymaWorkflowFn, [SeenVersions?]>(KYMA_WORKFLOW, {
-            ...kymaStart(s.kyma, o),
+            ...kymaStart(s.kyma, o, s.args[0]),
             signal: kymaChanged,
             signalArgs: s.args,
           })

@@ -22,19 +22,19 @@ export function kymaActions(kyma: KymaRef, settings: ReconcileSettings, lane: Lo
   // workflow code makes, an `await` too (bench/workflow-promises.ts).
   /** The outcome of an action that tells nothing back. */
   const plain =
-    (kind: 'addFinalizer' | 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' | 'cleanRuntime') =>
+    (kind: 'removeFinalizer' | 'cancelModules' | 'rolloutReport' | 'startRollout' | 'cleanRuntime') =>
     (): KymaOutcome => ({ kind });
   return {
     run(a, uid): Promise<KymaOutcome> {
       switch (a.kind) {
         case 'load':
-          return kcp.loadKyma({ kyma, ...seen(a) }).then((value) => ({ kind: 'load', value }));
+          return kcp
+            .loadKyma({ kyma, ...seen(a), maxModules: settings.maxModulesPerKyma })
+            .then((value) => ({ kind: 'load', value }));
         case 'resolve':
           return kcp
             .resolveModules({ kyma, snapshot: a.snapshot, ...seen(a) })
             .then((value) => ({ kind: 'resolve', value }));
-        case 'addFinalizer':
-          return kcp.addKymaFinalizer({ kyma, uid }).then(plain(a.kind));
         case 'removeFinalizer':
           return kcp.removeKymaFinalizer({ kyma, uid }).then(plain(a.kind));
         case 'cancelModules':

@@ -21,7 +21,7 @@ import { admitModule, rolloutEnded } from '../contract/rollout';
 import { kymaStatusQuery } from '../contract/queries';
 import { catalogChanged, kymaChanged, modulesChanged, templatesChanged, workflowEnded } from '../contract/signals';
 import type { KymaWorkflowInput } from '../contract/workflow-inputs';
-import { KymaRun, type Work } from '../decisions/kyma-run';
+import { firstRead, KymaRun, type Work } from '../decisions/kyma-run';
 import { upsertDue, type SearchAttributeValues } from '../decisions/search-attribute-values';
 import { kymaDetails } from '../decisions/workflow-details';
 import { controlPlane } from './activity-options';
@@ -41,16 +41,15 @@ const continueOnCurrentVersion = makeContinueAsNewFunc<typeof kymaWorkflow>({
 
 export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma } = input;
-  // Each run reads the settings of the worker version it runs on: a run that moved to a new
-  // version has the settings it brought.
-  const settings = await controlPlane.reconcileSettings();
+  // One local activity: the settings of the worker version the run is on, and the Kyma's first read.
+  const { settings, loaded } = await controlPlane.beginKymaRun(firstRead(input));
   const [drift, alarm, wake] = [new DriftTimer(), new Alarm(), new Wake()];
   const run = new KymaRun({
     kyma,
     settings,
-    maxRunning: settings.moduleParallelism,
     runStartedAt: workflowInfo().runStartTime.getTime(),
     ...(input.carried ? { carried: input.carried } : {}),
+    loaded,
     woken: () => wake.ring(),
   });
   // The run's end: one timer, whatever else it waits for (`KLM_MAX_RUN_AGE`).

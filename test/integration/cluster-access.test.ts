@@ -252,9 +252,16 @@ describe('API servers that hang or die, and Secrets that name another cluster, w
     const text = (p?: { data?: Uint8Array | null }) => (p?.data ? Buffer.from(p.data).toString('utf8') : '');
     return (history.events ?? []).flatMap((e) => {
       const d = e.markerRecordedEventAttributes?.details;
-      if (!text(d?.['data']?.payloads?.[0] ?? undefined).includes('"loadKyma"')) return [];
+      const activity = text(d?.['data']?.payloads?.[0] ?? undefined);
+      // A run's first read is `beginKymaRun`'s (with the worker's settings), the later ones `loadKyma`'s.
+      const begin = activity.includes('"beginKymaRun"');
+      if (!begin && !activity.includes('"loadKyma"')) return [];
       const result = text(d?.['result']?.payloads?.[0] ?? undefined);
-      return result && result !== 'null' ? [(JSON.parse(result) as { cluster?: unknown }).cluster] : [];
+      const parsed = result
+        ? (JSON.parse(result) as { cluster?: unknown; snapshot?: { cluster?: unknown } | null })
+        : null;
+      const snapshot = begin ? parsed?.snapshot : parsed;
+      return snapshot ? [snapshot.cluster] : [];
     });
   }
 

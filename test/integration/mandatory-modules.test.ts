@@ -4,7 +4,8 @@
 // them all through the rollout of the channel "mandatory"; deleting the ModuleReleaseMeta
 // removes the module everywhere, and its finalizer holds it until the last one is gone.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, LABELS, MANDATORY_FINALIZER, type KubeObject } from '../../src/api/shared';
+import { kymaWorkflowId } from '../../src/api/names';
+import { API_VERSION, KYMA_FINALIZER, LABELS, MANDATORY_FINALIZER, type KubeObject } from '../../src/api/shared';
 import { rolloutProgress, rolloutWorkflowId } from '../../src/contract/rollout';
 import { eventually, getKyma, kymaInState, kymaObject, useKlm } from '../support/klm';
 import { testModule, type TestModule } from '../support/modules';
@@ -84,6 +85,13 @@ describe('mandatory modules', () => {
       }
       const meta = await klm().kube.get(API_VERSION, 'ModuleReleaseMeta', mod.name, klm().namespace);
       expect(meta?.metadata.finalizers).toContain(MANDATORY_FINALIZER);
+      // The paused Kyma was read (its run's first local activity), and that read added no finalizer.
+      const handle = klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, paused));
+      await eventually('the paused Kyma read by its workflow', async () =>
+        (await handle.fetchHistory()).events?.some((e) => e.markerRecordedEventAttributes),
+      );
+      expect((await getKyma(klm(), paused))?.metadata.finalizers ?? []).not.toContain(KYMA_FINALIZER);
+      expect((await getKyma(klm(), fleet[0]!))?.metadata.finalizers).toContain(KYMA_FINALIZER);
     },
   );
 

@@ -496,6 +496,8 @@ describe('send', () => {
     await send(f.temporal, o, { signal: 'kymaChanged', kyma, start: true, args: [{ Kyma: '1' }] });
     expect(f.client.workflow.signalWithStart).toHaveBeenCalledWith('kymaWorkflow', {
       ...kymaStart(kyma, o),
+      // The run's first read reflects what the bridge saw: the start's input carries it too.
+      args: [{ kyma, seen: { Kyma: '1' } }],
       signal: kymaChanged,
       signalArgs: [{ Kyma: '1' }],
     });

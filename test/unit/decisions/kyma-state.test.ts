@@ -56,10 +56,10 @@ function running(modules: string[]): KymaState {
 }
 
 describe('KymaState: a Kyma and its modules', () => {
-  it('adds the finalizer, resolves, starts the modules, writes Processing and waits on the drift timer', () => {
+  it('loads, resolves, starts the modules, writes Processing and waits on the drift timer', () => {
     const st = new KymaState({ settings: SETTINGS });
-    const t = untilWait(st, snapshot([spec('greeter'), spec('counter')], { finalized: false }));
-    expect(kinds(t)).toEqual(['load', 'addFinalizer', 'resolve', 'dispatch', 'writeStatus', 'wait']);
+    const t = untilWait(st, snapshot([spec('greeter'), spec('counter')]));
+    expect(kinds(t)).toEqual(['load', 'resolve', 'dispatch', 'writeStatus', 'wait']);
     expect(dispatch(t)?.start.map((m) => m.name)).toEqual(['greeter', 'counter']);
     expect(dispatch(t)?.events.map((e) => e.reason)).toEqual(['ModuleInstalling', 'ModuleInstalling']);
     expect(status(t)).toMatchObject({
@@ -518,6 +518,41 @@ describe('KymaState: pause, deletion and the Kyma going away', () => {
       'removeFinalizer',
       'end',
     ]);
+  });
+
+  it("begins with the run's first read: no load step, and news that read reflected asks for none", () => {
+    const st = new KymaState({
+      settings: SETTINGS,
+      loaded: { seen: { Kyma: '120' }, snapshot: snapshot([spec('greeter')]) },
+    });
+    const t = untilWait(st, null);
+    expect(kinds(t)).toEqual(['resolve', 'dispatch', 'writeStatus', 'wait']);
+    // The signal that started the run tells the version the first read reflected already.
+    st.changed({ Kyma: '120' });
+    expect(st.awake()).toBe(false);
+    st.changed({ Kyma: '119' });
+    expect(st.awake()).toBe(false);
+  });
+
+  it('loads again for news newer than the last load, of another kind, or without a version', () => {
+    const first = () =>
+      new KymaState({ settings: SETTINGS, loaded: { seen: { Kyma: '120' }, snapshot: snapshot([spec('greeter')]) } });
+    for (const news of [{ Kyma: '121' }, { ModuleTemplate: '5' }, {}, undefined]) {
+      const st = first();
+      untilWait(st, null);
+      st.changed(news);
+      expect(st.awake()).toBe(true);
+      const t = untilWait(st, snapshot([spec('greeter')]));
+      expect(t[0]).toEqual({ kind: 'load', seen: { Kyma: '120', ...news } });
+    }
+  });
+
+  it('a run whose first read found the Kyma gone releases what it carried and ends', () => {
+    const before = running(['greeter']);
+    const st = new KymaState({ settings: SETTINGS, carried: before.carry(), loaded: { snapshot: null } });
+    const t = untilWait(st, null);
+    expect(kinds(t)).toContain('dispatch');
+    expect(dispatch(t)?.release).toEqual(['greeter']);
   });
 
   it('carries what it knows across a continue-as-new and does not re-tell unchanged modules', () => {
