@@ -17,9 +17,11 @@ RUN node scripts/build.mjs && npm prune --omit=dev --no-audit --no-fund
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 # V8 in Node 24 lets each isolate's young generation grow to two 32 MB semi-spaces (Node 20's: 16),
-# and the worker has two isolates (its workflow thread's too): 16 MB keeps Node 20's size.
-# bench/image-env.ts starts the bench's processes with this environment too.
-ENV NODE_OPTIONS=--max-semi-space-size=16
+# and the worker has two isolates (its workflow thread's too): 4 MB took the bench's peak RSS of
+# worker + bridge from 448 to 379 MB at 20 Kymas x 3 modules with no more CPU than the machine's
+# noise (docs/operator/scaling.md). bench/image-env.ts starts the bench's processes with this
+# environment too.
+ENV NODE_OPTIONS=--max-semi-space-size=4
 WORKDIR /app
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules

@@ -27,10 +27,10 @@ process.stdout.write(String(s.space_size / 2 ** 20));`;
 }
 
 describe('the Node.js runtime', () => {
-  it("keeps each isolate's young generation at Node 20's 32 MB in the image (NODE_OPTIONS), where Node 24 lets it grow to 64", () => {
+  it("keeps each isolate's young generation at 8 MB in the image (NODE_OPTIONS), where Node 24 lets it grow to 64", () => {
     const image = imageEnv();
-    expect(image.NODE_OPTIONS).toBe('--max-semi-space-size=16');
-    expect(youngGenerationMb({ NODE_OPTIONS: image.NODE_OPTIONS })).toBeLessThanOrEqual(32);
+    expect(image.NODE_OPTIONS).toBe('--max-semi-space-size=4');
+    expect(youngGenerationMb({ NODE_OPTIONS: image.NODE_OPTIONS })).toBeLessThanOrEqual(8);
     expect(youngGenerationMb({ NODE_OPTIONS: '' })).toBeGreaterThan(32);
   });
 
