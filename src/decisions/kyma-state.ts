@@ -126,7 +126,8 @@ export class KymaState {
   /** The Kyma, or a template it may use, changed (`versions`: what the bridge saw, when it sent them). */
   changed(versions?: SeenVersions): void {
     this.seen = mergeSeen(this.seen, versions);
-    // News the last load reflects already (the start's own, told again by the signal that started the run): no load.
+    // News the last load reflects already (the start's own, told again by the signal that
+    // started the run): no load.
     if (versions && Object.keys(versions).length && this.loadAsked && seenReached(this.loadAsked, versions)) return;
     this.needsLoad = true;
   }
@@ -269,8 +270,9 @@ export class KymaState {
   }
 
   /**
-   * A Kyma loaded in the normal phase (its load added our finalizer): its deletion, and where its modules' spec
-   * comes from (the runtime's, or the control plane's); `wasDeleting`: the load before saw it deleted.
+   * A Kyma loaded in the normal phase (its load added our finalizer): its deletion, and where its
+   * modules' spec comes from (the runtime's, or the control plane's); `wasDeleting`: the load
+   * before saw it deleted.
    */
   private follow(snapshot: KymaSnapshot, o: { wasDeleting: boolean }): void {
     if (snapshot.deleting && !o.wasDeleting)

@@ -3,9 +3,10 @@
 // wake-ups a second: the idle worker's main thread spent 0.18 CPU-s a minute, 0.06 with the
 // pass once a second, 0.01 with it once every 100 s (bench/idle-baseline.ts). Core hands its
 // lines over by itself every 10 ms when it has any, and a pass then goes with them; the timer
-// only writes out lines logged from JavaScript that nothing else came after. The SDK has no setting for it: its collector is made
-// while the Runtime is installed, and this makes its timer pass once a second (a line logged
-// from JavaScript is written within a second; the Runtime flushes everything when it shuts down).
+// only writes out lines logged from JavaScript that nothing else came after. The SDK has no
+// setting for it: its collector is made while the Runtime is installed, and this makes its timer
+// pass once a second (a line logged from JavaScript is written within a second; the Runtime
+// flushes everything when it shuts down).
 
 /** The SDK's pass interval (`NativeLogCollector.flushPassIntervalMs`): test/unit/log-pass.test.ts tells when it changes. */
 export const SDK_LOG_PASS_MS = 100;
