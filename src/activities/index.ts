@@ -70,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
   const readiness = readinessActivities(targets, (input) => manifests.manifestPaused(input));
   const kyma = kymaActivities(deps.kcp, deps.cache, targets, deps.maintenancePolicy);
   const events = eventActivities(deps.kcp);
+  const runtime = runtimeActivities(deps.kcp, deps.cache, targets);
   const installer = installActivities(deps.cache, targets, cache, (i) => readiness.checkReadiness(i), deps.ociRegistry);
   return {
     ...workerActivities(deps.settings, deps.currentVersion, (input) => kyma.loadKyma(input)),
@@ -82,12 +83,18 @@ export function createActivities(deps: ActivityDeps) {
       writeRuntimeStatus: runtimeStatusWriter(targets),
     }),
     ...manifests,
-    ...installBatchActivities((input) => installer.installModule(input), deps.observers),
+    ...installBatchActivities(
+      {
+        installModule: (input) => installer.installModule(input),
+        syncRuntimeCatalog: (input) => runtime.syncRuntimeCatalog(input),
+      },
+      deps.observers,
+    ),
     ...readiness,
     ...uninstallActivities(targets, cache),
     ...rolloutActivities(deps.kcp, deps.cache),
     ...promotionDiffActivities(deps.cache, cache, deps.ociRegistry),
-    ...runtimeActivities(deps.kcp, deps.cache, targets),
+    ...runtime,
     ...moduleActionActivities({
       checkReadiness: (input) => readiness.checkReadiness(input),
       manifestPaused: (input) => manifests.manifestPaused(input),

@@ -34,6 +34,17 @@ export interface WriteRuntimeStatusInput {
   status: KymaStatusInput;
 }
 
+/**
+ * How a step in a runtime (the runtime Kyma's sync, the catalog sync, the clean-up) is tried
+ * again: three attempts, 1 s doubling up to 10 s; then the Kyma shows the failure.
+ */
+export const RUNTIME_STEP_RETRY = {
+  initialInterval: 1_000,
+  backoffCoefficient: 2,
+  maximumInterval: 10_000,
+  maximumAttempts: 3,
+} as const;
+
 export interface SyncRuntimeCatalogInput {
   kyma: KymaRef;
   uid: string;

@@ -34,11 +34,21 @@ export function firstRead(input: KymaWorkflowInput): { kyma: KymaRef; seen?: See
 export type Work =
   | { kind: 'kyma'; action: KymaAction }
   | { kind: 'module'; started: StartedAction }
-  /** The installs that start together: one activity. */
-  | { kind: 'installs'; started: StartedAction[] }
+  /** The installs that start together: one activity, with the runtime's catalog sync when it is due then. */
+  | { kind: 'installs'; started: StartedAction[]; catalog?: CatalogAction }
   | { kind: 'modules'; started: StartedAction[] }
   /** `status`: the Kyma's status step (its details and search attributes follow the write). */
   | { kind: 'write'; writes: KymaWrites; at: number; status?: { searchAttributes: SearchAttributeValues } };
+
+/** The Kyma's catalog sync. */
+type CatalogAction = Extract<KymaAction, { kind: 'syncCatalog' }>;
+
+/** How the installs that started together went, and the catalog sync that went along. */
+export interface InstallsDone {
+  modules: ModuleOutcome[];
+  /** Present when the catalog sync went along. */
+  catalog?: Extract<KymaOutcome, { kind: 'syncCatalog' }>;
+}
 
 /** How the run ends: the Kyma is gone for good, or the run continues as new with what it carries. */
 export type Stop = { kind: 'end' } | { kind: 'continueAsNew'; carried: CarriedKyma };
@@ -193,7 +203,7 @@ export class KymaRun {
         else work.push({ kind: 'module', started });
       }
     } while (this.kymaWakes(now) || this.modules.hasReady());
-    if (installs.length) work.push({ kind: 'installs', started: installs });
+    if (installs.length) work.push(this.installs(installs, work));
     if (!this.localInFlight && this.local.length) {
       work.push({ kind: 'modules', started: this.local.splice(0, LOCAL_BATCH) });
       this.localInFlight = true;
@@ -204,10 +214,22 @@ export class KymaRun {
     return work;
   }
 
+  /**
+   * The installs that start together. A catalog sync the Kyma starts now goes along in their
+   * activity (a new Kyma's first installs and its runtime's first catalog): the Kyma waits for
+   * both, as it waited for the sync alone, and its status after them shows both.
+   */
+  private installs(started: StartedAction[], work: Work[]): Work {
+    const i = work.findIndex((w) => w.kind === 'kyma' && w.action.kind === 'syncCatalog');
+    if (i < 0) return { kind: 'installs', started };
+    const [sync] = work.splice(i, 1) as [{ kind: 'kyma'; action: CatalogAction }];
+    return { kind: 'installs', started, catalog: sync.action };
+  }
+
   /** A piece of work ended (at workflow time `now`). */
   done(
     w: Work,
-    outcome: KymaOutcome | ModuleOutcome | ModuleOutcome[] | KymaWritesDone | undefined,
+    outcome: KymaOutcome | ModuleOutcome | ModuleOutcome[] | InstallsDone | KymaWritesDone | undefined,
     now: number,
   ): void {
     this.dirty = true;
@@ -219,9 +241,16 @@ export class KymaRun {
       case 'module':
         this.modules.done(w.started, outcome as ModuleOutcome, now);
         return;
-      case 'installs':
+      case 'installs': {
+        const { modules, catalog } = outcome as InstallsDone;
+        w.started.forEach((s, i) => this.modules.done(s, modules[i]!, now));
+        if (!w.catalog) return;
+        this.phase = 'ready';
+        this.kyma.done(w.catalog, catalog!, now);
+        return;
+      }
       case 'modules': {
-        if (w.kind === 'modules') this.localInFlight = false;
+        this.localInFlight = false;
         const outcomes = outcome as ModuleOutcome[];
         w.started.forEach((s, i) => this.modules.done(s, outcomes[i]!, now));
         return;
@@ -269,8 +298,9 @@ export class KymaRun {
 
   /**
    * When the run is old enough to continue as new (`settings.maxRunAgeMs` after its start): the
-   * workflow wakes then, with a timer of its own (one per run: the alarm would be re-armed for it
-   * after each of its rings, and cancelled by each earlier one).
+   * workflow wakes then, by the drift timer (armed to fire by then) or, in a run that waits idle
+   * without one, by a timer of its own (not the alarm: that would be re-armed for it after each
+   * of its rings, and cancelled by each earlier one).
    */
   get endsAt(): number {
     return this.o.runStartedAt + this.o.settings.maxRunAgeMs;
@@ -396,6 +426,11 @@ export class KymaRun {
   /** The Kyma waits with nothing new. */
   private kymaIdle(): boolean {
     return this.phase === 'waiting' && !this.kyma.awake();
+  }
+
+  /** Nothing under way, nothing to write, every module waiting: only news or a timer wakes the run. */
+  get idle(): boolean {
+    return this.quiet();
   }
 
   /** Nothing under way, nothing to write, every module waiting. */

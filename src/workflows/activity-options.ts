@@ -7,10 +7,10 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { MODULE_INSTALL_RETRY } from '../contract/install-retry';
+import { RUNTIME_STEP_RETRY } from '../contract/runtime';
 
 const CONTROL_PLANE_RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds' } as const;
 const STEP_RETRY = { ...CONTROL_PLANE_RETRY, maximumAttempts: 5 } as const;
-const RUNTIME_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 } as const;
 
 /** Control-plane reads and writes, retried until they go through. */
 export const controlPlane = proxyLocalActivities<Activities>({
@@ -27,11 +27,11 @@ export const bestEffort = proxyLocalActivities<Activities>({
 /** The runtime Kyma's read and status write: a request or two, on every load and status change. */
 export const runtimeKyma = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: RUNTIME_RETRY,
+  retry: RUNTIME_STEP_RETRY,
 });
 
 /** The catalog sync and the clean-up in the managed cluster, which may write many objects. */
-export const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: RUNTIME_RETRY });
+export const runtime = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: RUNTIME_STEP_RETRY });
 
 /** Readiness checks that read a target cluster, and the steps of a removal or release. */
 export const targetSteps = proxyActivities<Activities>({ startToCloseTimeout: '45 seconds', retry: STEP_RETRY });

@@ -11,7 +11,6 @@ import {
   setCurrentDetails,
   setHandler,
   setWorkflowOptions,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -28,7 +27,7 @@ import { controlPlane } from './activity-options';
 import { kymaActions } from './kyma-actions';
 import { LocalLane } from './local-lane';
 import { moduleActions } from './module-actions';
-import { Alarm, DriftTimer, ignoreCancellation } from './timers';
+import { Alarm, DriftTimer } from './timers';
 import { Wake } from './wake';
 
 /**
@@ -43,7 +42,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const { kyma } = input;
   // One local activity: the settings of the worker version the run is on, and the Kyma's first read.
   const { settings, loaded } = await controlPlane.beginKymaRun(firstRead(input));
-  const [drift, alarm, wake] = [new DriftTimer(), new Alarm(), new Wake()];
+  const wake = new Wake();
   const run = new KymaRun({
     kyma,
     settings,
@@ -52,8 +51,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
     loaded,
     woken: () => wake.ring(),
   });
-  // The run's end: one timer, whatever else it waits for (`KLM_MAX_RUN_AGE`).
-  void sleep(Math.max(1, run.endsAt - Date.now())).then(() => (run.dirty = true), ignoreCancellation);
+  const [drift, alarm] = [new DriftTimer(run.endsAt), new Alarm()];
   setHandler(kymaChanged, (seen) => run.changed(seen));
   setHandler(templatesChanged, (seen) => run.changed(seen));
   setHandler(catalogChanged, () => run.catalogChanged());
@@ -81,7 +79,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
       case 'module':
       case 'installs':
       case 'modules':
-        return moduleSteps.perform(w);
+        return moduleSteps.perform(w, run.kyma.uid);
       case 'write':
         // `at`, the workflow's time: a retry of this task writes with a later one, so a late write of this attempt is not made over it.
         return writes.writeKymaChanges({ kyma, uid: run.kyma.uid, ...w.writes, at: w.at }).then((done) => {
@@ -115,8 +113,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           wake.ring();
         },
       );
-    const driftMs = run.takeDriftArm();
-    if (driftMs !== undefined) drift.arm(driftMs, () => run.driftFired());
+    drift.arm(run.takeDriftArm(), Date.now(), () => run.driftFired());
+    drift.coverEnd(run.idle, Date.now(), () => (run.dirty = true));
     alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();
     const history = { events: info.historyLength, suggested: info.continueAsNewSuggested, versionChanged: false };

@@ -6,9 +6,11 @@
 import { defaultNamespaceFor } from '../api/names';
 import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
-import type { Work } from '../decisions/kyma-run';
+import type { InstallsDone, Work } from '../decisions/kyma-run';
 import type { StartedAction } from '../decisions/module-pool';
 import type { ModuleAction, ModuleOutcome } from '../decisions/module-steps';
+import type { InstallModuleInput } from '../activities/install/install';
+import type { SyncRuntimeCatalogInput } from '../contract/runtime';
 import { controlPlane, installer, targetSteps } from './activity-options';
 import { failureOf } from './failure';
 import type { LocalLane } from './local-lane';
@@ -16,15 +18,17 @@ import type { LocalLane } from './local-lane';
 export interface ModuleActions {
   /** One action as an activity of its own. */
   run(a: StartedAction): Promise<ModuleOutcome>;
-  /** Installs that start together, in one activity: an outcome each, in their order. */
-  install(installs: StartedAction[]): Promise<ModuleOutcome[]>;
+  /** Installs that start together, in one activity: an outcome each, in their order; and the catalog sync that goes along. */
+  install(w: InstallsWork, uid: string): Promise<InstallsDone>;
   /** Several modules' local actions in one local activity, an outcome each, in their order. */
   runLocally(actions: StartedAction[]): Promise<ModuleOutcome[]>;
-  /** The modules' work the run asks for: one of the above. */
-  perform(w: ModuleWork): Promise<ModuleOutcome | ModuleOutcome[]>;
+  /** The modules' work the run asks for: one of the above (`uid`: the Kyma's). */
+  perform(w: ModuleWork, uid: string): Promise<ModuleOutcome | ModuleOutcome[] | InstallsDone>;
 }
 
 type ModuleWork = Extract<Work, { kind: 'module' | 'installs' | 'modules' }>;
+type InstallsWork = Extract<Work, { kind: 'installs' }>;
+type Installer = ReturnType<typeof installer>;
 
 export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: LocalLane): ModuleActions {
   const { installModules } = installer(settings.crdEstablishedTimeoutMs);
@@ -69,7 +73,7 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
           return this.runLocally([started]).then((outcomes) => outcomes[0]!, failed);
       }
     },
-    install(installs) {
+    install({ started: installs, catalog }, uid) {
       const inputs = installs.map((started) => {
         const a = started.action as Extract<ModuleAction, { kind: 'install' }>;
         return {
@@ -82,15 +86,11 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
           check: true,
         };
       });
-      // The activity itself fails only when Temporal gives up on it (its worker lost, again and again): each module so.
-      return installModules({ installs: inputs }).then(
-        (outcomes) => outcomes.map((o): ModuleOutcome => ({ kind: 'install', ...o })),
-        (err: unknown) => installs.map((): ModuleOutcome => ({ kind: 'install', failure: failureOf(err) })),
-      );
+      return installedTogether(installModules, inputs, catalog && { kyma, uid, ...catalogInput(catalog) });
     },
-    perform(w) {
+    perform(w, uid) {
       if (w.kind === 'module') return this.run(w.started);
-      return w.kind === 'installs' ? this.install(w.started) : this.runLocally(w.started);
+      return w.kind === 'installs' ? this.install(w, uid) : this.runLocally(w.started);
     },
     runLocally(actions) {
       return kcp.runModuleActions({
@@ -99,4 +99,36 @@ export function moduleActions(kyma: KymaRef, settings: ReconcileSettings, lane: 
       });
     },
   };
+}
+
+/** The catalog sync's part of the Kyma's action. */
+const catalogInput = ({ visibility, full, after }: NonNullable<InstallsWork['catalog']>) => ({
+  visibility,
+  full,
+  after,
+});
+
+/**
+ * The installs in one activity, and the catalog sync `sync` beside them. The activity itself
+ * fails only when Temporal gives up on it (its worker lost, again and again): each module so,
+ * and the catalog sync.
+ */
+function installedTogether(
+  installModules: Installer['installModules'],
+  installs: InstallModuleInput[],
+  sync: SyncRuntimeCatalogInput | undefined,
+): Promise<InstallsDone> {
+  return installModules({ installs, ...(sync ? { catalog: sync } : {}) }).then(
+    (done): InstallsDone => ({
+      modules: done.installs.map((o): ModuleOutcome => ({ kind: 'install', ...o })),
+      ...(done.catalog ? { catalog: { kind: 'syncCatalog', value: done.catalog } } : {}),
+    }),
+    (err: unknown): InstallsDone => {
+      const failure = failureOf(err);
+      return {
+        modules: installs.map((): ModuleOutcome => ({ kind: 'install', failure })),
+        ...(sync ? { catalog: { kind: 'syncCatalog', value: { failure } } } : {}),
+      };
+    },
+  );
 }

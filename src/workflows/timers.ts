@@ -1,7 +1,9 @@
-// The Kyma workflow's two durable timers, whatever the number of its modules: the drift timer,
+// The Kyma workflow's durable timers, whatever the number of its modules: the drift timer,
 // armed once and left running across wake-ups (`condition(fn, timeout)` would start and cancel a
 // timer on every wake-up), and the alarm, set to the earliest time a wait falls due (a module's
-// deadline or retry, a held upgrade's window), moved only when an earlier one comes.
+// deadline or retry, a held upgrade's window), moved only when an earlier one comes. The run's
+// end (`KLM_MAX_RUN_AGE`) needs no timer of its own while the drift timer runs: that fires by
+// then. Only a run that waits with nothing under way and no drift timer starts one.
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 
 /** A timer's end when it was cancelled (the alarm moved, or the workflow was cancelled): nothing to do. */
@@ -11,15 +13,32 @@ export function ignoreCancellation(err: unknown): void {
 
 export class DriftTimer {
   private running = false;
+  private endTimer = false;
 
-  /** Starts the timer unless it runs; `fired` is called when it fires. */
-  arm(ms: number, fired: () => void): void {
-    if (this.running) return;
+  /** `endsAt`: the run's end, in workflow time (the timer fires by then). */
+  constructor(private readonly endsAt: number) {}
+
+  /**
+   * Starts the timer, to fire after `ms` or at the run's end if sooner, unless it runs or no
+   * `ms` is given; `fired` is called when it fires.
+   */
+  arm(ms: number | undefined, now: number, fired: () => void): void {
+    if (this.running || ms === undefined) return;
     this.running = true;
-    void sleep(ms).then(() => {
+    void sleep(Math.max(1, Math.min(ms, this.endsAt - now))).then(() => {
       this.running = false;
       fired();
     }, ignoreCancellation);
+  }
+
+  /**
+   * The run waits with nothing under way (`idle`), which nothing but news might end: unless the
+   * drift timer runs, a timer for the run's end starts (once a run); `rang` when it rings.
+   */
+  coverEnd(idle: boolean, now: number, rang: () => void): void {
+    if (!idle || this.running || this.endTimer) return;
+    this.endTimer = true;
+    void sleep(Math.max(1, this.endsAt - now)).then(rang, ignoreCancellation);
   }
 }
 

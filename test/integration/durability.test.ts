@@ -75,6 +75,43 @@ describe('with a low history limit', () => {
   });
 });
 
+describe('with a short run age and a long drift timer', () => {
+  const klm = useKlm({ settings: { maxRunAgeMs: 10_000, driftIntervalMs: 10 * 60_000, maxModulesPerKyma: 1 } });
+
+  /** The runs of a Kyma's workflow that continued as new. */
+  async function continuedRuns(name: string): Promise<string[] | undefined> {
+    const runs: string[] = [];
+    for await (const wf of klm().client.workflow.list({
+      query: `WorkflowId = '${kymaWorkflowId(klm().namespace, name)}' AND ExecutionStatus = 'ContinuedAsNew'`,
+    }))
+      runs.push(wf.runId);
+    return runs.length ? runs : undefined;
+  }
+
+  it(
+    'continues a run as new once it is that old: a Ready Kyma’s by its drift timer, armed to fire by then, ' +
+      'an invalid Kyma’s (which waits with no drift timer) by a timer of its own',
+    async () => {
+      const [ready, invalid] = [uniqueName('kyma'), uniqueName('kyma')];
+      await klm().kube.create(
+        kymaObject(klm().namespace, ready, { channel: 'regular', modules: [{ name: 'counter' }] }),
+      );
+      await klm().kube.create(
+        kymaObject(klm().namespace, invalid, {
+          channel: 'regular',
+          modules: [{ name: 'counter' }, { name: 'greeter' }],
+        }),
+      );
+      await kymaInState(klm(), ready, 'Ready');
+      for (const name of [ready, invalid])
+        expect(await eventually(`a continued run of ${name}`, () => continuedRuns(name), 60_000)).not.toHaveLength(0);
+      await kymaInState(klm(), ready, 'Ready');
+      const status = (await getKyma(klm(), invalid))?.status;
+      expect(status?.conditions?.map((c) => c.reason)).toContain('ModuleLimitExceeded');
+    },
+  );
+});
+
 describe('a Kyma with a kubeconfig Secret', () => {
   const klm = useKlm();
 

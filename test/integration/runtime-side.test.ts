@@ -50,22 +50,25 @@ describe('the runtime side of Kymas in three managed clusters', () => {
     (await clusters[i]!.client.list(API_VERSION, 'ModuleTemplate', { namespace: 'kyma-system' })).items
       .map((t) => t.metadata.name)
       .sort();
-  /** What each catalog sync of a Kyma's workflow wrote and removed, from its history. */
+  /**
+   * What each catalog sync of a Kyma's workflow wrote and removed, from its history: an activity
+   * of its own, or the one of the installs it went along with.
+   */
   async function catalogSyncs(kyma: string): Promise<{ applied: number; deleted: number }[]> {
     const history = await klm().client.workflow.getHandle(kymaWorkflowId(klm().namespace, kyma)).fetchHistory();
-    const scheduled = new Set<string>();
+    const scheduled = new Map<string, string>();
     const results: { applied: number; deleted: number }[] = [];
+    const json = (p: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) =>
+      JSON.parse(Buffer.from(p!.payloads![0]!.data!).toString('utf8')) as Record<string, unknown>;
     for (const e of history.events ?? []) {
-      if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncRuntimeCatalog')
-        scheduled.add(String(e.eventId));
+      const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (type === 'syncRuntimeCatalog' || type === 'installModules') scheduled.set(String(e.eventId), type);
       const done = e.activityTaskCompletedEventAttributes;
-      if (done && scheduled.has(String(done.scheduledEventId)))
-        results.push(
-          JSON.parse(Buffer.from(done.result!.payloads![0]!.data!).toString('utf8')) as {
-            applied: number;
-            deleted: number;
-          },
-        );
+      const which = done ? scheduled.get(String(done.scheduledEventId)) : undefined;
+      if (!which) continue;
+      const result = json(done!.result);
+      const sync = which === 'syncRuntimeCatalog' ? result : result.catalog;
+      if (sync) results.push(sync as { applied: number; deleted: number });
     }
     return results;
   }

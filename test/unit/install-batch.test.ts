@@ -10,8 +10,10 @@ import {
   installBatchActivities,
   Limit,
   outcomeOfFailure,
+  type InstallModulesResult,
   type InstallOutcome,
 } from '../../src/activities/install/install-batch';
+import { RUNTIME_STEP_RETRY, type CatalogSync, type SyncRuntimeCatalogInput } from '../../src/contract/runtime';
 import type { InstallResult } from '../../src/contract/module';
 import { activityFailureLog } from '../../src/workers/activity-failures';
 
@@ -50,7 +52,7 @@ function recorder(seen: string[]): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
       async execute(i, next) {
-        const m = (i.args[0] as InstallModuleInput).module.name;
+        const m = (i.args[0] as Partial<InstallModuleInput>).module?.name ?? 'catalog';
         const what = `${ctx.info.activityType} #${ctx.info.attempt} ${m}`;
         try {
           const r = await next(i);
@@ -65,14 +67,48 @@ function recorder(seen: string[]): ActivityInterceptorsFactory {
   });
 }
 
-function run(install: (i: InstallModuleInput) => Promise<InstallResult>, observers: ActivityInterceptorsFactory[]) {
+const CATALOG: SyncRuntimeCatalogInput = {
+  kyma: KYMA,
+  uid: 'u1',
+  visibility: { beta: false, internal: false },
+  full: true,
+  after: 0,
+};
+
+/** A catalog sync that fails retryably (tried again 1 ms later) this many times, then syncs. */
+function flakyCatalog(failures: number) {
+  const calls: SyncRuntimeCatalogInput[] = [];
+  return {
+    calls,
+    sync: (i: SyncRuntimeCatalogInput): Promise<CatalogSync> => {
+      calls.push(i);
+      if (failures-- > 0) return Promise.reject(retryAfter('TargetClusterUnreachable', 'runtime unreachable', 1));
+      return Promise.resolve({ applied: 4, deleted: 1, foreign: 0 });
+    },
+  };
+}
+
+function batchOf(
+  install: (i: InstallModuleInput) => Promise<InstallResult>,
+  observers: ActivityInterceptorsFactory[],
+  syncRuntimeCatalog: (i: SyncRuntimeCatalogInput) => Promise<CatalogSync> = () => Promise.reject(new Error('no sync')),
+) {
   const env = new MockActivityEnvironment({
     activityType: 'installModules',
     workflowExecution: { workflowId: `kyma/${KYMA.namespace}/${KYMA.name}`, runId: 'r' },
   });
-  const batch = installBatchActivities(install, observers);
-  return (modules: string[]): Promise<InstallOutcome[]> =>
-    env.run((i) => batch.installModules(i), { installs: modules.map(input) });
+  const batch = installBatchActivities({ installModule: install, syncRuntimeCatalog }, observers);
+  return (modules: string[], catalog?: SyncRuntimeCatalogInput): Promise<InstallModulesResult> =>
+    env.run((i) => batch.installModules(i), { installs: modules.map(input), ...(catalog ? { catalog } : {}) });
+}
+
+function run(install: (i: InstallModuleInput) => Promise<InstallResult>, observers: ActivityInterceptorsFactory[]) {
+  const installModules = batchOf(install, observers);
+  return async (modules: string[]): Promise<InstallOutcome[]> => {
+    const done = await installModules(modules);
+    expect(done.catalog).toBeUndefined();
+    return done.installs;
+  };
 }
 
 describe('a Kyma’s installs in one activity', () => {
@@ -139,6 +175,41 @@ describe('a Kyma’s installs in one activity', () => {
     expect(out[1]).toMatch(
       /^INFO kyma\/kcp-system\/k1 \(module b\): installModule succeeded after 1 failed attempt in/,
     );
+  });
+});
+
+describe('the runtime’s catalog sync that goes along with the installs', () => {
+  it('syncs beside the installs, and tells how it went apart from them: tried again as a syncRuntimeCatalog attempt of its own', async () => {
+    const { install } = flaky({});
+    const { sync, calls } = flakyCatalog(1);
+    const seen: string[] = [];
+    const done = await batchOf(install, [recorder(seen)], sync)(['a'], CATALOG);
+    expect(done).toEqual({ installs: [{ value: result('a') }], catalog: { applied: 4, deleted: 1, foreign: 0 } });
+    expect(calls).toEqual([CATALOG, CATALOG]);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        'installModule #1 a ok',
+        'syncRuntimeCatalog #1 catalog failed',
+        'syncRuntimeCatalog #2 catalog ok',
+      ]),
+    );
+  });
+
+  it('gives up after the third attempt with its typed reason, and the installs are not held back by it', async () => {
+    const { install } = flaky({});
+    const { sync, calls } = flakyCatalog(99);
+    const done = await batchOf(install, [], sync)(['a', 'b'], CATALOG);
+    expect(done.installs).toEqual([{ value: result('a') }, { value: result('b') }]);
+    expect(done.catalog).toEqual({ failure: { reason: 'TargetClusterUnreachable', message: 'runtime unreachable' } });
+    expect(calls).toHaveLength(RUNTIME_STEP_RETRY.maximumAttempts);
+  });
+
+  it('syncs no catalog unless asked', async () => {
+    const { install } = flaky({});
+    const { sync, calls } = flakyCatalog(0);
+    const done = await batchOf(install, [], sync)(['a']);
+    expect(done).toEqual({ installs: [{ value: result('a') }] });
+    expect(calls).toHaveLength(0);
   });
 });
 

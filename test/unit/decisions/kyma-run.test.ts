@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KymaSnapshot, SpecModule } from '../../../src/contract/kyma';
 import type { Resolution } from '../../../src/contract/module';
-import type { ReadinessCheck } from '../../../src/contract/readiness';
-import type { RuntimeKymaSync } from '../../../src/contract/runtime';
-import { KymaRun, LOCAL_BATCH, type HistoryInfo, type Work } from '../../../src/decisions/kyma-run';
+import type { Readiness, ReadinessCheck } from '../../../src/contract/readiness';
+import type { CatalogSync, RuntimeKymaSync } from '../../../src/contract/runtime';
+import { KymaRun, LOCAL_BATCH, type HistoryInfo, type InstallsDone, type Work } from '../../../src/decisions/kyma-run';
 import type { KymaOutcome } from '../../../src/decisions/kyma-steps';
 import type { ModuleOutcome } from '../../../src/decisions/module-steps';
 import type { StartedAction } from '../../../src/decisions/module-pool';
@@ -25,10 +25,14 @@ interface Fleet {
   install?: (module: string) => ModuleOutcome;
   /** What a runtime sync finds (the control plane itself by default). */
   runtime?: RuntimeKymaSync;
+  /** How a catalog sync goes (it writes nothing by default). */
+  catalog?: CatalogSync | { failure: Readiness };
 }
 
+const SYNCED: CatalogSync = { applied: 0, deleted: 0, foreign: 0 };
+
 /** What the workflow's activities would answer. */
-function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[] | undefined {
+function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[] | InstallsDone | undefined {
   switch (w.kind) {
     case 'kyma': {
       const a = w.action;
@@ -40,7 +44,7 @@ function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[
         };
       if (a.kind === 'awaitRollout') return { kind: a.kind, missing: false };
       if (a.kind === 'syncRuntime') return { kind: a.kind, value: f.runtime ?? { kind: 'controlPlane' } };
-      if (a.kind === 'syncCatalog') return { kind: a.kind, value: { applied: 0, deleted: 0, foreign: 0 } };
+      if (a.kind === 'syncCatalog') return { kind: a.kind, value: f.catalog ?? SYNCED };
       return { kind: a.kind };
     }
     case 'module': {
@@ -54,10 +58,13 @@ function answer(w: Work, f: Fleet): KymaOutcome | ModuleOutcome | ModuleOutcome[
       return { kind: 'checkReadiness', value: READY };
     }
     case 'installs':
-      return w.started.map(
-        (s): ModuleOutcome =>
-          f.install?.(s.module) ?? { kind: 'install', value: { ...installResult('1.0.0'), check: READY } },
-      );
+      return {
+        modules: w.started.map(
+          (s): ModuleOutcome =>
+            f.install?.(s.module) ?? { kind: 'install', value: { ...installResult('1.0.0'), check: READY } },
+        ),
+        ...(w.catalog ? { catalog: { kind: 'syncCatalog', value: f.catalog ?? SYNCED } } : {}),
+      };
     case 'modules':
       return w.started.map((s): ModuleOutcome => {
         if (s.action.kind === 'checkPaused') return { kind: 'checkPaused', value: false };
@@ -253,6 +260,62 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
           : [],
     );
     expect(checked).toEqual(['m0001']);
+  });
+});
+
+describe('KymaRun: the catalog of a Kyma with a runtime', () => {
+  const runtime: RuntimeKymaSync = {
+    kind: 'synced',
+    spec: { channel: 'regular', modules: spec(names(2)) },
+    created: true,
+  };
+  const cluster = { server: 'https://a.example:6443', uid: 'uid-of-a' };
+  const fleet = (over: Partial<Fleet> = {}): Fleet => ({
+    snapshot: snapshot(spec(names(2)), { remote: true, cluster }),
+    runtime,
+    ...over,
+  });
+  const syncs = (t: Trace) =>
+    t.works.flatMap((w) =>
+      w.kind === 'kyma' && w.action.kind === 'syncCatalog'
+        ? [{ alone: true, full: w.action.full, after: w.action.after }]
+        : w.kind === 'installs' && w.catalog
+          ? [{ alone: false, full: w.catalog.full, after: w.catalog.after }]
+          : [],
+    );
+  const runtimeCondition = (run: KymaRun) => run.status().conditions?.find((c) => c.type === 'Runtime');
+
+  it('syncs a new runtime’s catalog in the activity of its first installs, and writes the status after both', () => {
+    const run = newRun();
+    const t = settle(run, fleet());
+    expect(syncs(t)).toEqual([{ alone: false, full: true, after: 0 }]);
+    const batch = t.works.findIndex((w) => w.kind === 'installs');
+    expect(installStarts(t.works).map((s) => s.module)).toEqual(names(2));
+    const statusWrites = t.works.flatMap((w, i) => (w.kind === 'write' && w.status ? [i] : []));
+    expect(statusWrites.length).toBeGreaterThan(0);
+    expect(Math.min(...statusWrites)).toBeGreaterThan(batch);
+    expect(run.status().state).toBe('Ready');
+    expect(runtimeCondition(run)).toMatchObject({ status: 'True', reason: 'Synced' });
+  });
+
+  it('syncs the catalog in an activity of its own when it changes with nothing to install', () => {
+    const run = newRun();
+    settle(run, fleet());
+    run.catalogChanged();
+    const t = settle(run, fleet());
+    expect(syncs(t)).toEqual([{ alone: true, full: false, after: 1 }]);
+    expect(installStarts(t.works)).toEqual([]);
+  });
+
+  it('shows a catalog sync that failed beside the installs, and syncs in full on the next change', () => {
+    const run = newRun();
+    const failure = { reason: 'TargetClusterUnreachable', message: 'runtime does not answer' } as const;
+    settle(run, fleet({ catalog: { failure } }));
+    expect(runtimeCondition(run)).toMatchObject({ status: 'False', reason: 'TargetClusterUnreachable' });
+    expect(runtimeCondition(run)?.message).toContain('runtime does not answer');
+    run.changed();
+    const t = settle(run, fleet());
+    expect(syncs(t)).toEqual([{ alone: true, full: true, after: 0 }]);
   });
 });
 
