@@ -195,13 +195,15 @@ export class KymaRun {
     const work: Work[] = [];
     const installs: StartedAction[] = [];
     // What the modules report may wake the Kyma, and what the Kyma tells them may start modules.
+    // The modules go first: a status the Kyma writes now shows what they reported now (else a
+    // second write would follow it at once).
     do {
-      this.advanceKyma(now, work);
       for (const started of this.modules.take(now)) {
         if (started.local) this.local.push(started);
         else if (started.action.kind === 'install') installs.push(started);
         else work.push({ kind: 'module', started });
       }
+      this.advanceKyma(now, work);
     } while (this.kymaWakes(now) || this.modules.hasReady());
     if (installs.length) work.push(this.installs(installs, work));
     if (!this.localInFlight && this.local.length) {

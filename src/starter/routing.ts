@@ -11,6 +11,7 @@ import {
   STATE_PATHS_ANNOTATION,
 } from '../api/names';
 import { KYMA_FINALIZER, LABELS, resourceVersionReached, type KubeObject } from '../api/shared';
+import type { Kyma } from '../api/kyma';
 import type { KymaRef, ModuleRef, Visibility } from '../contract/kyma';
 import type { ObservedObject } from '../contract/readiness';
 import { rolloutWorkflowId, type ChannelRef, type Promotion } from '../contract/rollout';
@@ -21,14 +22,31 @@ import { kymaVisibility, missingLabel, visibilityOf } from '../decisions/visibil
 import type { InformerEventType } from '../k8s/informer';
 import { kubeconfigKey } from '../k8s/target-cluster';
 
-/** A signal the bridge sends (`start`: with signalWithStart, starting the workflow where none runs). */
+/**
+ * A signal the bridge sends (`start`: with signalWithStart, starting the workflow where none
+ * runs; `fresh`: the Kyma has no status yet, so its workflow most likely never ran: started
+ * without the signal, whose news its input carries, and signalled only if it runs after all).
+ */
 export type Signal =
-  | { signal: 'kymaChanged'; kyma: KymaRef; start: boolean; args: [SeenVersions] | []; runtime?: true }
+  | {
+      signal: 'kymaChanged';
+      kyma: KymaRef;
+      start: boolean;
+      fresh?: FreshKyma;
+      args: [SeenVersions] | [];
+      runtime?: true;
+    }
   | { signal: 'workflowEnded'; kyma: KymaRef; ended: WorkflowEnded }
   | { signal: 'templatesChanged'; kyma: KymaRef; of: 'ModuleTemplate' | 'ModuleReleaseMeta'; args: [SeenVersions] | [] }
   | { signal: 'catalogChanged'; kyma: KymaRef }
   | { signal: 'modulesChanged'; kyma: KymaRef; changes: ModuleChange[] }
   | { signal: 'promoted'; channel: ChannelRef; promotion: Promotion };
+
+/** A Kyma without status: its spec's channel and module names, which its workflow starts showing as Processing. */
+export interface FreshKyma {
+  channel: string;
+  modules: string[];
+}
 
 /** News for a module, told to its Kyma's workflow with `modulesChanged` (./module-news.ts). */
 export interface ModuleNote {
@@ -138,7 +156,12 @@ export function routeKyma(
   if (type === 'MODIFIED' && before === seen) return { seen };
   const [version] = seenVersion('Kyma', k);
   const args: [SeenVersions] | [] = version || also ? [{ ...version, ...also }] : [];
-  return { seen, signal: { signal: 'kymaChanged', kyma, start: true, args } };
+  const { spec, status } = k as Partial<Kyma>;
+  const fresh = status === undefined && {
+    channel: spec?.channel ?? '',
+    modules: (spec?.modules ?? []).map((m) => m.name),
+  };
+  return { seen, signal: { signal: 'kymaChanged', kyma, start: true, ...(fresh ? { fresh } : {}), args } };
 }
 
 /** A workflow of Kyma `kyma` ended without finishing: the Kyma's workflow (started again if it was its own run) shows it, if the Kyma is still there. */

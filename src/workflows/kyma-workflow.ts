@@ -27,6 +27,7 @@ import { controlPlane } from './activity-options';
 import { kymaActions } from './kyma-actions';
 import { LocalLane } from './local-lane';
 import { moduleActions } from './module-actions';
+import { searchAttributesAtStart } from './search-attributes-at-start';
 import { Alarm, DriftTimer } from './timers';
 import { Wake } from './wake';
 
@@ -66,8 +67,8 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
   const kymaSteps = kymaActions(kyma, settings, lane);
   const moduleSteps = moduleActions(kyma, settings, lane);
   const writes = lane.serial(controlPlane);
-  /** The search attribute values upserted last. */
-  let upserted: SearchAttributeValues | undefined;
+  /** The search attribute values upserted last (at first: those the run started with). */
+  let upserted = searchAttributesAtStart();
   /** A piece of work that failed in a way no state takes (a bug): the task fails, and is tried again. */
   let broken: Error | undefined;
 

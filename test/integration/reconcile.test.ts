@@ -75,6 +75,23 @@ describe('core reconcile', () => {
       return ids.length ? ids : undefined;
     });
     expect(found).toEqual([kymaWorkflowId(klm().namespace, name)]);
+
+    // Started with no signal (its input carries what the bridge saw), and found as Processing with
+    // its channel and modules from its start: only a later state needed an upsert.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const values = (fields: Record<string, { data?: Uint8Array | null }> | null | undefined) =>
+      Object.fromEntries(
+        Object.entries(fields ?? {}).map(([k, p]) => [k, JSON.parse(Buffer.from(p.data!).toString('utf8')) as unknown]),
+      );
+    const started = values(events[0]?.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields);
+    expect(started).toMatchObject({ KymaState: 'Processing', Channel: 'regular', Modules: ['greeter', 'counter'] });
+    expect(events[1]?.workflowExecutionSignaledEventAttributes).toBeFalsy();
+    const upserts = events.flatMap((e) => {
+      const u = e.upsertWorkflowSearchAttributesEventAttributes;
+      return u ? [values(u.searchAttributes?.indexedFields).KymaState] : [];
+    });
+    expect(upserts).not.toContain('Processing');
+    expect(upserts.at(-1)).toBe('Ready');
   });
 
   it('ends a Kyma workflow cancelled from the Temporal UI or CLI as cancelled, while it waits for news', async () => {

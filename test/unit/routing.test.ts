@@ -2,7 +2,7 @@
 // ModuleReleaseMeta, Manifest, kubeconfig Secret or target-cluster object concerns, and which
 // signal with which payload each gets, under which shards; and the Temporal call each routed
 // signal becomes. Without Temporal or Kubernetes.
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';
 import { OLD_CLUSTERS_CLEARED_ANNOTATION, RESOURCE_KIND_ANNOTATION, STATE_PATHS_ANNOTATION } from '../../src/api/names';
 import { KYMA_FINALIZER, LABELS, type KubeObject } from '../../src/api/shared';
@@ -116,6 +116,19 @@ describe('routeKyma', () => {
   it('starts or pokes the workflow of a new Kyma, with its version; a status write alone is no news', () => {
     const first = routeKyma('ADDED', kyma('a'), ALL, undefined);
     expect(first.signal).toEqual({
+      signal: 'kymaChanged',
+      kyma: { namespace: NS, name: 'a' },
+      start: true,
+      // No status yet: its workflow most likely never ran.
+      fresh: { channel: '', modules: [] },
+      args: [{ Kyma: '10' }],
+    });
+    const withSpec = { ...kyma('a'), spec: { channel: 'fast', modules: [{ name: 'greeter' }, { name: 'keda' }] } };
+    expect(routeKyma('ADDED', withSpec as KubeObject, ALL, undefined).signal).toMatchObject({
+      fresh: { channel: 'fast', modules: ['greeter', 'keda'] },
+    });
+    const withStatus = { ...kyma('a'), status: { state: 'Ready' } } as KubeObject;
+    expect(routeKyma('ADDED', withStatus, ALL, undefined).signal).toEqual({
       signal: 'kymaChanged',
       kyma: { namespace: NS, name: 'a' },
       start: true,
@@ -481,10 +494,15 @@ describe('shardTakeover', () => {
 });
 
 describe('send', () => {
+  const FRESH = { channel: 'fast', modules: ['greeter', 'keda'] };
   function fake() {
     const signal = vi.fn(() => Promise.resolve());
     const client = {
-      workflow: { signalWithStart: vi.fn(() => Promise.resolve()), getHandle: vi.fn(() => ({ signal })) },
+      workflow: {
+        signalWithStart: vi.fn(() => Promise.resolve()),
+        start: vi.fn(() => Promise.resolve()),
+        getHandle: vi.fn(() => ({ signal })),
+      },
     };
     return { client, signal, temporal: client as unknown as Client };
   }
@@ -503,6 +521,37 @@ describe('send', () => {
     });
     expect(kymaStart(kyma, o)).toMatchObject({ workflowId: `kyma/${NS}/a`, taskQueue: 'q' });
     expect(kymaStart(kyma, o).typedSearchAttributes.map((a) => a.value)).toEqual(['a', NS]);
+  });
+
+  it('starts the workflow of a Kyma without status with no signal, the news in its input; signals it if it runs already', async () => {
+    const f = fake();
+    await send(f.temporal, o, { signal: 'kymaChanged', kyma, start: true, fresh: FRESH, args: [{ Kyma: '1' }] });
+    expect(f.client.workflow.start).toHaveBeenCalledWith('kymaWorkflow', {
+      ...kymaStart(kyma, o, { Kyma: '1' }, FRESH),
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    // Found as Processing, with its channel and modules, from its start.
+    expect(kymaStart(kyma, o, { Kyma: '1' }, FRESH).typedSearchAttributes.map((a) => [a.key.name, a.value])).toEqual([
+      ['KymaName', 'a'],
+      ['KymaNamespace', NS],
+      ['KymaState', 'Processing'],
+      ['Channel', 'fast'],
+      ['Modules', ['greeter', 'keda']],
+    ]);
+    expect(f.client.workflow.signalWithStart).not.toHaveBeenCalled();
+    expect(f.signal).not.toHaveBeenCalled();
+    f.client.workflow.start.mockImplementationOnce(() =>
+      Promise.reject(new WorkflowExecutionAlreadyStartedError('running', `kyma/${NS}/a`, 'kymaWorkflow')),
+    );
+    await send(f.temporal, o, { signal: 'kymaChanged', kyma, start: true, fresh: FRESH, args: [{ Kyma: '2' }] });
+    expect(f.signal.mock.calls.map((c: unknown[]) => [(c[0] as { name: string }).name, ...c.slice(1)])).toEqual([
+      ['kymaChanged', { Kyma: '2' }],
+    ]);
+    // Any other failure is the send's.
+    f.client.workflow.start.mockImplementationOnce(() => Promise.reject(new Error('unavailable')));
+    await expect(
+      send(f.temporal, o, { signal: 'kymaChanged', kyma, start: true, fresh: FRESH, args: [] }),
+    ).rejects.toThrow('unavailable');
   });
 
   it('signals the running workflow otherwise, with the payload routed', async () => {

@@ -298,6 +298,26 @@ describe('KymaRun: the catalog of a Kyma with a runtime', () => {
     expect(runtimeCondition(run)).toMatchObject({ status: 'True', reason: 'Synced' });
   });
 
+  it('writes once when the installs and the catalog return, the status showing what the modules reported then, with their Manifests', () => {
+    const run = newRun();
+    const waiting: ReadinessCheck = {
+      reason: 'ResourceNotReady',
+      message: 'waiting for the default CR to report a state',
+    };
+    const t = settle(
+      run,
+      fleet({ install: () => ({ kind: 'install', value: { ...installResult('1.0.0'), check: waiting } }) }),
+    );
+    const batch = t.works.findIndex((w) => w.kind === 'installs');
+    const after = t.works.slice(batch + 1).flatMap((w) => (w.kind === 'write' ? [w.writes] : []));
+    expect(after).toHaveLength(1);
+    expect(after[0]!.manifests?.map((m) => m.module.name)).toEqual(names(2));
+    expect(after[0]!.status?.modules?.map((m) => [m.name, m.state])).toEqual([
+      ['m0000', 'Processing'],
+      ['m0001', 'Processing'],
+    ]);
+  });
+
   it('syncs the catalog in an activity of its own when it changes with nothing to install', () => {
     const run = newRun();
     settle(run, fleet());
