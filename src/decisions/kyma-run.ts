@@ -267,12 +267,20 @@ export class KymaRun {
     }
   }
 
-  /** The interval to arm the drift timer with, when someone waiting asked since the last call. */
-  takeDriftArm(): number | undefined {
+  /**
+   * The interval to arm the drift timer with (at workflow time `now`), when someone waiting asked
+   * since the last call: cut to end by the run's end, which needs no timer of its own then. Once
+   * that end is past (the run waits for work under way to stop), the whole interval: a timer
+   * cut to nothing would fire, and a drift cycle start, each time the Kyma waited.
+   */
+  takeDriftArm(now: number): number | undefined {
     const kyma = this.driftArm;
     this.driftArm = undefined;
     const modules = this.modules.takeDriftArm();
-    return kyma ?? modules;
+    const ms = kyma ?? modules;
+    if (ms === undefined) return undefined;
+    const untilEnd = this.endsAt - now;
+    return untilEnd > 0 ? Math.min(ms, untilEnd) : ms;
   }
 
   /** The earliest time a wait falls due (a module's deadline or retry, a held upgrade's window). */

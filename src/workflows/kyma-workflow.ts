@@ -114,7 +114,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
           wake.ring();
         },
       );
-    drift.arm(run.takeDriftArm(), Date.now(), () => run.driftFired());
+    drift.arm(run.takeDriftArm(Date.now()), () => run.driftFired());
     drift.coverEnd(run.idle, Date.now(), () => (run.dirty = true));
     alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();

@@ -15,17 +15,17 @@ export class DriftTimer {
   private running = false;
   private endTimer = false;
 
-  /** `endsAt`: the run's end, in workflow time (the timer fires by then). */
+  /** `endsAt`: the run's end, in workflow time. */
   constructor(private readonly endsAt: number) {}
 
   /**
-   * Starts the timer, to fire after `ms` or at the run's end if sooner, unless it runs or no
-   * `ms` is given; `fired` is called when it fires.
+   * Starts the timer, to fire after `ms` (cut by the run to end by its end: `takeDriftArm`),
+   * unless it runs or no `ms` is given; `fired` is called when it fires.
    */
-  arm(ms: number | undefined, now: number, fired: () => void): void {
+  arm(ms: number | undefined, fired: () => void): void {
     if (this.running || ms === undefined) return;
     this.running = true;
-    void sleep(Math.max(1, Math.min(ms, this.endsAt - now))).then(() => {
+    void sleep(Math.max(1, ms)).then(() => {
       this.running = false;
       fired();
     }, ignoreCancellation);

@@ -204,6 +204,21 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     expect(run.stop(history({ now: day }))?.kind).toBe('continueAsNew');
   });
 
+  it('arms the drift timer to fire by the run’s end, and for its whole interval once that end is past', () => {
+    const run = newRun({ maxRunAgeMs: 60 * 60_000, driftIntervalMs: 10 * 60_000 });
+    settle(run, { snapshot: snapshot(spec(names(1))) });
+    expect(run.takeDriftArm(0)).toBe(10 * 60_000);
+    run.driftFired();
+    settle(run, { snapshot: snapshot(spec(names(1))) }, 55 * 60_000);
+    expect(run.takeDriftArm(55 * 60_000)).toBe(5 * 60_000);
+    // Past its end (work under way held the run): not a timer that fires at once, again and again.
+    run.driftFired();
+    settle(run, { snapshot: snapshot(spec(names(1))) }, 61 * 60_000);
+    expect(run.takeDriftArm(61 * 60_000)).toBe(10 * 60_000);
+    // Asked once, taken once.
+    expect(run.takeDriftArm(61 * 60_000)).toBeUndefined();
+  });
+
   it("carries a Kyma of 1,000 modules in well under Temporal's 2 MB payload limit; the next run rebuilds their statuses", () => {
     const run = newRun();
     settle(run, { snapshot: snapshot(spec(names(1_000))) });
@@ -238,7 +253,7 @@ describe('KymaRun: one loop for a Kyma and all its modules', () => {
     const retried = settle(run, fleet, 1_000 + SETTINGS.installRetryMs);
     expect(moduleStarts(retried.works).map((s) => s.module)).toEqual(['m0000']);
     expect(run.status().state).toBe('Ready');
-    expect(run.takeDriftArm()).toBe(SETTINGS.driftIntervalMs);
+    expect(run.takeDriftArm(5_000)).toBe(SETTINGS.driftIntervalMs);
     run.driftFired();
     const drifted = settle(run, fleet, 5_000);
     // The drift timer re-applies every module (idempotent) and loads the Kyma again.
