@@ -439,12 +439,7 @@ export class KymaRun {
   }
 
   /** Nothing under way, nothing to write, every module waiting: only news or a timer wakes the run. */
-  get idle(): boolean {
-    return this.quiet();
-  }
-
-  /** Nothing under way, nothing to write, every module waiting. */
-  private quiet(): boolean {
+  quiet(): boolean {
     return (
       this.phase !== 'busy' &&
       this.modules.idle() &&

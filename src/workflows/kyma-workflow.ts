@@ -115,7 +115,7 @@ export async function kymaWorkflow(input: KymaWorkflowInput): Promise<void> {
         },
       );
     drift.arm(run.takeDriftArm(Date.now()), () => run.driftFired());
-    drift.coverEnd(run.idle, Date.now(), () => (run.dirty = true));
+    drift.coverEnd(run.quiet(), Date.now(), () => (run.dirty = true));
     alarm.set(run.alarmAt(), Date.now(), () => (run.dirty = true));
     const info = workflowInfo();
     const history = { events: info.historyLength, suggested: info.continueAsNewSuggested, versionChanged: false };

@@ -12,9 +12,9 @@
 // workflow task. It is tried as Temporal tried it as an activity of its own (three attempts, 1 s
 // doubling to 10 s), each attempt a `syncRuntimeCatalog` to the interceptors.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { RetryPolicy } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { reasonOf } from '../../api/reasons';
-import type { RetryPolicy } from '@temporalio/common';
 import type { Installed, InstallResult } from '../../contract/module';
 import type { Readiness } from '../../contract/readiness';
 import { MODULE_INSTALL_RETRY } from '../../contract/install-retry';
