@@ -163,6 +163,11 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
  * at the cost of at most a second before a status shows it.
  */
 export const NEWS_WINDOW_MS = 1_000;
+/**
+ * How long news of a module that cannot change its state waits at most for the module's next
+ * news (its manager's rollout while its CR reports no state yet: src/starter/readiness-change.ts).
+ */
+export const NEWS_WAIT_MS = 10_000;
 
 /** Within the 30 s a pod has by default between SIGTERM and SIGKILL. */
 export const SHUTDOWN_TIMEOUT_MS = 25_000;

@@ -16,15 +16,16 @@
 import type { Client } from '@temporalio/client';
 import type { Kyma } from '../api/kyma';
 import type { ModuleReleaseMeta } from '../api/modulereleasemeta';
-import { kymaWorkflowId, OWNED_BY_ANNOTATION, parseOwnedBy } from '../api/names';
+import { kymaWorkflowId, moduleKey, OWNED_BY_ANNOTATION, parseOwnedBy } from '../api/names';
 import { effectiveKymaSpec } from '../api/runtime';
 import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
+import type { KymaRef } from '../contract/kyma';
 import type { ReconcileSettings } from '../contract/settings';
 import type { WorkflowEnded } from '../contract/signals';
 import type { SeenVersions } from '../contract/seen-versions';
 import { shardOf } from '../decisions/shards';
 import { exportShardClusters, templateSignals } from '../infra/metrics';
-import { NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
+import { NEWS_WAIT_MS, NEWS_WINDOW_MS, type TargetWatchScope } from '../infra/config';
 import { Informer, type InformerEventType, type InformerOptions } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
 import { FleetIndex } from './fleet-index';
@@ -82,6 +83,8 @@ export interface BridgeOptions {
    * with it, in one signal and one workflow task): NEWS_WINDOW_MS by default; 0: at once.
    */
   newsWindowMs?: number;
+  /** How long news that can wait for a module's next news waits at most (./module-news.ts): NEWS_WAIT_MS by default; 0: it does not. */
+  newsWaitMs?: number;
   /** How often to look for Kyma workflows the server ended (terminated, failed, timed out); 0: never. 30 s by default. */
   endedWorkflowsPollMs?: number;
   /**
@@ -105,7 +108,7 @@ export class Bridge {
   /** Kymas that template and release-meta events signalled, and those the index spared. */
   private readonly templateSignals = { sent: 0, skipped: 0 };
   /** What was seen for modules and not told yet, per Kyma. */
-  private readonly news = new ModuleNews();
+  private readonly news: ModuleNews;
   /** The target clusters' watches, per kubeconfig. */
   private readonly targets: TargetPool;
   /** The Kymas it serves: its namespaces, and the shards it holds (with `shards` set). */
@@ -123,6 +126,7 @@ export class Bridge {
 
   constructor(private readonly o: BridgeOptions) {
     this.signaller = new Signaller((err, key) => o.log?.(`signal ${key} failed: ${(err as Error).message}`));
+    this.news = new ModuleNews(o.newsWaitMs ?? NEWS_WAIT_MS);
     this.scope = {
       held: new Set<number>(),
       ...(o.kymaNamespaces ? { namespaces: o.kymaNamespaces } : {}),
@@ -251,6 +255,7 @@ export class Bridge {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.news.stop();
     this.duties.drop();
     this.unexportShards();
     for (const i of this.informers) i.stop();
@@ -359,6 +364,8 @@ export class Bridge {
         else t.modules.delete(key);
         if (watch.resource)
           t.subscribe(watch.resource.apiVersion, watch.resource.kind, key, module, watch.on, watch.statePaths);
+        // News of its manager waited for its Manifest (./target-watches.ts): told now, unless its CR lets it wait on.
+        if (!t.letsWait(key)) this.news.release(module.kyma, () => this.tell(module.kyma));
       },
       (err: unknown) => {
         this.o.log?.(
@@ -442,11 +449,16 @@ export class Bridge {
    * bridge saw for them (`ModuleNews`): one signal for all its modules, held for the news window;
    * what piles up while it is in flight goes in the next.
    */
-  private note({ module, news }: ModuleNote): void {
+  private note({ module, news }: ModuleNote, canWait = false): void {
     if (news === 'everything') this.news.everything(module);
     else if ('view' in news) this.news.view(module, news.view);
     else this.news.seen(module, news.seen);
     const { kyma } = module;
+    this.news.due(kyma, canWait, () => this.tell(kyma));
+  }
+
+  /** Tells a Kyma's workflow what is pending for its modules, in one signal held for the news window. */
+  private tell(kyma: KymaRef): void {
     this.signaller.submit(
       `${kymaWorkflowId(kyma.namespace, kyma.name)}#modulesChanged`,
       async () => {
@@ -482,6 +494,8 @@ export class Bridge {
 
   private onTargetObject(type: InformerEventType, o: KubeObject, t: TargetWatches): void {
     const owner = parseOwnedBy(o.metadata.annotations?.[OWNED_BY_ANNOTATION]);
+    // Before the filter: what a module's own CR reports is noted even when it is no news.
+    const canWait = owner !== undefined && t.canWait(type, o, moduleKey(owner.namespace, owner.kyma, owner.module));
     if (!t.changed(type, o, owner !== undefined)) return;
     const modules = routeTargetObject(
       owner,
@@ -492,6 +506,6 @@ export class Bridge {
     // The object as seen, so that the readiness check need not read it again. Views that pile
     // up while a signal is in flight go out together in the next one, the newest of each object.
     const observed = t.observed(type, o);
-    for (const module of modules) this.note({ module, news: { view: observed } });
+    for (const module of modules) this.note({ module, news: { view: observed } }, canWait);
   }
 }

@@ -1,7 +1,9 @@
 // What the bridge has seen for the modules of each Kyma and not told yet: the newest view of
 // each target object, the newest Manifest version, or "read everything again" (its cluster's
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
-// while that signal is in flight goes out together in the next one.
+// while that signal is in flight goes out together in the next one. News that can wait (a
+// manager's rollout while its module's CR reports no state yet: ./readiness-change.ts) goes
+// along with the next that cannot, or on its own once it has waited `waitMs`.
 import { kymaWorkflowId } from '../api/names';
 import type { KymaRef, ModuleRef } from '../contract/kyma';
 import type { ModuleChange } from '../contract/signals';
@@ -18,6 +20,11 @@ interface Pending {
 export class ModuleNews {
   /** Kyma (by its workflow id) → module → what is pending. */
   private readonly pending = new Map<string, Map<string, Pending>>();
+  /** Kymas (by workflow id) whose pending news can all wait: when it is told at the latest. */
+  private readonly waiting = new Map<string, NodeJS.Timeout>();
+
+  /** `waitMs`: how long news that can wait waits at most (0: it does not). */
+  constructor(private readonly waitMs: number) {}
 
   /** The news for module `m`. */
   private slot({ kyma, module }: ModuleRef): Pending {
@@ -40,6 +47,35 @@ export class ModuleNews {
 
   everything(m: ModuleRef): void {
     this.slot(m).everything = true;
+  }
+
+  /**
+   * Has the news just noted for Kyma `kyma` told: `tell` at once if it cannot wait, else when
+   * it has waited `waitMs`, unless news that cannot wait comes first and takes it along.
+   */
+  due(kyma: KymaRef, canWait: boolean, tell: () => void): void {
+    const kymaId = kymaWorkflowId(kyma.namespace, kyma.name);
+    const timer = this.waiting.get(kymaId);
+    if (canWait && this.waitMs > 0) {
+      if (timer) return;
+      const told = () => (this.waiting.delete(kymaId), tell());
+      this.waiting.set(kymaId, setTimeout(told, this.waitMs).unref());
+      return;
+    }
+    clearTimeout(timer);
+    this.waiting.delete(kymaId);
+    tell();
+  }
+
+  /** Tells what waits for Kyma `kyma` now, if anything does. */
+  release(kyma: KymaRef, tell: () => void): void {
+    if (this.waiting.has(kymaWorkflowId(kyma.namespace, kyma.name))) this.due(kyma, false, tell);
+  }
+
+  /** Stops waiting: what waits is not told (the bridge stops). */
+  stop(): void {
+    for (const timer of this.waiting.values()) clearTimeout(timer);
+    this.waiting.clear();
   }
 
   /** What is pending for the Kyma's modules, taken (nothing pending: empty). */

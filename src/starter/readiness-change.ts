@@ -1,6 +1,7 @@
 // What of a target object its module acts on. The bridge pokes a workflow only when
 // this changes, so the many status writes of a rollout wake it once or twice, not ten times.
 import type { KubeObject } from '../api/shared';
+import type { InformerEventType } from '../k8s/informer';
 import { valueAt } from '../decisions/readiness';
 import { isWorkload, workloadRollout } from '../decisions/workload';
 
@@ -27,4 +28,33 @@ export function readinessFingerprint(o: KubeObject, paths: Iterable<string> = []
 export function withoutStatus(o: KubeObject): boolean {
   const status = (o as { status?: Record<string, unknown> }).status;
   return !status || Object.keys(status).length === 0;
+}
+
+/**
+ * What a module's default CR reports, as far as the bridge saw it: its `.status.state` (null:
+ * none yet, or not seen, or deleted); undefined where the CR does not decide the module's
+ * readiness that way (a module without a CR, or one a customStateCheck reads).
+ */
+export type CrState = string | null | undefined;
+
+/** The CR states under which a module is Processing whatever its manager's rollout does. */
+const PROCESSING_EITHER_WAY: readonly (string | null)[] = [null, 'Processing'];
+
+/**
+ * Whether news of a module's manager workload can wait for the module's next news: the
+ * workload is there and not stalled, and the module's default CR (`cr`) reports no state or
+ * Processing. The module is Processing before and after it (src/decisions/readiness.ts: Ready
+ * wants both the rollout complete and the CR Ready; a rollout under way or done, with such a
+ * CR, is Processing), so the check it would cost changes a message at most. It goes along with
+ * the next news that cannot wait (the CR's state, typically, which its manager reports once it
+ * runs), or on its own after a while.
+ */
+export function workloadNewsCanWait(type: InformerEventType, o: KubeObject, cr: CrState): boolean {
+  if (type === 'DELETED' || !isWorkload(o.kind) || !crLetsWait(cr)) return false;
+  return workloadRollout(o).phase !== 'stalled';
+}
+
+/** Whether a module whose default CR reports `cr` is Processing whatever its manager's rollout does (no state, or Processing). */
+export function crLetsWait(cr: CrState): boolean {
+  return cr !== undefined && PROCESSING_EITHER_WAY.includes(cr);
 }

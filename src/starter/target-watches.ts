@@ -8,10 +8,11 @@ import { API_VERSION, LABELS, type KubeObject } from '../api/shared';
 import type { ObservedObject } from '../contract/readiness';
 import type { KymaRef, ModuleRef } from '../contract/kyma';
 import { idOf, objectKey } from '../api/object-id';
+import { isWorkload } from '../decisions/workload';
 import { readinessView } from '../decisions/readiness';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
-import { readinessFingerprint, withoutStatus } from './readiness-change';
+import { crLetsWait, readinessFingerprint, withoutStatus, workloadNewsCanWait, type CrState } from './readiness-change';
 
 const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
 /** The key of the runtime Kyma's watch among a target cluster's informers. */
@@ -35,6 +36,9 @@ export class TargetWatches {
 
   /** Readiness fingerprint per object uid, as last seen. */
   private readonly seen = new Map<string, string>();
+
+  /** The `.status.state` of each module's own CRs as last seen, by module key, then CR kind (null: none). */
+  private readonly crStates = new Map<string, Map<string, string | null>>();
 
   /** What of the runtime Kyma its control-plane Kyma acts on, as last seen. */
   private runtimeSeen?: string;
@@ -112,7 +116,10 @@ export class TargetWatches {
   forgetKyma(kyma: KymaRef): boolean {
     for (const modules of [this.modules, ...this.subscribers.values()])
       for (const [key, m] of modules)
-        if (m.kyma.namespace === kyma.namespace && m.kyma.name === kyma.name) modules.delete(key);
+        if (m.kyma.namespace === kyma.namespace && m.kyma.name === kyma.name) {
+          modules.delete(key);
+          this.crStates.delete(key);
+        }
     return this.modules.size > 0;
   }
 
@@ -132,6 +139,43 @@ export class TargetWatches {
     this.seen.set(uid, print);
     if (before === undefined) return !(ours && withoutStatus(o));
     return before !== print;
+  }
+
+  /**
+   * Whether news of `o`, an object of module `moduleKey`'s own, can wait for the module's next
+   * news (`workloadNewsCanWait`); of the module's default CR, notes what it reports.
+   */
+  canWait(type: InformerEventType, o: KubeObject, moduleKey: string): boolean {
+    if (isWorkload(o.kind)) return workloadNewsCanWait(type, o, this.crState(moduleKey));
+    // Noted whether or not the module follows this kind yet: its CR may come before its Manifest.
+    const kind = `${o.apiVersion}/${o.kind}`;
+    const state = (o as { status?: { state?: unknown } }).status?.state;
+    const states = this.crStates.get(moduleKey) ?? new Map<string, string | null>();
+    if (type === 'DELETED') states.delete(kind);
+    else states.set(kind, typeof state === 'string' ? state : null);
+    if (states.size) this.crStates.set(moduleKey, states);
+    else this.crStates.delete(moduleKey);
+    return false;
+  }
+
+  /** Whether news of module `moduleKey`'s manager can wait now, for what its CR reports (./readiness-change.ts). */
+  letsWait(moduleKey: string): boolean {
+    return crLetsWait(this.crState(moduleKey));
+  }
+
+  /**
+   * What module `moduleKey`'s default CR reports, if its readiness follows the CR's state
+   * (./readiness-change.ts). A module whose Manifest is not seen yet counts as one whose CR
+   * reports nothing yet: its first install is under way (its workflow writes the Manifest once
+   * that returns), and the install's own check reads the manager after it applied it; its news
+   * waits for the Manifest (the bridge tells it then, unless its CR lets it wait on).
+   */
+  private crState(moduleKey: string): CrState {
+    if (!this.modules.has(moduleKey)) return null;
+    for (const [kind, modules] of this.subscribers)
+      if (modules.has(moduleKey))
+        return this.statePaths.get(kind)?.size ? undefined : (this.crStates.get(moduleKey)?.get(kind) ?? null);
+    return undefined;
   }
 
   /** The object as a signal carries it: what readiness reads of it, or null when it was deleted. */
@@ -155,7 +199,10 @@ export class TargetWatches {
     const key = `${apiVersion}/${kind}`;
     const modules = this.subscribers.get(key) ?? new Map<string, ModuleRef>();
     if (on) modules.set(moduleKey, m);
-    else modules.delete(moduleKey);
+    else {
+      modules.delete(moduleKey);
+      this.crStates.delete(moduleKey);
+    }
     this.subscribers.set(key, modules);
     // Paths are only ever added: following one more field than needed costs a poke, missing one a wake-up.
     if (statePaths.length) this.statePaths.set(key, new Set([...(this.statePaths.get(key) ?? []), ...statePaths]));

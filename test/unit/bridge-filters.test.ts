@@ -1,9 +1,13 @@
-// The bridge's pure parts: which target-object changes wake a module, and how the
-// Signaller collapses bursts into at most one call in flight plus one more per workflow.
+// The bridge's pure parts: which target-object changes wake a module, which can wait for the
+// module's next news, and how the Signaller collapses bursts into at most one call in flight
+// plus one more per workflow.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
-import { readinessFingerprint, withoutStatus } from '../../src/starter/readiness-change';
+import type { KubeClient } from '../../src/k8s/rest-client';
+import { ModuleNews } from '../../src/starter/module-news';
+import { readinessFingerprint, withoutStatus, workloadNewsCanWait } from '../../src/starter/readiness-change';
+import { TargetWatches } from '../../src/starter/target-watches';
 import { signalOf, Signaller } from '../../src/starter/signaller';
 
 function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
@@ -73,6 +77,160 @@ describe('readinessFingerprint', () => {
     expect(withoutStatus(deployment({}))).toBe(true);
     expect(withoutStatus({ apiVersion: 'v1', kind: 'X', metadata: { name: 'x' } })).toBe(true);
     expect(withoutStatus(deployment(available))).toBe(false);
+  });
+});
+
+describe("news that can wait for its module's next news", () => {
+  const stalled = {
+    observedGeneration: 1,
+    conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+  };
+
+  it("is a manager's rollout, under way or done, while its module's CR reports no state or Processing", () => {
+    for (const cr of [null, 'Processing']) {
+      expect(workloadNewsCanWait('MODIFIED', deployment(available), cr)).toBe(true);
+      expect(workloadNewsCanWait('ADDED', deployment({ observedGeneration: 1 }), cr)).toBe(true);
+    }
+  });
+
+  it('is not once the CR reports a state that the rollout decides (Ready) or that shows (Error, Warning)', () => {
+    for (const cr of ['Ready', 'Error', 'Warning', 'Deleting'])
+      expect(workloadNewsCanWait('MODIFIED', deployment(available), cr)).toBe(false);
+  });
+
+  it("is not a stalled rollout, a deleted manager, a CR's own news, or a module its CR does not decide by state", () => {
+    expect(workloadNewsCanWait('MODIFIED', deployment(stalled), null)).toBe(false);
+    expect(workloadNewsCanWait('DELETED', deployment(available), null)).toBe(false);
+    expect(workloadNewsCanWait('MODIFIED', cr({ state: 'Processing' }), null)).toBe(false);
+    // A module without a default CR (its workload alone decides), or one a customStateCheck reads.
+    expect(workloadNewsCanWait('MODIFIED', deployment(available), undefined)).toBe(false);
+  });
+
+  describe("a target cluster's watches", () => {
+    // Informers that never list: the test feeds the events.
+    const client = { list: () => new Promise(() => {}) } as unknown as KubeClient;
+    const owned = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, namespace: 'n' } });
+    const key = 'kyma/n/k/module/greeter';
+    const ref = { kyma: { namespace: 'n', name: 'k' }, module: 'greeter' };
+
+    /** Watches that saw the module's Manifest: the module, and the CR kind it follows. */
+    function watches(statePaths: string[] = []): TargetWatches {
+      const t = new TargetWatches(client, 'kubeconfig', false, () => {});
+      t.modules.set(key, ref);
+      t.subscribe('g/v1', 'Greeter', key, ref, true, statePaths);
+      return t;
+    }
+
+    it("let a manager's rollout wait while the module's own CR reports no state, and not once it is Ready", () => {
+      const t = watches();
+      try {
+        // Not seen yet: no state.
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+        expect(t.canWait('ADDED', owned(cr({})), key)).toBe(false);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+        t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
+        t.canWait('DELETED', owned(cr({ state: 'Ready' })), key);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+      } finally {
+        t.stop();
+      }
+    });
+
+    it('remember what the CR reported before the Manifest came', () => {
+      const t = new TargetWatches(client, 'kubeconfig', false, () => {});
+      try {
+        t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key);
+        t.modules.set(key, ref);
+        t.subscribe('g/v1', 'Greeter', key, ref, true);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
+      } finally {
+        t.stop();
+      }
+    });
+
+    it("let a manager's rollout wait while the module's Manifest is not seen (its first install is under way)", () => {
+      const t = new TargetWatches(client, 'kubeconfig', false, () => {});
+      try {
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+        expect(t.letsWait(key)).toBe(true);
+        // Its Manifest seen: a module without a default CR is decided by its workload, which cannot wait.
+        t.modules.set(key, ref);
+        expect(t.letsWait(key)).toBe(false);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
+      } finally {
+        t.stop();
+      }
+    });
+
+    it('let nothing wait for a module that follows no CR kind, or whose kind a customStateCheck reads', () => {
+      const custom = watches(['status.health']);
+      const other = watches();
+      try {
+        expect(custom.canWait('MODIFIED', deployment(available), key)).toBe(false);
+        expect(custom.letsWait(key)).toBe(false);
+        const plain = 'kyma/n/k/module/plain';
+        other.modules.set(plain, { ...ref, module: 'plain' });
+        expect(other.canWait('MODIFIED', deployment(available), plain)).toBe(false);
+        expect(other.letsWait(plain)).toBe(false);
+        other.subscribe('g/v1', 'Greeter', key, ref, false);
+        expect(other.canWait('MODIFIED', deployment(available), key)).toBe(false);
+      } finally {
+        custom.stop();
+        other.stop();
+      }
+    });
+  });
+
+  describe('ModuleNews', () => {
+    const kyma = { namespace: 'n', name: 'k' };
+
+    it('tells news that cannot wait at once, and takes along what waited', () => {
+      vi.useFakeTimers();
+      const news = new ModuleNews(5_000);
+      try {
+        const told: number[] = [];
+        news.due(kyma, true, () => told.push(1));
+        vi.advanceTimersByTime(4_000);
+        expect(told).toEqual([]);
+        news.due(kyma, false, () => told.push(2));
+        expect(told).toEqual([2]);
+        // What waited went along: its timer no longer tells.
+        vi.advanceTimersByTime(5_000);
+        expect(told).toEqual([2]);
+      } finally {
+        news.stop();
+        vi.useRealTimers();
+      }
+    });
+
+    it('tells news that waits once it has waited its while, counted from the first', () => {
+      vi.useFakeTimers();
+      const news = new ModuleNews(5_000);
+      try {
+        const told: number[] = [];
+        news.due(kyma, true, () => told.push(1));
+        vi.advanceTimersByTime(3_000);
+        news.due(kyma, true, () => told.push(2));
+        vi.advanceTimersByTime(1_999);
+        expect(told).toEqual([]);
+        vi.advanceTimersByTime(1);
+        expect(told).toEqual([1]);
+        // Released: told at once, and its timer no longer tells.
+        news.due(kyma, true, () => told.push(4));
+        news.release(kyma, () => told.push(5));
+        news.release(kyma, () => told.push(6));
+        vi.advanceTimersByTime(5_000);
+        expect(told).toEqual([1, 5]);
+        // Without a while to wait, nothing waits.
+        const now = new ModuleNews(0);
+        now.due(kyma, true, () => told.push(3));
+        expect(told).toEqual([1, 5, 3]);
+      } finally {
+        news.stop();
+        vi.useRealTimers();
+      }
+    });
   });
 });
 
