@@ -164,8 +164,9 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
  */
 export const NEWS_WINDOW_MS = 1_000;
 /**
- * How long news of a module that cannot change its state waits at most for the module's next
- * news (its manager's rollout while its CR reports no state yet: src/starter/readiness-change.ts).
+ * How long news that cannot change a module's state waits at most for the module's next news:
+ * its manager's rollout while the bridge has not seen its Manifest, or while its CR reports no
+ * state or Processing (src/starter/readiness-change.ts, src/starter/target-watches.ts).
  */
 export const NEWS_WAIT_MS = 10_000;
 

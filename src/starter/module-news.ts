@@ -2,8 +2,8 @@
 // each target object, the newest Manifest version, or "read everything again" (its cluster's
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
 // while that signal is in flight goes out together in the next one. News that can wait (a
-// manager's rollout while its module's CR reports no state yet: ./readiness-change.ts) goes
-// along with the next that cannot, or on its own once it has waited `waitMs`.
+// manager's rollout that cannot change its module's state: ./target-watches.ts) goes along with
+// the next that cannot, or when it is released, or on its own once it has waited `waitMs`.
 import { kymaWorkflowId } from '../api/names';
 import type { KymaRef, ModuleRef } from '../contract/kyma';
 import type { ModuleChange } from '../contract/signals';
