@@ -125,6 +125,8 @@ export interface BenchReport {
   temporalPeakRssMB?: number;
   /** Whether worker and bridge ran as one process (`klm run`). */
   oneProcess?: boolean;
+  /** How long the sample managers held each module CR in Processing (`--processing-ms`; absent: 0). */
+  sampleProcessingMs?: number;
   /** The workers' RSS growth per runtime across the growth series' steps (two sizes or more). */
   workerRssPerRuntimeMB?: number;
   /** Where an install's cost goes, by concern (./concerns.ts). */
@@ -279,7 +281,10 @@ export function renderReport(r: BenchReport): string {
     '',
     `${r.kymas} Kymas × ${r.modulesPerKyma} modules on ${r.machine.cores} cores (Node ` +
       `${r.machine.node}), ` +
-      `${targeting(r)}.`,
+      `${targeting(r)}.` +
+      (r.sampleProcessingMs
+        ? ` The sample managers held each module CR in Processing for ${r.sampleProcessingMs} ms (--processing-ms).`
+        : ''),
     '',
     ...renderTargets({ ...r, klmPeakRssMB: r.klmPeakRssMB ?? r.workerPeakRssMB + peakOf(r, 'bridge') }, workersWord(r)),
     ...renderConcerns(r),

@@ -3,7 +3,7 @@
 //   a given stack instead of a local one: --kubeconfig F --temporal-address H:P --registry H:P
 //   [--temporal-namespace NS] [--target-kubeconfigs F1,F2]
 //   [--quiet SECONDS] [--workers N] [--bridges N] [--capacity [--step-timeout SECONDS]]
-//   [--kill-worker] [--beside-upstream BINARY | --upstream-from REPORT.json]
+//   [--kill-worker] [--beside-upstream BINARY | --upstream-from REPORT.json] [--processing-ms MS]
 // Starts the local stack with further clusters, runs `workers` workers (default 1, on one task
 // queue) and the bridge as processes of their own (--one-process: `klm run`, both in one) and the
 // sample managers in this one, installs N Kymas × M modules (Kyma i on cluster i mod clusters,
@@ -98,6 +98,7 @@ async function main(): Promise<void> {
       'one-process': { type: 'boolean' },
       'upstream-from': { type: 'string' },
       'beside-upstream': { type: 'string' },
+      'processing-ms': { type: 'string' },
     },
   });
   const smoke = values.smoke ?? false;
@@ -119,6 +120,8 @@ async function main(): Promise<void> {
     ...(values['distinct-credentials'] ? { distinctCredentials: true } : {}),
   });
   const oneProcess = values['one-process'] ?? false;
+  // How long the sample managers hold a module CR in Processing (0: they write its final state at once).
+  const processingMs = Number(values['processing-ms'] ?? 0);
   // Upstream's figures from an earlier run beside it (the larger fleets are held to them).
   const upstream = values['upstream-from'] ? await upstreamFrom(values['upstream-from']) : undefined;
   // Or upstream run beside this product in this bench, after its run (./upstream.ts).
@@ -202,7 +205,7 @@ async function main(): Promise<void> {
       const manager = new SampleManager({
         client: c.client,
         kinds: modules.map((x) => ({ apiVersion: x.apiVersion, kind: x.kind })),
-        processingMs: 0,
+        processingMs,
       });
       manager.start();
       stops.push(() => manager.stop());
@@ -763,6 +766,7 @@ async function main(): Promise<void> {
       klmPeakRssMB: klmLabels.reduce((a, l) => a + (beforeStop.get(l)?.peakRssMB ?? 0), 0),
       temporalPeakRssMB: beforeStop.get('temporal')?.peakRssMB ?? 0,
       oneProcess,
+      ...(processingMs ? { sampleProcessingMs: processingMs } : {}),
       ...(steps.length >= 2 ? { workerRssPerRuntimeMB: slope(steps, (x) => x.workerRssMB) } : {}),
       concerns,
       ...(upstreamFigures ? { upstream: upstreamFigures } : {}),
