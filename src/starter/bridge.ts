@@ -54,7 +54,7 @@ import {
   type Scope,
   type Signal,
 } from './routing';
-import { Signaller } from './signaller';
+import { NOTHING_SENT, Signaller } from './signaller';
 import { TargetPool } from './target-pool';
 import type { TargetWatches } from './target-watches';
 import { send } from './workflow-starts';
@@ -140,6 +140,8 @@ export class Bridge {
       allowKubeconfigExec: o.allowKubeconfigExec,
       targetWatchScope: o.targetWatchScope,
       onObject: (type, obj, t) => this.onTargetObject(type, obj, t),
+      // News of managers that waited for their CR kind to be listed (./target-watches.ts).
+      onListed: (unheld) => unheld.forEach(({ kyma }) => this.news.release(kyma, () => this.tell(kyma))),
       onHealth: (t, healthy, err) => this.onHealth(t, healthy, err),
     });
     this.unexportShards = exportShardClusters(() => this.clustersByShard());
@@ -463,7 +465,8 @@ export class Bridge {
       `${kymaWorkflowId(kyma.namespace, kyma.name)}#modulesChanged`,
       async () => {
         const changes = this.news.take(kyma);
-        if (changes.length) await send(this.o.temporal, this.o, { signal: 'modulesChanged', kyma, changes });
+        if (!changes.length) return NOTHING_SENT;
+        return send(this.o.temporal, this.o, { signal: 'modulesChanged', kyma, changes });
       },
       this.o.newsWindowMs ?? NEWS_WINDOW_MS,
     );

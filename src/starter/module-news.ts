@@ -2,8 +2,9 @@
 // each target object, the newest Manifest version, or "read everything again" (its cluster's
 // health changed). Told to the Kyma's workflow in one signal for all its modules; what piles up
 // while that signal is in flight goes out together in the next one. News that can wait (a
-// manager's rollout that cannot change its module's state: ./target-watches.ts) goes along with
-// the next that cannot, or when it is released, or on its own once it has waited `waitMs`.
+// manager's rollout or a CR's message that cannot change its module's state: ./target-watches.ts)
+// goes along with the next that cannot, or when it is released, or on its own once it has waited
+// `waitMs`.
 import { kymaWorkflowId } from '../api/names';
 import type { KymaRef, ModuleRef } from '../contract/kyma';
 import type { ModuleChange } from '../contract/signals';
@@ -22,6 +23,7 @@ export class ModuleNews {
   private readonly pending = new Map<string, Map<string, Pending>>();
   /** Kymas (by workflow id) whose pending news can all wait: when it is told at the latest. */
   private readonly waiting = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
 
   /** `waitMs`: how long news that can wait waits at most (0: it does not). */
   constructor(private readonly waitMs: number) {}
@@ -56,6 +58,7 @@ export class ModuleNews {
   due(kyma: KymaRef, canWait: boolean, tell: () => void): void {
     const kymaId = kymaWorkflowId(kyma.namespace, kyma.name);
     const timer = this.waiting.get(kymaId);
+    if (this.stopped) return;
     if (canWait && this.waitMs > 0) {
       if (timer) return;
       const told = () => (this.waiting.delete(kymaId), tell());
@@ -72,8 +75,9 @@ export class ModuleNews {
     if (this.waiting.has(kymaWorkflowId(kyma.namespace, kyma.name))) this.due(kyma, false, tell);
   }
 
-  /** Stops waiting: what waits is not told (the bridge stops). */
+  /** Stops waiting: what waits, or is noted later, is not told (the bridge stops). */
   stop(): void {
+    this.stopped = true;
     for (const timer of this.waiting.values()) clearTimeout(timer);
     this.waiting.clear();
   }

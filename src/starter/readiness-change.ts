@@ -50,8 +50,18 @@ const PROCESSING_EITHER_WAY: readonly (string | null)[] = [null, 'Processing'];
  * runs), or on its own after a while.
  */
 export function workloadNewsCanWait(type: InformerEventType, o: KubeObject, cr: CrState): boolean {
-  if (type === 'DELETED' || !isWorkload(o.kind) || !crLetsWait(cr)) return false;
+  if (type === 'DELETED' || o.metadata.deletionTimestamp || !isWorkload(o.kind) || !crLetsWait(cr)) return false;
   return workloadRollout(o).phase !== 'stalled';
+}
+
+/**
+ * Whether news of a module's default CR can wait for the module's next news: the CR is there,
+ * not being deleted, and reports no state or Processing (`now`), as it did before (`before`).
+ * The module is Processing before and after (a rollout under way keeps it so either way), so
+ * only its message would change; typically its manager reports Ready a moment later.
+ */
+export function crNewsCanWait(type: InformerEventType, o: KubeObject, before: CrState, now: CrState): boolean {
+  return type !== 'DELETED' && !o.metadata.deletionTimestamp && crLetsWait(before) && crLetsWait(now);
 }
 
 /** Whether a module whose default CR reports `cr` is Processing whatever its manager's rollout does (no state, or Processing). */

@@ -5,6 +5,9 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { signalLatency, signalsSent } from '../infra/metrics';
 
+/** What a call resolves to that found nothing to send: not counted as a signal sent. */
+export const NOTHING_SENT = Symbol('nothing sent');
+
 type Send = () => Promise<unknown>;
 
 /** The signal name of a Signaller key (`<workflow id>#<signal>[/<qualifier>]`). */
@@ -50,10 +53,13 @@ export class Signaller {
     while (next) {
       const sentAt = Date.now();
       const end = signalLatency.startTimer({ signal });
+      let sent = true;
       try {
-        await next();
-        this.sent++;
-        signalsSent.inc({ signal, outcome: 'ok' });
+        sent = (await next()) !== NOTHING_SENT;
+        if (sent) {
+          this.sent++;
+          signalsSent.inc({ signal, outcome: 'ok' });
+        }
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {
           signalsSent.inc({ signal, outcome: 'no-workflow' });
@@ -63,13 +69,13 @@ export class Signaller {
           this.onError(err, key);
         }
       } finally {
-        end();
+        if (sent) end();
       }
       const slot = this.inFlight.get(key)!;
-      // What came while this call was in flight waits for the rest of its window, and what comes
-      // during that wait replaces it.
+      // What came while this call was in flight waits for the rest of its window (unless it sent
+      // nothing), and what comes during that wait replaces it.
       const rest = sentAt + holdMs - Date.now();
-      if (slot.again && rest > 0) await new Promise((r) => setTimeout(r, rest));
+      if (slot.again && sent && rest > 0) await new Promise((r) => setTimeout(r, rest));
       next = slot.again;
       slot.again = undefined;
     }

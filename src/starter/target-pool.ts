@@ -3,6 +3,7 @@
 // on first use, a remote cluster's probed; stopped once no Kyma uses them. Per cluster it keeps
 // the control-plane Kyma its runtime Kyma names as owner, as the watch saw it.
 import type { KubeObject } from '../api/shared';
+import type { ModuleRef } from '../contract/kyma';
 import type { TargetWatchScope } from '../infra/config';
 import type { InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
@@ -25,6 +26,8 @@ export interface TargetPoolOptions {
   targetWatchScope?: TargetWatchScope;
   /** An event of a watched object in a target cluster. */
   onObject: (type: InformerEventType, o: KubeObject, t: TargetWatches) => void;
+  /** A CR kind's watch on a target cluster listed for the first time: the modules whose manager's news need wait no longer. */
+  onListed?: (unheld: ModuleRef[]) => void;
   /** A remote target cluster stopped (`healthy` false) or started answering. */
   onHealth: (t: TargetWatches, healthy: boolean, err?: unknown) => void;
 }
@@ -57,6 +60,7 @@ export class TargetPool {
           secret && this.o.targetWatchScope === 'context-namespace' ? client.contextNamespace() : undefined;
         const w = new TargetWatches(client, key, Boolean(secret), this.o.onObject, {
           relistMs: this.o.relistMs,
+          onListed: this.o.onListed,
           ...(namespace ? { namespace } : {}),
         });
         if (secret) w.startProbe(this.o.probeMs ?? PROBE_MS, (healthy, err) => this.o.onHealth(w, healthy, err));

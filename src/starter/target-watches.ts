@@ -12,7 +12,14 @@ import { isWorkload } from '../decisions/workload';
 import { readinessView } from '../decisions/readiness';
 import { Informer, type InformerEventType } from '../k8s/informer';
 import type { KubeClient } from '../k8s/rest-client';
-import { crLetsWait, readinessFingerprint, withoutStatus, workloadNewsCanWait, type CrState } from './readiness-change';
+import {
+  crLetsWait,
+  crNewsCanWait,
+  readinessFingerprint,
+  withoutStatus,
+  workloadNewsCanWait,
+  type CrState,
+} from './readiness-change';
 
 const MANAGED = `${LABELS.managedBy}=${MANAGED_BY}`;
 /** The key of the runtime Kyma's watch among a target cluster's informers. */
@@ -39,6 +46,8 @@ export class TargetWatches {
 
   /** The `.status.state` of each module's own CRs as last seen, by module key, then CR kind (null: none). */
   private readonly crStates = new Map<string, Map<string, string | null>>();
+  /** The kinds (`apiVersion/kind`) whose watch has listed once. */
+  private readonly listed = new Set<string>();
 
   /** What of the runtime Kyma its control-plane Kyma acts on, as last seen. */
   private runtimeSeen?: string;
@@ -53,7 +62,13 @@ export class TargetWatches {
     readonly key: string,
     private readonly owned: boolean,
     private readonly onEvent: (type: InformerEventType, obj: KubeObject, t: TargetWatches) => void,
-    private readonly o: { relistMs?: number; onError?: (e: unknown) => void; namespace?: string } = {},
+    private readonly o: {
+      relistMs?: number;
+      onError?: (e: unknown) => void;
+      namespace?: string;
+      /** A CR kind's watch listed for the first time: the modules that follow it whose manager's news need wait no longer. */
+      onListed?: (unheld: ModuleRef[]) => void;
+    } = {},
   ) {
     this.watch('apps/v1', 'Deployment', MANAGED);
     this.watch('apps/v1', 'StatefulSet', MANAGED);
@@ -143,19 +158,30 @@ export class TargetWatches {
 
   /**
    * Whether news of `o`, an object of module `moduleKey`'s own, can wait for the module's next
-   * news (`workloadNewsCanWait`); of the module's default CR, notes what it reports.
+   * news (`workloadNewsCanWait`, `crNewsCanWait`); of a CR, notes what it reports.
    */
   canWait(type: InformerEventType, o: KubeObject, moduleKey: string): boolean {
     if (isWorkload(o.kind)) return workloadNewsCanWait(type, o, this.crState(moduleKey));
     // Noted whether or not the module follows this kind yet: its CR may come before its Manifest.
     const kind = `${o.apiVersion}/${o.kind}`;
-    const state = (o as { status?: { state?: unknown } }).status?.state;
+    const status = (o as { status?: { state?: unknown } }).status?.state;
+    const state = typeof status === 'string' ? status : null;
     const states = this.crStates.get(moduleKey) ?? new Map<string, string | null>();
+    const before = this.decidesByState(moduleKey, kind) ? (states.get(kind) ?? null) : undefined;
     if (type === 'DELETED') states.delete(kind);
-    else states.set(kind, typeof state === 'string' ? state : null);
+    else states.set(kind, state);
     if (states.size) this.crStates.set(moduleKey, states);
     else this.crStates.delete(moduleKey);
-    return false;
+    return crNewsCanWait(type, o, before, state);
+  }
+
+  /**
+   * Whether objects of `kind` may be module `moduleKey`'s default CR, read by its state: the kind
+   * it follows, without a customStateCheck; any kind while its Manifest is not seen.
+   */
+  private decidesByState(moduleKey: string, kind: string): boolean {
+    if (!this.modules.has(moduleKey)) return true;
+    return Boolean(this.subscribers.get(kind)?.has(moduleKey)) && !this.statePaths.get(kind)?.size;
   }
 
   /** Whether news of module `moduleKey`'s manager can wait now, for what its CR reports (./readiness-change.ts). */
@@ -168,13 +194,20 @@ export class TargetWatches {
    * (./readiness-change.ts). A module whose Manifest is not seen yet counts as one whose CR
    * reports nothing yet: its first install is under way (its workflow writes the Manifest once
    * that returns), and the install's own check reads the manager after it applied it; its news
-   * waits for the Manifest (the bridge tells it then, unless its CR lets it wait on).
+   * waits for the Manifest (the bridge tells it then, unless its CR lets it wait on). So does one
+   * whose CR kind's watch has not listed yet (the bridge tells it then, `onListed`). Once it has,
+   * a module none of whose CRs it saw (none made, or one made before our install: it carries no
+   * owner annotation) has nothing that lets the news wait.
    */
   private crState(moduleKey: string): CrState {
     if (!this.modules.has(moduleKey)) return null;
-    for (const [kind, modules] of this.subscribers)
-      if (modules.has(moduleKey))
-        return this.statePaths.get(kind)?.size ? undefined : (this.crStates.get(moduleKey)?.get(kind) ?? null);
+    for (const [kind, modules] of this.subscribers) {
+      if (!modules.has(moduleKey)) continue;
+      if (this.statePaths.get(kind)?.size) return undefined;
+      const state = this.crStates.get(moduleKey)?.get(kind);
+      if (state !== undefined) return state;
+      return this.listed.has(kind) ? undefined : null;
+    }
     return undefined;
   }
 
@@ -222,7 +255,11 @@ export class TargetWatches {
       onError: this.o.onError,
     });
     this.informers.set(key, informer);
-    void informer.start();
+    void informer.start().then(() => {
+      this.listed.add(key);
+      const unheld = [...(this.subscribers.get(key) ?? [])].filter(([k]) => !this.letsWait(k)).map(([, m]) => m);
+      if (unheld.length) this.o.onListed?.(unheld);
+    });
   }
 
   stop(): void {

@@ -4,11 +4,17 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../src/api/shared';
+import type { ModuleRef } from '../../src/contract/kyma';
 import type { KubeClient } from '../../src/k8s/rest-client';
 import { ModuleNews } from '../../src/starter/module-news';
-import { readinessFingerprint, withoutStatus, workloadNewsCanWait } from '../../src/starter/readiness-change';
+import {
+  crNewsCanWait,
+  readinessFingerprint,
+  withoutStatus,
+  workloadNewsCanWait,
+} from '../../src/starter/readiness-change';
 import { TargetWatches } from '../../src/starter/target-watches';
-import { signalOf, Signaller } from '../../src/starter/signaller';
+import { NOTHING_SENT, signalOf, Signaller } from '../../src/starter/signaller';
 
 function deployment(status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject {
   return {
@@ -101,9 +107,31 @@ describe("news that can wait for its module's next news", () => {
   it("is not a stalled rollout, a deleted manager, a CR's own news, or a module its CR does not decide by state", () => {
     expect(workloadNewsCanWait('MODIFIED', deployment(stalled), null)).toBe(false);
     expect(workloadNewsCanWait('DELETED', deployment(available), null)).toBe(false);
+    const deleting = deployment(available, { deletionTimestamp: '2026-11-29T12:00:00Z' });
+    expect(workloadNewsCanWait('MODIFIED', deleting, null)).toBe(false);
     expect(workloadNewsCanWait('MODIFIED', cr({ state: 'Processing' }), null)).toBe(false);
     // A module without a default CR (its workload alone decides), or one a customStateCheck reads.
     expect(workloadNewsCanWait('MODIFIED', deployment(available), undefined)).toBe(false);
+  });
+
+  it("is a CR's news from no state or Processing to no state or Processing, unless it is deleted or being deleted", () => {
+    for (const [before, now] of [
+      [null, null],
+      [null, 'Processing'],
+      ['Processing', 'Processing'],
+    ] as const)
+      expect(crNewsCanWait('MODIFIED', cr({ state: now }), before, now)).toBe(true);
+    for (const [before, now] of [
+      [null, 'Ready'],
+      [null, 'Error'],
+      ['Ready', 'Processing'],
+      ['Error', 'Processing'],
+      [undefined, 'Processing'],
+    ] as const)
+      expect(crNewsCanWait('MODIFIED', cr({ state: now }), before, now)).toBe(false);
+    expect(crNewsCanWait('DELETED', cr({ state: 'Processing' }), null, 'Processing')).toBe(false);
+    const deleting = { ...cr({ state: 'Processing' }), metadata: { name: 'default', deletionTimestamp: 'now' } };
+    expect(crNewsCanWait('MODIFIED', deleting, 'Processing', 'Processing')).toBe(false);
   });
 
   describe("a target cluster's watches", () => {
@@ -126,11 +154,16 @@ describe("news that can wait for its module's next news", () => {
       try {
         // Not seen yet: no state.
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
-        expect(t.canWait('ADDED', owned(cr({})), key)).toBe(false);
+        // The CR's own news from no state to no state or Processing waits too; to Ready it does not.
+        expect(t.canWait('ADDED', owned(cr({})), key)).toBe(true);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
-        t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key);
+        expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key)).toBe(true);
+        expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing', message: 'installing' })), key)).toBe(true);
+        expect(t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key)).toBe(false);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
-        t.canWait('DELETED', owned(cr({ state: 'Ready' })), key);
+        // Out of Ready, the CR's news is told at once.
+        expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key)).toBe(false);
+        expect(t.canWait('DELETED', owned(cr({ state: 'Processing' })), key)).toBe(false);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
       } finally {
         t.stop();
@@ -163,10 +196,37 @@ describe("news that can wait for its module's next news", () => {
       }
     });
 
+    it("let a manager's rollout wait until its CR kind is listed, and not after if no CR of the module's own was listed", async () => {
+      // Informers that list nothing once, then watch for ever.
+      const listing = {
+        list: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+        clusterWidePath: () => new Promise(() => {}),
+      } as unknown as KubeClient;
+      const unheld: ModuleRef[][] = [];
+      const t = new TargetWatches(listing, 'kubeconfig', false, () => {}, {
+        onListed: (modules) => unheld.push(modules),
+      });
+      try {
+        t.modules.set(key, ref);
+        t.subscribe('g/v1', 'Greeter', key, ref, true);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+        // Listed without a CR of the module's: its news is told, and need wait no longer.
+        await vi.waitFor(() => expect(unheld).toEqual([[ref]]));
+        // A CR made before our install carries no owner annotation: the bridge never notes it.
+        expect(t.letsWait(key)).toBe(false);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
+        t.canWait('ADDED', owned(cr({ state: 'Processing' })), key);
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+      } finally {
+        t.stop();
+      }
+    });
+
     it('let nothing wait for a module that follows no CR kind, or whose kind a customStateCheck reads', () => {
       const custom = watches(['status.health']);
       const other = watches();
       try {
+        expect(custom.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key)).toBe(false);
         expect(custom.canWait('MODIFIED', deployment(available), key)).toBe(false);
         expect(custom.letsWait(key)).toBe(false);
         const plain = 'kyma/n/k/module/plain';
@@ -226,6 +286,13 @@ describe("news that can wait for its module's next news", () => {
         const now = new ModuleNews(0);
         now.due(kyma, true, () => told.push(3));
         expect(told).toEqual([1, 5, 3]);
+        // Stopped: what waited and what comes later is not told.
+        news.due(kyma, true, () => told.push(7));
+        news.stop();
+        news.due(kyma, false, () => told.push(8));
+        news.due(kyma, true, () => told.push(9));
+        vi.advanceTimersByTime(10_000);
+        expect(told).toEqual([1, 5, 3]);
       } finally {
         news.stop();
         vi.useRealTimers();
@@ -259,6 +326,22 @@ describe('Signaller', () => {
     await s.idle();
     expect(calls).toEqual(['1', 'other', '3']);
     expect({ sent: s.sent, failed: s.failed, errors }).toEqual({ sent: 3, failed: 0, errors: [] });
+  });
+
+  it('counts no signal for a call that found nothing to send, nor holds the next call for its window', async () => {
+    vi.useFakeTimers();
+    try {
+      const s = new Signaller(() => undefined);
+      const calls: string[] = [];
+      const key = 'kyma/ns/a#modulesChanged';
+      s.submit(key, () => (calls.push('empty'), new Promise((r) => setTimeout(() => r(NOTHING_SENT), 50))), 200);
+      await vi.advanceTimersByTimeAsync(210);
+      s.submit(key, () => (calls.push('news'), Promise.resolve()), 200);
+      await vi.advanceTimersByTimeAsync(50);
+      expect({ calls, sent: s.sent }).toEqual({ calls: ['empty', 'news'], sent: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('holds a first call for its window when asked, and sends what came meanwhile as one call, the latest', async () => {
