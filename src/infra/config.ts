@@ -165,10 +165,10 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 5000;
 export const NEWS_WINDOW_MS = 1_000;
 /**
  * How long news that cannot change a module's state waits at most for the module's next news
- * (then it goes out after the news window like any other): its manager's rollout while the
- * bridge has not seen its Manifest or listed its CR kind, or while its CR reports no state or
- * Processing; its CR's news from no state or Processing to either (src/starter/readiness-change.ts,
- * src/starter/target-watches.ts).
+ * (then it goes out after the news window like any other), while its Manifest shows it Processing:
+ * its manager's rollout while the bridge has not seen its Manifest or listed its CR kind, or
+ * while its CR reports no state or Processing; its CR's news of no state or Processing
+ * (src/starter/readiness-change.ts, src/starter/target-watches.ts).
  */
 export const NEWS_WAIT_MS = 10_000;
 

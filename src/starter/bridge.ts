@@ -362,8 +362,7 @@ export class Bridge {
     if (!watch) return;
     void this.targetFor(namespace, kyma).then(
       (t) => {
-        if (watch.on) t.modules.set(key, module);
-        else t.modules.delete(key);
+        t.manifest(key, module, watch.on, (m as { status?: { state?: string } }).status?.state);
         if (watch.resource)
           t.subscribe(watch.resource.apiVersion, watch.resource.kind, key, module, watch.on, watch.statePaths);
         // News of its manager waited for its Manifest (./target-watches.ts): told now, unless its CR lets it wait on.

@@ -82,11 +82,13 @@ export class ModuleNews {
     this.waiting.clear();
   }
 
-  /** What is pending for the Kyma's modules, taken (nothing pending: empty). */
+  /** What is pending for the Kyma's modules, taken (nothing pending: empty); what waited goes with it. */
   take(kyma: KymaRef): ModuleChange[] {
     const kymaId = kymaWorkflowId(kyma.namespace, kyma.name);
     const modules = this.pending.get(kymaId);
     this.pending.delete(kymaId);
+    clearTimeout(this.waiting.get(kymaId));
+    this.waiting.delete(kymaId);
     return [...(modules ?? [])].map(([module, p]) => {
       if (p.everything) return { module };
       const observed = [...p.views.values()];

@@ -55,13 +55,23 @@ export function workloadNewsCanWait(type: InformerEventType, o: KubeObject, cr: 
 }
 
 /**
- * Whether news of a module's default CR can wait for the module's next news: the CR is there,
- * not being deleted, and reports no state or Processing (`now`), as it did before (`before`).
- * The module is Processing before and after (a rollout under way keeps it so either way), so
- * only its message would change; typically its manager reports Ready a moment later.
+ * Whether news of a module's default CR can wait for the module's next news, its module being
+ * Processing (`moduleProcessing`): the CR is there, not being deleted, and reports no state or
+ * Processing (`now`). The module stays Processing (src/decisions/readiness.ts: a manager's
+ * rollout decides before the CR, and such a CR is Processing), so only its message would change;
+ * typically its manager reports Ready a moment later.
  */
-export function crNewsCanWait(type: InformerEventType, o: KubeObject, before: CrState, now: CrState): boolean {
-  return type !== 'DELETED' && !o.metadata.deletionTimestamp && crLetsWait(before) && crLetsWait(now);
+export function crNewsCanWait(type: InformerEventType, o: KubeObject, now: CrState): boolean {
+  return type !== 'DELETED' && !o.metadata.deletionTimestamp && crLetsWait(now);
+}
+
+/**
+ * Whether a module is Processing as its workflow last wrote it: the state of its Manifest's status
+ * (`manifestState`; none yet: its first install is under way). News may wait only then: in any
+ * other state (Ready, Error, Warning, Deleting) it may be the news that changes it.
+ */
+export function moduleProcessing(manifestState: string | undefined): boolean {
+  return crLetsWait(manifestState ?? null);
 }
 
 /** Whether a module whose default CR reports `cr` is Processing whatever its manager's rollout does (no state, or Processing). */

@@ -15,6 +15,7 @@ import type { KubeClient } from '../k8s/rest-client';
 import {
   crLetsWait,
   crNewsCanWait,
+  moduleProcessing,
   readinessFingerprint,
   withoutStatus,
   workloadNewsCanWait,
@@ -37,6 +38,8 @@ export class TargetWatches {
   private readonly statePaths = new Map<string, Set<string>>();
   /** Every module whose Manifest targets this cluster (by module key). */
   readonly modules = new Map<string, ModuleRef>();
+  /** Each module's state as its Manifest's status last showed it (by module key; absent: none yet). */
+  private readonly written = new Map<string, string>();
   /** Whether the last probe got an answer. */
   healthy = true;
   private probe?: NodeJS.Timeout;
@@ -134,6 +137,7 @@ export class TargetWatches {
         if (m.kyma.namespace === kyma.namespace && m.kyma.name === kyma.name) {
           modules.delete(key);
           this.crStates.delete(key);
+          this.written.delete(key);
         }
     return this.modules.size > 0;
   }
@@ -158,21 +162,30 @@ export class TargetWatches {
 
   /**
    * Whether news of `o`, an object of module `moduleKey`'s own, can wait for the module's next
-   * news (`workloadNewsCanWait`, `crNewsCanWait`); of a CR, notes what it reports.
+   * news: only while its Manifest shows it Processing (`moduleProcessing`), then as
+   * `workloadNewsCanWait` and `crNewsCanWait` say; of a CR, notes what it reports.
    */
   canWait(type: InformerEventType, o: KubeObject, moduleKey: string): boolean {
-    if (isWorkload(o.kind)) return workloadNewsCanWait(type, o, this.crState(moduleKey));
+    const processing = moduleProcessing(this.written.get(moduleKey));
+    if (isWorkload(o.kind)) return processing && workloadNewsCanWait(type, o, this.crState(moduleKey));
     // Noted whether or not the module follows this kind yet: its CR may come before its Manifest.
     const kind = `${o.apiVersion}/${o.kind}`;
     const status = (o as { status?: { state?: unknown } }).status?.state;
     const state = typeof status === 'string' ? status : null;
     const states = this.crStates.get(moduleKey) ?? new Map<string, string | null>();
-    const before = this.decidesByState(moduleKey, kind) ? (states.get(kind) ?? null) : undefined;
     if (type === 'DELETED') states.delete(kind);
     else states.set(kind, state);
     if (states.size) this.crStates.set(moduleKey, states);
     else this.crStates.delete(moduleKey);
-    return crNewsCanWait(type, o, before, state);
+    return processing && this.decidesByState(moduleKey, kind) && crNewsCanWait(type, o, state);
+  }
+
+  /** Module `moduleKey` (`m`) has its Manifest here (`on`), which shows `state`; or no longer. */
+  manifest(moduleKey: string, m: ModuleRef, on: boolean, state: string | undefined): void {
+    if (on) this.modules.set(moduleKey, m);
+    else this.modules.delete(moduleKey);
+    if (on && state) this.written.set(moduleKey, state);
+    else this.written.delete(moduleKey);
   }
 
   /**
@@ -184,9 +197,9 @@ export class TargetWatches {
     return Boolean(this.subscribers.get(kind)?.has(moduleKey)) && !this.statePaths.get(kind)?.size;
   }
 
-  /** Whether news of module `moduleKey`'s manager can wait now, for what its CR reports (./readiness-change.ts). */
+  /** Whether news of module `moduleKey`'s manager can wait now, for its state as written and what its CR reports (./readiness-change.ts). */
   letsWait(moduleKey: string): boolean {
-    return crLetsWait(this.crState(moduleKey));
+    return moduleProcessing(this.written.get(moduleKey)) && crLetsWait(this.crState(moduleKey));
   }
 
   /**

@@ -9,6 +9,7 @@ import type { KubeClient } from '../../src/k8s/rest-client';
 import { ModuleNews } from '../../src/starter/module-news';
 import {
   crNewsCanWait,
+  moduleProcessing,
   readinessFingerprint,
   withoutStatus,
   workloadNewsCanWait,
@@ -114,24 +115,19 @@ describe("news that can wait for its module's next news", () => {
     expect(workloadNewsCanWait('MODIFIED', deployment(available), undefined)).toBe(false);
   });
 
-  it("is a CR's news from no state or Processing to no state or Processing, unless it is deleted or being deleted", () => {
-    for (const [before, now] of [
-      [null, null],
-      [null, 'Processing'],
-      ['Processing', 'Processing'],
-    ] as const)
-      expect(crNewsCanWait('MODIFIED', cr({ state: now }), before, now)).toBe(true);
-    for (const [before, now] of [
-      [null, 'Ready'],
-      [null, 'Error'],
-      ['Ready', 'Processing'],
-      ['Error', 'Processing'],
-      [undefined, 'Processing'],
-    ] as const)
-      expect(crNewsCanWait('MODIFIED', cr({ state: now }), before, now)).toBe(false);
-    expect(crNewsCanWait('DELETED', cr({ state: 'Processing' }), null, 'Processing')).toBe(false);
+  it("is a CR's news of no state or Processing, unless it is deleted or being deleted", () => {
+    for (const now of [null, 'Processing']) expect(crNewsCanWait('MODIFIED', cr({ state: now }), now)).toBe(true);
+    for (const now of ['Ready', 'Error', 'Warning', 'Deleting', undefined])
+      expect(crNewsCanWait('MODIFIED', cr({ state: now }), now)).toBe(false);
+    expect(crNewsCanWait('DELETED', cr({ state: 'Processing' }), 'Processing')).toBe(false);
     const deleting = { ...cr({ state: 'Processing' }), metadata: { name: 'default', deletionTimestamp: 'now' } };
-    expect(crNewsCanWait('MODIFIED', deleting, 'Processing', 'Processing')).toBe(false);
+    expect(crNewsCanWait('MODIFIED', deleting, 'Processing')).toBe(false);
+  });
+
+  it('is only for a module its Manifest shows Processing, or without a state yet', () => {
+    expect(moduleProcessing(undefined)).toBe(true);
+    expect(moduleProcessing('Processing')).toBe(true);
+    for (const state of ['Ready', 'Error', 'Warning', 'Deleting']) expect(moduleProcessing(state)).toBe(false);
   });
 
   describe("a target cluster's watches", () => {
@@ -144,7 +140,7 @@ describe("news that can wait for its module's next news", () => {
     /** Watches that saw the module's Manifest: the module, and the CR kind it follows. */
     function watches(statePaths: string[] = []): TargetWatches {
       const t = new TargetWatches(client, 'kubeconfig', false, () => {});
-      t.modules.set(key, ref);
+      t.manifest(key, ref, true, undefined);
       t.subscribe('g/v1', 'Greeter', key, ref, true, statePaths);
       return t;
     }
@@ -154,17 +150,37 @@ describe("news that can wait for its module's next news", () => {
       try {
         // Not seen yet: no state.
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
-        // The CR's own news from no state to no state or Processing waits too; to Ready it does not.
+        // The CR's own news of no state or Processing waits too; of Ready it does not.
         expect(t.canWait('ADDED', owned(cr({})), key)).toBe(true);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
         expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key)).toBe(true);
         expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing', message: 'installing' })), key)).toBe(true);
         expect(t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key)).toBe(false);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
-        // Out of Ready, the CR's news is told at once.
-        expect(t.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key)).toBe(false);
         expect(t.canWait('DELETED', owned(cr({ state: 'Processing' })), key)).toBe(false);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+      } finally {
+        t.stop();
+      }
+    });
+
+    it("let nothing wait once the module's Manifest shows another state than Processing (Ready, Error)", () => {
+      const t = watches();
+      try {
+        t.canWait('MODIFIED', owned(cr({ state: 'Processing' })), key);
+        t.manifest(key, ref, true, 'Processing');
+        expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
+        expect(t.letsWait(key)).toBe(true);
+        for (const state of ['Ready', 'Error']) {
+          // Ready: the CR went Processing meanwhile (the bridge was away); Error: its manager's pods failed.
+          t.manifest(key, ref, true, state);
+          expect(t.letsWait(key)).toBe(false);
+          expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
+          expect(t.canWait('ADDED', owned(cr({ state: 'Processing' })), key)).toBe(false);
+        }
+        // Gone: as a module whose Manifest is not seen (its first install).
+        t.manifest(key, ref, false, 'Ready');
+        expect(t.letsWait(key)).toBe(true);
       } finally {
         t.stop();
       }
@@ -174,7 +190,7 @@ describe("news that can wait for its module's next news", () => {
       const t = new TargetWatches(client, 'kubeconfig', false, () => {});
       try {
         t.canWait('MODIFIED', owned(cr({ state: 'Ready' })), key);
-        t.modules.set(key, ref);
+        t.manifest(key, ref, true, undefined);
         t.subscribe('g/v1', 'Greeter', key, ref, true);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
       } finally {
@@ -188,7 +204,7 @@ describe("news that can wait for its module's next news", () => {
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
         expect(t.letsWait(key)).toBe(true);
         // Its Manifest seen: a module without a default CR is decided by its workload, which cannot wait.
-        t.modules.set(key, ref);
+        t.manifest(key, ref, true, undefined);
         expect(t.letsWait(key)).toBe(false);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(false);
       } finally {
@@ -207,7 +223,7 @@ describe("news that can wait for its module's next news", () => {
         onListed: (modules) => unheld.push(modules),
       });
       try {
-        t.modules.set(key, ref);
+        t.manifest(key, ref, true, undefined);
         t.subscribe('g/v1', 'Greeter', key, ref, true);
         expect(t.canWait('MODIFIED', deployment(available), key)).toBe(true);
         // Listed without a CR of the module's: its news is told, and need wait no longer.
@@ -230,7 +246,7 @@ describe("news that can wait for its module's next news", () => {
         expect(custom.canWait('MODIFIED', deployment(available), key)).toBe(false);
         expect(custom.letsWait(key)).toBe(false);
         const plain = 'kyma/n/k/module/plain';
-        other.modules.set(plain, { ...ref, module: 'plain' });
+        other.manifest(plain, { ...ref, module: 'plain' }, true, undefined);
         expect(other.canWait('MODIFIED', deployment(available), plain)).toBe(false);
         expect(other.letsWait(plain)).toBe(false);
         other.subscribe('g/v1', 'Greeter', key, ref, false);
@@ -256,6 +272,11 @@ describe("news that can wait for its module's next news", () => {
         news.due(kyma, false, () => told.push(2));
         expect(told).toEqual([2]);
         // What waited went along: its timer no longer tells.
+        vi.advanceTimersByTime(5_000);
+        expect(told).toEqual([2]);
+        // News that waits, taken by a signal already on its way, goes with it: its timer no longer tells.
+        news.due(kyma, true, () => told.push(3));
+        news.take(kyma);
         vi.advanceTimersByTime(5_000);
         expect(told).toEqual([2]);
       } finally {
